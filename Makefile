@@ -1,0 +1,117 @@
+# tichaos — plain Makefile.
+#
+#   make            build ./tichaos
+#   make deps       install what the build and the tests need (Debian)
+#   make run        deps + build + the default suite on the local cluster
+#   make test       deps + build + every test under prove
+#   make asan       the tests again, built with address + undefined sanitizers
+#   make V=1        show the commands
+#   make DEVELOPER=1  warnings are errors
+
+PROG = tichaos
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+PKGS = mysqlclient yaml-0.1 libcurl libssh2 jansson
+PROVE ?= prove
+DEFAULT_SUITE = suites/fail_over_ddl_mix.yaml
+
+CFLAGS ?= -O2 -g
+BASIC_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -MMD -MP -pthread \
+	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
+
+ifdef DEVELOPER
+BASIC_CFLAGS += -Wall -Wextra -Werror -Wstrict-prototypes -Wvla \
+	-Wwrite-strings -Wno-unused-parameter -Wmissing-prototypes
+endif
+
+ifdef SANITIZE
+BASIC_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+LIBS += -fsanitize=address,undefined
+endif
+
+ifndef V
+QUIET_CC = @echo '   ' CC $@;
+QUIET_LINK = @echo '   ' LINK $@;
+endif
+
+LIB_OBJS += lib/buf.o
+LIB_OBJS += lib/clock.o
+LIB_OBJS += lib/err.o
+LIB_OBJS += lib/http.o
+LIB_OBJS += lib/log.o
+LIB_OBJS += lib/parse.o
+LIB_OBJS += lib/proc.o
+LIB_OBJS += lib/rand.o
+LIB_OBJS += lib/sql.o
+LIB_OBJS += lib/ynode.o
+
+LIB_OBJS += clusters/cluster.o
+LIB_OBJS += clusters/local.o
+LIB_OBJS += clusters/static.o
+LIB_OBJS += clusters/topology.o
+
+LIB_OBJS += clusters/registry.o
+LIB_OBJS += workloads/registry.o
+LIB_OBJS += faults/registry.o
+LIB_OBJS += checkers/registry.o
+
+RUNNER_OBJS += runner/cmd_check.o
+RUNNER_OBJS += runner/cmd_cluster.o
+RUNNER_OBJS += runner/cmd_list.o
+RUNNER_OBJS += runner/cmd_replay.o
+RUNNER_OBJS += runner/cmd_report.o
+RUNNER_OBJS += runner/cmd_run.o
+RUNNER_OBJS += runner/cmd_validate.o
+RUNNER_OBJS += runner/main.o
+RUNNER_OBJS += runner/opts.o
+
+UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
+UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
+
+OBJS = $(LIB_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS)
+
+all: $(PROG)
+
+$(PROG): $(LIB_OBJS) $(RUNNER_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
+%.o: %.c
+	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -c -o $@ $<
+
+tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
+unit-tests: $(UNIT_TESTS)
+
+deps:
+	@scripts/install-deps
+
+run: deps
+	@$(MAKE) --no-print-directory $(PROG)
+	./$(PROG) run $(DEFAULT_SUITE)
+
+# The build is a separate make so that it sees the flags of what deps
+# installed (pkg-config is evaluated when make starts).
+test: deps
+	@$(MAKE) --no-print-directory $(PROG) unit-tests
+	@$(MAKE) --no-print-directory prove
+
+prove:
+	$(PROVE) $(PROVE_OPTS) $(UNIT_TESTS) $(wildcard tests/func/t[0-9]*.sh)
+
+asan: deps
+	@$(MAKE) --no-print-directory clean
+	@$(MAKE) --no-print-directory SANITIZE=1 DEVELOPER=1 $(PROG) unit-tests
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	 $(MAKE) --no-print-directory prove
+	@$(MAKE) --no-print-directory clean
+
+clean:
+	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS)
+
+.PHONY: all deps run test prove asan clean unit-tests
+
+-include $(OBJS:.o=.d)

@@ -1,0 +1,503 @@
+#include "clusters/cluster.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/http.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/proc.h"
+#include "lib/sql.h"
+
+const char *const role_names[] = {
+	"upstream", "downstream", "cdc", "pd", "kv", "etcd", NULL,
+};
+
+const char *role_name(unsigned role)
+{
+	for (int i = 0; role_names[i]; i++)
+		if (role == 1u << i)
+			return role_names[i];
+	return NULL;
+}
+
+unsigned role_parse(const char *name)
+{
+	for (int i = 0; role_names[i]; i++)
+		if (!strcmp(role_names[i], name))
+			return 1u << i;
+	return 0;
+}
+
+const char *component_state_name(enum component_state s)
+{
+	switch (s) {
+	case STATE_STOPPED:
+		return "stopped";
+	case STATE_RUNNING:
+		return "running";
+	case STATE_PAUSED:
+		return "paused";
+	case STATE_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+const struct cluster_type *cluster_type_find(const char *name)
+{
+	for (int i = 0; cluster_types[i]; i++)
+		if (!strcmp(cluster_types[i]->name, name))
+			return cluster_types[i];
+	return NULL;
+}
+
+int cluster_open(struct cluster *c, const struct cluster_options *o,
+		 struct err *e)
+{
+	const char *kind = !o->cluster || !strcmp(o->cluster, "local")
+			   ? "local" : "static";
+
+	memset(c, 0, sizeof(*c));
+	c->timeout_ns = 60 * NS_PER_SEC;
+	c->type = cluster_type_find(kind);
+	if (!c->type)
+		return err_set(e, ERR_USAGE, "unknown cluster kind '%s'", kind);
+	if (c->type->open(c, o, e)) {
+		cluster_close(c);
+		return -1;
+	}
+	return 0;
+}
+
+void component_release(struct component *comp)
+{
+	free(comp->name);
+	free(comp->host);
+	free(comp->sql_host);
+	free(comp->user);
+	free(comp->replicates);
+	free(comp->http_url);
+	free(comp->etcd_url);
+	for (char **a = comp->start; a && *a; a++)
+		free(*a);
+	free(comp->start);
+	free(comp->dir);
+	free(comp->pidfile);
+	free(comp->log);
+	free(comp->data_dir);
+	memset(comp, 0, sizeof(*comp));
+}
+
+void cluster_close(struct cluster *c)
+{
+	if (c->type && c->type->close)
+		c->type->close(c);
+	for (size_t i = 0; i < c->ncomps; i++)
+		component_release(&c->comps[i]);
+	free(c->comps);
+	free(c->dir);
+	free(c->topology_path);
+	memset(c, 0, sizeof(*c));
+}
+
+struct component *cluster_find(struct cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (!strcmp(c->comps[i].name, name))
+			return &c->comps[i];
+	return NULL;
+}
+
+/* Is `pid` running the component's start command? */
+static int runs_component(pid_t pid, const struct component *comp)
+{
+	struct buf cmdline = BUF_INIT, want = BUF_INIT;
+	int same;
+
+	if (!comp->start)
+		return proc_alive(pid);
+	if (proc_cmdline(pid, &cmdline, NULL))
+		return 0;
+	for (char **a = comp->start; *a; a++)
+		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
+			   *a);
+	same = !strcmp(buf_str(&cmdline), buf_str(&want));
+	buf_release(&cmdline);
+	buf_release(&want);
+	return same;
+}
+
+pid_t component_pid(const struct cluster *c, const struct component *comp)
+{
+	pid_t pid;
+
+	(void)c;
+	if (!comp->pidfile)
+		return -1;
+	if (proc_read_pidfile(comp->pidfile, &pid, NULL) || !pid)
+		return 0;
+	if (!proc_alive(pid) || !runs_component(pid, comp))
+		return 0;
+	return pid;
+}
+
+enum component_state component_state(const struct cluster *c,
+				      const struct component *comp)
+{
+	pid_t pid = component_pid(c, comp);
+
+	if (pid < 0)
+		return STATE_UNKNOWN;
+	if (pid == 0)
+		return STATE_STOPPED;
+	return proc_state(pid) == 'T' ? STATE_PAUSED : STATE_RUNNING;
+}
+
+void component_last_log_line(const struct component *comp, struct buf *out)
+{
+	struct buf text = BUF_INIT;
+	const char *end, *start;
+	struct stat st;
+	int fd;
+
+	buf_reset(out);
+	if (!comp->log || stat(comp->log, &st))
+		return;
+	fd = open(comp->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (st.st_size > 8192)
+		lseek(fd, st.st_size - 8192, SEEK_SET);
+	for (;;) {
+		char chunk[8192];
+		ssize_t n = read(fd, chunk, sizeof(chunk));
+
+		if (n <= 0 || buf_add(&text, chunk, (size_t)n, NULL))
+			break;
+	}
+	close(fd);
+	buf_rtrim(&text);
+	end = buf_str(&text) + text.len;
+	start = end;
+	while (start > buf_str(&text) && start[-1] != '\n')
+		start--;
+	buf_add(out, start, (size_t)(end - start), NULL);
+	buf_release(&text);
+}
+
+static struct component *source_of(const struct cluster *c,
+				   const struct component *comp)
+{
+	if (!comp->replicates)
+		return NULL;
+	return cluster_find((struct cluster *)c, comp->replicates);
+}
+
+static int sql_open(const struct component *comp, struct sql *s,
+		    struct err *e)
+{
+	return sql_connect(s, comp->sql_host, comp->sql_port,
+			   comp->user ? comp->user : "root", NULL, NULL, 5, e);
+}
+
+static int replication_running(const struct component *comp, struct sql *s,
+			       struct sql_result *r, struct err *e)
+{
+	const char *io, *sql_thread, *last;
+
+	if (sql_query(s, "SHOW SLAVE STATUS", r, e))
+		return -1;
+	if (!r->nrows)
+		return err_set(e, ERR_INFRA, "%s: replication is not "
+			       "configured", comp->name);
+	io = sql_cell(r, 0, "Slave_IO_Running");
+	sql_thread = sql_cell(r, 0, "Slave_SQL_Running");
+	if (io && !strcmp(io, "Yes") && sql_thread &&
+	    !strcmp(sql_thread, "Yes"))
+		return 0;
+	last = sql_cell(r, 0, "Last_SQL_Error");
+	if (!last || !*last)
+		last = sql_cell(r, 0, "Last_IO_Error");
+	return err_set(e, ERR_INFRA, "%s: replication is not running "
+		       "(io %s, sql %s)%s%s", comp->name, io ? io : "?",
+		       sql_thread ? sql_thread : "?",
+		       last && *last ? ": " : "", last && *last ? last : "");
+}
+
+/* `ping_only`: the server answers; replication is not looked at. */
+static int ready(const struct cluster *c, const struct component *comp,
+		 int ping_only, struct err *e)
+{
+	struct buf body = BUF_INIT;
+	int rc = 0;
+
+	if (comp->sql_port) {
+		struct sql s = SQL_INIT;
+		struct sql_result r = SQL_RESULT_INIT;
+
+		rc = sql_open(comp, &s, e) || sql_exec(&s, "SELECT 1", e);
+		if (!rc && !ping_only && source_of(c, comp))
+			rc = replication_running(comp, &s, &r, e);
+		sql_result_release(&r);
+		sql_close(&s);
+	}
+	if (!rc && comp->etcd_url) {
+		char url[512];
+		long status;
+
+		snprintf(url, sizeof(url), "%s/health", comp->etcd_url);
+		rc = http_request("GET", url, NULL, &body, &status,
+				  2 * NS_PER_SEC, e);
+		if (!rc && (status != 200 || !strstr(buf_str(&body),
+						     "\"true\"")))
+			rc = err_set(e, ERR_INFRA, "%s: etcd is not healthy "
+				     "(HTTP %ld)", comp->name, status);
+	}
+	if (!rc && comp->http_url) {
+		long status;
+
+		rc = http_request("GET", comp->http_url, NULL, NULL, &status,
+				  2 * NS_PER_SEC, e);
+		if (!rc && (status < 200 || status > 299))
+			rc = err_set(e, ERR_INFRA, "%s: '%s' answered HTTP "
+				     "%ld", comp->name, comp->http_url,
+				     status);
+	}
+	buf_release(&body);
+	return rc ? -1 : 0;
+}
+
+int component_ready(const struct cluster *c, const struct component *comp,
+		    struct err *e)
+{
+	return ready(c, comp, 0, e);
+}
+
+long component_lag(const struct cluster *c, const struct component *comp)
+{
+	struct sql s = SQL_INIT;
+	struct sql_result r = SQL_RESULT_INIT;
+	const char *behind;
+	long lag = -1;
+	int64_t v;
+
+	if (!comp->sql_port || !source_of(c, comp) || sql_open(comp, &s, NULL))
+		return -1;
+	if (!sql_query(&s, "SHOW SLAVE STATUS", &r, NULL) && r.nrows) {
+		behind = sql_cell(&r, 0, "Seconds_Behind_Master");
+		if (behind && !parse_int64(behind, 0, INT32_MAX, &v, NULL))
+			lag = (long)v;
+	}
+	sql_result_release(&r);
+	sql_close(&s);
+	return lag;
+}
+
+static int write_pidfile(const char *path, pid_t pid, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int rc;
+
+	rc = buf_printf(&text, e, "%ld\n", (long)pid) ||
+	     buf_write_file(&text, path, 0644, e);
+	buf_release(&text);
+	return rc ? -1 : 0;
+}
+
+static int spawn(struct cluster *c, struct component *comp, struct err *e)
+{
+	struct proc p = PROC_INIT;
+
+	(void)c;
+	if (!comp->start)
+		return err_set(e, ERR_INFRA, "%s: no start command in the "
+			       "topology", comp->name);
+	p.argv = (const char *const *)comp->start;
+	p.dir = comp->dir;
+	p.out = comp->log ? comp->log : "/dev/null";
+	p.append = 1;
+	p.err_to_out = 1;
+	p.new_session = 1;
+	if (proc_start(&p, e))
+		return -1;
+	log_debug("started %s (pid %ld)", comp->name, (long)p.pid);
+	if (comp->pidfile && write_pidfile(comp->pidfile, p.pid, e)) {
+		kill(p.pid, SIGKILL);
+		proc_wait_gone(p.pid, 5 * NS_PER_SEC, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Wait until the component is ready (ping_only: answers at all). Fails
+ * early when its process is gone.
+ */
+static int await(struct cluster *c, struct component *comp, int ping_only,
+		 struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + c->timeout_ns;
+	struct err last = ERR_INIT;
+	struct buf line = BUF_INIT;
+	char d[32];
+
+	for (;;) {
+		enum component_state state = component_state(c, comp);
+
+		err_clear(&last);
+		if (state == STATE_RUNNING || state == STATE_UNKNOWN)
+			if (!ready(c, comp, ping_only, &last))
+				return 0;
+		if (state == STATE_STOPPED || state == STATE_PAUSED ||
+		    clock_mono_ns() >= deadline) {
+			component_last_log_line(comp, &line);
+			if (state == STATE_STOPPED)
+				err_set(e, ERR_INFRA, "%s exited while "
+					"starting; last log line: %s",
+					comp->name, line.len ? buf_str(&line)
+					: "(none)");
+			else if (state == STATE_PAUSED)
+				err_set(e, ERR_INFRA, "%s is paused (SIGSTOP)",
+					comp->name);
+			else
+				err_set(e, ERR_INFRA, "%s not ready after %s: "
+					"%s; last log line: %s", comp->name,
+					format_duration(c->timeout_ns, d,
+							sizeof(d)),
+					last.msg, line.len ? buf_str(&line)
+					: "(none)");
+			buf_release(&line);
+			return -1;
+		}
+		clock_sleep_ns(100 * NS_PER_MS, NULL);
+	}
+}
+
+int component_start(struct cluster *c, struct component *comp, struct err *e)
+{
+	if (component_state(c, comp) != STATE_STOPPED)
+		return err_set(e, ERR_INFRA, "%s is already running",
+			       comp->name);
+	return spawn(c, comp, e) || await(c, comp, 0, e) ? -1 : 0;
+}
+
+int component_kill(struct cluster *c, struct component *comp, int sig,
+		   struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	if (proc_signal(pid, sig, e))
+		return -1;
+	/* A stopped process does not die of TERM until continued. */
+	if (sig != SIGKILL)
+		kill(pid, SIGCONT);
+	if (proc_wait_gone(pid, c->timeout_ns, e))
+		return -1;
+	log_debug("%s (pid %ld) is gone after signal %d", comp->name,
+		  (long)pid, sig);
+	return 0;
+}
+
+int component_stop(struct cluster *c, struct component *comp, struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+	struct err ignored = ERR_INIT;
+
+	if (pid > 0 && component_kill(c, comp, SIGTERM, &ignored)) {
+		log_warn("%s (pid %ld) did not stop on TERM: %s; killing it",
+			 comp->name, (long)pid, ignored.msg);
+		if (component_kill(c, comp, SIGKILL, e))
+			return -1;
+	}
+	/* Remove the pidfile: ours is stale now, and one whose pid belongs
+	 * to another program never was ours to act on. */
+	if (comp->pidfile && unlink(comp->pidfile) && errno != ENOENT)
+		return err_errno(e, errno, "cannot remove '%s'",
+				 comp->pidfile);
+	return 0;
+}
+
+static int signal_checked(struct component *comp, pid_t pid, int sig,
+			  int stopped, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + 5 * NS_PER_SEC;
+
+	if (proc_signal(pid, sig, e))
+		return -1;
+	while ((proc_state(pid) == 'T') != stopped) {
+		if (clock_mono_ns() >= deadline)
+			return err_set(e, ERR_INFRA, "%s (pid %ld) did not "
+				       "%s", comp->name, (long)pid,
+				       stopped ? "stop" : "continue");
+		clock_sleep_ns(5 * NS_PER_MS, NULL);
+	}
+	return 0;
+}
+
+int component_pause(struct cluster *c, struct component *comp, struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	return signal_checked(comp, pid, SIGSTOP, 1, e);
+}
+
+int component_continue(struct cluster *c, struct component *comp,
+		       struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	return signal_checked(comp, pid, SIGCONT, 0, e);
+}
+
+int cluster_up(struct cluster *c, struct err *e)
+{
+	if (c->type->prepare && c->type->prepare(c, e))
+		return -1;
+	for (size_t i = 0; i < c->ncomps; i++) {
+		struct component *comp = &c->comps[i];
+		enum component_state state = component_state(c, comp);
+
+		if (state == STATE_PAUSED)
+			return err_set(e, ERR_INFRA, "%s is paused (SIGSTOP); "
+				       "continue it or run 'cluster down'",
+				       comp->name);
+		if (state == STATE_STOPPED && spawn(c, comp, e))
+			return -1;
+	}
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (await(c, &c->comps[i], 1, e))
+			return -1;
+	if (c->type->setup && c->type->setup(c, e))
+		return -1;
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (await(c, &c->comps[i], 0, e))
+			return -1;
+	if (c->topology_path && topology_write(c, c->topology_path, e))
+		return -1;
+	return 0;
+}
+
+int cluster_down(struct cluster *c, struct err *e)
+{
+	int rc = 0;
+
+	/* Last started, first stopped: replicas before their sources. */
+	for (size_t i = c->ncomps; i-- > 0;)
+		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
+			rc = -1;
+	return rc;
+}

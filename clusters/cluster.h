@@ -1,0 +1,221 @@
+#ifndef TICHAOS_CLUSTER_H
+#define TICHAOS_CLUSTER_H
+
+/*
+ * Clusters and their components (DESIGN §5).
+ *
+ * A cluster is a set of components. A component is one server process: it
+ * has a name ("up-0"), roles, a host, the addresses it offers, how to start
+ * it, how to find its pid and where it logs. What a kind of cluster does
+ * is produce that list (and, for the local cluster, create the servers'
+ * data); starting, stopping, killing, pausing and readiness are the same
+ * for every kind and live in cluster.c, on top of the component model.
+ *
+ * The component list of a cluster is also its topology file
+ * (docs/topology.md): topology.c writes it and reads it back.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/buf.h"
+#include "lib/err.h"
+
+enum role {
+	ROLE_UPSTREAM = 1 << 0,
+	ROLE_DOWNSTREAM = 1 << 1,
+	ROLE_CDC = 1 << 2,
+	ROLE_PD = 1 << 3,
+	ROLE_KV = 1 << 4,
+	ROLE_ETCD = 1 << 5,
+};
+
+/* "upstream", ... for one role bit; NULL for anything else. */
+const char *role_name(unsigned role);
+
+/* The role bit named `name`, or 0. */
+unsigned role_parse(const char *name);
+
+/* NULL-terminated list of every role name, for suggestions. */
+extern const char *const role_names[];
+
+struct component {
+	char *name;
+	unsigned roles;
+	char *host;		/* "local"; SSH hosts come with static.c */
+	/* SQL endpoint, when the component speaks SQL (port 0: none). */
+	char *sql_host;
+	int sql_port;
+	char *user;
+	/* MAY: a replication source: the name of the component this one
+	 * replicates from; its readiness then includes replication. */
+	char *replicates;
+	/* MAY: status or API URL, checked with GET for readiness. */
+	char *http_url;
+	/* MAY: etcd client URL (etcd's v3 JSON gateway). */
+	char *etcd_url;
+	/* MAY: how to start it (NULL-terminated argv; NULL: it cannot be
+	 * started or restarted by tichaos). */
+	char **start;
+	char *dir;		/* MAY: working directory of `start` */
+	char *pidfile;		/* MAY: where its pid is kept */
+	char *log;		/* MAY: its log file */
+	char *data_dir;		/* MAY: its data */
+};
+
+struct cluster;
+
+struct cluster_options {
+	/* "local", or the path of a topology file. */
+	const char *cluster;
+	/* Directory of the local cluster (default "cluster"). */
+	const char *dir;
+	/* First port of the local cluster; 0: the default or the one the
+	 * cluster in `dir` was created with; -1: find a free block. */
+	int port_base;
+};
+
+#define DEFAULT_PORT_BASE 24000
+#define PORTS_PER_CLUSTER 4
+
+struct cluster_type {
+	const char *name;
+	const char *doc;
+	/*
+	 * MUST: fill c->comps (and anything private in c->priv) from the
+	 * options. Starts nothing. 0, or -1 with `e` set (ERR_USAGE for bad
+	 * options or files, ERR_INFRA for the system).
+	 */
+	int (*open)(struct cluster *c, const struct cluster_options *o,
+		    struct err *e);
+	/*
+	 * MAY: make the components startable (create data directories,
+	 * configuration) before any is started. Called by cluster_up only.
+	 */
+	int (*prepare)(struct cluster *c, struct err *e);
+	/*
+	 * MAY: one-time set-up once every component answers (users,
+	 * replication), before full readiness is awaited.
+	 */
+	int (*setup)(struct cluster *c, struct err *e);
+	/* MAY: release c->priv. */
+	void (*close)(struct cluster *c);
+};
+
+struct cluster {
+	const struct cluster_type *type;
+	/* The cluster's directory (local) or the topology file's. */
+	char *dir;
+	/* Where `cluster up` writes the topology; NULL: nowhere. */
+	char *topology_path;
+	int port_base;
+	struct component *comps;
+	size_t ncomps;
+	/* How long start, stop and readiness may take. */
+	int64_t timeout_ns;
+	void *priv;
+};
+
+/* Every cluster kind, NULL-terminated (clusters/registry.c). */
+extern const struct cluster_type *const cluster_types[];
+
+/* The kind named `name`, or NULL. */
+const struct cluster_type *cluster_type_find(const char *name);
+
+/*
+ * Open the cluster the options name: "local" (or NULL) is the local
+ * cluster in o->dir, anything else a topology file (static cluster).
+ * The caller closes it with cluster_close().
+ */
+int cluster_open(struct cluster *c, const struct cluster_options *o,
+		 struct err *e);
+void cluster_close(struct cluster *c);
+
+/*
+ * Start every component that is not running and wait until all are ready,
+ * then write the topology. Idempotent. On failure names the component and
+ * the last line of its log; components it started are left for
+ * cluster_down (the caller decides).
+ */
+int cluster_up(struct cluster *c, struct err *e);
+
+/*
+ * Stop every component: TERM, KILL after the timeout, by pid. A pidfile
+ * whose pid belongs to another program is left alone (and removed).
+ */
+int cluster_down(struct cluster *c, struct err *e);
+
+/* The component called `name`, or NULL. */
+struct component *cluster_find(struct cluster *c, const char *name);
+
+enum component_state {
+	STATE_STOPPED,
+	STATE_RUNNING,
+	STATE_PAUSED,
+	STATE_UNKNOWN,		/* no pid source: only its endpoints tell */
+};
+
+const char *component_state_name(enum component_state s);
+
+/*
+ * The pid of the running component, found from its pidfile and checked
+ * against the process's command line (a recycled pid is not ours). 0 when
+ * not running; -1 when it cannot be told.
+ */
+pid_t component_pid(const struct cluster *c, const struct component *comp);
+
+enum component_state component_state(const struct cluster *c,
+				      const struct component *comp);
+
+/*
+ * 0 when the component answers: SQL "SELECT 1", replication threads
+ * running, etcd /health, HTTP status 2xx, whatever applies. Otherwise -1
+ * with what did not answer.
+ */
+int component_ready(const struct cluster *c, const struct component *comp,
+		    struct err *e);
+
+/*
+ * Seconds the component's replication is behind its source, -1 when it
+ * does not replicate or it is not known.
+ */
+long component_lag(const struct cluster *c, const struct component *comp);
+
+/*
+ * Start the component with its start argv (in a new session, output to its
+ * log), record its pid, and wait until ready. Fails when it exits or is not
+ * ready within the cluster's timeout, naming the component and the last
+ * line of its log.
+ */
+int component_start(struct cluster *c, struct component *comp, struct err *e);
+
+/* Send `sig` and wait until the process is gone (timeout: the cluster's). */
+int component_kill(struct cluster *c, struct component *comp, int sig,
+		   struct err *e);
+
+/* TERM, then KILL after the timeout; a stopped component is a no-op. */
+int component_stop(struct cluster *c, struct component *comp, struct err *e);
+
+/* SIGSTOP / SIGCONT, verified in the process state. */
+int component_pause(struct cluster *c, struct component *comp, struct err *e);
+int component_continue(struct cluster *c, struct component *comp,
+		       struct err *e);
+
+/* The last non-empty line of the component's log into `out`. */
+void component_last_log_line(const struct component *comp, struct buf *out);
+
+/* Release a component's strings. */
+void component_release(struct component *comp);
+
+/* Topology files (clusters/topology.c, docs/topology.md). */
+
+/* Write the cluster's components as YAML to `path` atomically. */
+int topology_write(const struct cluster *c, const char *path, struct err *e);
+
+/*
+ * Read the components of a topology file into c->comps. Errors are
+ * "FILE:L:C: message" (ERR_USAGE).
+ */
+int topology_read(struct cluster *c, const char *path, struct err *e);
+
+#endif

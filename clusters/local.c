@@ -1,0 +1,564 @@
+/*
+ * The embedded default cluster (DESIGN §5): real servers from Debian
+ * packages on 127.0.0.1, all under one directory.
+ *
+ *   up-0    upstream            mariadbd, binlog + GTID, server_id 1
+ *   down-0  downstream, cdc     mariadbd replicating from up-0 (GTID
+ *                               slave_pos, crash-safe, parallel apply);
+ *                               its applier plays the CDC role
+ *   etcd-0  etcd                single-node etcd for elections
+ *
+ * Ports: base, base+1 (SQL), base+2 (etcd client), base+3 (etcd peer).
+ * Layout of DIR: one directory per component (data/, my.cnf, log,
+ * pidfile), DIR/port-base, DIR/topology.yaml.
+ */
+#include "clusters/cluster.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/proc.h"
+#include "lib/sql.h"
+
+enum { UP, DOWN, ETCD, NCOMPS };
+
+/* The replication account lives only on these loopback servers. */
+#define REPL_USER "tichaos_repl"
+#define REPL_PASSWORD "tichaos_repl"
+
+struct local {
+	char *mariadbd;
+	char *install_db;
+	char *etcd;
+	/* The port base the directory was last prepared with, or 0. */
+	int recorded_base;
+};
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *p;
+
+	va_start(ap, fmt);
+	if (vasprintf(&p, fmt, ap) < 0)
+		abort();
+	va_end(ap);
+	return p;
+}
+
+/* An executable called `name` in PATH or an sbin directory, or NULL. */
+static char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct buf dirs = BUF_INIT;
+	char *found = NULL;
+	const char *d;
+
+	buf_printf(&dirs, NULL, "%s:/usr/sbin:/usr/local/sbin:/sbin",
+		   path ? path : "/usr/bin:/bin");
+	for (d = buf_str(&dirs); d && !found;) {
+		const char *colon = strchr(d, ':');
+		int len = colon ? (int)(colon - d) : (int)strlen(d);
+		char *candidate = len ? xprintf("%.*s/%s", len, d, name)
+				      : xprintf("./%s", name);
+
+		if (!access(candidate, X_OK))
+			found = candidate;
+		else
+			free(candidate);
+		d = colon ? colon + 1 : NULL;
+	}
+	buf_release(&dirs);
+	return found;
+}
+
+static int port_free(int port)
+{
+	struct sockaddr_in addr;
+	int fd, one = 1, ok;
+
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	memset(&addr, 0, sizeof(addr));
+	addr.sin_family = AF_INET;
+	addr.sin_port = htons((uint16_t)port);
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ok = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+	close(fd);
+	return ok;
+}
+
+static int block_free(int base)
+{
+	for (int i = 0; i < PORTS_PER_CLUSTER; i++)
+		if (!port_free(base + i))
+			return 0;
+	return 1;
+}
+
+/* A free block of ports, spread by pid so parallel runs rarely meet. */
+static int find_free_base(struct err *e)
+{
+	int span = (60000 - 20000) / 10;
+	int start = (int)(getpid() % span);
+
+	for (int i = 0; i < span; i++) {
+		int base = 20000 + (start + i) % span * 10;
+
+		if (block_free(base))
+			return base;
+	}
+	return err_set(e, ERR_INFRA, "no free block of %d ports on "
+		       "127.0.0.1", PORTS_PER_CLUSTER);
+}
+
+static int read_recorded_base(const char *dir)
+{
+	char *path = xprintf("%s/port-base", dir);
+	struct buf text = BUF_INIT;
+	int64_t v = 0;
+
+	if (!buf_read_file(&text, path, NULL)) {
+		buf_rtrim(&text);
+		if (parse_int64(buf_str(&text), 1, 65535, &v, NULL))
+			v = 0;
+	}
+	buf_release(&text);
+	free(path);
+	return (int)v;
+}
+
+static char **argv_dup(const char *const *argv)
+{
+	size_t n = 0;
+	char **out;
+
+	while (argv[n])
+		n++;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(argv[i]);
+	return out;
+}
+
+static void fill_mariadb(struct cluster *c, struct component *comp,
+			 const char *name, unsigned roles, int port,
+			 const char *mariadbd)
+{
+	char *cnf = xprintf("--defaults-file=%s/%s/my.cnf", c->dir, name);
+	const char *argv[] = { mariadbd, cnf, NULL };
+
+	comp->name = xstrdup(name);
+	comp->roles = roles;
+	comp->host = xstrdup("local");
+	comp->sql_host = xstrdup("127.0.0.1");
+	comp->sql_port = port;
+	comp->user = xstrdup("root");
+	comp->start = argv_dup(argv);
+	comp->dir = xprintf("%s/%s", c->dir, name);
+	comp->pidfile = xprintf("%s/%s/tichaos.pid", c->dir, name);
+	comp->log = xprintf("%s/%s/mariadbd.log", c->dir, name);
+	comp->data_dir = xprintf("%s/%s/data", c->dir, name);
+	free(cnf);
+}
+
+static void fill_etcd(struct cluster *c, struct component *comp,
+		      const char *etcd)
+{
+	char *client = xprintf("http://127.0.0.1:%d", c->port_base + 2);
+	char *peer = xprintf("http://127.0.0.1:%d", c->port_base + 3);
+	char *initial = xprintf("etcd-0=%s", peer);
+	char *data = xprintf("%s/etcd-0/data", c->dir);
+	const char *argv[] = {
+		etcd, "--name", "etcd-0", "--data-dir", data,
+		"--listen-client-urls", client,
+		"--advertise-client-urls", client,
+		"--listen-peer-urls", peer,
+		"--initial-advertise-peer-urls", peer,
+		"--initial-cluster", initial,
+		"--logger", "zap", "--log-outputs", "stderr",
+		NULL,
+	};
+
+	comp->name = xstrdup("etcd-0");
+	comp->roles = ROLE_ETCD;
+	comp->host = xstrdup("local");
+	comp->etcd_url = client;
+	comp->start = argv_dup(argv);
+	comp->dir = xprintf("%s/etcd-0", c->dir);
+	comp->pidfile = xprintf("%s/etcd-0/tichaos.pid", c->dir);
+	comp->log = xprintf("%s/etcd-0/etcd.log", c->dir);
+	comp->data_dir = data;
+	free(peer);
+	free(initial);
+}
+
+static char *absolute(const char *dir)
+{
+	char cwd[4096];
+
+	if (dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xstrdup(dir);
+	if (!strcmp(dir, "."))
+		return xstrdup(cwd);
+	return xprintf("%s/%s", cwd, dir);
+}
+
+static int local_open(struct cluster *c, const struct cluster_options *o,
+		      struct err *e)
+{
+	struct local *l = calloc(1, sizeof(*l));
+	const char *dir = o->dir ? o->dir : "cluster";
+	int running = 0;
+
+	if (!l)
+		return err_set(e, ERR_INFRA, "out of memory");
+	c->priv = l;
+	if (strlen(dir) > 200)
+		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
+			       "long (at most 200 bytes)", dir);
+	c->dir = absolute(dir);
+	c->topology_path = xprintf("%s/topology.yaml", c->dir);
+	l->recorded_base = read_recorded_base(c->dir);
+	l->mariadbd = find_program("mariadbd");
+	l->install_db = find_program("mariadb-install-db");
+	l->etcd = find_program("etcd");
+
+	c->port_base = l->recorded_base ? l->recorded_base : DEFAULT_PORT_BASE;
+	c->ncomps = NCOMPS;
+	c->comps = calloc(NCOMPS, sizeof(*c->comps));
+	if (!c->comps)
+		return err_set(e, ERR_INFRA, "out of memory");
+	/* First with the recorded ports, to see whether it is running. */
+	for (int pass = 0; pass < 2; pass++) {
+		fill_mariadb(c, &c->comps[UP], "up-0", ROLE_UPSTREAM,
+			     c->port_base, l->mariadbd ? l->mariadbd
+						       : "mariadbd");
+		fill_mariadb(c, &c->comps[DOWN], "down-0",
+			     ROLE_DOWNSTREAM | ROLE_CDC, c->port_base + 1,
+			     l->mariadbd ? l->mariadbd : "mariadbd");
+		c->comps[DOWN].replicates = xstrdup("up-0");
+		fill_etcd(c, &c->comps[ETCD], l->etcd ? l->etcd : "etcd");
+		if (pass)
+			break;
+		for (int i = 0; i < NCOMPS; i++)
+			if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+				running = 1;
+		if (o->port_base == 0 || (o->port_base < 0 && running) ||
+		    o->port_base == c->port_base)
+			return 0;
+		if (running)
+			return err_set(e, ERR_USAGE, "the cluster in '%s' is "
+				       "running with port base %d; run "
+				       "'cluster down' first", c->dir,
+				       c->port_base);
+		if (o->port_base > 0)
+			c->port_base = o->port_base;
+		else if ((c->port_base = find_free_base(e)) < 0)
+			return -1;
+		for (int i = 0; i < NCOMPS; i++)
+			component_release(&c->comps[i]);
+	}
+	return 0;
+}
+
+static int make_dir(const char *path, struct err *e)
+{
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return err_errno(e, errno, "cannot create '%s'", path);
+	return 0;
+}
+
+static int write_text(const char *path, const struct buf *text,
+		      struct err *e)
+{
+	return buf_write_file(text, path, 0644, e);
+}
+
+static const char *run_as_user(void)
+{
+	struct passwd *pw = getpwuid(geteuid());
+
+	return pw ? pw->pw_name : "root";
+}
+
+static int write_config(struct cluster *c, const struct component *comp,
+			int server_id, struct err *e)
+{
+	struct buf cnf = BUF_INIT;
+	char *path = xprintf("%s/my.cnf", comp->dir);
+	int rc;
+
+	rc = buf_printf(&cnf, e,
+		"# written by tichaos cluster up; rewritten at every start\n"
+		"[mariadbd]\n"
+		"datadir=%s\n"
+		"port=%d\n"
+		"bind-address=127.0.0.1\n"
+		"socket=%s/mariadbd.sock\n"
+		"pid-file=%s/mariadbd.pid\n"
+		"log-error=%s\n"
+		"user=%s\n"
+		"skip-name-resolve\n"
+		"server-id=%d\n"
+		"innodb-buffer-pool-size=128M\n"
+		"innodb-log-file-size=64M\n"
+		"innodb-flush-log-at-trx-commit=2\n"
+		"performance-schema=OFF\n"
+		"max-connections=1000\n"
+		"character-set-server=utf8mb4\n",
+		comp->data_dir, comp->sql_port, comp->dir, comp->dir,
+		comp->log, run_as_user(), server_id);
+	if (!rc && server_id == 1)
+		rc = buf_addstr(&cnf,
+			"log-bin=binlog\n"
+			"binlog-format=ROW\n"
+			"gtid-strict-mode=ON\n"
+			"sync-binlog=0\n", e);
+	if (!rc && server_id != 1)
+		rc = buf_addstr(&cnf,
+			"relay-log=relay-bin\n"
+			"relay-log-recovery=ON\n"
+			"slave-parallel-threads=4\n"
+			"slave-parallel-mode=optimistic\n"
+			"slave-net-timeout=10\n"
+			"gtid-pos-auto-engines=InnoDB\n", e);
+	rc = rc || write_text(path, &cnf, e);
+	buf_release(&cnf);
+	free(path);
+	return rc ? -1 : 0;
+}
+
+static int remove_tree(const char *path, struct err *e)
+{
+	const char *rm[] = { "rm", "-rf", "--", path, NULL };
+	int code = proc_capture(rm, NULL, NULL, 60 * NS_PER_SEC, e);
+
+	if (code > 0)
+		return err_set(e, ERR_INFRA, "cannot remove '%s'", path);
+	return code < 0 ? -1 : 0;
+}
+
+/*
+ * Initialise the data directories that do not exist yet, in parallel.
+ * Each is created under a temporary name and renamed when complete, so an
+ * interrupted initialisation is redone, never half-used.
+ */
+static int install_data(struct cluster *c, struct local *l, struct err *e)
+{
+	struct proc procs[2] = { PROC_INIT, PROC_INIT };
+	char *tmp[2] = { NULL, NULL }, *logs[2] = { NULL, NULL };
+	char *datadir_opt[2] = { NULL, NULL }, *user_opt = NULL;
+	const char *argv[2][7];
+	int rc = 0;
+
+	user_opt = xprintf("--user=%s", run_as_user());
+	for (int i = 0; i < 2; i++) {
+		struct component *comp = &c->comps[i == 0 ? UP : DOWN];
+		struct stat st;
+
+		if (!stat(comp->data_dir, &st))
+			continue;
+		tmp[i] = xprintf("%s.init", comp->data_dir);
+		logs[i] = xprintf("%s/install-db.log", comp->dir);
+		datadir_opt[i] = xprintf("--datadir=%s", tmp[i]);
+		if (remove_tree(tmp[i], e)) {
+			rc = -1;
+			break;
+		}
+		argv[i][0] = l->install_db;
+		argv[i][1] = "--no-defaults";
+		argv[i][2] = datadir_opt[i];
+		argv[i][3] = "--auth-root-authentication-method=normal";
+		argv[i][4] = "--skip-test-db";
+		argv[i][5] = user_opt;
+		argv[i][6] = NULL;
+		procs[i].argv = argv[i];
+		procs[i].out = logs[i];
+		procs[i].err_to_out = 1;
+		log_info("initialising %s in '%s'", comp->name,
+			 comp->data_dir);
+		if (proc_start(&procs[i], e)) {
+			rc = -1;
+			break;
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		struct component *comp = &c->comps[i == 0 ? UP : DOWN];
+		int code;
+
+		if (!procs[i].pid)
+			continue;
+		code = proc_wait(&procs[i], 120 * NS_PER_SEC, e);
+		if (code < 0) {
+			kill(procs[i].pid, SIGKILL);
+			proc_wait(&procs[i], -1, NULL);
+			rc = -1;
+		} else if (code != 0) {
+			rc = err_set(e, ERR_INFRA, "%s: mariadb-install-db "
+				     "failed with exit code %d (see '%s')",
+				     comp->name, code, logs[i]);
+		} else if (!rc && rename(tmp[i], comp->data_dir)) {
+			rc = err_errno(e, errno, "cannot rename '%s'", tmp[i]);
+		}
+	}
+	for (int i = 0; i < 2; i++) {
+		free(tmp[i]);
+		free(logs[i]);
+		free(datadir_opt[i]);
+	}
+	free(user_opt);
+	return rc;
+}
+
+static int local_prepare(struct cluster *c, struct err *e)
+{
+	struct local *l = c->priv;
+	struct buf text = BUF_INIT;
+	char *path;
+	int rc;
+
+	if (!l->mariadbd || !l->install_db)
+		return err_set(e, ERR_INFRA, "mariadbd not found (install "
+			       "mariadb-server, or run 'make deps')");
+	if (!l->etcd)
+		return err_set(e, ERR_INFRA, "etcd not found (install "
+			       "etcd-server, or run 'make deps')");
+	for (int i = 0; i < NCOMPS; i++) {
+		struct component *comp = &c->comps[i];
+		int ports[2] = { comp->sql_port, 0 };
+
+		if (component_state(c, comp) != STATE_STOPPED)
+			continue;
+		if (i == ETCD) {
+			ports[0] = c->port_base + 2;
+			ports[1] = c->port_base + 3;
+		}
+		for (int p = 0; p < 2 && ports[p]; p++)
+			if (!port_free(ports[p]))
+				return err_set(e, ERR_INFRA, "port %d of %s is "
+					       "already in use (choose another "
+					       "--port-base)", ports[p],
+					       comp->name);
+	}
+	if (make_dir(c->dir, e))
+		return -1;
+	for (int i = 0; i < NCOMPS; i++)
+		if (make_dir(c->comps[i].dir, e))
+			return -1;
+	/* etcd keeps its peer URL in its data: a new port base needs a new
+	 * member. Its data are only elections, so nothing is lost. */
+	if (l->recorded_base && l->recorded_base != c->port_base &&
+	    remove_tree(c->comps[ETCD].data_dir, e))
+		return -1;
+	if (write_config(c, &c->comps[UP], 1, e) ||
+	    write_config(c, &c->comps[DOWN], 2, e) ||
+	    install_data(c, l, e))
+		return -1;
+	path = xprintf("%s/port-base", c->dir);
+	rc = buf_printf(&text, e, "%d\n", c->port_base) ||
+	     write_text(path, &text, e);
+	free(path);
+	buf_release(&text);
+	if (!rc)
+		l->recorded_base = c->port_base;
+	return rc ? -1 : 0;
+}
+
+static int local_setup(struct cluster *c, struct err *e)
+{
+	struct component *up = &c->comps[UP], *down = &c->comps[DOWN];
+	struct sql s = SQL_INIT;
+	struct sql_result r = SQL_RESULT_INIT;
+	struct buf q = BUF_INIT;
+	const char *port;
+	int64_t port_now = 0;
+	int rc;
+
+	rc = sql_connect(&s, up->sql_host, up->sql_port, "root", NULL, NULL,
+			 10, e) ||
+	     sql_exec(&s, "CREATE USER IF NOT EXISTS '" REPL_USER
+		      "'@'127.0.0.1' IDENTIFIED BY '" REPL_PASSWORD "'", e) ||
+	     sql_exec(&s, "GRANT REPLICATION SLAVE ON *.* TO '" REPL_USER
+		      "'@'127.0.0.1'", e);
+	sql_close(&s);
+	if (rc)
+		return -1;
+	if (sql_connect(&s, down->sql_host, down->sql_port, "root", NULL,
+			NULL, 10, e) ||
+	    sql_query(&s, "SHOW SLAVE STATUS", &r, e))
+		goto out;
+	port = sql_cell(&r, 0, "Master_Port");
+	if (port && !parse_int64(port, 0, 65535, &port_now, NULL) &&
+	    port_now == up->sql_port) {
+		rc = 0;
+		goto out;
+	}
+	log_info("pointing %s's replication at %s:%d", down->name,
+		 up->sql_host, up->sql_port);
+	rc = buf_printf(&q, e, "CHANGE MASTER TO MASTER_HOST='%s', "
+			"MASTER_PORT=%d, MASTER_USER='" REPL_USER "', "
+			"MASTER_PASSWORD='" REPL_PASSWORD "', "
+			"MASTER_USE_GTID=slave_pos, MASTER_CONNECT_RETRY=1",
+			up->sql_host, up->sql_port) ||
+	     sql_exec(&s, "STOP SLAVE", e) ||
+	     sql_exec(&s, buf_str(&q), e) ||
+	     sql_exec(&s, "START SLAVE", e);
+out:
+	if (err_isset(e))
+		rc = -1;
+	sql_result_release(&r);
+	sql_close(&s);
+	buf_release(&q);
+	return rc ? -1 : 0;
+}
+
+static void local_close(struct cluster *c)
+{
+	struct local *l = c->priv;
+
+	if (!l)
+		return;
+	free(l->mariadbd);
+	free(l->install_db);
+	free(l->etcd);
+	free(l);
+	c->priv = NULL;
+}
+
+const struct cluster_type cluster_local = {
+	.name = "local",
+	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "
+	       "role) and etcd on 127.0.0.1",
+	.open = local_open,
+	.prepare = local_prepare,
+	.setup = local_setup,
+	.close = local_close,
+};

@@ -1,0 +1,11 @@
+#include "clusters/cluster.h"
+
+extern const struct cluster_type cluster_local;
+extern const struct cluster_type cluster_static;
+
+/* The only place a cluster kind is added. */
+const struct cluster_type *const cluster_types[] = {
+	&cluster_local,
+	&cluster_static,
+	NULL,
+};

@@ -1,0 +1,296 @@
+/*
+ * Topology files: the component list of a cluster as YAML
+ * (docs/topology.md). `cluster up` writes one; `--cluster FILE` reads one.
+ */
+#include "clusters/cluster.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/parse.h"
+#include "lib/ynode.h"
+
+static int put(struct buf *out, const char *key, const char *value,
+	       struct err *e)
+{
+	if (!value)
+		return 0;
+	return buf_printf(out, e, "    %s: ", key) ||
+	       ynode_quote(out, value, e) || buf_addch(out, '\n', e);
+}
+
+int topology_write(const struct cluster *c, const char *path, struct err *e)
+{
+	struct buf out = BUF_INIT;
+	int rc;
+
+	rc = buf_printf(&out, e, "# The cluster as tichaos sees it "
+			"(docs/topology.md).\n"
+			"cluster: %s\n", c->type->name);
+	if (!rc && c->port_base)
+		rc = buf_printf(&out, e, "port_base: %d\n", c->port_base);
+	rc = rc || buf_addstr(&out, "components:\n", e);
+	for (size_t i = 0; !rc && i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		const char *sep = "";
+
+		rc = buf_addstr(&out, "  - name: ", e) ||
+		     ynode_quote(&out, comp->name, e) ||
+		     buf_addstr(&out, "\n    roles: [", e);
+		for (int r = 0; !rc && role_names[r]; r++) {
+			if (!(comp->roles & (1u << r)))
+				continue;
+			rc = buf_printf(&out, e, "%s%s", sep, role_names[r]);
+			sep = ", ";
+		}
+		rc = rc || buf_addstr(&out, "]\n", e) ||
+		     put(&out, "host", comp->host, e);
+		if (!rc && comp->sql_port)
+			rc = buf_printf(&out, e, "    sql: \"%s:%d\"\n",
+					comp->sql_host, comp->sql_port) ||
+			     put(&out, "user", comp->user, e);
+		rc = rc || put(&out, "replicates", comp->replicates, e) ||
+		     put(&out, "http_url", comp->http_url, e) ||
+		     put(&out, "etcd_url", comp->etcd_url, e);
+		if (!rc && comp->start) {
+			rc = buf_addstr(&out, "    start: [", e);
+			for (char **a = comp->start; !rc && *a; a++)
+				rc = buf_addstr(&out, a == comp->start ? ""
+						: ", ", e) ||
+				     ynode_quote(&out, *a, e);
+			rc = rc || buf_addstr(&out, "]\n", e);
+		}
+		rc = rc || put(&out, "dir", comp->dir, e) ||
+		     put(&out, "pidfile", comp->pidfile, e) ||
+		     put(&out, "log", comp->log, e) ||
+		     put(&out, "data_dir", comp->data_dir, e);
+	}
+	rc = rc || buf_write_file(&out, path, 0644, e);
+	buf_release(&out);
+	return rc ? -1 : 0;
+}
+
+static const char *const top_keys[] = {
+	"cluster", "port_base", "components", NULL,
+};
+
+static const char *const comp_keys[] = {
+	"name", "roles", "host", "sql", "user", "replicates", "http_url",
+	"etcd_url", "start", "dir", "pidfile", "log", "data_dir", NULL,
+};
+
+struct reader {
+	const char *file;
+	char *base;		/* directory of the file, for relative paths */
+	struct err *e;
+};
+
+static int scalar(struct reader *r, const struct ynode *n,
+		  const char *what, const char **out)
+{
+	if (n->kind != YNODE_SCALAR)
+		return ynode_error(r->e, r->file, n, "%s must be a string, not "
+				  "%s", what, ynode_kind_name(n->kind));
+	if (!*n->value)
+		return ynode_error(r->e, r->file, n, "%s must not be empty",
+				  what);
+	*out = n->value;
+	return 0;
+}
+
+static int string(struct reader *r, const struct ynode *map,
+		  const char *key, int is_path, char **out)
+{
+	const struct ynode *n = ynode_get(map, key);
+	const char *v;
+
+	if (!n)
+		return 0;
+	if (scalar(r, n, key, &v))
+		return -1;
+	if (is_path && v[0] != '/') {
+		if (asprintf(out, "%s/%s", r->base, v) < 0)
+			abort();
+	} else if (!(*out = strdup(v))) {
+		abort();
+	}
+	return 0;
+}
+
+static int read_roles(struct reader *r, const struct ynode *n,
+		      unsigned *roles)
+{
+	if (!n)
+		return 0;
+	if (n->kind != YNODE_SEQ)
+		return ynode_error(r->e, r->file, n, "roles must be a list, "
+				  "not %s", ynode_kind_name(n->kind));
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *item = n->items[i];
+		const char *v, *hint;
+		unsigned role;
+
+		if (scalar(r, item, "a role", &v))
+			return -1;
+		role = role_parse(v);
+		if (role) {
+			*roles |= role;
+			continue;
+		}
+		hint = ynode_suggest(v, role_names);
+		return ynode_error(r->e, r->file, item, "unknown role '%s'%s%s%s",
+				  v, hint ? " (did you mean '" : "",
+				  hint ? hint : "", hint ? "'?)" : "");
+	}
+	return 0;
+}
+
+static int read_start(struct reader *r, const struct ynode *n,
+		      char ***out)
+{
+	char **argv;
+
+	if (!n)
+		return 0;
+	if (n->kind != YNODE_SEQ || !n->n)
+		return ynode_error(r->e, r->file, n, "start must be a non-empty "
+				  "list (an argv: program and arguments)");
+	argv = calloc(n->n + 1, sizeof(*argv));
+	if (!argv)
+		abort();
+	*out = argv;
+	for (size_t i = 0; i < n->n; i++) {
+		const struct ynode *item = n->items[i];
+
+		if (item->kind != YNODE_SCALAR)
+			return ynode_error(r->e, r->file, item, "start "
+					  "arguments must be strings");
+		if (!(argv[i] = strdup(item->value)))
+			abort();
+	}
+	return 0;
+}
+
+static int read_sql(struct reader *r, const struct ynode *n,
+		    struct component *comp)
+{
+	const char *v, *colon;
+	int64_t port;
+
+	if (!n)
+		return 0;
+	if (scalar(r, n, "sql", &v))
+		return -1;
+	colon = strrchr(v, ':');
+	if (!colon || colon == v ||
+	    parse_int64(colon + 1, 1, 65535, &port, NULL))
+		return ynode_error(r->e, r->file, n, "sql must be HOST:PORT, "
+				  "not '%s'", v);
+	comp->sql_host = strndup(v, (size_t)(colon - v));
+	if (!comp->sql_host)
+		abort();
+	comp->sql_port = (int)port;
+	return 0;
+}
+
+static int read_component(struct reader *r, const struct ynode *n,
+			  struct component *comp)
+{
+	const struct ynode *name = ynode_get(n, "name");
+
+	if (ynode_check_map(r->file, n, comp_keys, "component", r->e))
+		return -1;
+	if (!name)
+		return ynode_error(r->e, r->file, n, "component has no name");
+	if (string(r, n, "name", 0, &comp->name) ||
+	    read_roles(r, ynode_get(n, "roles"), &comp->roles) ||
+	    string(r, n, "host", 0, &comp->host) ||
+	    read_sql(r, ynode_get(n, "sql"), comp) ||
+	    string(r, n, "user", 0, &comp->user) ||
+	    string(r, n, "replicates", 0, &comp->replicates) ||
+	    string(r, n, "http_url", 0, &comp->http_url) ||
+	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
+	    read_start(r, ynode_get(n, "start"), &comp->start) ||
+	    string(r, n, "dir", 1, &comp->dir) ||
+	    string(r, n, "pidfile", 1, &comp->pidfile) ||
+	    string(r, n, "log", 1, &comp->log) ||
+	    string(r, n, "data_dir", 1, &comp->data_dir))
+		return -1;
+	if (comp->host && strcmp(comp->host, "local"))
+		return ynode_error(r->e, r->file, ynode_get(n, "host"),
+				  "host '%s': only local hosts are supported "
+				  "so far", comp->host);
+	return 0;
+}
+
+int topology_read(struct cluster *c, const char *path, struct err *e)
+{
+	struct ynode *root = NULL;
+	const struct ynode *list, *pb;
+	struct reader r = { path, NULL, e };
+	const char *slash = strrchr(path, '/');
+	int rc = -1;
+
+	r.base = slash ? strndup(path, (size_t)(slash - path + (slash == path)))
+		       : strdup(".");
+	if (!r.base)
+		abort();
+	if (ynode_load_file(path, &root, e))
+		goto out;
+	if (!root) {
+		ynode_error(e, path, NULL, "empty topology");
+		goto out;
+	}
+	if (ynode_check_map(path, root, top_keys, "topology", e))
+		goto out;
+	pb = ynode_get(root, "port_base");
+	if (pb) {
+		int64_t v;
+		struct err local = ERR_INIT;
+
+		if (pb->kind != YNODE_SCALAR ||
+		    parse_int64(pb->value, 1, 65535, &v, &local)) {
+			ynode_error(e, path, pb, "port_base must be a port "
+				   "number");
+			goto out;
+		}
+		c->port_base = (int)v;
+	}
+	list = ynode_get(root, "components");
+	if (!list || list->kind != YNODE_SEQ || !list->n) {
+		ynode_error(e, path, list ? list : root, "components must be a "
+			   "non-empty list");
+		goto out;
+	}
+	c->comps = calloc(list->n, sizeof(*c->comps));
+	if (!c->comps)
+		abort();
+	for (size_t i = 0; i < list->n; i++) {
+		c->ncomps = i + 1;
+		if (read_component(&r, list->items[i], &c->comps[i]))
+			goto out;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->comps[j].name, c->comps[i].name)) {
+				ynode_error(e, path, list->items[i],
+					   "duplicate component name '%s'",
+					   c->comps[i].name);
+				goto out;
+			}
+	}
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const char *src = c->comps[i].replicates;
+
+		if (src && !cluster_find(c, src)) {
+			ynode_error(e, path, ynode_get(list->items[i],
+						     "replicates"),
+				   "unknown component '%s'", src);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	ynode_free(root);
+	free(r.base);
+	return rc;
+}

@@ -1,0 +1,40 @@
+#include "clock.h"
+
+#include <errno.h>
+#include <time.h>
+
+int64_t clock_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NS_PER_SEC + ts.tv_nsec;
+}
+
+int64_t clock_wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / NS_PER_MS;
+}
+
+void clock_sleep_ns(int64_t ns, const volatile int *stop)
+{
+	int64_t end = clock_mono_ns() + ns;
+
+	for (;;) {
+		int64_t left = end - clock_mono_ns();
+		struct timespec ts;
+
+		if (left <= 0 || (stop && *stop))
+			return;
+		if (stop && left > 50 * NS_PER_MS)
+			left = 50 * NS_PER_MS;
+		ts.tv_sec = (time_t)(left / NS_PER_SEC);
+		ts.tv_nsec = (long)(left % NS_PER_SEC);
+		while (nanosleep(&ts, &ts) && errno == EINTR)
+			if (stop && *stop)
+				return;
+	}
+}

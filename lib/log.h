@@ -1,0 +1,36 @@
+#ifndef TICHAOS_LOG_H
+#define TICHAOS_LOG_H
+
+/*
+ * Logging for humans: one line per message, "HH:MM:SS.mmm LEVEL message",
+ * to stderr (at or above the stderr level) and, once log_open() was called,
+ * to a run log file (every level up to debug). Thread-safe. The TAP stream
+ * on stdout is never touched.
+ */
+
+enum log_level {
+	LOG_ERROR,
+	LOG_WARN,
+	LOG_INFO,
+	LOG_DEBUG,
+};
+
+/* Messages at or above `level` go to stderr (default LOG_INFO). */
+void log_set_level(enum log_level level);
+enum log_level log_get_level(void);
+
+/* Also append every message to `path`. 0, or -1 (errno set). */
+int log_open(const char *path);
+
+/* Stop writing to the run log; closes it. */
+void log_close(void);
+
+void log_msg(enum log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+#endif

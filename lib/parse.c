@@ -1,0 +1,110 @@
+#include "parse.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out,
+		struct err *e)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || (*s != '-' && (*s < '0' || *s > '9')))
+		return err_set(e, ERR_USAGE, "invalid number '%s'", s ? s : "");
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*end || end == s || (*s == '-' && end == s + 1))
+		return err_set(e, ERR_USAGE, "invalid number '%s'", s);
+	if (errno == ERANGE || v < min || v > max)
+		return err_set(e, ERR_USAGE, "number '%s' is out of range "
+			       "(%lld..%lld)", s, (long long)min,
+			       (long long)max);
+	*out = v;
+	return 0;
+}
+
+#define DURATION_MAX (INT64_C(1000) * 3600 * NS_PER_SEC)
+
+int parse_duration(const char *s, int64_t *ns, struct err *e)
+{
+	static const struct {
+		const char *name;
+		int64_t ns;
+	} units[] = {
+		{ "ms", NS_PER_MS },
+		{ "s", NS_PER_SEC },
+		{ "m", 60 * NS_PER_SEC },
+		{ "h", 3600 * NS_PER_SEC },
+	};
+	const char *p = s;
+	int64_t total = 0;
+
+	if (!s || !*s)
+		return err_set(e, ERR_USAGE, "empty duration (use e.g. "
+			       "'500ms', '15s', '2m', '1h')");
+	while (*p) {
+		int64_t v = 0, unit = 0;
+		size_t i, ulen = 0;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		while (*p >= '0' && *p <= '9') {
+			v = v * 10 + (*p++ - '0');
+			if (v > DURATION_MAX / NS_PER_MS)
+				goto big;
+		}
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+			size_t n = strlen(units[i].name);
+
+			if (!strncmp(p, units[i].name, n) && n > ulen) {
+				unit = units[i].ns;
+				ulen = n;
+			}
+		}
+		if (!unit) {
+			if (!*p)
+				return err_set(e, ERR_USAGE, "invalid duration "
+					       "'%s' (missing unit: use ms, s, "
+					       "m or h)", s);
+			goto bad;
+		}
+		p += ulen;
+		if (v > (DURATION_MAX - total) / unit)
+			goto big;
+		total += v * unit;
+	}
+	*ns = total;
+	return 0;
+bad:
+	return err_set(e, ERR_USAGE, "invalid duration '%s' (use e.g. "
+		       "'500ms', '15s', '2m', '1h')", s);
+big:
+	return err_set(e, ERR_USAGE, "duration '%s' is too long (at most "
+		       "1000h)", s);
+}
+
+char *format_duration(int64_t ns, char *out, int size)
+{
+	int64_t ms = ns / NS_PER_MS;
+	int64_t h = ms / 3600000, m = ms / 60000 % 60, sec = ms / 1000 % 60;
+	int64_t rest = ms % 1000;
+	int off = 0;
+
+	out[0] = '\0';
+	if (h)
+		off += snprintf(out + off, size - off, "%lldh", (long long)h);
+	if (m && off < size)
+		off += snprintf(out + off, size - off, "%lldm", (long long)m);
+	if (sec && off < size)
+		off += snprintf(out + off, size - off, "%llds", (long long)sec);
+	if (rest && off < size)
+		off += snprintf(out + off, size - off, "%lldms",
+				(long long)rest);
+	if (!off)
+		snprintf(out, size, "0s");
+	return out;
+}

@@ -1,0 +1,36 @@
+#ifndef TICHAOS_PARSE_H
+#define TICHAOS_PARSE_H
+
+/*
+ * Checked conversions of user text: integers and durations. Messages name
+ * the offending text and say what was expected; the caller prefixes the
+ * location (an option name, a file:line:col).
+ */
+
+#include <stdint.h>
+
+#include "err.h"
+
+/*
+ * A decimal integer in [min, max], nothing before or after it.
+ * Errors (ERR_USAGE): "invalid number 'x'", "number '9' is out of range
+ * (1..8)".
+ */
+int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out,
+		struct err *e);
+
+/*
+ * A duration: one or more <digits><unit> with unit ms, s, m or h, e.g.
+ * "500ms", "15s", "2m", "1h", "1m30s". Stored as nanoseconds. Anything
+ * else fails with ERR_USAGE: a bare number, a negative or fractional
+ * value, an unknown unit, or a total over 1000 hours.
+ */
+int parse_duration(const char *s, int64_t *ns, struct err *e);
+
+/*
+ * Write a duration in the shortest exact form parse_duration accepts
+ * ("1m30s", "500ms", "0s"). Returns `out`.
+ */
+char *format_duration(int64_t ns, char *out, int size);
+
+#endif

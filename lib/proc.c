@@ -1,0 +1,390 @@
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "parse.h"
+
+static int exit_code(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 255;
+}
+
+/* In the child: report errno through the pipe and exit. Async-signal-safe
+ * functions only from here on. */
+static void child_fail(int fd, int what)
+{
+	int code[2] = { what, errno };
+	ssize_t n = write(fd, code, sizeof(code));
+
+	(void)n;
+	_exit(127);
+}
+
+enum { FAIL_DIR = 1, FAIL_IN, FAIL_OUT, FAIL_ERR, FAIL_EXEC };
+
+static int redirect(const char *path, int target, int flags)
+{
+	int fd = open(path, flags, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (fd != target) {
+		if (dup2(fd, target) < 0)
+			return -1;
+		close(fd);
+	}
+	return 0;
+}
+
+static void run_child(const struct proc *p, int report)
+{
+	int wflags = O_WRONLY | O_CREAT | (p->append ? O_APPEND : O_TRUNC);
+	sigset_t none;
+
+	/* Signals the runner handles or blocks must not leak into servers. */
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	if (p->new_session)
+		setsid();
+	if (p->dir && chdir(p->dir))
+		child_fail(report, FAIL_DIR);
+	if (redirect(p->in ? p->in : "/dev/null", 0, O_RDONLY))
+		child_fail(report, FAIL_IN);
+	if (p->out_fd > 0 ? dup2(p->out_fd, 1) < 0 :
+	    p->out && redirect(p->out, 1, wflags))
+		child_fail(report, FAIL_OUT);
+	if (p->err_to_out ? dup2(1, 2) < 0 :
+	    p->err_fd > 0 ? dup2(p->err_fd, 2) < 0 :
+	    p->err && redirect(p->err, 2, wflags))
+		child_fail(report, FAIL_ERR);
+	for (const char *const *v = p->env; v && *v; v++) {
+		const char *eq = strchr(*v, '=');
+
+		if (eq) {
+			/* Safe enough: we are single-threaded after fork and
+			 * exec follows; a failure here only loses the var. */
+			char name[256];
+			size_t n = (size_t)(eq - *v);
+
+			if (n >= sizeof(name))
+				continue;
+			memcpy(name, *v, n);
+			name[n] = '\0';
+			setenv(name, eq + 1, 1);
+		} else {
+			unsetenv(*v);
+		}
+	}
+	execvp(p->argv[0], (char *const *)p->argv);
+	child_fail(report, FAIL_EXEC);
+}
+
+int proc_start(struct proc *p, struct err *e)
+{
+	static const char *const what[] = {
+		[FAIL_DIR] = "cannot enter directory '%s'",
+		[FAIL_IN] = "cannot open '%s'",
+		[FAIL_OUT] = "cannot open '%s'",
+		[FAIL_ERR] = "cannot open '%s'",
+		[FAIL_EXEC] = "cannot run '%s'",
+	};
+	int fds[2], code[2];
+	ssize_t n;
+	pid_t pid;
+
+	p->pid = 0;
+	if (!p->argv || !p->argv[0])
+		return err_set(e, ERR_INFRA, "cannot run an empty command");
+	if (pipe2(fds, O_CLOEXEC))
+		return err_errno(e, errno, "cannot create a pipe for '%s'",
+				 p->argv[0]);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_errno(e, errno, "cannot fork for '%s'", p->argv[0]);
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		run_child(p, fds[1]);
+	}
+	close(fds[1]);
+	do
+		n = read(fds[0], code, sizeof(code));
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == (ssize_t)sizeof(code)) {
+		const char *subject = p->argv[0];
+		int status;
+
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (code[0] == FAIL_DIR)
+			subject = p->dir;
+		else if (code[0] == FAIL_IN)
+			subject = p->in ? p->in : "/dev/null";
+		else if (code[0] == FAIL_OUT || code[0] == FAIL_ERR)
+			subject = code[0] == FAIL_OUT || p->err_to_out ?
+				  p->out : p->err;
+		err_errno(e, code[1], what[code[0]], subject);
+		return -1;
+	}
+	p->pid = pid;
+	return 0;
+}
+
+static int wait_for(pid_t pid, int64_t timeout_ns, const char *name,
+		    struct err *e)
+{
+	int64_t deadline = timeout_ns >= 0 ? clock_mono_ns() + timeout_ns : 0;
+	int64_t nap = NS_PER_MS;
+	int status;
+
+	for (;;) {
+		pid_t r = waitpid(pid, &status, timeout_ns >= 0 ? WNOHANG : 0);
+
+		if (r == pid)
+			return exit_code(status);
+		if (r < 0 && errno != EINTR)
+			return err_errno(e, errno, "cannot wait for '%s' (pid "
+					 "%ld)", name, (long)pid);
+		if (r == 0) {
+			char d[32];
+
+			if (clock_mono_ns() >= deadline)
+				return err_set(e, ERR_INFRA, "'%s' (pid %ld) "
+					       "still running after %s", name,
+					       (long)pid,
+					       format_duration(timeout_ns, d,
+							       sizeof(d)));
+			clock_sleep_ns(nap, NULL);
+			if (nap < 50 * NS_PER_MS)
+				nap *= 2;
+		}
+	}
+}
+
+int proc_wait(struct proc *p, int64_t timeout_ns, struct err *e)
+{
+	int code;
+
+	if (p->pid <= 0)
+		return err_set(e, ERR_INFRA, "'%s' is not running",
+			       p->argv && p->argv[0] ? p->argv[0] : "?");
+	code = wait_for(p->pid, timeout_ns, p->argv[0], e);
+	if (code >= 0)
+		p->pid = 0;
+	return code;
+}
+
+int proc_capture(const char *const *argv, struct buf *out, struct buf *errout,
+		 int64_t timeout_ns, struct err *e)
+{
+	struct proc p = PROC_INIT;
+	int64_t deadline = timeout_ns >= 0 ? clock_mono_ns() + timeout_ns : 0;
+	int pout[2] = { -1, -1 }, perr[2] = { -1, -1 }, open_fds = 2;
+	struct buf *dest[2] = { out, errout };
+	struct err overflow = ERR_INIT;
+	int code = -1;
+
+	if (pipe2(pout, O_CLOEXEC) || pipe2(perr, O_CLOEXEC)) {
+		err_errno(e, errno, "cannot create a pipe for '%s'", argv[0]);
+		goto out;
+	}
+	p.argv = argv;
+	p.out_fd = pout[1];
+	p.err_fd = perr[1];
+	if (proc_start(&p, e))
+		goto out;
+	close(pout[1]);
+	close(perr[1]);
+	pout[1] = perr[1] = -1;
+	while (open_fds) {
+		struct pollfd fds[2] = { { pout[0], POLLIN, 0 },
+					 { perr[0], POLLIN, 0 } };
+		int wait_ms = -1, r;
+
+		if (timeout_ns >= 0) {
+			int64_t left = deadline - clock_mono_ns();
+
+			if (left <= 0)
+				break;
+			wait_ms = (int)(left / NS_PER_MS) + 1;
+		}
+		r = poll(fds, 2, wait_ms);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (int i = 0; r > 0 && i < 2; i++) {
+			int *fd = i ? &perr[0] : &pout[0];
+			char chunk[8192];
+			ssize_t n;
+
+			if (*fd < 0 || !fds[i].revents)
+				continue;
+			n = read(*fd, chunk, sizeof(chunk));
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				close(*fd);
+				*fd = -1;
+				open_fds--;
+			} else if (dest[i]) {
+				buf_add(dest[i], chunk, (size_t)n, &overflow);
+			}
+		}
+	}
+	if (open_fds) {
+		char d[32];
+
+		kill(p.pid, SIGKILL);
+		proc_wait(&p, -1, NULL);
+		err_set(e, ERR_INFRA, "'%s' did not finish within %s", argv[0],
+			format_duration(timeout_ns, d, sizeof(d)));
+		goto out;
+	}
+	code = proc_wait(&p, -1, e);
+	if (code >= 0 && err_isset(&overflow)) {
+		err_set(e, overflow.class, "output of '%s': %s", argv[0],
+			overflow.msg);
+		code = -1;
+	}
+out:
+	for (int i = 0; i < 2; i++) {
+		if (pout[i] >= 0)
+			close(pout[i]);
+		if (perr[i] >= 0)
+			close(perr[i]);
+	}
+	return code;
+}
+
+int proc_signal(pid_t pid, int sig, struct err *e)
+{
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "invalid pid %ld", (long)pid);
+	if (kill(pid, sig))
+		return err_errno(e, errno, "cannot signal pid %ld", (long)pid);
+	return 0;
+}
+
+char proc_state(pid_t pid)
+{
+	char path[64], text[512], *paren;
+	ssize_t n;
+	int fd;
+
+	if (pid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	text[n] = '\0';
+	/* "pid (comm) S ...": comm may hold spaces and parens. */
+	paren = strrchr(text, ')');
+	if (!paren || paren[1] != ' ' || !paren[2])
+		return 0;
+	if (paren[2] == 'Z' || paren[2] == 'X')
+		return 0;
+	return paren[2];
+}
+
+int proc_alive(pid_t pid)
+{
+	return proc_state(pid) != 0;
+}
+
+int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + timeout_ns;
+	int64_t nap = NS_PER_MS;
+	char d[32];
+
+	for (;;) {
+		int status;
+
+		/* Our child: reap it so it does not linger as a zombie. */
+		while (waitpid(pid, &status, WNOHANG) < 0 && errno == EINTR)
+			;
+		if (!proc_alive(pid)) {
+			/* It may have become a zombie since the waitpid
+			 * above: not alive, but still ours to reap. */
+			while (waitpid(pid, &status, WNOHANG) < 0 &&
+			       errno == EINTR)
+				;
+			return 0;
+		}
+		if (clock_mono_ns() >= deadline)
+			return err_set(e, ERR_INFRA, "pid %ld still running "
+				       "after %s", (long)pid,
+				       format_duration(timeout_ns, d,
+						       sizeof(d)));
+		clock_sleep_ns(nap, NULL);
+		if (nap < 50 * NS_PER_MS)
+			nap *= 2;
+	}
+}
+
+int proc_cmdline(pid_t pid, struct buf *out, struct err *e)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	buf_reset(out);
+	if (buf_read_file(out, path, NULL) || !out->len)
+		return err_set(e, ERR_INFRA, "no process with pid %ld",
+			       (long)pid);
+	buf_rtrim(out);
+	for (size_t i = 0; i < out->len; i++)
+		if (out->data[i] == '\0')
+			out->data[i] = ' ';
+	buf_rtrim(out);
+	return 0;
+}
+
+int proc_read_pidfile(const char *path, pid_t *pid, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	struct err local = ERR_INIT;
+	int64_t v;
+	int rc = 0;
+
+	*pid = 0;
+	buf_init(&text, 64);
+	if (access(path, F_OK) && errno == ENOENT)
+		return 0;
+	if (buf_read_file(&text, path, e))
+		rc = -1;
+	else {
+		buf_rtrim(&text);
+		if (parse_int64(buf_str(&text), 1, INT32_MAX, &v, &local))
+			rc = err_set(e, ERR_INFRA, "pidfile '%s' does not "
+				     "hold a pid", path);
+		else
+			*pid = (pid_t)v;
+	}
+	buf_release(&text);
+	return rc;
+}

@@ -1,0 +1,104 @@
+#ifndef TICHAOS_PROC_H
+#define TICHAOS_PROC_H
+
+/*
+ * Child processes, modelled on git's run-command: fill a `struct proc`,
+ * proc_start() it, proc_wait() for it. Programs are executed from an argv,
+ * never through a shell. Exit codes follow the shell convention: the exit
+ * status, or 128 + the signal number when the child was killed.
+ *
+ * The pid helpers at the end work on any process (a server started by an
+ * earlier tichaos, found through its pidfile), not only on our children.
+ */
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buf.h"
+#include "err.h"
+
+struct proc {
+	/* MUST: argv[0] is looked up in PATH unless it contains a '/'. */
+	const char *const *argv;
+	/* MAY: "NAME=VALUE" entries set in the child, "NAME" unsets. */
+	const char *const *env;
+	/* MAY: working directory of the child. */
+	const char *dir;
+	/* MAY: file paths for stdin / stdout / stderr. NULL: stdin is
+	 * /dev/null, stdout and stderr are inherited. */
+	const char *in;
+	const char *out;
+	const char *err;
+	/* MAY: file descriptors for stdout / stderr, used instead of the
+	 * paths when > 0 (the child gets a dup; the caller keeps its fd). */
+	int out_fd;
+	int err_fd;
+	/* Append to `out` and `err` instead of truncating them. */
+	unsigned append:1;
+	/* stderr goes wherever stdout goes. */
+	unsigned err_to_out:1;
+	/* setsid() in the child: a terminal's ^C does not reach it and it
+	 * outlives us cleanly (servers). */
+	unsigned new_session:1;
+	/* Set by proc_start; 0 once the child was reaped. */
+	pid_t pid;
+};
+
+#define PROC_INIT { 0 }
+
+/*
+ * Start the child. Fails (ERR_INFRA, pid stays 0) when it cannot be
+ * forked, a redirection cannot be opened, or the program cannot be
+ * executed: "cannot run 'mariadbd': No such file or directory".
+ */
+int proc_start(struct proc *p, struct err *e);
+
+/*
+ * Wait for the child to exit and reap it. Returns its exit code (0..255,
+ * or 128 + signal), or -1 with `e` set. With `timeout_ns` >= 0, gives up
+ * after that long: -1 and "'prog' (pid N) still running after 5s", the
+ * child left running and p->pid unchanged. -1 waits forever.
+ */
+int proc_wait(struct proc *p, int64_t timeout_ns, struct err *e);
+
+/*
+ * Run argv to completion, appending its stdout to `out` and its stderr to
+ * `errout` (either may be NULL to discard it). A non-zero exit is not an
+ * error here: the exit code is returned. After `timeout_ns` (>= 0) the
+ * child is killed and -1 returned with "'prog' did not finish within 5s".
+ */
+int proc_capture(const char *const *argv, struct buf *out, struct buf *errout,
+		 int64_t timeout_ns, struct err *e);
+
+/* Send `sig` to `pid`. A process that is already gone is an error. */
+int proc_signal(pid_t pid, int sig, struct err *e);
+
+/*
+ * The state letter of /proc/PID/stat ('R', 'S', 'D', 'T', ...), or 0 when
+ * there is no such process or it is a zombie (it has exited).
+ */
+char proc_state(pid_t pid);
+
+/* Non-zero while `pid` exists and has not exited. */
+int proc_alive(pid_t pid);
+
+/*
+ * Wait until `pid` is gone, reaping it if it is our child. 0 when gone,
+ * -1 with "pid N still running after 10s" otherwise.
+ */
+int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e);
+
+/*
+ * The command line of `pid` with arguments separated by spaces, into `out`
+ * (replacing it). -1 when the process does not exist.
+ */
+int proc_cmdline(pid_t pid, struct buf *out, struct err *e);
+
+/*
+ * Read a pidfile: a positive decimal pid and an optional newline. 0 and
+ * *pid = 0 when the file does not exist; -1 when it is unreadable or does
+ * not hold a pid.
+ */
+int proc_read_pidfile(const char *path, pid_t *pid, struct err *e);
+
+#endif

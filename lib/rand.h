@@ -1,0 +1,37 @@
+#ifndef TICHAOS_RAND_H
+#define TICHAOS_RAND_H
+
+/*
+ * A seeded PRNG (xoshiro256**, seeded through splitmix64) so that one seed
+ * reproduces a run. Not for secrets.
+ *
+ * A run draws its plan from one generator; each thread gets its own with
+ * rand_split(), which derives a child from the parent's stream: the same
+ * parent state and the same order of splits give the same children.
+ */
+
+#include <stdint.h>
+
+struct rand {
+	uint64_t s[4];
+};
+
+/* Seed a generator. Any seed (0 included) gives a valid state. */
+void rand_seed(struct rand *r, uint64_t seed);
+
+/* Next 64 random bits. */
+uint64_t rand_next(struct rand *r);
+
+/* Uniform in [0, n) without modulo bias; 0 when n is 0. */
+uint64_t rand_below(struct rand *r, uint64_t n);
+
+/* Uniform in [0, 1). */
+double rand_double(struct rand *r);
+
+/* Seed `child` from `parent`, advancing the parent. */
+void rand_split(struct rand *parent, struct rand *child);
+
+/* A fresh non-zero seed from the system (getrandom, else time and pid). */
+uint64_t rand_fresh_seed(void);
+
+#endif

@@ -1,0 +1,81 @@
+#ifndef TICHAOS_SQL_H
+#define TICHAOS_SQL_H
+
+/*
+ * SQL connections (libmysqlclient / MariaDB Connector/C) with errors
+ * translated in one place and classed the way workloads need them
+ * (sysbench's db_error_t): a lost connection during a fault is expected,
+ * not fatal.
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+#include "err.h"
+
+enum sql_class {
+	SQL_OK,
+	SQL_RETRYABLE,	/* certainly did not happen: deadlock, lock wait */
+	SQL_AMBIGUOUS,	/* may have happened: connection lost, timeout */
+	SQL_FATAL,	/* certainly did not happen and will not: syntax,
+			 * duplicate key, unknown table */
+};
+
+struct sql {
+	void *my;		/* MYSQL *, opaque to callers */
+	char addr[128];		/* "host:port", for messages */
+	unsigned last_errno;	/* of the last failed call, else 0 */
+	enum sql_class last_class;
+};
+
+#define SQL_INIT { NULL, "", 0, SQL_OK }
+
+struct sql_result {
+	size_t nrows;
+	size_t ncols;
+	char **names;		/* ncols column names */
+	char **cells;		/* nrows * ncols, row-major; NULL for NULL */
+};
+
+#define SQL_RESULT_INIT { 0, 0, NULL, NULL }
+
+/* Once per process, before any thread uses SQL. */
+void sql_library_init(void);
+void sql_library_end(void);
+
+/*
+ * Connect over TCP. `password` and `database` may be NULL. Connect, read
+ * and write time out after `timeout_s` seconds. Fails with ERR_INFRA:
+ * "cannot connect to '127.0.0.1:24000': Can't connect to ... (2002)".
+ */
+int sql_connect(struct sql *s, const char *host, int port, const char *user,
+		const char *password, const char *database, int timeout_s,
+		struct err *e);
+
+/* Close the connection (safe on a closed one). */
+void sql_close(struct sql *s);
+
+/* Run a statement, discarding any result. */
+int sql_exec(struct sql *s, const char *query, struct err *e);
+
+/* Run a query and keep all of its result (caller releases). */
+int sql_query(struct sql *s, const char *query, struct sql_result *r,
+	      struct err *e);
+
+/*
+ * The first column of the first row into `out` (replacing it). Returns 1
+ * when the query gave no row or NULL, 0 when a value was read.
+ */
+int sql_value(struct sql *s, const char *query, struct buf *out,
+	      struct err *e);
+
+/* The cell of `row` in the column named `name`, or NULL (also for NULL). */
+const char *sql_cell(const struct sql_result *r, size_t row,
+		     const char *name);
+
+void sql_result_release(struct sql_result *r);
+
+/* The class of a server or client error number. */
+enum sql_class sql_classify(unsigned errnum);
+
+#endif

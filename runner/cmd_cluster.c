@@ -1,0 +1,163 @@
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clusters/cluster.h"
+#include "lib/clock.h"
+#include "lib/http.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/proc.h"
+#include "lib/sql.h"
+#include "runner/runner.h"
+
+static void roles_text(unsigned roles, char *out, size_t size)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (int r = 0; role_names[r]; r++)
+		if (roles & (1u << r))
+			off += (size_t)snprintf(out + off, size - off, "%s%s",
+						off ? "," : "", role_names[r]);
+	if (!off)
+		snprintf(out, size, "-");
+}
+
+static void address_text(const struct component *comp, char *out,
+			 size_t size)
+{
+	if (comp->sql_port)
+		snprintf(out, size, "%s:%d", comp->sql_host, comp->sql_port);
+	else if (comp->etcd_url)
+		snprintf(out, size, "%s", comp->etcd_url);
+	else if (comp->http_url)
+		snprintf(out, size, "%s", comp->http_url);
+	else
+		snprintf(out, size, "-");
+}
+
+static int status(struct cluster *c)
+{
+	int all_up = 1;
+
+	printf("%-10s %-20s %-8s %-26s %-10s %s\n", "NAME", "ROLES", "PID",
+	       "ADDRESS", "STATE", "LAG");
+	for (size_t i = 0; i < c->ncomps; i++) {
+		struct component *comp = &c->comps[i];
+		enum component_state st = component_state(c, comp);
+		const char *state = component_state_name(st);
+		char roles[128], addr[256], pid[16] = "-", lag[32] = "-";
+		struct err e = ERR_INIT;
+		pid_t p = component_pid(c, comp);
+		long behind;
+
+		if (p > 0)
+			snprintf(pid, sizeof(pid), "%ld", (long)p);
+		if (st == STATE_RUNNING || st == STATE_UNKNOWN) {
+			if (component_ready(c, comp, &e)) {
+				state = st == STATE_RUNNING ? "not-ready"
+							    : "down";
+				log_warn("%s", e.msg);
+			} else {
+				state = "running";
+			}
+		}
+		if (strcmp(state, "running"))
+			all_up = 0;
+		behind = strcmp(state, "running") ? -1
+						  : component_lag(c, comp);
+		if (behind >= 0)
+			snprintf(lag, sizeof(lag), "%lds", behind);
+		roles_text(comp->roles, roles, sizeof(roles));
+		address_text(comp, addr, sizeof(addr));
+		printf("%-10s %-20s %-8s %-26s %-10s %s\n", comp->name, roles,
+		       pid, addr, state, lag);
+	}
+	return all_up ? EXIT_PASS : EXIT_INFRA;
+}
+
+int cmd_cluster(int argc, char **argv)
+{
+	const char *cluster = NULL, *dir = NULL, *port_base = NULL;
+	int purge = 0, verbose = 0, n, rc = EXIT_PASS;
+	const struct opt opts[] = {
+		{ "cluster", 0, &cluster, NULL },
+		{ "dir", 0, &dir, NULL },
+		{ "port-base", 0, &port_base, NULL },
+		{ "purge", 0, NULL, &purge },
+		{ "verbose", 'v', NULL, &verbose },
+		{ NULL, 0, NULL, NULL },
+	};
+	struct cluster_options o = { NULL, NULL, 0 };
+	struct cluster c;
+	struct err e = ERR_INIT;
+	const char *action;
+
+	n = opts_parse(command_find("cluster"), opts, argc, argv);
+	if (n != 1)
+		die(EXIT_USAGE, "cluster: expected one of up, down, status "
+		    "(see 'tichaos help cluster')");
+	action = argv[1];
+	if (strcmp(action, "up") && strcmp(action, "down") &&
+	    strcmp(action, "status"))
+		die(EXIT_USAGE, "cluster: unknown action '%s' (expected up, "
+		    "down or status)", action);
+	if (verbose)
+		log_set_level(LOG_DEBUG);
+	if (cluster && strcmp(cluster, "local") && (dir || port_base))
+		die(EXIT_USAGE, "cluster: --dir and --port-base apply to the "
+		    "local cluster, not to '%s'", cluster);
+	if (purge && strcmp(action, "down"))
+		die(EXIT_USAGE, "cluster: --purge goes with 'down'");
+	if (port_base && !strcmp(port_base, "auto")) {
+		o.port_base = -1;
+	} else if (port_base) {
+		int64_t v;
+
+		if (parse_int64(port_base, 1024, 65535 - PORTS_PER_CLUSTER,
+				&v, &e))
+			die(EXIT_USAGE, "cluster: --port-base: %s", e.msg);
+		o.port_base = (int)v;
+	}
+	o.cluster = cluster;
+	o.dir = dir;
+
+	sql_library_init();
+	http_library_init();
+	if (cluster_open(&c, &o, &e)) {
+		rc = (int)e.class;
+		goto out;
+	}
+	if (!strcmp(action, "up")) {
+		int64_t start = clock_mono_ns();
+
+		if (cluster_up(&c, &e)) {
+			rc = (int)e.class;
+		} else {
+			log_info("cluster in '%s' is ready (%.1fs)", c.dir,
+				 (double)(clock_mono_ns() - start) /
+				 NS_PER_SEC);
+			rc = status(&c);
+		}
+	} else if (!strcmp(action, "down")) {
+		if (cluster_down(&c, &e))
+			rc = (int)e.class;
+		else if (purge && c.type == cluster_type_find("local")) {
+			const char *rm[] = { "rm", "-rf", "--", c.dir, NULL };
+
+			if (proc_capture(rm, NULL, NULL, 60 * NS_PER_SEC,
+					 &e))
+				rc = (int)e.class;
+		}
+	} else {
+		rc = status(&c);
+	}
+	cluster_close(&c);
+out:
+	http_library_end();
+	sql_library_end();
+	if (err_isset(&e))
+		die_err(&e);
+	return rc;
+}

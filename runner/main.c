@@ -1,0 +1,146 @@
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/runner.h"
+
+static const struct command commands[] = {
+	{ "run", "run suites against a cluster and check the outcome",
+	  "tichaos run SUITE.yaml... [--cluster local|TOPOLOGY.yaml]\n"
+	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
+	  "            [--port-base N] [-v] [--quiet]\n"
+	  "\n"
+	  "  --cluster C      'local' (default: start the embedded cluster)\n"
+	  "                   or a topology file to attach to\n"
+	  "  --duration D     override the suite's duration (500ms, 15s, 2m, 1h);\n"
+	  "                   every schedule is scaled with it\n"
+	  "  --seed N         the seed of the plan (default: the suite's, or a\n"
+	  "                   fresh one)\n"
+	  "  --out DIR        the run directory (default runs/SUITE/TIME-sSEED)\n"
+	  "  --keep-cluster   leave the cluster running after the run\n"
+	  "  --port-base N    first port of the local cluster (default 24000)\n"
+	  "  -v, --verbose    debug messages on stderr\n"
+	  "  --quiet          only warnings and errors on stderr\n",
+	  cmd_run },
+	{ "validate", "parse and validate suites without running them",
+	  "tichaos validate SUITE.yaml...\n", cmd_validate },
+	{ "cluster", "start, stop or inspect a cluster",
+	  "tichaos cluster up|down|status [--cluster local|TOPOLOGY.yaml]\n"
+	  "            [--dir DIR] [--port-base N|auto] [--purge]\n"
+	  "\n"
+	  "  up               start the cluster in DIR and wait until it is ready;\n"
+	  "                   writes DIR/topology.yaml\n"
+	  "  down             stop every component; --purge also removes DIR\n"
+	  "  status           one line per component; exit 0 when all are up,\n"
+	  "                   3 otherwise\n"
+	  "  --cluster C      'local' (default) or a topology file\n"
+	  "  --dir DIR        where the local cluster lives (default ./cluster)\n"
+	  "  --port-base N    first of the cluster's ports (default 24000);\n"
+	  "                   'auto' picks a free block\n",
+	  cmd_cluster },
+	{ "check", "re-run the checkers on a stored run",
+	  "tichaos check RUN_DIR\n", cmd_check },
+	{ "replay", "run again with the recorded plan",
+	  "tichaos replay RUN_DIR\n", cmd_replay },
+	{ "report", "rebuild the reports of a stored run",
+	  "tichaos report RUN_DIR\n", cmd_report },
+	{ "list", "every cluster, workload, fault and checker kind",
+	  "tichaos list\n", cmd_list },
+	{ "help", "show the usage of a command",
+	  "tichaos help [COMMAND]\n", cmd_help },
+	{ NULL, NULL, NULL, NULL },
+};
+
+void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("tichaos: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(code);
+}
+
+void die_err(const struct err *e)
+{
+	die(e->class == ERR_NONE ? EXIT_INFRA : (int)e->class, "%s", e->msg);
+}
+
+const struct command *command_find(const char *name)
+{
+	for (const struct command *c = commands; c->name; c++)
+		if (!strcmp(c->name, name))
+			return c;
+	return NULL;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: tichaos COMMAND [ARGS]\n"
+	      "       tichaos --help | --version | help COMMAND\n\n"
+	      "commands:\n", out);
+	for (const struct command *c = commands; c->name; c++)
+		fprintf(out, "  %-9s %s\n", c->name, c->summary);
+	fputs("\nexit codes: 0 all checks passed, 1 a check failed, "
+	      "2 usage or suite error,\n"
+	      "            3 infrastructure error, 4 interrupted\n", out);
+}
+
+void command_usage(const struct command *cmd, int to_stderr)
+{
+	FILE *out = to_stderr ? stderr : stdout;
+
+	fprintf(out, "usage: %s", cmd->usage);
+}
+
+int cmd_help(int argc, char **argv)
+{
+	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
+	const struct command *cmd;
+	int n = opts_parse(command_find("help"), opts, argc, argv);
+
+	if (n == 0) {
+		usage(stdout);
+		return EXIT_PASS;
+	}
+	if (n > 1)
+		die(EXIT_USAGE, "help: too many arguments");
+	cmd = command_find(argv[1]);
+	if (!cmd)
+		die(EXIT_USAGE, "help: unknown command '%s'", argv[1]);
+	command_usage(cmd, 0);
+	return EXIT_PASS;
+}
+
+int main(int argc, char **argv)
+{
+	const struct command *cmd;
+
+	/* A closed pipe on stdout (| head) is an error return, not a kill. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return EXIT_PASS;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("tichaos %s\n", TICHAOS_VERSION);
+		return EXIT_PASS;
+	}
+	if (argv[1][0] == '-')
+		die(EXIT_USAGE, "unknown option '%s' (see 'tichaos --help')",
+		    argv[1]);
+	cmd = command_find(argv[1]);
+	if (!cmd)
+		die(EXIT_USAGE, "unknown command '%s' (see 'tichaos --help')",
+		    argv[1]);
+	return cmd->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,76 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runner/runner.h"
+
+static const struct opt *find_long(const struct opt *opts, const char *name,
+				   size_t len)
+{
+	for (const struct opt *o = opts; o->name; o++)
+		if (strlen(o->name) == len && !strncmp(o->name, name, len))
+			return o;
+	return NULL;
+}
+
+static const struct opt *find_short(const struct opt *opts, char c)
+{
+	for (const struct opt *o = opts; o->name; o++)
+		if (o->short_name && o->short_name == c)
+			return o;
+	return NULL;
+}
+
+int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
+	       char **argv)
+{
+	int npos = 0, only_positional = 0;
+
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		const struct opt *o;
+		const char *value = NULL;
+
+		if (only_positional || arg[0] != '-' || !arg[1]) {
+			argv[++npos] = argv[i];
+			continue;
+		}
+		if (!strcmp(arg, "--")) {
+			only_positional = 1;
+			continue;
+		}
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			command_usage(cmd, 0);
+			exit(EXIT_PASS);
+		}
+		if (arg[1] == '-') {
+			const char *eq = strchr(arg + 2, '=');
+			size_t len = eq ? (size_t)(eq - arg - 2)
+					: strlen(arg + 2);
+
+			o = find_long(opts, arg + 2, len);
+			if (eq)
+				value = eq + 1;
+		} else {
+			o = arg[2] ? NULL : find_short(opts, arg[1]);
+		}
+		if (!o)
+			die(EXIT_USAGE, "%s: unknown option '%s' (see 'tichaos "
+			    "help %s')", cmd->name, arg, cmd->name);
+		if (o->flag) {
+			if (value)
+				die(EXIT_USAGE, "%s: option '--%s' takes no "
+				    "value", cmd->name, o->name);
+			(*o->flag)++;
+			continue;
+		}
+		if (!value) {
+			if (i + 1 >= argc)
+				die(EXIT_USAGE, "%s: option '--%s' needs a "
+				    "value", cmd->name, o->name);
+			value = argv[++i];
+		}
+		*o->str = value;
+	}
+	return npos;
+}

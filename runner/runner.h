@@ -1,0 +1,78 @@
+#ifndef TICHAOS_RUNNER_H
+#define TICHAOS_RUNNER_H
+
+/*
+ * The command-line front end. Only code in runner/ may end the process,
+ * and only through die(); exit codes are the contract of DESIGN §3.
+ */
+
+#include "lib/err.h"
+
+#define TICHAOS_VERSION "0.1.0"
+
+enum exit_code {
+	EXIT_PASS = 0,
+	EXIT_FAIL = 1,
+	EXIT_USAGE = 2,
+	EXIT_INFRA = 3,
+	EXIT_INTERRUPTED = 4,
+};
+
+struct command {
+	const char *name;
+	/* One line for `tichaos --help`. */
+	const char *summary;
+	/* The synopsis and option list for `tichaos help NAME`. */
+	const char *usage;
+	/* argv[0] is the command name. Returns the exit code. */
+	int (*fn)(int argc, char **argv);
+};
+
+/* Print "tichaos: <message>" on stderr and exit with `code`. */
+__attribute__((noreturn, format(printf, 2, 3)))
+void die(int code, const char *fmt, ...);
+
+/* die() with the error's message; the exit code is its class. */
+__attribute__((noreturn))
+void die_err(const struct err *e);
+
+/* The command named `name`, or NULL. */
+const struct command *command_find(const char *name);
+
+/*
+ * Command-line options of one command. Each entry names a long option
+ * ("--seed"), an optional short one ('v'), and where its value goes: a
+ * string (`str`), or a flag counter (`flag`) for options without a value.
+ */
+struct opt {
+	const char *name;
+	char short_name;
+	const char **str;
+	int *flag;
+};
+
+/*
+ * Parse argv[1..] of command `cmd` against `opts` (terminated by a zeroed
+ * entry). Options and positional arguments may be mixed; "--" ends the
+ * options; "--name=value" and "--name value" both work. The positional
+ * arguments are moved to the front of argv (from index 1) and their count
+ * returned. Unknown options and missing values die with exit 2, e.g.
+ * "tichaos: run: unknown option '--no-such-flag'". "-h"/"--help" prints
+ * the command's usage and exits 0.
+ */
+int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
+	       char **argv);
+
+/* Print the command's usage on `out`. */
+void command_usage(const struct command *cmd, int to_stderr);
+
+int cmd_check(int argc, char **argv);
+int cmd_cluster(int argc, char **argv);
+int cmd_help(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_validate(int argc, char **argv);
+
+#endif

@@ -1,0 +1,134 @@
+# test-lib.sh — a small TAP harness for the functional tests (after git's
+# t/test-lib.sh). Source it from tests/func/tNNNN-name.sh:
+#
+#   . "$(dirname "$0")/test-lib.sh"
+#   test_expect_success 'what it checks' '
+#           commands; the last status is the verdict
+#   '
+#   test_done
+#
+# Every test file gets its own scratch directory ($TRASH) and cleans up
+# what it started: clusters registered with test_cluster_up are brought
+# down, pids registered with test_track_pid are killed, by pid.
+
+set -u
+
+TEST_DIR=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$TEST_DIR/../.." && pwd)
+TICHAOS="$ROOT/tichaos"
+DATA="$ROOT/tests/data"
+TRASH=$(mktemp -d "${TMPDIR:-/tmp}/tichaos-test.XXXXXX")
+export TICHAOS ROOT DATA TRASH
+
+test_count=0
+test_failed=0
+test_clusters=
+test_pids=
+
+test_cleanup() {
+	for d in $test_clusters; do
+		"$TICHAOS" cluster down --dir "$d" >/dev/null 2>&1
+	done
+	for p in $test_pids; do
+		kill -9 "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	if [ -n "${TEST_KEEP_TRASH:-}" ]; then
+		echo "# kept $TRASH"
+	else
+		rm -rf "$TRASH"
+	fi
+}
+trap 'test_cleanup' EXIT
+trap 'exit 130' INT TERM
+
+# skip_all REASON: nothing here can run on this machine.
+skip_all() {
+	echo "1..0 # SKIP $*"
+	exit 0
+}
+
+# test_expect_success DESCRIPTION SCRIPT: run SCRIPT in this shell, in
+# $TRASH; chain its commands with && so that any failure fails the test.
+test_expect_success() {
+	test_count=$((test_count + 1))
+	out="$TRASH/.test-output"
+	if { eval "$2"; } >"$out" 2>&1; then
+		echo "ok $test_count - $1"
+	else
+		test_failed=$((test_failed + 1))
+		echo "not ok $test_count - $1"
+		sed -e 's/^/# /' "$out"
+	fi
+}
+
+# test_done: print the plan; exit non-zero when a test failed.
+test_done() {
+	echo "1..$test_count"
+	[ "$test_failed" = 0 ]
+	exit $?
+}
+
+# test_track_pid PID: kill it (by pid) when the test file ends.
+test_track_pid() {
+	test_pids="$test_pids $1"
+}
+
+# test_cluster_up DIR [ARGS...]: start a local cluster on a free block of
+# ports (unless ARGS say otherwise) and bring it down when the file ends.
+test_cluster_up() {
+	dir=$1
+	shift
+	test_clusters="$test_clusters $dir"
+	if [ $# = 0 ]; then
+		set -- --port-base auto
+	fi
+	"$TICHAOS" cluster up --dir "$dir" "$@" >"$dir.up.out" 2>&1 ||
+	{ cat "$dir.up.out"; return 1; }
+}
+
+# port_of DIR COMPONENT: the SQL port of up-0 / down-0 of a local cluster.
+port_of() {
+	base=$(cat "$1/port-base") || return 1
+	case $2 in
+	up-0) echo "$base" ;;
+	down-0) echo $((base + 1)) ;;
+	etcd-0) echo $((base + 2)) ;;
+	*) return 1 ;;
+	esac
+}
+
+# sql PORT QUERY: run QUERY on 127.0.0.1:PORT as root; tab-separated rows.
+sql() {
+	mariadb --no-defaults -h127.0.0.1 -P"$1" -uroot -N -B -e "$2"
+}
+
+# wait_for_condition SECONDS SCRIPT: retry SCRIPT every 0.1 s until it
+# succeeds; fail after SECONDS.
+wait_for_condition() {
+	end=$(( $(date +%s) + $1 ))
+	while ! eval "$2" >/dev/null 2>&1; do
+		[ "$(date +%s)" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# alive PID: the process exists and has not exited (a zombie has).
+alive() {
+	[ -r "/proc/$1/stat" ] || return 1
+	state=$(sed -e 's/.*) //' "/proc/$1/stat" | cut -c1)
+	[ "$state" != Z ] && [ "$state" != X ]
+}
+
+# listening PORT: something listens on 127.0.0.1:PORT.
+listening() {
+	ss -ltnH "sport = :$1" | grep -q .
+}
+
+# test_cmp EXPECTED ACTUAL: files are equal; show the diff otherwise.
+test_cmp() {
+	diff -u "$1" "$2"
+}
+
+[ -x "$TICHAOS" ] || { echo "Bail out! $TICHAOS is not built (make)"; exit 1; }
+cd "$TRASH" || exit 1
