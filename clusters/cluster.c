@@ -465,30 +465,47 @@ int component_continue(struct cluster *c, struct component *comp,
 
 int cluster_up(struct cluster *c, struct err *e)
 {
+	unsigned char *started = calloc(c->ncomps + 1, 1);
+	int rc = -1;
+
+	if (!started)
+		return err_set(e, ERR_INFRA, "out of memory");
 	if (c->type->prepare && c->type->prepare(c, e))
-		return -1;
+		goto out;
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 		enum component_state state = component_state(c, comp);
 
-		if (state == STATE_PAUSED)
-			return err_set(e, ERR_INFRA, "%s is paused (SIGSTOP); "
-				       "continue it or run 'cluster down'",
-				       comp->name);
-		if (state == STATE_STOPPED && spawn(c, comp, e))
-			return -1;
+		if (state == STATE_PAUSED) {
+			err_set(e, ERR_INFRA, "%s is paused (SIGSTOP); continue "
+				"it or run 'cluster down'", comp->name);
+			goto out;
+		}
+		if (state == STATE_STOPPED) {
+			if (spawn(c, comp, e))
+				goto out;
+			started[i] = 1;
+		}
 	}
 	for (size_t i = 0; i < c->ncomps; i++)
 		if (await(c, &c->comps[i], 1, e))
-			return -1;
+			goto out;
 	if (c->type->setup && c->type->setup(c, e))
-		return -1;
+		goto out;
 	for (size_t i = 0; i < c->ncomps; i++)
 		if (await(c, &c->comps[i], 0, e))
-			return -1;
+			goto out;
 	if (c->topology_path && topology_write(c, c->topology_path, e))
-		return -1;
-	return 0;
+		goto out;
+	rc = 0;
+out:
+	/* A failed up leaves things as they were: what it started, it
+	 * stops (the error already names what went wrong). */
+	for (size_t i = c->ncomps; rc && i-- > 0;)
+		if (started[i])
+			component_stop(c, &c->comps[i], NULL);
+	free(started);
+	return rc;
 }
 
 int cluster_down(struct cluster *c, struct err *e)

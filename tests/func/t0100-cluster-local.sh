@@ -38,7 +38,7 @@ test_expect_success 'the upstream runs a ROW binlog with GTIDs' '
 
 test_expect_success 'the downstream is crash-safe and applies in parallel' '
 	test "$(sql "$DOWN" "select @@relay_log_recovery, @@slave_parallel_threads, @@server_id")" = "$(printf "1\t4\t2")" &&
-	sql "$DOWN" "show slave status\G" >status &&
+	sqlv "$DOWN" "show slave status" >status &&
 	grep -q "Using_Gtid: Slave_Pos$" status &&
 	grep -q "Master_Port: $UP$" status &&
 	sql "$DOWN" "select engine from information_schema.tables where table_schema=\"mysql\" and table_name=\"gtid_slave_pos\"" >engine &&

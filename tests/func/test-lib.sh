@@ -103,6 +103,11 @@ sql() {
 	mariadb --no-defaults -h127.0.0.1 -P"$1" -uroot -N -B -e "$2"
 }
 
+# sqlv PORT QUERY: the same, vertical ("Name: value" lines).
+sqlv() {
+	mariadb --no-defaults -h127.0.0.1 -P"$1" -uroot -e "$2\G"
+}
+
 # wait_for_condition SECONDS SCRIPT: retry SCRIPT every 0.1 s until it
 # succeeds; fail after SECONDS.
 wait_for_condition() {
