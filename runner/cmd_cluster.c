@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -77,15 +78,60 @@ static int status(struct cluster *c)
 	return all_up ? EXIT_PASS : EXIT_INFRA;
 }
 
+/* Signal names for --signal: the ones a fault may send. */
+static int parse_signal(const char *name)
+{
+	static const struct {
+		const char *name;
+		int sig;
+	} sigs[] = {
+		{ "KILL", SIGKILL }, { "TERM", SIGTERM }, { "INT", SIGINT },
+		{ "QUIT", SIGQUIT }, { "HUP", SIGHUP },
+	};
+
+	if (!strncmp(name, "SIG", 3))
+		name += 3;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (!strcmp(sigs[i].name, name))
+			return sigs[i].sig;
+	return 0;
+}
+
+/* kill / start / pause / continue one component by name. */
+static int component_action(struct cluster *c, const char *action,
+			    const char *name, int sig, struct err *e)
+{
+	struct component *comp = cluster_find(c, name);
+
+	if (!comp) {
+		err_set(e, ERR_USAGE, "cluster: no component '%s' in the "
+			"cluster", name);
+		return -1;
+	}
+	if (!strcmp(action, "kill"))
+		return component_kill(c, comp, sig, e);
+	if (!strcmp(action, "start"))
+		return component_start(c, comp, e);
+	if (!strcmp(action, "pause"))
+		return component_pause(c, comp, e);
+	return component_continue(c, comp, e);
+}
+
+static const char *const actions[] = {
+	"up", "down", "status", "kill", "start", "pause", "continue", NULL,
+};
+
 int cmd_cluster(int argc, char **argv)
 {
 	const char *cluster = NULL, *dir = NULL, *port_base = NULL;
-	int purge = 0, verbose = 0, n, rc = EXIT_PASS;
+	const char *signal_name = NULL;
+	int purge = 0, verbose = 0, n, rc = EXIT_PASS, sig = SIGKILL;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "dir", 0, &dir, NULL },
 		{ "port-base", 0, &port_base, NULL },
 		{ "purge", 0, NULL, &purge },
+		{ "signal", 0, &signal_name, NULL },
 		{ "verbose", 'v', NULL, &verbose },
 		{ NULL, 0, NULL, NULL },
 	};
@@ -93,16 +139,24 @@ int cmd_cluster(int argc, char **argv)
 	struct cluster c;
 	struct err e = ERR_INIT;
 	const char *action;
+	int per_component, known = 0;
 
 	n = opts_parse(command_find("cluster"), opts, argc, argv);
-	if (n != 1)
-		die(EXIT_USAGE, "cluster: expected one of up, down, status "
-		    "(see 'tichaos help cluster')");
+	if (n < 1)
+		die(EXIT_USAGE, "cluster: expected an action (see 'tichaos "
+		    "help cluster')");
 	action = argv[1];
-	if (strcmp(action, "up") && strcmp(action, "down") &&
-	    strcmp(action, "status"))
+	for (int i = 0; actions[i]; i++)
+		known |= !strcmp(actions[i], action);
+	if (!known)
 		die(EXIT_USAGE, "cluster: unknown action '%s' (expected up, "
-		    "down or status)", action);
+		    "down, status, kill, start, pause or continue)", action);
+	per_component = strcmp(action, "up") && strcmp(action, "down") &&
+			strcmp(action, "status");
+	if (per_component && n != 2)
+		die(EXIT_USAGE, "cluster: %s takes one COMPONENT", action);
+	if (!per_component && n != 1)
+		die(EXIT_USAGE, "cluster: %s takes no arguments", action);
 	if (verbose)
 		log_set_level(LOG_DEBUG);
 	if (cluster && strcmp(cluster, "local") && (dir || port_base))
@@ -110,6 +164,11 @@ int cmd_cluster(int argc, char **argv)
 		    "local cluster, not to '%s'", cluster);
 	if (purge && strcmp(action, "down"))
 		die(EXIT_USAGE, "cluster: --purge goes with 'down'");
+	if (signal_name && strcmp(action, "kill"))
+		die(EXIT_USAGE, "cluster: --signal goes with 'kill'");
+	if (signal_name && !(sig = parse_signal(signal_name)))
+		die(EXIT_USAGE, "cluster: --signal: unknown signal '%s' "
+		    "(expected KILL, TERM, INT, QUIT or HUP)", signal_name);
 	if (port_base && !strcmp(port_base, "auto")) {
 		o.port_base = -1;
 	} else if (port_base) {
@@ -150,8 +209,10 @@ int cmd_cluster(int argc, char **argv)
 					 &e))
 				rc = (int)e.class;
 		}
-	} else {
+	} else if (!strcmp(action, "status")) {
 		rc = status(&c);
+	} else if (component_action(&c, action, argv[2], sig, &e)) {
+		rc = (int)e.class;
 	}
 	cluster_close(&c);
 out:

@@ -75,7 +75,7 @@ test_expect_success 'help of an unknown command: exit 2' '
 
 test_expect_success 'cluster with an unknown action: exit 2' '
 	"$TICHAOS" cluster sideways 2>err; test $? = 2 &&
-	echo "tichaos: cluster: unknown action '\''sideways'\'' (expected up, down or status)" >expect &&
+	echo "tichaos: cluster: unknown action '\''sideways'\'' (expected up, down, status, kill, start, pause or continue)" >expect &&
 	test_cmp expect err
 '
 

@@ -1,0 +1,134 @@
+#!/bin/sh
+# Component operations the faults build on: kill with a signal and wait,
+# start again with the same argv, pause and continue.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+C="$TRASH/c"
+
+test_expect_success 'set up' '
+	test_cluster_up "$C" &&
+	UP=$(port_of "$C" up-0) && DOWN=$(port_of "$C" down-0) &&
+	sql "$UP" "create database o; create table o.t (id int primary key)"
+'
+
+test_expect_success 'kill cdc (down-0): gone when the command returns' '
+	old=$(cat "$C/down-0/tichaos.pid") &&
+	"$TICHAOS" cluster kill down-0 --dir "$C" &&
+	! alive "$old" &&
+	"$TICHAOS" cluster status --dir "$C" >out; test $? = 3 &&
+	grep -Eq "^down-0 .* stopped " out
+'
+
+test_expect_success 'rows written while cdc is down arrive after start' '
+	sql "$UP" "insert into o.t values (1), (2), (3)" &&
+	"$TICHAOS" cluster start down-0 --dir "$C" &&
+	new=$(cat "$C/down-0/tichaos.pid") &&
+	test "$new" != "$old" && alive "$new" &&
+	grep -q -- "--defaults-file=$C/down-0/my.cnf" "/proc/$new/cmdline" &&
+	wait_for_condition 10 "test \"\$(sql $DOWN \"select count(*) from o.t\")\" = 3"
+'
+
+test_expect_success 'kill a stopped component: exit 3, says so' '
+	"$TICHAOS" cluster kill down-0 --dir "$C" &&
+	"$TICHAOS" cluster kill down-0 --dir "$C" 2>err; test $? = 3 &&
+	echo "tichaos: down-0 is not running" >expect && test_cmp expect err &&
+	"$TICHAOS" cluster start down-0 --dir "$C"
+'
+
+test_expect_success 'start a running component: exit 3, says so' '
+	"$TICHAOS" cluster start up-0 --dir "$C" 2>err; test $? = 3 &&
+	echo "tichaos: up-0 is already running" >expect && test_cmp expect err
+'
+
+test_expect_success 'kill --signal TERM stops etcd-0 cleanly' '
+	old=$(cat "$C/etcd-0/tichaos.pid") &&
+	"$TICHAOS" cluster kill etcd-0 --signal TERM --dir "$C" &&
+	! alive "$old" &&
+	"$TICHAOS" cluster start etcd-0 --dir "$C" &&
+	alive "$(cat "$C/etcd-0/tichaos.pid")"
+'
+
+test_expect_success 'pause up-0: stopped state, status says paused, SQL hangs' '
+	pid=$(cat "$C/up-0/tichaos.pid") &&
+	"$TICHAOS" cluster pause up-0 --dir "$C" &&
+	test "$(sed -e "s/.*) //" "/proc/$pid/stat" | cut -c1)" = T &&
+	"$TICHAOS" cluster status --dir "$C" >out; test $? = 3 &&
+	grep -Eq "^up-0 .* paused " out &&
+	! timeout 2 mariadb --no-defaults -h127.0.0.1 -P"$UP" -uroot -e "select 1" >/dev/null 2>&1
+'
+
+test_expect_success 'continue up-0: it answers again' '
+	"$TICHAOS" cluster continue up-0 --dir "$C" &&
+	test "$(sed -e "s/.*) //" "/proc/$pid/stat" | cut -c1)" != T &&
+	test "$(sql "$UP" "select 1")" = 1 &&
+	"$TICHAOS" cluster status --dir "$C" >/dev/null
+'
+
+test_expect_success 'an unknown component: exit 2' '
+	"$TICHAOS" cluster kill cdc-9 --dir "$C" 2>err; test $? = 2 &&
+	echo "tichaos: cluster: no component '\''cdc-9'\'' in the cluster" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'an unknown signal: exit 2' '
+	"$TICHAOS" cluster kill up-0 --signal USR9 --dir "$C" 2>err; test $? = 2 &&
+	echo "tichaos: cluster: --signal: unknown signal '\''USR9'\'' (expected KILL, TERM, INT, QUIT or HUP)" >expect &&
+	test_cmp expect err
+'
+
+# A described cluster whose one component is a plain program: the same
+# operations work through a topology file, with no endpoints to check.
+mkdir -p "$TRASH/s"
+cat >"$TRASH/s/topology.yaml" <<EOF
+components:
+  - name: sleeper
+    roles: [cdc]
+    start: [sleep, "600"]
+    pidfile: sleeper.pid
+    log: sleeper.log
+EOF
+
+test_expect_success 'a topology component: start, pause, continue, kill' '
+	T="$TRASH/s/topology.yaml" &&
+	"$TICHAOS" cluster up --cluster "$T" >out &&
+	pid=$(cat "$TRASH/s/sleeper.pid") && test_track_pid "$pid" &&
+	alive "$pid" &&
+	grep -Eq "^sleeper +cdc +$pid +- +running" out &&
+	"$TICHAOS" cluster pause sleeper --cluster "$T" &&
+	"$TICHAOS" cluster status --cluster "$T" >out; test $? = 3 &&
+	grep -Eq "^sleeper .* paused " out &&
+	"$TICHAOS" cluster continue sleeper --cluster "$T" &&
+	"$TICHAOS" cluster kill sleeper --cluster "$T" --signal TERM &&
+	! alive "$pid" &&
+	"$TICHAOS" cluster start sleeper --cluster "$T" &&
+	pid2=$(cat "$TRASH/s/sleeper.pid") && test_track_pid "$pid2" &&
+	test "$pid2" != "$pid" &&
+	"$TICHAOS" cluster down --cluster "$T" &&
+	! alive "$pid2" && test ! -e "$TRASH/s/sleeper.pid"
+'
+
+test_expect_success 'a topology with a typo: file:line:col and a suggestion, exit 2' '
+	printf "components:\n  - name: x\n    rolse: [cdc]\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:3:5: unknown key '\''rolse'\'' in component (did you mean '\''roles'\''?)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'a topology with an unknown role: exit 2' '
+	printf "components:\n  - name: x\n    roles: [cdcc]\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:3:13: unknown role '\''cdcc'\'' (did you mean '\''cdc'\''?)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'a missing topology file: exit 2' '
+	"$TICHAOS" cluster status --cluster "$TRASH/none.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: cannot open '\''$TRASH/none.yaml'\'': No such file or directory" >expect &&
+	test_cmp expect err
+'
+
+test_done
