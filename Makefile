@@ -102,16 +102,17 @@ prove:
 	$(PROVE) $(PROVE_OPTS) $(UNIT_TESTS) $(wildcard tests/func/t[0-9]*.sh)
 
 asan: deps
-	@$(MAKE) --no-print-directory clean
+	@$(MAKE) --no-print-directory clean >/dev/null
 	@$(MAKE) --no-print-directory SANITIZE=1 DEVELOPER=1 $(PROG) unit-tests
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	 $(MAKE) --no-print-directory prove
-	@$(MAKE) --no-print-directory clean
+	@$(MAKE) --no-print-directory clean >/dev/null
 
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS)
 
 .PHONY: all deps run test prove asan clean unit-tests
+.SECONDARY: $(UNIT_OBJS)
 
 -include $(OBJS:.o=.d)

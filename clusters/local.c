@@ -323,6 +323,7 @@ static int write_config(struct cluster *c, const struct component *comp,
 		"port=%d\n"
 		"bind-address=127.0.0.1\n"
 		"socket=%s/mariadbd.sock\n"
+		"tmpdir=%s/tmp\n"
 		"pid-file=%s/mariadbd.pid\n"
 		"log-error=%s\n"
 		"user=%s\n"
@@ -335,7 +336,7 @@ static int write_config(struct cluster *c, const struct component *comp,
 		"max-connections=1000\n"
 		"character-set-server=utf8mb4\n",
 		comp->data_dir, comp->sql_port, comp->dir, comp->dir,
-		comp->log, run_as_user(), server_id);
+		comp->dir, comp->log, run_as_user(), server_id);
 	if (!rc && server_id == 1)
 		rc = buf_addstr(&cnf,
 			"log-bin=binlog\n"
@@ -376,7 +377,8 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 	struct proc procs[2] = { PROC_INIT, PROC_INIT };
 	char *tmp[2] = { NULL, NULL }, *logs[2] = { NULL, NULL };
 	char *datadir_opt[2] = { NULL, NULL }, *user_opt = NULL;
-	const char *argv[2][7];
+	char *tmpdir_opt[2] = { NULL, NULL };
+	const char *argv[2][8];
 	int rc = 0;
 
 	user_opt = xprintf("--user=%s", run_as_user());
@@ -389,6 +391,9 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 		tmp[i] = xprintf("%s.init", comp->data_dir);
 		logs[i] = xprintf("%s/install-db.log", comp->dir);
 		datadir_opt[i] = xprintf("--datadir=%s", tmp[i]);
+		/* Bootstraps running side by side collide on temporary
+		 * table names in a shared tmpdir. */
+		tmpdir_opt[i] = xprintf("--tmpdir=%s/tmp", comp->dir);
 		if (remove_tree(tmp[i], e)) {
 			rc = -1;
 			break;
@@ -399,9 +404,11 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 		argv[i][3] = "--auth-root-authentication-method=normal";
 		argv[i][4] = "--skip-test-db";
 		argv[i][5] = user_opt;
-		argv[i][6] = NULL;
+		argv[i][6] = tmpdir_opt[i];
+		argv[i][7] = NULL;
 		procs[i].argv = argv[i];
 		procs[i].out = logs[i];
+		procs[i].append = 1;
 		procs[i].err_to_out = 1;
 		log_info("initialising %s in '%s'", comp->name,
 			 comp->data_dir);
@@ -433,6 +440,7 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 		free(tmp[i]);
 		free(logs[i]);
 		free(datadir_opt[i]);
+		free(tmpdir_opt[i]);
 	}
 	free(user_opt);
 	return rc;
@@ -470,9 +478,14 @@ static int local_prepare(struct cluster *c, struct err *e)
 	}
 	if (make_dir(c->dir, e))
 		return -1;
-	for (int i = 0; i < NCOMPS; i++)
-		if (make_dir(c->comps[i].dir, e))
+	for (int i = 0; i < NCOMPS; i++) {
+		char *tmp = xprintf("%s/tmp", c->comps[i].dir);
+		int bad = make_dir(c->comps[i].dir, e) || make_dir(tmp, e);
+
+		free(tmp);
+		if (bad)
 			return -1;
+	}
 	/* etcd keeps its peer URL in its data: a new port base needs a new
 	 * member. Its data are only elections, so nothing is lost. */
 	if (l->recorded_base && l->recorded_base != c->port_base &&

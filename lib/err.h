@@ -7,7 +7,8 @@
  * Functions that can fail return 0 on success and -1 on failure, filling a
  * caller-owned `struct err`. A set error is never overwritten: the first
  * message wins, so calls chain with `||` and the root cause is what the user
- * sees. On success the struct is left untouched.
+ * sees. On success the struct is left untouched. err_set() and err_errno()
+ * accept a NULL `e` when the caller does not want the message.
  *
  * The class says what kind of failure it was; it is also the exit code the
  * runner uses for it (DESIGN §3).

@@ -141,9 +141,11 @@ int proc_start(struct proc *p, struct err *e)
 			subject = p->dir;
 		else if (code[0] == FAIL_IN)
 			subject = p->in ? p->in : "/dev/null";
-		else if (code[0] == FAIL_OUT || code[0] == FAIL_ERR)
-			subject = code[0] == FAIL_OUT || p->err_to_out ?
-				  p->out : p->err;
+		else if (code[0] == FAIL_OUT)
+			subject = p->out_fd > 0 ? "stdout" : p->out;
+		else if (code[0] == FAIL_ERR)
+			subject = p->err_to_out ? "stderr" :
+				  p->err_fd > 0 ? "stderr" : p->err;
 		err_errno(e, code[1], what[code[0]], subject);
 		return -1;
 	}
@@ -246,7 +248,9 @@ int proc_capture(const char *const *argv, struct buf *out, struct buf *errout,
 				close(*fd);
 				*fd = -1;
 				open_fds--;
-			} else if (dest[i]) {
+			} else if (dest[i] && !err_isset(&overflow)) {
+				/* Past the limit the rest is drained and
+				 * dropped: no output with gaps in it. */
 				buf_add(dest[i], chunk, (size_t)n, &overflow);
 			}
 		}

@@ -31,7 +31,10 @@ double rand_double(struct rand *r);
 /* Seed `child` from `parent`, advancing the parent. */
 void rand_split(struct rand *parent, struct rand *child);
 
-/* A fresh non-zero seed from the system (getrandom, else time and pid). */
+/*
+ * A fresh seed from the system (getrandom, else time and pid), in
+ * [1, 10^12): short enough to read back and pass as --seed.
+ */
 uint64_t rand_fresh_seed(void);
 
 #endif

@@ -1,0 +1,195 @@
+/* lib/parse.c: checked integers and durations, and formatting durations. */
+
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/parse.h"
+#include "tests/unit/tap.h"
+
+#define NS_PER_MIN (60 * NS_PER_SEC)
+#define NS_PER_HOUR (3600 * NS_PER_SEC)
+
+static void duration_ok(const char *s, int64_t want)
+{
+	struct err e = ERR_INIT;
+	int64_t ns = -42;
+
+	is_int(parse_duration(s, &ns, &e), 0, "duration '%s' parses", s);
+	is_int(ns, want, "duration '%s' is %lldns", s, (long long)want);
+	if (err_isset(&e))
+		diag("unexpected error: %s", e.msg);
+}
+
+static void duration_bad(const char *s, const char *want)
+{
+	struct err e = ERR_INIT;
+	int64_t ns = -42;
+
+	is_int(parse_duration(s, &ns, &e), -1, "duration '%s' is rejected",
+	       s ? s : "(null)");
+	is_str(e.msg, want, "  with the message");
+	is_int(e.class, ERR_USAGE, "  as ERR_USAGE");
+	is_int(ns, -42, "  and the output untouched");
+}
+
+static void test_durations(void)
+{
+	duration_ok("500ms", 500000000);
+	duration_ok("15s", 15 * NS_PER_SEC);
+	duration_ok("2m", 2 * NS_PER_MIN);
+	duration_ok("1h", NS_PER_HOUR);
+	duration_ok("1m30s", 90 * NS_PER_SEC);
+	duration_ok("0s", 0);
+	duration_ok("0ms", 0);
+	duration_ok("1ms", NS_PER_MS);
+	duration_ok("1h2m3s4ms", NS_PER_HOUR + 2 * NS_PER_MIN +
+		    3 * NS_PER_SEC + 4 * NS_PER_MS);
+	duration_ok("90s", 90 * NS_PER_SEC);
+	duration_ok("007s", 7 * NS_PER_SEC);
+	duration_ok("1000h", 1000 * NS_PER_HOUR);
+	duration_ok("999h60m", 1000 * NS_PER_HOUR);
+}
+
+static void test_duration_errors(void)
+{
+	duration_bad("", "empty duration (use e.g. '500ms', '15s', '2m', "
+		     "'1h')");
+	duration_bad(NULL, "empty duration (use e.g. '500ms', '15s', '2m', "
+		     "'1h')");
+	duration_bad("15", "invalid duration '15' (missing unit: use ms, s, "
+		     "m or h)");
+	duration_bad("1m30", "invalid duration '1m30' (missing unit: use ms, "
+		     "s, m or h)");
+	duration_bad("-1s", "invalid duration '-1s' (use e.g. '500ms', "
+		     "'15s', '2m', '1h')");
+	duration_bad("1.5s", "invalid duration '1.5s' (use e.g. '500ms', "
+		     "'15s', '2m', '1h')");
+	duration_bad("10x", "invalid duration '10x' (use e.g. '500ms', "
+		     "'15s', '2m', '1h')");
+	duration_bad("s", "invalid duration 's' (use e.g. '500ms', '15s', "
+		     "'2m', '1h')");
+	duration_bad(" 1s", "invalid duration ' 1s' (use e.g. '500ms', "
+		     "'15s', '2m', '1h')");
+	duration_bad("1s ", "invalid duration '1s ' (use e.g. '500ms', "
+		     "'15s', '2m', '1h')");
+	duration_bad("1sec", "invalid duration '1sec' (use e.g. '500ms', "
+		     "'15s', '2m', '1h')");
+	duration_bad("2000h", "duration '2000h' is too long (at most 1000h)");
+	duration_bad("1000h1ms", "duration '1000h1ms' is too long (at most "
+		     "1000h)");
+	duration_bad("99999999999999999999s", "duration "
+		     "'99999999999999999999s' is too long (at most 1000h)");
+}
+
+static void int_ok(const char *s, int64_t min, int64_t max, int64_t want)
+{
+	struct err e = ERR_INIT;
+	int64_t v = -42;
+
+	is_int(parse_int64(s, min, max, &v, &e), 0, "number '%s' parses", s);
+	is_int(v, want, "number '%s' is %lld", s, (long long)want);
+	if (err_isset(&e))
+		diag("unexpected error: %s", e.msg);
+}
+
+static void int_bad(const char *s, int64_t min, int64_t max,
+		    const char *want)
+{
+	struct err e = ERR_INIT;
+	int64_t v = -42;
+
+	is_int(parse_int64(s, min, max, &v, &e), -1,
+	       "number '%s' in %lld..%lld is rejected", s ? s : "(null)",
+	       (long long)min, (long long)max);
+	is_str(e.msg, want, "  with the message");
+	is_int(e.class, ERR_USAGE, "  as ERR_USAGE");
+	is_int(v, -42, "  and the output untouched");
+}
+
+static void test_ints(void)
+{
+	int_ok("0", 0, 10, 0);
+	int_ok("7", 1, 8, 7);
+	int_ok("1", 1, 8, 1);
+	int_ok("8", 1, 8, 8);
+	int_ok("-5", -10, 10, -5);
+	int_ok("-0", 0, 0, 0);
+	int_ok("0010", 0, 100, 10);
+	int_ok("9223372036854775807", INT64_MIN, INT64_MAX, INT64_MAX);
+	int_ok("-9223372036854775808", INT64_MIN, INT64_MAX, INT64_MIN);
+
+	int_bad("9", 1, 8, "number '9' is out of range (1..8)");
+	int_bad("0", 1, 8, "number '0' is out of range (1..8)");
+	int_bad("-1", 0, 100, "number '-1' is out of range (0..100)");
+	int_bad("9223372036854775808", INT64_MIN, INT64_MAX,
+		"number '9223372036854775808' is out of range "
+		"(-9223372036854775808..9223372036854775807)");
+	int_bad("-99999999999999999999", -5, 5,
+		"number '-99999999999999999999' is out of range (-5..5)");
+
+	int_bad("12a", 0, 100, "invalid number '12a'");
+	int_bad("", 0, 100, "invalid number ''");
+	int_bad(NULL, 0, 100, "invalid number ''");
+	int_bad("-", 0, 100, "invalid number '-'");
+	int_bad("--1", -5, 5, "invalid number '--1'");
+	int_bad("- 1", -5, 5, "invalid number '- 1'");
+	int_bad("+1", 0, 100, "invalid number '+1'");
+	int_bad(" 1", 0, 100, "invalid number ' 1'");
+	int_bad("1 ", 0, 100, "invalid number '1 '");
+	int_bad("0x10", 0, 100, "invalid number '0x10'");
+	int_bad("1e3", 0, 10000, "invalid number '1e3'");
+	int_bad("abc", 0, 100, "invalid number 'abc'");
+}
+
+static void round_trip(const char *s)
+{
+	struct err e = ERR_INIT;
+	char out[32];
+	int64_t ns = -1;
+
+	parse_duration(s, &ns, &e);
+	is_str(format_duration(ns, out, sizeof(out)), s,
+	       "format_duration(parse_duration('%s'))", s);
+}
+
+static void formats(int64_t ns, const char *want)
+{
+	char out[32];
+
+	is_str(format_duration(ns, out, sizeof(out)), want,
+	       "format_duration(%lld)", (long long)ns);
+}
+
+static void test_format(void)
+{
+	char small[4], *p;
+
+	round_trip("1m30s");
+	round_trip("500ms");
+	round_trip("0s");
+	round_trip("1h");
+	round_trip("15s");
+	round_trip("2m");
+	round_trip("1h2m3s4ms");
+	round_trip("1000h");
+
+	formats(90 * NS_PER_SEC, "1m30s");
+	formats(NS_PER_HOUR + 1 * NS_PER_SEC, "1h1s");
+	formats(1500 * NS_PER_MS, "1s500ms");
+	formats(100 * NS_PER_MS, "100ms");
+	formats(25 * NS_PER_HOUR, "25h");
+	formats(999999, "0s");	/* below a millisecond */
+
+	p = format_duration(90 * NS_PER_SEC, small, sizeof(small));
+	ok(p == small, "format_duration returns its buffer");
+	is_str(small, "1m3", "a short buffer is truncated, NUL-terminated");
+}
+
+int main(void)
+{
+	test_durations();
+	test_duration_errors();
+	test_ints();
+	test_format();
+	return done_testing();
+}

@@ -1,0 +1,192 @@
+/* lib/rand.c: a seed reproduces a run, so the exact streams matter. */
+
+#include <string.h>
+
+#include "lib/rand.h"
+#include "tests/unit/tap.h"
+
+/*
+ * The first outputs of xoshiro256** seeded through splitmix64, computed
+ * independently of lib/rand.c. If these change, old seeds no longer
+ * replay old runs.
+ */
+static const uint64_t seed_0[] = {
+	UINT64_C(0x99ec5f36cb75f2b4), UINT64_C(0xbf6e1f784956452a),
+	UINT64_C(0x1a5f849d4933e6e0), UINT64_C(0x6aa594f1262d2d2c),
+};
+static const uint64_t seed_42[] = {
+	UINT64_C(0x15780b2e0c2ec716), UINT64_C(0x6104d9866d113a7e),
+	UINT64_C(0xae17533239e499a1), UINT64_C(0xecb8ad4703b360a1),
+};
+/* rand_split of a fresh seed-42 parent: the child's first outputs. */
+static const uint64_t child_of_42[] = {
+	UINT64_C(0x8ee445d14631c453), UINT64_C(0x106fa1a13296fe62),
+};
+
+static void test_reference(void)
+{
+	struct rand r;
+
+	rand_seed(&r, 0);
+	ok(r.s[0] || r.s[1] || r.s[2] || r.s[3], "seed 0 gives a valid state");
+	for (int i = 0; i < 4; i++)
+		is_uint(rand_next(&r), seed_0[i], "seed 0, output %d", i);
+	rand_seed(&r, 42);
+	for (int i = 0; i < 4; i++)
+		is_uint(rand_next(&r), seed_42[i], "seed 42, output %d", i);
+}
+
+static void test_same_seed(void)
+{
+	struct rand a, b;
+	int differ = 0;
+
+	rand_seed(&a, 20240601);
+	rand_seed(&b, 20240601);
+	for (int i = 0; i < 1000; i++)
+		differ += rand_next(&a) != rand_next(&b);
+	is_int(differ, 0, "same seed, same 1000 outputs");
+
+	rand_seed(&a, 7);
+	rand_next(&a);
+	rand_seed(&a, 20240601);
+	rand_seed(&b, 20240601);
+	is_uint(rand_next(&a), rand_next(&b), "reseeding resets the stream");
+}
+
+static void test_different_seeds(void)
+{
+	struct rand a, b;
+	int same = 0;
+
+	rand_seed(&a, 1);
+	rand_seed(&b, 2);
+	for (int i = 0; i < 1000; i++)
+		same += rand_next(&a) == rand_next(&b);
+	is_int(same, 0, "seeds 1 and 2 share none of 1000 outputs");
+}
+
+static void test_below(void)
+{
+	struct rand r;
+	int seen[7] = { 0 }, out_of_range = 0, missing = 0;
+	uint64_t v, big = UINT64_C(1) << 63 | 12345;
+
+	rand_seed(&r, 99);
+	for (int i = 0; i < 7000; i++) {
+		v = rand_below(&r, 7);
+		if (v >= 7)
+			out_of_range++;
+		else
+			seen[v]++;
+	}
+	is_int(out_of_range, 0, "rand_below(7) stays below 7");
+	for (int i = 0; i < 7; i++)
+		if (seen[i] < 700 || seen[i] > 1300)
+			missing++;
+	is_int(missing, 0, "every value of 0..6 drawn about 1000 times "
+	       "in 7000");
+
+	is_uint(rand_below(&r, 0), 0, "rand_below(0) is 0");
+	is_uint(rand_below(&r, 1), 0, "rand_below(1) is 0");
+	out_of_range = 0;
+	for (int i = 0; i < 1000; i++)
+		if (rand_below(&r, big) >= big)
+			out_of_range++;
+	is_int(out_of_range, 0, "rand_below of a huge n stays below it");
+}
+
+static void test_below_repeats(void)
+{
+	struct rand a, b;
+	int differ = 0;
+
+	rand_seed(&a, 5);
+	rand_seed(&b, 5);
+	for (int i = 0; i < 100; i++)
+		differ += rand_below(&a, 10) != rand_below(&b, 10);
+	is_int(differ, 0, "rand_below is reproducible");
+}
+
+static void test_double(void)
+{
+	struct rand r;
+	int outside = 0, low = 0;
+	double sum = 0;
+
+	rand_seed(&r, 3);
+	for (int i = 0; i < 10000; i++) {
+		double d = rand_double(&r);
+
+		if (!(d >= 0.0 && d < 1.0))
+			outside++;
+		if (d < 0.5)
+			low++;
+		sum += d;
+	}
+	is_int(outside, 0, "rand_double in [0, 1)");
+	ok(low > 4700 && low < 5300, "about half below 0.5 (%d of 10000)",
+	   low);
+	ok(sum / 10000 > 0.48 && sum / 10000 < 0.52, "mean about 0.5");
+
+	rand_seed(&r, 42);
+	ok(rand_double(&r) == (double)(seed_42[0] >> 11) * 0x1.0p-53,
+	   "rand_double uses the top 53 bits of rand_next");
+}
+
+static void test_split(void)
+{
+	struct rand p1, p2, c1, c2, fresh;
+	int differ = 0;
+
+	rand_seed(&p1, 42);
+	rand_seed(&p2, 42);
+	rand_split(&p1, &c1);
+	rand_split(&p2, &c2);
+	for (int i = 0; i < 100; i++)
+		differ += rand_next(&c1) != rand_next(&c2);
+	is_int(differ, 0, "same parent state, same child");
+
+	rand_seed(&p1, 42);
+	rand_split(&p1, &c1);
+	for (int i = 0; i < 2; i++)
+		is_uint(rand_next(&c1), child_of_42[i], "child of seed 42, "
+			"output %d", i);
+	is_uint(rand_next(&p1), seed_42[1],
+		"the split advanced the parent by one output");
+
+	rand_seed(&fresh, seed_42[0]);
+	rand_seed(&p1, 42);
+	rand_split(&p1, &c1);
+	ok(!memcmp(&fresh, &c1, sizeof(fresh)),
+	   "the child is seeded with the parent's next output");
+
+	/* Two splits in a row give two different children. */
+	rand_seed(&p1, 42);
+	rand_split(&p1, &c1);
+	rand_split(&p1, &c2);
+	ok(rand_next(&c1) != rand_next(&c2), "consecutive children differ");
+}
+
+static void test_fresh_seed(void)
+{
+	uint64_t a = rand_fresh_seed(), b = rand_fresh_seed();
+
+	ok(a != 0 && b != 0, "rand_fresh_seed is non-zero");
+	ok(a < UINT64_C(1000000000000) && b < UINT64_C(1000000000000),
+	   "and short enough to type (under 10^12)");
+	ok(a != b, "two fresh seeds differ");
+}
+
+int main(void)
+{
+	test_reference();
+	test_same_seed();
+	test_different_seeds();
+	test_below();
+	test_below_repeats();
+	test_double();
+	test_split();
+	test_fresh_seed();
+	return done_testing();
+}
