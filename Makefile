@@ -39,8 +39,10 @@ endif
 LIB_OBJS += lib/buf.o
 LIB_OBJS += lib/clock.o
 LIB_OBJS += lib/err.o
+LIB_OBJS += lib/history.o
 LIB_OBJS += lib/http.o
 LIB_OBJS += lib/log.o
+LIB_OBJS += lib/optspec.o
 LIB_OBJS += lib/parse.o
 LIB_OBJS += lib/proc.o
 LIB_OBJS += lib/rand.o
@@ -53,7 +55,13 @@ LIB_OBJS += clusters/static.o
 LIB_OBJS += clusters/topology.o
 
 LIB_OBJS += clusters/registry.o
+LIB_OBJS += workloads/autoid.o
+LIB_OBJS += workloads/common.o
+LIB_OBJS += workloads/dml.o
+LIB_OBJS += workloads/insert.o
+LIB_OBJS += workloads/partition_ddl.o
 LIB_OBJS += workloads/registry.o
+LIB_OBJS += workloads/table_ddl.o
 LIB_OBJS += faults/registry.o
 LIB_OBJS += checkers/registry.o
 
@@ -66,6 +74,10 @@ RUNNER_OBJS += runner/cmd_run.o
 RUNNER_OBJS += runner/cmd_validate.o
 RUNNER_OBJS += runner/main.o
 RUNNER_OBJS += runner/opts.o
+RUNNER_OBJS += runner/plan.o
+RUNNER_OBJS += runner/run.o
+RUNNER_OBJS += runner/suite.o
+RUNNER_OBJS += runner/worker.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))

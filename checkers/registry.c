@@ -1,5 +1,3 @@
-#include <string.h>
-
 #include "checkers/checker.h"
 
 /* The only place a checker kind is added. */
@@ -7,10 +5,10 @@ const struct checker_type *const checker_types[] = {
 	NULL,
 };
 
-const struct checker_type *checker_type_find(const char *name)
+const struct kind *checker_kind(size_t i)
 {
-	for (int i = 0; checker_types[i]; i++)
-		if (!strcmp(checker_types[i]->name, name))
-			return checker_types[i];
+	for (size_t n = 0; checker_types[n]; n++)
+		if (n == i)
+			return &checker_types[n]->kind;
 	return NULL;
 }

@@ -330,7 +330,7 @@ static int write_config(struct cluster *c, const struct component *comp,
 		"skip-name-resolve\n"
 		"server-id=%d\n"
 		"innodb-buffer-pool-size=128M\n"
-		"innodb-log-file-size=64M\n"
+		"innodb-log-file-size=16M\n"
 		"innodb-flush-log-at-trx-commit=2\n"
 		"performance-schema=OFF\n"
 		"max-connections=1000\n"

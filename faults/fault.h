@@ -2,25 +2,27 @@
 #define TICHAOS_FAULT_H
 
 /*
- * The fault kinds: each is an injection the nemesis schedules and heals.
+ * The fault kinds: each an injection the nemesis schedules and heals.
  *
  * Each kind is a const struct fault_type registered in
  * faults/registry.c, the only place a new one is added. The descriptor
  * grows its ops table with the first fault that lands; until then the
- * registry is empty and `tichaos list` says so.
+ * registry is empty, `tichaos list` says so and a suite naming a fault
+ * kind is refused.
  */
 
+#include <stddef.h>
+
+#include "lib/kind.h"
+
 struct fault_type {
-	/* The name suites use in `kind:`. */
-	const char *name;
-	/* One line for `tichaos list`. */
-	const char *doc;
+	struct kind kind;
 };
 
 /* Every fault kind, NULL-terminated. */
 extern const struct fault_type *const fault_types[];
 
-/* The kind named `name`, or NULL. */
-const struct fault_type *fault_type_find(const char *name);
+/* The i-th fault kind, NULL past the end. */
+const struct kind *fault_kind(size_t i);
 
 #endif

@@ -17,6 +17,16 @@ void sql_library_end(void)
 	mysql_library_end();
 }
 
+void sql_thread_init(void)
+{
+	mysql_thread_init();
+}
+
+void sql_thread_end(void)
+{
+	mysql_thread_end();
+}
+
 enum sql_class sql_classify(unsigned errnum)
 {
 	switch (errnum) {
@@ -212,4 +222,50 @@ void sql_result_release(struct sql_result *r)
 	free(r->names);
 	free(r->cells);
 	memset(r, 0, sizeof(*r));
+}
+
+uint64_t sql_insert_id(const struct sql *s)
+{
+	return s->my ? (uint64_t)mysql_insert_id(s->my) : 0;
+}
+
+int sql_quote_ident(struct buf *out, const char *name, struct err *e)
+{
+	if (buf_addch(out, '`', e))
+		return -1;
+	for (; *name; name++)
+		if ((*name == '`' && buf_addch(out, '`', e)) ||
+		    buf_addch(out, *name, e))
+			return -1;
+	return buf_addch(out, '`', e);
+}
+
+int sql_quote_string(struct buf *out, const char *s, struct err *e)
+{
+	if (buf_addch(out, '\'', e))
+		return -1;
+	for (; *s; s++) {
+		const char *esc = NULL;
+
+		switch (*s) {
+		case '\'':
+			esc = "\\'";
+			break;
+		case '\\':
+			esc = "\\\\";
+			break;
+		case '\n':
+			esc = "\\n";
+			break;
+		case '\r':
+			esc = "\\r";
+			break;
+		case '\032':
+			esc = "\\Z";
+			break;
+		}
+		if (esc ? buf_addstr(out, esc, e) : buf_addch(out, *s, e))
+			return -1;
+	}
+	return buf_addch(out, '\'', e);
 }

@@ -9,6 +9,7 @@
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "buf.h"
 #include "err.h"
@@ -43,6 +44,10 @@ struct sql_result {
 void sql_library_init(void);
 void sql_library_end(void);
 
+/* In every thread that uses SQL: first thing, and last thing. */
+void sql_thread_init(void);
+void sql_thread_end(void);
+
 /*
  * Connect over TCP. `password` and `database` may be NULL. Connect, read
  * and write time out after `timeout_s` seconds. Fails with ERR_INFRA:
@@ -74,6 +79,19 @@ const char *sql_cell(const struct sql_result *r, size_t row,
 		     const char *name);
 
 void sql_result_release(struct sql_result *r);
+
+/* The AUTO_INCREMENT id of the last INSERT on this connection. */
+uint64_t sql_insert_id(const struct sql *s);
+
+/*
+ * Append `name` as a quoted identifier: `name`, backticks doubled.
+ * Identifiers from suites are validated too (DESIGN §10); this makes the
+ * generated SQL safe whatever it is given.
+ */
+int sql_quote_ident(struct buf *out, const char *name, struct err *e);
+
+/* Append `s` as a quoted string literal, escaped for MySQL and TiDB. */
+int sql_quote_string(struct buf *out, const char *s, struct err *e);
 
 /* The class of a server or client error number. */
 enum sql_class sql_classify(unsigned errnum);

@@ -1,35 +1,49 @@
 #include <stdio.h>
+#include <string.h>
 
 #include "checkers/checker.h"
 #include "clusters/cluster.h"
 #include "faults/fault.h"
+#include "lib/buf.h"
 #include "runner/runner.h"
 #include "workloads/workload.h"
 
-/* Kinds of every registry are listed the same way. */
-#define LIST(title, types)                                                   \
-	do {                                                                 \
-		int n = 0;                                                   \
-		printf("%s:\n", title);                                      \
-		for (; types[n]; n++)                                        \
-			printf("  %-20s %s\n", types[n]->name,               \
-			       types[n]->doc);                               \
-		if (!n)                                                      \
-			printf("  (none registered yet)\n");                 \
-	} while (0)
+static void list_kinds(const char *title, kind_nth_fn nth, int options)
+{
+	const struct kind *k;
+	size_t i;
+
+	printf("\n%s:\n", title);
+	for (i = 0; (k = nth(i)); i++) {
+		printf("  %-20s %s\n", k->name, k->doc);
+		if (options && k->nopts) {
+			struct buf out = BUF_INIT;
+
+			optspec_describe(k->opts, k->nopts, &out, NULL);
+			fputs(buf_str(&out), stdout);
+			buf_release(&out);
+		}
+	}
+	if (!i)
+		printf("  (none registered yet)\n");
+}
 
 int cmd_list(int argc, char **argv)
 {
-	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
+	int options = 0;
+	const struct opt opts[] = {
+		{ "options", 0, NULL, &options },
+		{ NULL, 0, NULL, NULL },
+	};
 
 	if (opts_parse(command_find("list"), opts, argc, argv))
 		die(EXIT_USAGE, "list: takes no arguments");
-	LIST("clusters", cluster_types);
-	printf("\n");
-	LIST("workloads", workload_types);
-	printf("\n");
-	LIST("faults", fault_types);
-	printf("\n");
-	LIST("checkers", checker_types);
+	printf("clusters:\n");
+	for (int i = 0; cluster_types[i]; i++)
+		printf("  %-20s %s\n", cluster_types[i]->name,
+		       cluster_types[i]->doc);
+	list_kinds("workloads", workload_kind, options);
+	list_kinds("faults", fault_kind, options);
+	list_kinds("checkers", checker_kind, options);
 	return fflush(stdout) ? EXIT_INFRA : EXIT_PASS;
 }

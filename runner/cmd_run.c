@@ -1,13 +1,26 @@
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "lib/clock.h"
+#include "lib/http.h"
+#include "lib/log.h"
 #include "lib/parse.h"
+#include "lib/sql.h"
+#include "runner/run.h"
 #include "runner/runner.h"
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	run_interrupt();
+}
 
 int cmd_run(int argc, char **argv)
 {
 	const char *cluster = NULL, *duration = NULL, *seed = NULL;
 	const char *out = NULL, *port_base = NULL;
-	int keep = 0, verbose = 0, quiet = 0, n;
+	int keep = 0, verbose = 0, quiet = 0, n, rc = EXIT_PASS;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "duration", 0, &duration, NULL },
@@ -19,6 +32,8 @@ int cmd_run(int argc, char **argv)
 		{ "quiet", 0, NULL, &quiet },
 		{ NULL, 0, NULL, NULL },
 	};
+	struct run_options o = { 0 };
+	struct sigaction sa;
 	struct err e = ERR_INIT;
 	int64_t v;
 
@@ -26,17 +41,62 @@ int cmd_run(int argc, char **argv)
 	if (n < 1)
 		die(EXIT_USAGE, "run: expected SUITE.yaml... (see 'tichaos "
 		    "help run')");
-	if (duration && parse_duration(duration, &v, &e))
+	if (duration && parse_duration(duration, &o.duration_ns, &e))
 		die(EXIT_USAGE, "run: --duration: %s", e.msg);
-	if (seed && parse_int64(seed, 0, INT64_MAX, &v, &e))
+	if (duration && o.duration_ns < NS_PER_SEC)
+		die(EXIT_USAGE, "run: --duration: at least 1s");
+	if (seed && parse_int64(seed, 1, INT64_MAX, &v, &e))
 		die(EXIT_USAGE, "run: --seed: %s", e.msg);
-	if (port_base && strcmp(port_base, "auto") &&
-	    parse_int64(port_base, 1024, 65531, &v, &e))
+	if (seed) {
+		o.has_seed = 1;
+		o.seed = (uint64_t)v;
+	}
+	if (port_base && !strcmp(port_base, "auto"))
+		o.port_base = -1;
+	else if (port_base && parse_int64(port_base, 1024, 65531, &v, &e))
 		die(EXIT_USAGE, "run: --port-base: %s", e.msg);
+	else if (port_base)
+		o.port_base = (int)v;
 	if (verbose && quiet)
 		die(EXIT_USAGE, "run: --verbose and --quiet exclude each "
 		    "other");
-	die(EXIT_INFRA, "run: cannot run '%s' on the %s cluster: the suite "
-	    "loader is not in this build yet", argv[1],
-	    cluster ? cluster : "local");
+	if (out && n > 1)
+		die(EXIT_USAGE, "run: --out takes one suite");
+	if (cluster && strcmp(cluster, "local") && port_base)
+		die(EXIT_USAGE, "run: --port-base applies to the local cluster");
+	o.cluster = cluster;
+	o.out = out;
+	o.keep_cluster = keep;
+	o.quiet = quiet;
+	if (verbose)
+		log_set_level(LOG_DEBUG);
+	if (quiet)
+		log_set_level(LOG_WARN);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sql_library_init();
+	http_library_init();
+	for (int i = 1; i <= n; i++) {
+		int code = run_suite(argv[i], &o, &e);
+
+		if (err_isset(&e)) {
+			fflush(stdout);
+			fprintf(stderr, "tichaos: %s\n", e.msg);
+			err_clear(&e);
+		}
+		/* The worst outcome wins: interrupted, infra, usage, fail. */
+		if (code == EXIT_INTERRUPTED || rc == EXIT_INTERRUPTED)
+			rc = EXIT_INTERRUPTED;
+		else if (code > rc)
+			rc = code;
+		if (rc == EXIT_INTERRUPTED)
+			break;
+	}
+	http_library_end();
+	sql_library_end();
+	return rc;
 }

@@ -1,11 +1,30 @@
+#include <stdio.h>
+
 #include "runner/runner.h"
+#include "runner/suite.h"
 
 int cmd_validate(int argc, char **argv)
 {
 	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
 	int n = opts_parse(command_find("validate"), opts, argc, argv);
+	int rc = EXIT_PASS;
 
 	if (n < 1)
-		die(EXIT_USAGE, "validate: expected SUITE.yaml... (see 'tichaos help validate')");
-	die(EXIT_INFRA, "validate: cannot validate '%s': the suite loader is not in this build yet", argv[1]);
+		die(EXIT_USAGE, "validate: expected SUITE.yaml... (see "
+		    "'tichaos help validate')");
+	for (int i = 1; i <= n; i++) {
+		struct err e = ERR_INIT;
+		struct suite s;
+
+		if (suite_load(&s, argv[i], &e)) {
+			fflush(stdout);
+			fprintf(stderr, "tichaos: %s\n", e.msg);
+			if (rc == EXIT_PASS || e.class == ERR_INFRA)
+				rc = (int)e.class;
+		} else {
+			printf("ok %s\n", argv[i]);
+		}
+		suite_release(&s);
+	}
+	return rc;
 }

@@ -53,7 +53,10 @@ static const struct command commands[] = {
 	{ "report", "rebuild the reports of a stored run",
 	  "tichaos report RUN_DIR\n", cmd_report },
 	{ "list", "every cluster, workload, fault and checker kind",
-	  "tichaos list\n", cmd_list },
+	  "tichaos list [--options]\n"
+	  "\n"
+	  "  --options        also every option of each kind: type, default,\n"
+	  "                   what it does\n", cmd_list },
 	{ "help", "show the usage of a command",
 	  "tichaos help [COMMAND]\n", cmd_help },
 	{ NULL, NULL, NULL, NULL },

@@ -1,16 +1,25 @@
-#include <string.h>
-
 #include "workloads/workload.h"
+
+extern const struct workload_type workload_autoid;
+extern const struct workload_type workload_dml;
+extern const struct workload_type workload_insert;
+extern const struct workload_type workload_partition_ddl;
+extern const struct workload_type workload_table_ddl;
 
 /* The only place a workload kind is added. */
 const struct workload_type *const workload_types[] = {
+	&workload_insert,
+	&workload_dml,
+	&workload_table_ddl,
+	&workload_partition_ddl,
+	&workload_autoid,
 	NULL,
 };
 
-const struct workload_type *workload_type_find(const char *name)
+const struct kind *workload_kind(size_t i)
 {
-	for (int i = 0; workload_types[i]; i++)
-		if (!strcmp(workload_types[i]->name, name))
-			return workload_types[i];
+	for (size_t n = 0; workload_types[n]; n++)
+		if (n == i)
+			return &workload_types[n]->kind;
 	return NULL;
 }

@@ -1,0 +1,261 @@
+#include "history.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+
+struct history_slot {
+	pthread_mutex_t lock;
+	struct buf lines;
+	struct history_slot *next;
+};
+
+struct history {
+	int fd;
+	char *path;
+	int64_t start_ns;
+	pthread_mutex_t lock;		/* slots list, write_error, stop */
+	pthread_cond_t wake;
+	struct history_slot *slots;
+	int stop;
+	struct err write_error;
+	pthread_t flusher;
+};
+
+int json_quote(struct buf *out, const char *s, struct err *e)
+{
+	if (buf_addch(out, '"', e))
+		return -1;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		int rc;
+
+		if (c == '"' || c == '\\')
+			rc = buf_printf(out, e, "\\%c", c);
+		else if (c == '\n')
+			rc = buf_addstr(out, "\\n", e);
+		else if (c == '\t')
+			rc = buf_addstr(out, "\\t", e);
+		else if (c == '\r')
+			rc = buf_addstr(out, "\\r", e);
+		else if (c < 0x20 || c == 0x7f)
+			rc = buf_printf(out, e, "\\u%04x", c);
+		else
+			rc = buf_addch(out, (char)c, e);
+		if (rc)
+			return -1;
+	}
+	return buf_addch(out, '"', e);
+}
+
+static int field(struct buf *out, const char *key, const char *value,
+		 struct err *e)
+{
+	if (!value)
+		return 0;
+	return buf_printf(out, e, ",\"%s\":", key) || json_quote(out, value, e);
+}
+
+int history_format(struct buf *out, const struct history_event *ev,
+		   struct err *e)
+{
+	int rc = buf_printf(out, e, "{\"time\":%lld,\"process\":",
+			    (long long)ev->time);
+
+	if (rc)
+		return -1;
+	if (ev->process == HISTORY_NEMESIS)
+		rc = buf_addstr(out, "\"nemesis\"", e);
+	else if (ev->process == HISTORY_MONITOR)
+		rc = buf_addstr(out, "\"monitor\"", e);
+	else
+		rc = buf_printf(out, e, "%d", ev->process);
+	rc = rc || field(out, "type", ev->type, e) ||
+	     field(out, "f", ev->f, e) || field(out, "table", ev->table, e) ||
+	     field(out, "node", ev->node, e) ||
+	     field(out, "target", ev->target, e);
+	if (!rc && ev->id >= 0)
+		rc = buf_printf(out, e, ",\"id\":%lld", (long long)ev->id);
+	rc = rc || field(out, "error", ev->error, e);
+	if (!rc && ev->value)
+		rc = buf_printf(out, e, ",\"value\":%s", ev->value);
+	return rc || buf_addstr(out, "}\n", e) ? -1 : 0;
+}
+
+static void write_all(struct history *h, const struct buf *b)
+{
+	size_t off = 0;
+
+	while (off < b->len) {
+		ssize_t n = write(h->fd, b->data + off, b->len - off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			pthread_mutex_lock(&h->lock);
+			err_errno(&h->write_error, errno, "cannot write '%s'",
+				  h->path);
+			pthread_mutex_unlock(&h->lock);
+			return;
+		}
+		off += (size_t)n;
+	}
+}
+
+/* Hand every slot's lines to the file; the swap keeps the lock short. */
+static void flush_slots(struct history *h)
+{
+	struct history_slot *s;
+	struct buf taken = BUF_INIT;
+
+	pthread_mutex_lock(&h->lock);
+	s = h->slots;
+	pthread_mutex_unlock(&h->lock);
+	for (; s; s = s->next) {
+		pthread_mutex_lock(&s->lock);
+		if (s->lines.len) {
+			taken = s->lines;
+			buf_init(&s->lines, s->lines.limit);
+		}
+		pthread_mutex_unlock(&s->lock);
+		if (taken.len)
+			write_all(h, &taken);
+		buf_release(&taken);
+	}
+}
+
+static void *flusher(void *arg)
+{
+	struct history *h = arg;
+
+	pthread_mutex_lock(&h->lock);
+	while (!h->stop) {
+		struct timespec until;
+
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += HISTORY_FLUSH_MS * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&h->wake, &h->lock, &until);
+		pthread_mutex_unlock(&h->lock);
+		flush_slots(h);
+		pthread_mutex_lock(&h->lock);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return NULL;
+}
+
+int history_open(struct history **out, const char *path, int64_t start_ns,
+		 struct err *e)
+{
+	struct history *h = calloc(1, sizeof(*h));
+	int rc;
+
+	*out = NULL;
+	if (!h || !(h->path = strdup(path))) {
+		free(h);
+		return err_set(e, ERR_INFRA, "out of memory");
+	}
+	h->start_ns = start_ns;
+	h->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+		     0644);
+	if (h->fd < 0) {
+		err_errno(e, errno, "cannot create '%s'", path);
+		free(h->path);
+		free(h);
+		return -1;
+	}
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_cond_init(&h->wake, NULL);
+	rc = pthread_create(&h->flusher, NULL, flusher, h);
+	if (rc) {
+		err_errno(e, rc, "cannot start the history flusher");
+		close(h->fd);
+		pthread_mutex_destroy(&h->lock);
+		pthread_cond_destroy(&h->wake);
+		free(h->path);
+		free(h);
+		return -1;
+	}
+	*out = h;
+	return 0;
+}
+
+int64_t history_now(const struct history *h)
+{
+	return clock_mono_ns() - h->start_ns;
+}
+
+struct history_slot *history_slot(struct history *h)
+{
+	struct history_slot *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		abort();
+	pthread_mutex_init(&s->lock, NULL);
+	/* A slot holds at most a flush interval's lines. */
+	buf_init(&s->lines, (size_t)256 << 20);
+	pthread_mutex_lock(&h->lock);
+	s->next = h->slots;
+	h->slots = s;
+	pthread_mutex_unlock(&h->lock);
+	return s;
+}
+
+void history_record(struct history_slot *s, const struct history_event *ev)
+{
+	struct buf line = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	/* Format outside the lock, into a scratch buffer. */
+	if (history_format(&line, ev, &e)) {
+		buf_release(&line);
+		return;
+	}
+	pthread_mutex_lock(&s->lock);
+	buf_add(&s->lines, line.data, line.len, NULL);
+	pthread_mutex_unlock(&s->lock);
+	buf_release(&line);
+}
+
+int history_close(struct history *h, struct err *e)
+{
+	struct history_slot *s, *next;
+	int rc = 0;
+
+	if (!h)
+		return 0;
+	pthread_mutex_lock(&h->lock);
+	h->stop = 1;
+	pthread_cond_signal(&h->wake);
+	pthread_mutex_unlock(&h->lock);
+	pthread_join(h->flusher, NULL);
+	flush_slots(h);
+	if (fsync(h->fd) && errno != EINVAL)
+		err_errno(&h->write_error, errno, "cannot sync '%s'", h->path);
+	if (close(h->fd))
+		err_errno(&h->write_error, errno, "cannot close '%s'",
+			  h->path);
+	if (err_isset(&h->write_error))
+		rc = err_set(e, h->write_error.class, "%s",
+			     h->write_error.msg);
+	for (s = h->slots; s; s = next) {
+		next = s->next;
+		buf_release(&s->lines);
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+	}
+	pthread_mutex_destroy(&h->lock);
+	pthread_cond_destroy(&h->wake);
+	free(h->path);
+	free(h);
+	return rc;
+}

@@ -1,0 +1,72 @@
+#ifndef TICHAOS_HISTORY_H
+#define TICHAOS_HISTORY_H
+
+/*
+ * The history of a run: history.jsonl, one JSON object per line (DESIGN
+ * §7), appended as events happen from every thread.
+ *
+ * Each thread writes through its own slot: a line goes into the slot's
+ * buffer under the slot's lock (never contended but by the flusher), and a
+ * flusher thread hands every slot's buffer to the file at least every
+ * HISTORY_FLUSH_MS, whole lines in one write(2) each. A runner killed with
+ * SIGKILL loses at most the last flush interval and leaves only complete
+ * lines; readers skip a last line without its newline.
+ */
+
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+
+#define HISTORY_FLUSH_MS 200
+
+/* Process numbers of the runner's own actors. */
+#define HISTORY_NEMESIS (-1)
+#define HISTORY_MONITOR (-2)
+
+struct history;
+struct history_slot;
+
+struct history_event {
+	int64_t time;		/* ns since the run started */
+	int process;		/* >= 0 a worker, or HISTORY_NEMESIS/MONITOR */
+	const char *type;	/* "invoke", "ok", "fail", "info" */
+	const char *f;		/* "insert", "truncate", "kill", ... */
+	const char *table;	/* MAY: "db.table" */
+	const char *node;	/* MAY: the component it went to */
+	const char *target;	/* MAY: a fault's target */
+	int64_t id;		/* an id returned by the operation; -1: none */
+	const char *error;	/* MAY: the error text */
+	const char *value;	/* MAY: a JSON value, written as is */
+};
+
+/*
+ * Create `path` (it must not exist) and start the flusher thread. Times
+ * are measured from `start_ns` (clock_mono_ns()).
+ */
+int history_open(struct history **h, const char *path, int64_t start_ns,
+		 struct err *e);
+
+/* Nanoseconds since the run started. */
+int64_t history_now(const struct history *h);
+
+/* A new slot for one thread; owned by the history (freed by close). */
+struct history_slot *history_slot(struct history *h);
+
+/* Append one event as a JSON line through a slot. */
+void history_record(struct history_slot *s, const struct history_event *ev);
+
+/* Format one event as a JSON line (with the newline) into `out`. */
+int history_format(struct buf *out, const struct history_event *ev,
+		   struct err *e);
+
+/*
+ * Flush everything, stop the flusher, close the file, free the history
+ * and its slots. Fails when a write failed at any time.
+ */
+int history_close(struct history *h, struct err *e);
+
+/* Append `s` as a JSON string (quoted, escaped). */
+int json_quote(struct buf *out, const char *s, struct err *e);
+
+#endif

@@ -1,0 +1,469 @@
+#include "optspec.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kind.h"
+#include "parse.h"
+
+static const char *const type_names[] = {
+	[OPT_BOOL] = "bool",
+	[OPT_INT] = "int",
+	[OPT_FLOAT] = "number",
+	[OPT_DURATION] = "duration",
+	[OPT_STRING] = "string",
+	[OPT_IDENT] = "identifier",
+	[OPT_ENUM] = "one of",
+	[OPT_ENUM_LIST] = "list of",
+	[OPT_STRING_LIST] = "list of strings",
+	[OPT_NAMES] = "names",
+	[OPT_DURATION_LIST] = "list of durations",
+	[OPT_TABLES] = "tables",
+	[OPT_SQL] = "SQL",
+};
+
+const char *optspec_type_name(enum optspec_type t)
+{
+	return type_names[t];
+}
+
+int optspec_check_ident(const char *s, struct err *e)
+{
+	size_t n = strlen(s);
+
+	if (!n)
+		return err_set(e, ERR_USAGE, "empty identifier");
+	if (n > 64)
+		return err_set(e, ERR_USAGE, "identifier '%.20s...' is longer "
+			       "than 64 characters", s);
+	for (const char *p = s; *p; p++) {
+		char c = *p;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '$'))
+			return err_set(e, ERR_USAGE, "invalid identifier "
+				       "'%s' (use letters, digits, '_' and "
+				       "'$')", s);
+	}
+	return 0;
+}
+
+int optspec_check_sql(const char *s, struct err *e)
+{
+	int depth = 0;
+	char quote = 0;
+
+	if (!*s)
+		return err_set(e, ERR_USAGE, "empty SQL");
+	for (const char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 && c != '\t' && c != '\n')
+			return err_set(e, ERR_USAGE, "control character in "
+				       "SQL '%s'", s);
+		if (quote) {
+			if (c == '\\' && p[1])
+				p++;
+			else if (c == (unsigned char)quote)
+				quote = 0;
+			continue;
+		}
+		if (c == '\'' || c == '"' || c == '`') {
+			quote = (char)c;
+		} else if (c == ';') {
+			return err_set(e, ERR_USAGE, "';' in SQL '%s' (one "
+				       "definition, not statements)", s);
+		} else if (c == '#' || (c == '-' && p[1] == '-') ||
+			   (c == '/' && p[1] == '*')) {
+			return err_set(e, ERR_USAGE, "comment in SQL '%s'", s);
+		} else if (c == '(') {
+			depth++;
+		} else if (c == ')' && --depth < 0) {
+			break;
+		}
+	}
+	if (quote)
+		return err_set(e, ERR_USAGE, "unterminated %c quote in SQL "
+			       "'%s'", quote, s);
+	if (depth)
+		return err_set(e, ERR_USAGE, "unbalanced parentheses in SQL "
+			       "'%s'", s);
+	return 0;
+}
+
+static int push(char ***list, size_t *n, char *s)
+{
+	char **grown = realloc(*list, (*n + 1) * sizeof(**list));
+
+	if (!grown || !s) {
+		free(s);
+		if (grown)
+			*list = grown;
+		return -1;
+	}
+	*list = grown;
+	grown[(*n)++] = s;
+	return 0;
+}
+
+int optspec_expand(const char *pattern, char ***list, size_t *n,
+		   struct err *e)
+{
+	const char *open = strchr(pattern, '{');
+	const char *close, *dots;
+	int64_t a, b;
+	char *lo, *hi;
+	int bad;
+
+	if (!open) {
+		if (optspec_check_ident(pattern, e))
+			return -1;
+		if (push(list, n, strdup(pattern)))
+			return err_set(e, ERR_INFRA, "out of memory");
+		return 0;
+	}
+	close = strchr(open, '}');
+	dots = strstr(open, "..");
+	if (!close || !dots || dots > close)
+		return err_set(e, ERR_USAGE, "invalid range in '%s' (use "
+			       "e.g. 'table_{1..5}')", pattern);
+	if (strchr(close + 1, '{'))
+		return err_set(e, ERR_USAGE, "more than one range in '%s'",
+			       pattern);
+	lo = strndup(open + 1, (size_t)(dots - open - 1));
+	hi = strndup(dots + 2, (size_t)(close - dots - 2));
+	if (!lo || !hi) {
+		free(lo);
+		free(hi);
+		return err_set(e, ERR_INFRA, "out of memory");
+	}
+	bad = parse_int64(lo, 0, 999999999, &a, NULL) ||
+	      parse_int64(hi, 0, 999999999, &b, NULL);
+	free(lo);
+	free(hi);
+	if (bad)
+		return err_set(e, ERR_USAGE, "invalid range in '%s' (use "
+			       "e.g. 'table_{1..5}')", pattern);
+	if (a > b)
+		return err_set(e, ERR_USAGE, "range in '%s' is reversed",
+			       pattern);
+	if (b - a >= OPTSPEC_MAX_RANGE)
+		return err_set(e, ERR_USAGE, "range in '%s' expands to more "
+			       "than %d names", pattern, OPTSPEC_MAX_RANGE);
+	for (int64_t i = a; i <= b; i++) {
+		char *name;
+
+		if (asprintf(&name, "%.*s%lld%s", (int)(open - pattern),
+			     pattern, (long long)i, close + 1) < 0)
+			return err_set(e, ERR_INFRA, "out of memory");
+		if (optspec_check_ident(name, e)) {
+			free(name);
+			return -1;
+		}
+		if (push(list, n, name))
+			return err_set(e, ERR_INFRA, "out of memory");
+	}
+	return 0;
+}
+
+static int choice_index(const char *s, const char *const *choices)
+{
+	for (int i = 0; choices[i]; i++)
+		if (!strcmp(choices[i], s))
+			return i;
+	return -1;
+}
+
+static void choices_text(const char *const *choices, char *out, size_t size)
+{
+	size_t off = 0;
+
+	out[0] = '\0';
+	for (int i = 0; choices[i] && off < size; i++)
+		off += (size_t)snprintf(out + off, size - off, "%s%s",
+					i ? ", " : "", choices[i]);
+}
+
+struct ctx {
+	const char *file;
+	const char *what;
+	struct err *e;
+};
+
+static int fail_at(struct ctx *c, const struct ynode *n, const char *fmt,
+		   const char *key, const char *detail)
+{
+	return ynode_error(c->e, c->file, n, fmt, key, c->what, detail);
+}
+
+/* One scalar of a value (or list item) into `v`. */
+static int scalar(struct ctx *c, const struct optspec *sp,
+		  const struct ynode *n, struct optval *v)
+{
+	struct err local = ERR_INIT;
+	char choices[512];
+	int idx;
+
+	if (n->kind != YNODE_SCALAR)
+		return ynode_error(c->e, c->file, n, "%s in %s must be a %s, "
+				   "not %s", sp->key, c->what,
+				   sp->type == OPT_ENUM_LIST ||
+				   sp->type == OPT_ENUM ? "name" :
+				   type_names[sp->type],
+				   ynode_kind_name(n->kind));
+	switch (sp->type) {
+	case OPT_BOOL:
+		if (!strcmp(n->value, "true"))
+			v->i = 1;
+		else if (!strcmp(n->value, "false"))
+			v->i = 0;
+		else
+			return fail_at(c, n, "%s in %s must be true or false, "
+				       "not '%s'", sp->key, n->value);
+		return 0;
+	case OPT_INT:
+		if (parse_int64(n->value, sp->min, sp->max, &v->i, &local))
+			return ynode_error(c->e, c->file, n, "%s in %s: %s",
+					   sp->key, c->what, local.msg);
+		return 0;
+	case OPT_FLOAT: {
+		char *end;
+
+		errno = 0;
+		v->f = strtod(n->value, &end);
+		if (!*n->value || *end || errno || v->f < 0 ||
+		    v->f != v->f || v->f > 1e12)
+			return fail_at(c, n, "%s in %s must be a number >= 0, "
+				       "not '%s'", sp->key, n->value);
+		return 0;
+	}
+	case OPT_DURATION:
+	case OPT_DURATION_LIST: {
+		int64_t ns;
+
+		if (parse_duration(n->value, &ns, &local))
+			return ynode_error(c->e, c->file, n, "%s in %s: %s",
+					   sp->key, c->what, local.msg);
+		if (sp->type == OPT_DURATION) {
+			v->i = ns;
+		} else {
+			int64_t *grown = realloc(v->ints, (v->n + 1) *
+						 sizeof(*grown));
+
+			if (!grown)
+				return err_set(c->e, ERR_INFRA, "out of memory");
+			v->ints = grown;
+			grown[v->n++] = ns;
+		}
+		return 0;
+	}
+	case OPT_STRING:
+		if (!*n->value)
+			return ynode_error(c->e, c->file, n, "%s in %s must "
+					   "not be empty", sp->key, c->what);
+		if (!(v->s = strdup(n->value)))
+			return err_set(c->e, ERR_INFRA, "out of memory");
+		return 0;
+	case OPT_IDENT:
+		if (optspec_check_ident(n->value, &local))
+			return ynode_error(c->e, c->file, n, "%s in %s: %s",
+					   sp->key, c->what, local.msg);
+		if (!(v->s = strdup(n->value)))
+			return err_set(c->e, ERR_INFRA, "out of memory");
+		return 0;
+	case OPT_ENUM:
+	case OPT_ENUM_LIST:
+		idx = choice_index(n->value, sp->choices);
+		if (idx < 0) {
+			const char *hint = ynode_suggest(n->value,
+							 sp->choices);
+
+			choices_text(sp->choices, choices, sizeof(choices));
+			if (hint)
+				return ynode_error(c->e, c->file, n, "unknown "
+						   "%s '%s' in %s (did you mean "
+						   "'%s'?)", sp->key, n->value,
+						   c->what, hint);
+			return ynode_error(c->e, c->file, n, "unknown %s '%s' "
+					   "in %s (expected %s)", sp->key,
+					   n->value, c->what, choices);
+		}
+		if (sp->type == OPT_ENUM) {
+			v->i = idx;
+			return 0;
+		}
+		for (size_t i = 0; i < v->n; i++)
+			if (!strcmp(v->list[i], n->value))
+				return fail_at(c, n, "%s in %s lists '%s' "
+					       "twice", sp->key, n->value);
+		if (push(&v->list, &v->n, strdup(n->value)))
+			return err_set(c->e, ERR_INFRA, "out of memory");
+		return 0;
+	case OPT_STRING_LIST:
+		if (push(&v->list, &v->n, strdup(n->value)))
+			return err_set(c->e, ERR_INFRA, "out of memory");
+		return 0;
+	case OPT_SQL:
+		if (optspec_check_sql(n->value, &local))
+			return ynode_error(c->e, c->file, n, "%s in %s: %s",
+					   sp->key, c->what, local.msg);
+		if (!(v->s = strdup(n->value)))
+			return err_set(c->e, ERR_INFRA, "out of memory");
+		return 0;
+	case OPT_NAMES:
+	case OPT_TABLES: {
+		size_t before = v->n;
+
+		if (optspec_expand(n->value, &v->list, &v->n, &local))
+			return ynode_error(c->e, c->file, n, "%s in %s: %s",
+					   sp->key, c->what, local.msg);
+		for (size_t i = before; i < v->n; i++)
+			for (size_t j = 0; j < i; j++)
+				if (!strcmp(v->list[i], v->list[j]))
+					return fail_at(c, n, "%s in %s names "
+						       "'%s' twice", sp->key,
+						       v->list[i]);
+		return 0;
+	}
+	}
+	return 0;
+}
+
+static int is_list_type(enum optspec_type t)
+{
+	return t == OPT_ENUM_LIST || t == OPT_STRING_LIST || t == OPT_NAMES ||
+	       t == OPT_DURATION_LIST || t == OPT_TABLES;
+}
+
+static int value(struct ctx *c, const struct optspec *sp,
+		 const struct ynode *n, struct optval *v)
+{
+	if (!is_list_type(sp->type))
+		return scalar(c, sp, n, v);
+	if (n->kind == YNODE_SCALAR)
+		return scalar(c, sp, n, v);
+	if (n->kind != YNODE_SEQ)
+		return ynode_error(c->e, c->file, n, "%s in %s must be a list, "
+				   "not %s", sp->key, c->what,
+				   ynode_kind_name(n->kind));
+	if (!n->n)
+		return ynode_error(c->e, c->file, n, "%s in %s must not be "
+				   "empty", sp->key, c->what);
+	for (size_t i = 0; i < n->n; i++)
+		if (scalar(c, sp, n->items[i], v))
+			return -1;
+	return 0;
+}
+
+int optspec_parse(const char *file, const struct ynode *map,
+		  const struct optspec *specs, size_t nspecs,
+		  const char *const *ignore, const char *what,
+		  struct optval *vals, struct err *e)
+{
+	struct ctx c = { file, what, e };
+	const char **keys;
+	size_t nkeys = 0;
+	int rc;
+
+	/* Known keys, for the unknown-key check and its suggestion. */
+	keys = calloc(nspecs + 16, sizeof(*keys));
+	if (!keys)
+		return err_set(e, ERR_INFRA, "out of memory");
+	for (size_t i = 0; i < nspecs; i++)
+		keys[nkeys++] = specs[i].key;
+	for (const char *const *k = ignore; k && *k && nkeys < nspecs + 15;
+	     k++)
+		keys[nkeys++] = *k;
+	rc = ynode_check_map(file, map, keys, what, e);
+	free(keys);
+	if (rc)
+		return -1;
+	for (size_t i = 0; i < nspecs; i++) {
+		const struct optspec *sp = &specs[i];
+		const struct ynode *n = ynode_get(map, sp->key);
+		struct optval *v = &vals[i];
+
+		if (n) {
+			v->given = 1;
+			v->line = n->line;
+			v->col = n->col;
+			if (value(&c, sp, n, v))
+				return -1;
+			v->set = 1;
+			continue;
+		}
+		if (sp->required)
+			return ynode_error(e, file, map, "%s needs '%s'", what,
+					   sp->key);
+		if (sp->def) {
+			/* Defaults are YAML text too ("[a, b]" for lists). */
+			struct ynode *def = NULL;
+			int bad = ynode_load_string("(default)", sp->def,
+						    strlen(sp->def), &def, e) ||
+				  !def || value(&c, sp, def, v);
+
+			ynode_free(def);
+			if (bad)
+				return err_set(e, ERR_INFRA, "bad default "
+					       "'%s' of '%s'", sp->def,
+					       sp->key);
+			v->set = 1;
+		}
+	}
+	return 0;
+}
+
+void optvals_release(struct optval *vals, size_t nspecs)
+{
+	for (size_t i = 0; i < nspecs; i++) {
+		struct optval *v = &vals[i];
+
+		free(v->s);
+		free(v->ints);
+		if (v->list)
+			for (size_t j = 0; j < v->n; j++)
+				free(v->list[j]);
+		free(v->list);
+		memset(v, 0, sizeof(*v));
+	}
+}
+
+int optspec_describe(const struct optspec *specs, size_t nspecs,
+		     struct buf *out, struct err *e)
+{
+	for (size_t i = 0; i < nspecs; i++) {
+		const struct optspec *sp = &specs[i];
+		char type[512];
+
+		if (sp->choices) {
+			char list[480];
+
+			choices_text(sp->choices, list, sizeof(list));
+			snprintf(type, sizeof(type), "%s %s",
+				 type_names[sp->type], list);
+		} else if (sp->type == OPT_INT) {
+			snprintf(type, sizeof(type), "int %lld..%lld",
+				 (long long)sp->min, (long long)sp->max);
+		} else {
+			snprintf(type, sizeof(type), "%s",
+				 type_names[sp->type]);
+		}
+		if (buf_printf(out, e, "    %-16s %-40s %-10s %s\n", sp->key,
+			       type, sp->required ? "required" :
+			       sp->def ? sp->def : "-", sp->doc))
+			return -1;
+	}
+	return 0;
+}
+
+const struct kind *kind_find(kind_nth_fn nth, const char *name)
+{
+	const struct kind *k;
+
+	for (size_t i = 0; (k = nth(i)); i++)
+		if (!strcmp(k->name, name))
+			return k;
+	return NULL;
+}

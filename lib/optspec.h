@@ -1,0 +1,113 @@
+#ifndef TICHAOS_OPTSPEC_H
+#define TICHAOS_OPTSPEC_H
+
+/*
+ * Declarative options of a pluggable kind (a workload, fault, checker):
+ * each kind lists the keys it accepts with their type, default and doc,
+ * and optspec_parse() validates a YAML mapping against that list. The
+ * same table drives `tichaos list --options` and docs/suite-format.md, so
+ * the documentation cannot drift from the code.
+ *
+ * Values land in an array of `struct optval` indexed like the spec array.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "buf.h"
+#include "err.h"
+#include "ynode.h"
+
+enum optspec_type {
+	OPT_BOOL,		/* true | false */
+	OPT_INT,		/* decimal in [min, max] */
+	OPT_FLOAT,		/* decimal number >= 0 */
+	OPT_DURATION,		/* "500ms", "15s", "2m", "1h" -> ns */
+	OPT_STRING,		/* any non-empty string */
+	OPT_IDENT,		/* an SQL identifier: [A-Za-z0-9_$]{1,64} */
+	OPT_ENUM,		/* one of `choices` -> index in i */
+	OPT_ENUM_LIST,		/* list of `choices` (or one), no repeats */
+	OPT_STRING_LIST,	/* list of strings (or one) */
+	OPT_NAMES,		/* identifiers with {a..b} ranges, expanded */
+	OPT_DURATION_LIST,	/* list of durations (or one) -> ns in ints */
+	OPT_TABLES,		/* like OPT_NAMES; the suite checks that each
+				 * is one of its tables */
+	OPT_SQL,		/* an SQL fragment (column or partition
+				 * definitions): one statement's part, so no
+				 * ';', comments, control characters or
+				 * unbalanced quotes and parentheses */
+};
+
+struct optspec {
+	const char *key;
+	enum optspec_type type;
+	/* The default as YAML text, or NULL: no default (the value is
+	 * unset unless given, or required). */
+	const char *def;
+	unsigned required:1;
+	/* OPT_ENUM, OPT_ENUM_LIST: NULL-terminated choices. */
+	const char *const *choices;
+	/* OPT_INT: inclusive range. */
+	int64_t min;
+	int64_t max;
+	/* One line for the docs. */
+	const char *doc;
+};
+
+struct optval {
+	int set;		/* given or defaulted */
+	int given;		/* given in the file */
+	int line;		/* where it was given (0 if defaulted) */
+	int col;
+	int64_t i;		/* BOOL, INT, DURATION (ns), ENUM (index) */
+	double f;		/* FLOAT */
+	char *s;		/* STRING, IDENT */
+	char **list;		/* the *_LIST kinds and NAMES */
+	int64_t *ints;		/* DURATION_LIST (ns) */
+	size_t n;
+};
+
+/* Most names one {a..b} range may expand to. */
+#define OPTSPEC_MAX_RANGE 10000
+
+/*
+ * Validate mapping `map` against `specs` (`nspecs` entries) and fill
+ * `vals` (nspecs entries, zeroed by the caller). Keys in `ignore`
+ * (NULL-terminated, may be NULL) are accepted and left to the caller (e.g.
+ * "kind"). Errors are "FILE:L:C: message" with ERR_USAGE; `what` names
+ * the mapping ("workload 'insert'").
+ */
+int optspec_parse(const char *file, const struct ynode *map,
+		  const struct optspec *specs, size_t nspecs,
+		  const char *const *ignore, const char *what,
+		  struct optval *vals, struct err *e);
+
+/* Free the contents of `vals` (nspecs entries). */
+void optvals_release(struct optval *vals, size_t nspecs);
+
+/*
+ * Expand "table_{1..5}" into table_1..table_5 (appended to *list, *n).
+ * Exactly one range at most; both ends decimal, a <= b, at most
+ * OPTSPEC_MAX_RANGE names. Every name must be an identifier. Errors
+ * without a location (the caller adds it), ERR_USAGE.
+ */
+int optspec_expand(const char *pattern, char ***list, size_t *n,
+		   struct err *e);
+
+/* 0 when `s` is an acceptable SQL fragment (see OPT_SQL). */
+int optspec_check_sql(const char *s, struct err *e);
+
+/* 0 when `s` is a valid identifier; else -1 and a message. */
+int optspec_check_ident(const char *s, struct err *e);
+
+/* The type's name for docs: "bool", "int", "duration", ... */
+const char *optspec_type_name(enum optspec_type t);
+
+/*
+ * Append a human description of `specs` for docs and `list --options`:
+ * one line per key, "  key  type  default  doc".
+ */
+int optspec_describe(const struct optspec *specs, size_t nspecs,
+		     struct buf *out, struct err *e);
+
+#endif

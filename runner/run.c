@@ -1,0 +1,631 @@
+#include "runner/run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clusters/cluster.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/rand.h"
+#include "lib/sql.h"
+#include "runner/plan.h"
+#include "runner/runner.h"
+#include "runner/suite.h"
+#include "workloads/workload.h"
+
+/* Signals seen: 1 asks for a graceful stop. */
+static volatile sig_atomic_t interrupted;
+
+void run_interrupt(void)
+{
+	interrupted++;
+}
+
+struct upstream {
+	const struct component *comp;
+};
+
+/* Everything one run owns, released in one place. */
+struct state {
+	struct suite suite;
+	int suite_loaded;
+	struct plan plan;
+	struct cluster cluster;
+	int cluster_open;
+	int cluster_started;
+	struct run run;
+	char dir[3072];
+	struct worker *workers;
+	size_t nworkers;
+	pthread_t *threads;
+	size_t nthreads;
+	const struct component **ups;
+	size_t nups;
+	int dialect;
+	struct buf tap;
+};
+
+static int make_dirs(const char *path, struct err *e)
+{
+	char tmp[PATH_MAX];
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return err_set(e, ERR_USAGE, "path too long: '%s'", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return err_errno(e, errno, "cannot create '%s'", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return err_errno(e, errno, "cannot create '%s'", tmp);
+	return 0;
+}
+
+static int write_file(const char *dir, const char *name,
+		      const struct buf *text, struct err *e)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return buf_write_file(text, path, 0644, e);
+}
+
+/* runs/<suite>/<YYYYmmdd-HHMMSS>-s<seed>, and runs/<suite>/latest. */
+static int make_run_dir(struct state *st, const struct run_options *o,
+			struct err *e)
+{
+	char parent[256], stamp[32], link_tmp[300];
+	time_t now = time(NULL);
+	struct tm tm;
+	int n;
+
+	if (o->out) {
+		struct stat sb;
+
+		if (strlen(o->out) >= sizeof(st->dir))
+			return err_set(e, ERR_USAGE, "run directory '%.40s...' "
+				       "is too long", o->out);
+		if (!stat(o->out, &sb))
+			return err_set(e, ERR_USAGE, "run directory '%s' "
+				       "already exists", o->out);
+		snprintf(st->dir, sizeof(st->dir), "%s", o->out);
+		return make_dirs(st->dir, e);
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(parent, sizeof(parent), "runs/%s", st->suite.name);
+	if (make_dirs(parent, e))
+		return -1;
+	for (n = 1; n < 100; n++) {
+		if (n == 1)
+			snprintf(st->dir, sizeof(st->dir), "%s/%s-s%llu",
+				 parent, stamp,
+				 (unsigned long long)st->plan.seed);
+		else
+			snprintf(st->dir, sizeof(st->dir), "%s/%s-s%llu-%d",
+				 parent, stamp,
+				 (unsigned long long)st->plan.seed, n);
+		if (!mkdir(st->dir, 0755))
+			break;
+		if (errno != EEXIST)
+			return err_errno(e, errno, "cannot create '%s'",
+					 st->dir);
+	}
+	/* latest -> the new directory, replaced atomically. */
+	snprintf(link_tmp, sizeof(link_tmp), "%s/.latest.%ld", parent,
+		 (long)getpid());
+	unlink(link_tmp);
+	if (symlink(strrchr(st->dir, '/') + 1, link_tmp) == 0) {
+		char latest[PATH_MAX];
+
+		snprintf(latest, sizeof(latest), "%s/latest", parent);
+		if (rename(link_tmp, latest))
+			unlink(link_tmp);
+	}
+	return 0;
+}
+
+static int detect_dialect(const struct component *comp, int *dialect,
+			  struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct buf v = BUF_INIT;
+	int rc;
+
+	rc = sql_connect(&s, comp->sql_host, comp->sql_port,
+			 comp->user ? comp->user : "root", NULL, NULL, 10, e) ||
+	     sql_value(&s, "SELECT VERSION()", &v, e) < 0;
+	if (!rc)
+		*dialect = strstr(buf_str(&v), "TiDB") ? DIALECT_TIDB
+			   : strstr(buf_str(&v), "MariaDB") ? DIALECT_MARIADB
+			   : DIALECT_MYSQL;
+	sql_close(&s);
+	buf_release(&v);
+	return rc ? -1 : 0;
+}
+
+/* What the suite requires that this cluster lacks, or NULL. */
+static const char *missing_requirement(const struct state *st)
+{
+	int has_ticdc = 0;
+
+	for (size_t i = 0; i < st->cluster.ncomps; i++)
+		if ((st->cluster.comps[i].roles & ROLE_CDC) &&
+		    st->cluster.comps[i].http_url)
+			has_ticdc = 1;
+	if ((st->suite.requires & REQUIRE_TIDB) &&
+	    st->dialect != DIALECT_TIDB)
+		return "tidb";
+	if ((st->suite.requires & REQUIRE_TICDC) && !has_ticdc)
+		return "ticdc";
+	if ((st->suite.requires & REQUIRE_MARIADB) &&
+	    st->dialect != DIALECT_MARIADB)
+		return "mariadb";
+	return NULL;
+}
+
+static int create_schema(struct state *st, struct err *e)
+{
+	const struct component *up = st->ups[0];
+	struct sql s = SQL_INIT;
+	struct buf q = BUF_INIT;
+	int rc;
+
+	rc = sql_connect(&s, up->sql_host, up->sql_port,
+			 up->user ? up->user : "root", NULL, NULL, 10, e) ||
+	     buf_addstr(&q, "CREATE DATABASE IF NOT EXISTS ", e) ||
+	     sql_quote_ident(&q, st->suite.database, e) ||
+	     sql_exec(&s, buf_str(&q), e);
+	for (size_t i = 0; !rc && i < st->suite.ntables; i++) {
+		const struct suite_table *t = &st->suite.tables[i];
+
+		buf_reset(&q);
+		rc = buf_addstr(&q, "DROP TABLE IF EXISTS ", e) ||
+		     sql_quote_ident(&q, st->suite.database, e) ||
+		     buf_addch(&q, '.', e) || sql_quote_ident(&q, t->name, e) ||
+		     sql_exec(&s, buf_str(&q), e);
+		buf_reset(&q);
+		rc = rc || suite_create_sql(&st->suite, t, &q, e) ||
+		     sql_exec(&s, buf_str(&q), e);
+	}
+	sql_close(&s);
+	buf_release(&q);
+	return rc ? -1 : 0;
+}
+
+/* Wait until every downstream has every table of the suite. */
+static int await_schema(struct state *st, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + 60 * NS_PER_SEC;
+	struct buf q = BUF_INIT, v = BUF_INIT;
+	char want[32];
+	int rc = 0;
+
+	snprintf(want, sizeof(want), "%zu", st->suite.ntables);
+	rc = buf_addstr(&q, "SELECT COUNT(*) FROM information_schema.TABLES "
+			"WHERE TABLE_SCHEMA = ", e) ||
+	     sql_quote_string(&q, st->suite.database, e);
+	for (size_t i = 0; !rc && i < st->suite.ntables; i++)
+		rc = buf_addstr(&q, i ? ", " : " AND TABLE_NAME IN (", e) ||
+		     sql_quote_string(&q, st->suite.tables[i].name, e);
+	rc = rc || buf_addch(&q, ')', e);
+	for (size_t i = 0; !rc && i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+		struct err last = ERR_INIT;
+
+		if (!(c->roles & ROLE_DOWNSTREAM) || !c->sql_port)
+			continue;
+		for (;;) {
+			struct sql s = SQL_INIT;
+			int got;
+
+			err_clear(&last);
+			got = !sql_connect(&s, c->sql_host, c->sql_port,
+					   c->user ? c->user : "root", NULL,
+					   NULL, 5, &last) &&
+			      sql_value(&s, buf_str(&q), &v, &last) == 0 &&
+			      !strcmp(buf_str(&v), want);
+			sql_close(&s);
+			if (got)
+				break;
+			if (interrupted || clock_mono_ns() >= deadline) {
+				rc = err_set(e, ERR_INFRA, "%s: the suite's "
+					     "tables did not appear within "
+					     "60s (%s of %s)%s%s", c->name,
+					     v.len ? buf_str(&v) : "?", want,
+					     err_isset(&last) ? ": " : "",
+					     last.msg);
+				break;
+			}
+			clock_sleep_ns(100 * NS_PER_MS, NULL);
+		}
+	}
+	buf_release(&q);
+	buf_release(&v);
+	return rc ? -1 : 0;
+}
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	const struct workload_type *t = w->item->type;
+	const struct plan *plan = w->run->plan;
+
+	sql_thread_init();
+	w->slot = history_slot(w->run->history);
+	if (t->run) {
+		t->run(w);
+	} else {
+		for (size_t i = 0; i < plan->n && !worker_stopping(w); i++) {
+			const struct plan_event *ev = &plan->events[i];
+			int64_t wait;
+
+			if (ev->workload != w->item_index)
+				continue;
+			wait = ev->at_ns - history_now(w->run->history);
+			if (wait > 0 && worker_sleep(w, wait))
+				break;
+			t->run_op(w, ev);
+		}
+	}
+	sql_close(&w->conn);
+	sql_thread_end();
+	return NULL;
+}
+
+/* Give each worker its share of the item's tables (round robin). */
+static int share_tables(struct worker *w, const struct optval *tables)
+{
+	size_t n = 0;
+
+	w->tables = calloc(tables->n + 1, sizeof(*w->tables));
+	if (!w->tables)
+		return -1;
+	if ((size_t)w->nthreads >= tables->n) {
+		w->tables[n++] = tables->list[(size_t)w->thread % tables->n];
+	} else {
+		for (size_t i = (size_t)w->thread; i < tables->n;
+		     i += (size_t)w->nthreads)
+			w->tables[n++] = tables->list[i];
+	}
+	w->ntables = n;
+	return 0;
+}
+
+static int start_workers(struct state *st, struct err *e)
+{
+	struct rand root;
+	size_t total = 0, k = 0;
+
+	for (size_t i = 0; i < st->suite.nworkloads; i++) {
+		const struct suite_item *it = &st->suite.workloads[i];
+		const struct workload_type *t = it->type;
+
+		total += (size_t)t->threads(&st->suite, it);
+	}
+	st->workers = calloc(total + 1, sizeof(*st->workers));
+	st->threads = calloc(total + 1, sizeof(*st->threads));
+	if (!st->workers || !st->threads)
+		return err_set(e, ERR_INFRA, "out of memory");
+	/* Workers draw from their own stream, apart from the plan's. */
+	rand_seed(&root, st->plan.seed ^ UINT64_C(0x5f3759df2b1e7c4d));
+	for (size_t i = 0; i < st->suite.nworkloads; i++) {
+		const struct suite_item *it = &st->suite.workloads[i];
+		const struct workload_type *t = it->type;
+		int n = t->threads(&st->suite, it);
+		double rate = suite_opt(it, "rate")->f;
+
+		for (int j = 0; j < n; j++, k++) {
+			struct worker *w = &st->workers[k];
+			const struct component *node = st->ups[k % st->nups];
+
+			w->suite = &st->suite;
+			w->item = it;
+			w->item_index = (int)i;
+			w->thread = j;
+			w->nthreads = n;
+			w->process = (int)k;
+			rand_split(&root, &w->rng);
+			w->node = node->name;
+			w->host = node->sql_host;
+			w->port = node->sql_port;
+			w->user = node->user ? node->user : "root";
+			w->dialect = st->dialect;
+			w->run = &st->run;
+			if (rate > 0)
+				w->pace_ns = (int64_t)((double)n * NS_PER_SEC /
+						       rate);
+			if (share_tables(w, suite_opt(it, "tables")))
+				return err_set(e, ERR_INFRA, "out of memory");
+		}
+	}
+	st->nworkers = total;
+	for (size_t i = 0; i < total; i++) {
+		int rc = pthread_create(&st->threads[i], NULL, worker_main,
+					&st->workers[i]);
+
+		if (rc)
+			return err_errno(e, rc, "cannot start worker %zu", i);
+		st->nthreads++;
+	}
+	return 0;
+}
+
+static uint64_t load(const uint64_t *v)
+{
+	return __atomic_load_n(v, __ATOMIC_RELAXED);
+}
+
+static void progress(const struct state *st, int64_t elapsed, int final)
+{
+	uint64_t ok = 0, errors = 0;
+	char a[32], b[32];
+
+	for (size_t i = 0; i < st->nworkers; i++) {
+		ok += load(&st->workers[i].ok);
+		errors += load(&st->workers[i].fail) +
+			  load(&st->workers[i].info);
+	}
+	format_duration(elapsed / NS_PER_SEC * NS_PER_SEC, a, sizeof(a));
+	format_duration(st->plan.duration_ns, b, sizeof(b));
+	if (isatty(2) && !final)
+		fprintf(stderr, "\r%s %s/%s  ops %llu  errors %llu\033[K",
+			st->suite.name, a, b, (unsigned long long)ok,
+			(unsigned long long)errors);
+	else
+		log_info("%s %s/%s  ops %llu  errors %llu", st->suite.name, a,
+			 b, (unsigned long long)ok,
+			 (unsigned long long)errors);
+}
+
+/* Drive the workloads for the duration; stop them; wait for them. */
+static void drive(struct state *st, int quiet)
+{
+	int64_t last = 0, every = isatty(2) ? NS_PER_SEC : 10 * NS_PER_SEC;
+
+	for (;;) {
+		int64_t elapsed = history_now(st->run.history);
+
+		if (interrupted || elapsed >= st->plan.duration_ns)
+			break;
+		if (!quiet && elapsed - last >= every) {
+			progress(st, elapsed, 0);
+			last = elapsed;
+		}
+		clock_sleep_ns(50 * NS_PER_MS, NULL);
+	}
+	__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+	for (size_t i = 0; i < st->nthreads; i++)
+		pthread_join(st->threads[i], NULL);
+	st->nthreads = 0;
+	if (!quiet) {
+		if (isatty(2))
+			fputc('\n', stderr);
+		progress(st, history_now(st->run.history), 1);
+	}
+}
+
+/* One TAP test point per workload: its counts, failing on errors that
+ * were not to be ignored or when nothing succeeded. Returns failures. */
+static int report_workloads(struct state *st, struct err *e)
+{
+	int failed = 0, point = 0;
+
+	for (size_t i = 0; i < st->suite.nworkloads; i++) {
+		const struct suite_item *it = &st->suite.workloads[i];
+		uint64_t ok = 0, fail = 0, info = 0, skipped = 0;
+		int ignore = suite_opt(it, "ignore_errors")->i != 0;
+		const char *reason = "";
+		int bad;
+
+		for (size_t j = 0; j < st->nworkers; j++) {
+			const struct worker *w = &st->workers[j];
+
+			if (w->item != it)
+				continue;
+			ok += w->ok;
+			fail += w->fail;
+			info += w->info;
+			skipped += w->skipped;
+			if (w->skip_reason[0])
+				reason = w->skip_reason;
+		}
+		bad = (!ignore && fail + info) || (!ok && fail + info);
+		failed += bad;
+		buf_printf(&st->tap, e, "%s %d - workload %zu %s: %llu ok, %llu "
+			   "fail, %llu info", bad ? "not ok" : "ok", ++point,
+			   i + 1, it->kind, (unsigned long long)ok,
+			   (unsigned long long)fail, (unsigned long long)info);
+		if (skipped)
+			buf_printf(&st->tap, e, ", %llu skipped (%s)",
+				   (unsigned long long)skipped, reason);
+		if (ignore && fail + info && !bad)
+			buf_addstr(&st->tap, ", errors ignored", e);
+		if (!bad && !ok && skipped)
+			buf_printf(&st->tap, e, " # SKIP %s", reason);
+		else if (!bad && !ok)
+			buf_addstr(&st->tap, " # SKIP no operation was due", e);
+		buf_addch(&st->tap, '\n', e);
+		if (bad)
+			buf_printf(&st->tap, e, "  ---\n  message: \"%s\"\n"
+				   "  run_dir: \"%s\"\n  seed: %llu\n"
+				   "  replay: \"tichaos replay %s\"\n  ...\n",
+				   ok ? "operations failed and ignore_errors "
+				   "is false" : "no operation succeeded",
+				   st->dir, (unsigned long long)st->plan.seed,
+				   st->dir);
+	}
+	return failed;
+}
+
+static int emit_tap(struct state *st, const char *skip, int *failed,
+		    struct err *e)
+{
+	struct buf body = BUF_INIT;
+	int rc;
+
+	buf_addstr(&st->tap, "TAP version 14\n", e);
+	if (skip) {
+		buf_printf(&st->tap, e, "1..0 # SKIP requires %s\n", skip);
+		*failed = 0;
+	} else {
+		buf_printf(&st->tap, e, "1..%zu\n", st->suite.nworkloads);
+		*failed = report_workloads(st, e);
+	}
+	fputs(buf_str(&st->tap), stdout);
+	fflush(stdout);
+	rc = write_file(st->dir, "report.tap", &st->tap, e);
+	buf_release(&body);
+	return rc;
+}
+
+static void release(struct state *st, int keep_cluster)
+{
+	struct err e = ERR_INIT;
+
+	if (st->nthreads) {
+		__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+		for (size_t i = 0; i < st->nthreads; i++)
+			pthread_join(st->threads[i], NULL);
+	}
+	if (st->run.history && history_close(st->run.history, &e))
+		log_error("%s", e.msg);
+	for (size_t i = 0; i < st->nworkers; i++)
+		free(st->workers[i].tables);
+	free(st->workers);
+	free(st->threads);
+	free(st->ups);
+	if (st->cluster_started && !keep_cluster) {
+		err_clear(&e);
+		if (cluster_down(&st->cluster, &e))
+			log_error("%s", e.msg);
+	} else if (st->cluster_started) {
+		log_info("the cluster keeps running: tichaos cluster down "
+			 "--dir %s", st->cluster.dir);
+	}
+	if (st->cluster_open)
+		cluster_close(&st->cluster);
+	plan_release(&st->plan);
+	if (st->suite_loaded)
+		suite_release(&st->suite);
+	buf_release(&st->tap);
+	log_close();
+}
+
+int run_suite(const char *path, const struct run_options *o, struct err *e)
+{
+	struct state st;
+	struct cluster_options co = { NULL, NULL, 0 };
+	struct buf text = BUF_INIT;
+	char cdir[PATH_MAX + 16], logs[PATH_MAX + 16];
+	const char *skip = NULL;
+	int64_t duration;
+	uint64_t seed;
+	int rc = EXIT_INFRA, failed = 0;
+
+	memset(&st, 0, sizeof(st));
+	st.plan = (struct plan)PLAN_INIT;
+	if (suite_load(&st.suite, path, e)) {
+		suite_release(&st.suite);
+		return EXIT_USAGE;
+	}
+	st.suite_loaded = 1;
+	seed = o->has_seed ? o->seed : st.suite.seed ? st.suite.seed
+						     : rand_fresh_seed();
+	duration = o->duration_ns ? o->duration_ns : st.suite.duration_ns;
+	if (plan_build(&st.plan, &st.suite, seed, duration, e)) {
+		rc = (int)e->class;
+		goto out;
+	}
+	if (make_run_dir(&st, o, e))
+		goto out;
+	snprintf(logs, sizeof(logs), "%s/logs", st.dir);
+	if (make_dirs(logs, e))
+		goto out;
+	snprintf(logs, sizeof(logs), "%s/logs/tichaos.log", st.dir);
+	log_open(logs);
+	log_info("%s: seed %llu, duration %s, run directory %s",
+		 st.suite.name, (unsigned long long)seed,
+		 format_duration(duration, cdir, sizeof(cdir)), st.dir);
+	if (suite_write(&st.suite, seed, duration, &text, e) ||
+	    write_file(st.dir, "suite.yaml", &text, e))
+		goto out;
+	buf_reset(&text);
+	if (plan_json(&st.plan, &st.suite, &text, e) ||
+	    write_file(st.dir, "plan.json", &text, e))
+		goto out;
+
+	/* The cluster: the local one lives in the run directory. */
+	snprintf(cdir, sizeof(cdir), "%s/cluster", st.dir);
+	co.cluster = o->cluster;
+	co.dir = cdir;
+	co.port_base = o->port_base;
+	if (cluster_open(&st.cluster, &co, e))
+		goto out;
+	st.cluster_open = 1;
+	if (st.cluster.type == cluster_type_find("local") &&
+	    (st.suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
+		/* Known without starting anything: MariaDB, no TiCDC. */
+		skip = st.suite.requires & REQUIRE_TIDB ? "tidb" : "ticdc";
+		goto report;
+	}
+	st.cluster_started = 1;
+	if (cluster_up(&st.cluster, e))
+		goto out;
+	snprintf(cdir, sizeof(cdir), "%s/topology.yaml", st.dir);
+	if (topology_write(&st.cluster, cdir, e))
+		goto out;
+	st.ups = calloc(st.cluster.ncomps + 1, sizeof(*st.ups));
+	if (!st.ups)
+		goto out;
+	for (size_t i = 0; i < st.cluster.ncomps; i++)
+		if ((st.cluster.comps[i].roles & ROLE_UPSTREAM) &&
+		    st.cluster.comps[i].sql_port)
+			st.ups[st.nups++] = &st.cluster.comps[i];
+	if (!st.nups) {
+		err_set(e, ERR_INFRA, "the cluster has no upstream SQL node");
+		goto out;
+	}
+	if (detect_dialect(st.ups[0], &st.dialect, e))
+		goto out;
+	log_info("upstream %s speaks %s", st.ups[0]->name,
+		 dialect_name(st.dialect));
+	skip = missing_requirement(&st);
+	if (skip)
+		goto report;
+	if (create_schema(&st, e) || await_schema(&st, e))
+		goto out;
+
+	snprintf(cdir, sizeof(cdir), "%s/history.jsonl", st.dir);
+	st.run.suite = &st.suite;
+	st.run.plan = &st.plan;
+	if (history_open(&st.run.history, cdir, clock_mono_ns(), e) ||
+	    start_workers(&st, e))
+		goto out;
+	drive(&st, o->quiet);
+report:
+	if (emit_tap(&st, skip, &failed, e))
+		goto out;
+	rc = interrupted ? EXIT_INTERRUPTED : failed ? EXIT_FAIL : EXIT_PASS;
+out:
+	if (rc == EXIT_INFRA && !err_isset(e))
+		err_set(e, ERR_INFRA, "out of memory");
+	release(&st, o->keep_cluster);
+	buf_release(&text);
+	if (interrupted && rc != EXIT_USAGE)
+		rc = EXIT_INTERRUPTED;
+	return rc;
+}

@@ -1,0 +1,48 @@
+#ifndef TICHAOS_RUN_H
+#define TICHAOS_RUN_H
+
+/*
+ * The life of one run (DESIGN §6): load the suite, draw the plan, make the
+ * run directory, start or attach to the cluster, create the schema, drive
+ * the workloads for the duration, stop them, tear down, report.
+ */
+
+#include <stdint.h>
+
+#include "lib/err.h"
+
+struct suite;
+struct plan;
+struct history;
+
+struct run_options {
+	const char *cluster;	/* "local" (NULL) or a topology file */
+	int64_t duration_ns;	/* 0: the suite's */
+	int has_seed;
+	uint64_t seed;
+	const char *out;	/* run directory; NULL: runs/SUITE/TIME-sSEED */
+	int keep_cluster;
+	int port_base;		/* 0 default, -1 auto */
+	int quiet;
+};
+
+/* State shared by the runner and its workers. */
+struct run {
+	const struct suite *suite;
+	const struct plan *plan;
+	struct history *history;
+	int64_t start_ns;
+	/* Set (atomically) when workers must stop. */
+	int stop;
+};
+
+/*
+ * Run the suite at `path`. Returns the exit code (DESIGN §3); `e` holds
+ * the message of a usage or infrastructure error.
+ */
+int run_suite(const char *path, const struct run_options *o, struct err *e);
+
+/* Set by the signal handlers; read by run_suite. */
+void run_interrupt(void);
+
+#endif

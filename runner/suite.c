@@ -1,0 +1,521 @@
+#include "runner/suite.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkers/checker.h"
+#include "faults/fault.h"
+#include "lib/clock.h"
+#include "lib/parse.h"
+#include "lib/sql.h"
+#include "lib/ynode.h"
+#include "workloads/workload.h"
+
+const char *const suite_require_names[] = {
+	"tidb", "ticdc", "mariadb", NULL,
+};
+
+static const char *const top_keys[] = {
+	"name", "description", "requires", "cluster", "duration", "seed",
+	"database", "tables", "workloads", "faults", "checks", NULL,
+};
+
+static const struct optspec top_specs[] = {
+	{ "name", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "the suite's name (default: the file name without .yaml)" },
+	{ "description", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "what the suite reproduces" },
+	{ "requires", OPT_ENUM_LIST, NULL, 0, suite_require_names, 0, 0,
+	  "what the cluster must be; elsewhere the suite is skipped" },
+	{ "duration", OPT_DURATION, "60s", 0, NULL, 0, 0,
+	  "how long workloads and faults run (--duration overrides)" },
+	{ "seed", OPT_INT, "0", 0, NULL, 0, INT64_MAX,
+	  "seed of the plan; 0 picks one and records it" },
+	{ "database", OPT_IDENT, "test", 0, NULL, 0, 0,
+	  "the database holding the suite's tables" },
+};
+enum { TOP_NAME, TOP_DESCRIPTION, TOP_REQUIRES, TOP_DURATION, TOP_SEED,
+       TOP_DATABASE, NTOP };
+
+static const struct optspec cluster_specs[] = {
+	{ "captures", OPT_INT, "0", 0, NULL, 0, 64,
+	  "TiCDC captures to start (0: the backend's default)" },
+	{ "tidb", OPT_INT, "0", 0, NULL, 0, 64, "TiDB servers to start" },
+	{ "pd", OPT_INT, "0", 0, NULL, 0, 64, "PD servers to start" },
+	{ "kv", OPT_INT, "0", 0, NULL, 0, 64, "TiKV servers to start" },
+};
+
+static const struct optspec table_specs[] = {
+	{ "name", OPT_NAMES, NULL, 1, NULL, 0, 0,
+	  "table name(s); '{a..b}' expands to several tables" },
+	{ "columns", OPT_SQL, NULL, 1, NULL, 0, 0,
+	  "column definitions, as in CREATE TABLE (...)" },
+	{ "partition", OPT_SQL, NULL, 0, NULL, 0, 0,
+	  "partitioning, as after PARTITION BY" },
+	{ "options", OPT_SQL, NULL, 0, NULL, 0, 0,
+	  "table options, as after the column list (AUTO_ID_CACHE=1)" },
+};
+enum { TAB_NAME, TAB_COLUMNS, TAB_PARTITION, TAB_OPTIONS, NTAB };
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const kind_key[] = { "kind", NULL };
+
+/* The registries, seen uniformly through their kinds. */
+struct section {
+	const char *key;	/* "workloads" */
+	const char *what;	/* "workload" */
+	kind_nth_fn nth;
+};
+
+static const struct section sections[] = {
+	{ "workloads", "workload", workload_kind },
+	{ "faults", "fault", fault_kind },
+	{ "checks", "check", checker_kind },
+};
+
+static char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		abort();
+	return p;
+}
+
+static int load_tables(struct suite *s, const char *file,
+		       const struct ynode *list, struct err *e)
+{
+	if (!list)
+		return ynode_error(e, file, NULL, "the suite has no tables");
+	if (list->kind != YNODE_SEQ || !list->n)
+		return ynode_error(e, file, list, "tables must be a non-empty "
+				   "list");
+	for (size_t i = 0; i < list->n; i++) {
+		struct optval v[NTAB] = { { 0 } };
+		const struct ynode *item = list->items[i];
+		int rc = optspec_parse(file, item, table_specs, NTAB, NULL,
+				       "table", v, e);
+
+		for (size_t j = 0; !rc && j < v[TAB_NAME].n; j++) {
+			const char *name = v[TAB_NAME].list[j];
+			struct suite_table *t, *grown;
+
+			if (suite_table(s, name)) {
+				rc = ynode_error(e, file, ynode_get(item,
+								    "name"),
+						 "duplicate table '%s'", name);
+				break;
+			}
+			grown = realloc(s->tables, (s->ntables + 1) *
+					sizeof(*grown));
+			if (!grown)
+				abort();
+			s->tables = grown;
+			t = &s->tables[s->ntables++];
+			memset(t, 0, sizeof(*t));
+			t->name = xstrdup(name);
+			t->columns = xstrdup(v[TAB_COLUMNS].s);
+			if (v[TAB_PARTITION].s)
+				t->partition = xstrdup(v[TAB_PARTITION].s);
+			if (v[TAB_OPTIONS].s)
+				t->options = xstrdup(v[TAB_OPTIONS].s);
+			t->line = item->line;
+			t->col = item->col;
+		}
+		optvals_release(v, NTAB);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static int load_item(struct suite *s, const char *file,
+		     const struct section *sec, const struct ynode *n,
+		     struct suite_item *it, struct err *e)
+{
+	const struct ynode *kind;
+	const struct kind *k;
+	const char *names[64];
+	char what[128];
+	size_t nnames = 0;
+
+	if (n->kind != YNODE_MAP)
+		return ynode_error(e, file, n, "each of %s must be a mapping, "
+				   "not %s", sec->key,
+				   ynode_kind_name(n->kind));
+	kind = ynode_get(n, "kind");
+	if (!kind)
+		return ynode_error(e, file, n, "%s has no kind", sec->what);
+	if (kind->kind != YNODE_SCALAR)
+		return ynode_error(e, file, kind, "kind must be a name, not "
+				   "%s", ynode_kind_name(kind->kind));
+	k = kind_find(sec->nth, kind->value);
+	if (!k) {
+		const char *hint;
+
+		while (nnames < 63 && (names[nnames] = sec->nth(nnames)
+				       ? sec->nth(nnames)->name : NULL))
+			nnames++;
+		names[nnames] = NULL;
+		hint = ynode_suggest(kind->value, names);
+		if (hint)
+			return ynode_error(e, file, kind, "unknown %s kind "
+					   "'%s' (did you mean '%s'?)",
+					   sec->what, kind->value, hint);
+		if (!nnames)
+			return ynode_error(e, file, kind, "unknown %s kind "
+					   "'%s' (no %s kinds in this build)",
+					   sec->what, kind->value, sec->what);
+		return ynode_error(e, file, kind, "unknown %s kind '%s' (see "
+				   "'tichaos list')", sec->what, kind->value);
+	}
+	/* The kind is the first member of its type's descriptor. */
+	it->type = k;
+	it->kind = k->name;
+	it->specs = k->opts;
+	it->nspecs = k->nopts;
+	it->line = n->line;
+	it->col = n->col;
+	it->vals = calloc(it->nspecs + 1, sizeof(*it->vals));
+	if (!it->vals)
+		abort();
+	snprintf(what, sizeof(what), "%s '%s'", sec->what, it->kind);
+	if (optspec_parse(file, n, it->specs, it->nspecs, kind_key, what,
+			  it->vals, e))
+		return -1;
+	/* Tables named by any option must be the suite's. */
+	for (size_t i = 0; i < it->nspecs; i++) {
+		const struct optval *v = &it->vals[i];
+
+		if (it->specs[i].type != OPT_TABLES)
+			continue;
+		for (size_t j = 0; j < v->n; j++)
+			if (!suite_table(s, v->list[j])) {
+				struct ynode at = { YNODE_SCALAR, v->line,
+						    v->col, NULL, 0, NULL, 0 };
+
+				return ynode_error(e, file, v->line ? &at : n,
+						   "%s in %s: no table '%s' in "
+						   "the suite",
+						   it->specs[i].key, what,
+						   v->list[j]);
+			}
+	}
+	return 0;
+}
+
+static int load_section(struct suite *s, const char *file,
+			const struct section *sec, const struct ynode *list,
+			struct suite_item **items, size_t *n, struct err *e)
+{
+	if (!list)
+		return 0;
+	if (list->kind != YNODE_SEQ)
+		return ynode_error(e, file, list, "%s must be a list, not %s",
+				   sec->key, ynode_kind_name(list->kind));
+	*items = calloc(list->n + 1, sizeof(**items));
+	if (!*items)
+		abort();
+	for (size_t i = 0; i < list->n; i++) {
+		*n = i + 1;
+		if (load_item(s, file, sec, list->items[i], &(*items)[i], e))
+			return -1;
+	}
+	return 0;
+}
+
+static char *default_name(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t len;
+
+	base = base ? base + 1 : path;
+	len = strlen(base);
+	if (len > 5 && !strcmp(base + len - 5, ".yaml"))
+		len -= 5;
+	else if (len > 4 && !strcmp(base + len - 4, ".yml"))
+		len -= 4;
+	return strndup(base, len);
+}
+
+static int check_name(const char *file, const struct ynode *at,
+		      const char *name, struct err *e)
+{
+	size_t n = strlen(name);
+
+	if (!n || n > 100)
+		return ynode_error(e, file, at, "suite name must be 1 to 100 "
+				   "characters");
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' ||
+		      *p == '.') || (p == name && *p == '.'))
+			return ynode_error(e, file, at, "suite name '%s' may "
+					   "hold letters, digits, '_', '-' "
+					   "and '.' only", name);
+	return 0;
+}
+
+int suite_load(struct suite *s, const char *path, struct err *e)
+{
+	struct optval top[NTOP] = { { 0 } };
+	struct optval cl[N(cluster_specs)] = { { 0 } };
+	struct ynode *root = NULL;
+	const struct ynode *n;
+	int rc = -1;
+
+	memset(s, 0, sizeof(*s));
+	s->path = xstrdup(path);
+	if (ynode_load_file(path, &root, e))
+		goto out;
+	if (!root) {
+		ynode_error(e, path, NULL, "empty suite");
+		goto out;
+	}
+	if (root->kind != YNODE_MAP) {
+		ynode_error(e, path, root, "a suite must be a mapping, not %s",
+			    ynode_kind_name(root->kind));
+		goto out;
+	}
+	if (optspec_parse(path, root, top_specs, NTOP, top_keys, "suite",
+			  top, e))
+		goto out;
+	s->name = top[TOP_NAME].s ? xstrdup(top[TOP_NAME].s)
+				  : default_name(path);
+	if (!s->name ||
+	    check_name(path, ynode_get(root, "name") ? ynode_get(root, "name")
+						     : root, s->name, e))
+		goto out;
+	if (top[TOP_DESCRIPTION].s)
+		s->description = xstrdup(top[TOP_DESCRIPTION].s);
+	for (size_t i = 0; i < top[TOP_REQUIRES].n; i++)
+		for (int r = 0; suite_require_names[r]; r++)
+			if (!strcmp(top[TOP_REQUIRES].list[i],
+				    suite_require_names[r]))
+				s->requires |= 1u << r;
+	s->duration_ns = top[TOP_DURATION].i;
+	if (s->duration_ns < NS_PER_SEC) {
+		ynode_error(e, path, ynode_get(root, "duration"), "duration "
+			    "must be at least 1s");
+		goto out;
+	}
+	s->seed = (uint64_t)top[TOP_SEED].i;
+	s->database = xstrdup(top[TOP_DATABASE].s);
+	n = ynode_get(root, "cluster");
+	if (n) {
+		if (optspec_parse(path, n, cluster_specs, N(cluster_specs),
+				  NULL, "cluster", cl, e))
+			goto out;
+		s->captures = (int)cl[0].i;
+		s->tidb = (int)cl[1].i;
+		s->pd = (int)cl[2].i;
+		s->kv = (int)cl[3].i;
+	}
+	if (load_tables(s, path, ynode_get(root, "tables"), e) ||
+	    load_section(s, path, &sections[0], ynode_get(root, "workloads"),
+			 &s->workloads, &s->nworkloads, e) ||
+	    load_section(s, path, &sections[1], ynode_get(root, "faults"),
+			 &s->faults, &s->nfaults, e) ||
+	    load_section(s, path, &sections[2], ynode_get(root, "checks"),
+			 &s->checks, &s->nchecks, e))
+		goto out;
+	if (!s->nworkloads) {
+		ynode_error(e, path, root, "the suite has no workloads");
+		goto out;
+	}
+	for (size_t i = 0; i < s->nworkloads; i++) {
+		const struct workload_type *t = s->workloads[i].type;
+
+		if (t->check && t->check(s, &s->workloads[i], e))
+			goto out;
+	}
+	rc = 0;
+out:
+	optvals_release(top, NTOP);
+	optvals_release(cl, N(cluster_specs));
+	ynode_free(root);
+	return rc;
+}
+
+static void release_items(struct suite_item *items, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (items[i].vals)
+			optvals_release(items[i].vals, items[i].nspecs);
+		free(items[i].vals);
+	}
+	free(items);
+}
+
+void suite_release(struct suite *s)
+{
+	for (size_t i = 0; i < s->ntables; i++) {
+		free(s->tables[i].name);
+		free(s->tables[i].columns);
+		free(s->tables[i].partition);
+		free(s->tables[i].options);
+	}
+	free(s->tables);
+	release_items(s->workloads, s->nworkloads);
+	release_items(s->faults, s->nfaults);
+	release_items(s->checks, s->nchecks);
+	free(s->path);
+	free(s->name);
+	free(s->description);
+	free(s->database);
+	memset(s, 0, sizeof(*s));
+}
+
+const struct suite_table *suite_table(const struct suite *s,
+				      const char *name)
+{
+	for (size_t i = 0; i < s->ntables; i++)
+		if (!strcmp(s->tables[i].name, name))
+			return &s->tables[i];
+	return NULL;
+}
+
+int suite_create_sql(const struct suite *s, const struct suite_table *t,
+		     struct buf *out, struct err *e)
+{
+	int rc = buf_addstr(out, "CREATE TABLE ", e) ||
+		 sql_quote_ident(out, s->database, e) ||
+		 buf_addch(out, '.', e) || sql_quote_ident(out, t->name, e) ||
+		 buf_printf(out, e, " (%s)", t->columns);
+
+	if (!rc && t->options)
+		rc = buf_printf(out, e, " %s", t->options);
+	if (!rc && t->partition)
+		rc = buf_printf(out, e, " PARTITION BY %s", t->partition);
+	return rc ? -1 : 0;
+}
+
+const struct optval *suite_opt(const struct suite_item *it, const char *key)
+{
+	for (size_t i = 0; i < it->nspecs; i++)
+		if (!strcmp(it->specs[i].key, key))
+			return &it->vals[i];
+	return NULL;
+}
+
+/* One option's value as YAML. */
+static int write_value(struct buf *out, const struct optspec *sp,
+		       const struct optval *v, struct err *e)
+{
+	char d[64];
+
+	switch (sp->type) {
+	case OPT_BOOL:
+		return buf_addstr(out, v->i ? "true" : "false", e);
+	case OPT_INT:
+		return buf_printf(out, e, "%lld", (long long)v->i);
+	case OPT_FLOAT:
+		return buf_printf(out, e, "%.17g", v->f);
+	case OPT_DURATION:
+		return buf_addstr(out, format_duration(v->i, d, sizeof(d)), e);
+	case OPT_STRING:
+	case OPT_IDENT:
+	case OPT_SQL:
+		return ynode_quote(out, v->s, e);
+	case OPT_ENUM:
+		return buf_addstr(out, sp->choices[v->i], e);
+	case OPT_DURATION_LIST:
+		if (buf_addch(out, '[', e))
+			return -1;
+		for (size_t i = 0; i < v->n; i++)
+			if (buf_printf(out, e, "%s%s", i ? ", " : "",
+				       format_duration(v->ints[i], d,
+						       sizeof(d))))
+				return -1;
+		return buf_addch(out, ']', e);
+	case OPT_ENUM_LIST:
+	case OPT_STRING_LIST:
+	case OPT_NAMES:
+	case OPT_TABLES:
+		if (buf_addch(out, '[', e))
+			return -1;
+		for (size_t i = 0; i < v->n; i++)
+			if ((i && buf_addstr(out, ", ", e)) ||
+			    ynode_quote(out, v->list[i], e))
+				return -1;
+		return buf_addch(out, ']', e);
+	}
+	return 0;
+}
+
+static int write_items(struct buf *out, const char *key,
+		       const struct suite_item *items, size_t n,
+		       struct err *e)
+{
+	if (!n)
+		return buf_printf(out, e, "%s: []\n", key);
+	if (buf_printf(out, e, "%s:\n", key))
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct suite_item *it = &items[i];
+
+		if (buf_printf(out, e, "  - kind: %s\n", it->kind))
+			return -1;
+		for (size_t j = 0; j < it->nspecs; j++) {
+			if (!it->vals[j].set)
+				continue;
+			if (buf_printf(out, e, "    %s: ", it->specs[j].key) ||
+			    write_value(out, &it->specs[j], &it->vals[j], e) ||
+			    buf_addch(out, '\n', e))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
+		struct buf *out, struct err *e)
+{
+	char d[64];
+	int rc;
+
+	rc = buf_addstr(out, "# The suite as run: defaults filled in, ranges "
+			"expanded (docs/suite-format.md).\nname: ", e) ||
+	     ynode_quote(out, s->name, e) || buf_addch(out, '\n', e);
+	if (!rc && s->description)
+		rc = buf_addstr(out, "description: ", e) ||
+		     ynode_quote(out, s->description, e) ||
+		     buf_addch(out, '\n', e);
+	rc = rc || buf_addstr(out, "requires: [", e);
+	for (int r = 0, first = 1; !rc && suite_require_names[r]; r++)
+		if (s->requires & (1u << r)) {
+			rc = buf_printf(out, e, "%s%s", first ? "" : ", ",
+					suite_require_names[r]);
+			first = 0;
+		}
+	rc = rc || buf_printf(out, e, "]\ncluster: { captures: %d, tidb: %d, "
+			      "pd: %d, kv: %d }\nduration: %s\nseed: %llu\n"
+			      "database: %s\ntables:\n", s->captures, s->tidb,
+			      s->pd, s->kv,
+			      format_duration(duration_ns, d, sizeof(d)),
+			      (unsigned long long)seed, s->database);
+	for (size_t i = 0; !rc && i < s->ntables; i++) {
+		const struct suite_table *t = &s->tables[i];
+
+		rc = buf_printf(out, e, "  - name: %s\n    columns: ",
+				t->name) ||
+		     ynode_quote(out, t->columns, e) ||
+		     buf_addch(out, '\n', e);
+		if (!rc && t->partition)
+			rc = buf_addstr(out, "    partition: ", e) ||
+			     ynode_quote(out, t->partition, e) ||
+			     buf_addch(out, '\n', e);
+		if (!rc && t->options)
+			rc = buf_addstr(out, "    options: ", e) ||
+			     ynode_quote(out, t->options, e) ||
+			     buf_addch(out, '\n', e);
+	}
+	rc = rc || write_items(out, "workloads", s->workloads, s->nworkloads,
+			       e) ||
+	     write_items(out, "faults", s->faults, s->nfaults, e) ||
+	     write_items(out, "checks", s->checks, s->nchecks, e);
+	return rc ? -1 : 0;
+}

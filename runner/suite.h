@@ -1,0 +1,98 @@
+#ifndef TICHAOS_SUITE_H
+#define TICHAOS_SUITE_H
+
+/*
+ * Suites: a chaos case described in YAML (docs/suite-format.md), loaded
+ * and validated strictly. Every error is one line "FILE:L:C: message"
+ * (ERR_USAGE). A loaded suite is complete: defaults are filled in, `{a..b}`
+ * ranges expanded, kinds resolved to their registered types, and every
+ * table a workload names is one of the suite's tables.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/optspec.h"
+
+struct suite_table {
+	char *name;
+	char *columns;		/* column definitions, verbatim SQL */
+	char *partition;	/* "RANGE (id) (...)" or NULL */
+	char *options;		/* table options ("AUTO_ID_CACHE=1") or NULL */
+	int line;
+	int col;
+};
+
+/* A workload, fault or check: its kind and its validated options. */
+struct suite_item {
+	const char *kind;		/* the registered name */
+	const void *type;		/* const struct workload_type * etc. */
+	const struct optspec *specs;	/* the type's options */
+	size_t nspecs;
+	struct optval *vals;		/* nspecs values, indexed as specs */
+	int line;
+	int col;
+};
+
+/* Capabilities a suite may require of its cluster. */
+enum suite_require {
+	REQUIRE_TIDB = 1 << 0,
+	REQUIRE_TICDC = 1 << 1,
+	REQUIRE_MARIADB = 1 << 2,
+};
+
+extern const char *const suite_require_names[];
+
+struct suite {
+	char *path;
+	char *name;
+	char *description;
+	unsigned requires;
+	/* Hints for backends that start clusters (0: the backend's
+	 * default). */
+	int captures;
+	int tidb;
+	int pd;
+	int kv;
+	int64_t duration_ns;
+	uint64_t seed;			/* 0: pick one at run time */
+	char *database;
+	struct suite_table *tables;
+	size_t ntables;
+	struct suite_item *workloads;
+	size_t nworkloads;
+	struct suite_item *faults;
+	size_t nfaults;
+	struct suite_item *checks;
+	size_t nchecks;
+};
+
+/* Load and validate `path`. The caller releases the suite. */
+int suite_load(struct suite *s, const char *path, struct err *e);
+
+void suite_release(struct suite *s);
+
+/* The table called `name`, or NULL. */
+const struct suite_table *suite_table(const struct suite *s,
+				      const char *name);
+
+/*
+ * Write the suite as run: every option with its value, defaults filled in,
+ * ranges expanded, the given seed. Loading the output gives the same suite.
+ */
+int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
+		struct buf *out, struct err *e);
+
+/*
+ * The CREATE TABLE statement of table `t` in the suite's database:
+ * "CREATE TABLE `db`.`t` (columns) options PARTITION BY partition".
+ */
+int suite_create_sql(const struct suite *s, const struct suite_table *t,
+		     struct buf *out, struct err *e);
+
+/* The value of option `key` of an item, or NULL when it has no such key. */
+const struct optval *suite_opt(const struct suite_item *it, const char *key);
+
+#endif

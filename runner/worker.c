@@ -1,0 +1,131 @@
+/*
+ * What workloads call to do their work: pacing, connections, and the
+ * history records of every operation (workloads/workload.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/log.h"
+#include "runner/run.h"
+#include "runner/suite.h"
+#include "workloads/workload.h"
+
+const char *dialect_name(int dialect)
+{
+	switch (dialect) {
+	case DIALECT_TIDB:
+		return "TiDB";
+	case DIALECT_MARIADB:
+		return "MariaDB";
+	default:
+		return "MySQL";
+	}
+}
+
+int worker_stopping(const struct worker *w)
+{
+	return __atomic_load_n(&w->run->stop, __ATOMIC_RELAXED);
+}
+
+int worker_sleep(struct worker *w, int64_t ns)
+{
+	clock_sleep_ns(ns, &w->run->stop);
+	return worker_stopping(w);
+}
+
+void worker_pace(struct worker *w)
+{
+	int64_t now;
+
+	if (!w->pace_ns)
+		return;
+	now = clock_mono_ns();
+	if (!w->next_ns || w->next_ns < now - NS_PER_SEC)
+		w->next_ns = now;
+	if (w->next_ns > now)
+		worker_sleep(w, w->next_ns - now);
+	w->next_ns += w->pace_ns;
+}
+
+int worker_connect(struct worker *w)
+{
+	struct err e = ERR_INIT;
+
+	while (!worker_stopping(w)) {
+		err_clear(&e);
+		if (w->conn.my)
+			return 0;
+		if (!sql_connect(&w->conn, w->host, w->port, w->user, NULL,
+				 w->suite->database, 5, &e)) {
+			w->backoff_ns = 0;
+			return 0;
+		}
+		log_debug("worker %d: %s", w->process, e.msg);
+		w->backoff_ns = w->backoff_ns ? w->backoff_ns * 2
+					      : 50 * NS_PER_MS;
+		if (w->backoff_ns > NS_PER_SEC)
+			w->backoff_ns = NS_PER_SEC;
+		worker_sleep(w, w->backoff_ns);
+	}
+	return -1;
+}
+
+static void record(struct worker *w, int64_t time, const char *type,
+		   const char *f, const char *table, int64_t id,
+		   const char *error)
+{
+	char qualified[160];
+	struct history_event ev = { time, w->process, type, f, NULL, w->node,
+				    NULL, id, error, NULL };
+
+	if (table) {
+		snprintf(qualified, sizeof(qualified), "%s.%s",
+			 w->suite->database, table);
+		ev.table = qualified;
+	}
+	history_record(w->slot, &ev);
+}
+
+int64_t worker_invoke(struct worker *w, const char *f, const char *table)
+{
+	int64_t now = history_now(w->run->history);
+
+	record(w, now, "invoke", f, table, -1, NULL);
+	return now;
+}
+
+void worker_complete(struct worker *w, const char *f, const char *table,
+		     int64_t id, const struct err *err)
+{
+	int64_t now = history_now(w->run->history);
+
+	if (!err || !err_isset(err)) {
+		record(w, now, "ok", f, table, id, NULL);
+		__atomic_add_fetch(&w->ok, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (w->conn.last_class == SQL_AMBIGUOUS) {
+		/* It may have happened; the connection is suspect. */
+		record(w, now, "info", f, table, -1, err->msg);
+		__atomic_add_fetch(&w->info, 1, __ATOMIC_RELAXED);
+		sql_close(&w->conn);
+		return;
+	}
+	record(w, now, "fail", f, table, -1, err->msg);
+	__atomic_add_fetch(&w->fail, 1, __ATOMIC_RELAXED);
+}
+
+void worker_skip(struct worker *w, const char *f, const char *table,
+		 const char *why)
+{
+	char text[200];
+	int64_t now = history_now(w->run->history);
+
+	snprintf(text, sizeof(text), "skipped: %s", why);
+	record(w, now, "invoke", f, table, -1, NULL);
+	record(w, now, "fail", f, table, -1, text);
+	snprintf(w->skip_reason, sizeof(w->skip_reason), "%s", why);
+	__atomic_add_fetch(&w->skipped, 1, __ATOMIC_RELAXED);
+}

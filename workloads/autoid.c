@@ -1,0 +1,54 @@
+/*
+ * autoid: inserts into one table from several threads spread over every
+ * upstream SQL node, recording the node and the id of each insert — the
+ * workload of TiDB issue 52600 (ids going back after the autoid leader
+ * moves away and back).
+ */
+#include "runner/suite.h"
+#include "workloads/common.h"
+
+static const struct optspec opts[] = {
+	WORKLOAD_COMMON_OPTS,
+	{ "column", OPT_IDENT, "k", 0, NULL, 0, 0,
+	  "the column that gets a value; the key is AUTO_INCREMENT" },
+};
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	const struct optval *t = suite_opt(it, "tables");
+	struct ynode at = { YNODE_SCALAR, t->line, t->col, NULL, 0, NULL, 0 };
+
+	if (t->n != 1)
+		return ynode_error(e, s->path, &at, "tables in workload "
+				   "'autoid' must name exactly one table");
+	return 0;
+}
+
+static int threads(const struct suite *s, const struct suite_item *it)
+{
+	const struct optval *n = suite_opt(it, "threads");
+
+	(void)s;
+	return n->i ? (int)n->i : 4;
+}
+
+static void run(struct worker *w)
+{
+	const char *column = suite_opt(w->item, "column")->s;
+	uint64_t seq = 0;
+
+	while (!worker_stopping(w)) {
+		worker_pace(w);
+		wl_insert_row(w, w->tables[0], column, ++seq);
+	}
+}
+
+const struct workload_type workload_autoid = {
+	.kind = { "autoid", "inserts into one table from threads spread over "
+		  "every upstream SQL node, recording node and id",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.check = check,
+	.threads = threads,
+	.run = run,
+};

@@ -1,0 +1,116 @@
+#include "workloads/common.h"
+
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/sql.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+
+int wl_table(struct buf *q, const struct worker *w, const char *table,
+	     struct err *e)
+{
+	return sql_quote_ident(q, w->suite->database, e) ||
+	       buf_addch(q, '.', e) || sql_quote_ident(q, table, e) ? -1 : 0;
+}
+
+int wl_op(struct worker *w, const char *f, const char *table,
+	  const char *const *stmts, int64_t id)
+{
+	struct err e = ERR_INIT;
+
+	if (worker_connect(w))
+		return -1;
+	worker_invoke(w, f, table);
+	for (; *stmts; stmts++)
+		if (sql_exec(&w->conn, *stmts, &e))
+			break;
+	if (err_isset(&e)) {
+		worker_complete(w, f, table, -1, &e);
+		return -1;
+	}
+	worker_complete(w, f, table,
+			id == -2 ? (int64_t)sql_insert_id(&w->conn) : id,
+			NULL);
+	return 0;
+}
+
+int64_t wl_int(const struct worker *w, const char *key)
+{
+	const struct optval *v = suite_opt(w->item, key);
+
+	return v ? v->i : 0;
+}
+
+void wl_error_pause(struct worker *w)
+{
+	worker_sleep(w, 10 * NS_PER_MS);
+}
+
+int wl_insert_row(struct worker *w, const char *table, const char *column,
+		  uint64_t seq)
+{
+	struct buf q = BUF_INIT;
+	const char *stmts[2] = { NULL, NULL };
+	int rc;
+
+	if (buf_addstr(&q, "INSERT INTO ", NULL) ||
+	    wl_table(&q, w, table, NULL) ||
+	    buf_addstr(&q, " (", NULL) || sql_quote_ident(&q, column, NULL) ||
+	    buf_printf(&q, NULL, ") VALUES ('%llu')",
+		       (unsigned long long)seq)) {
+		buf_release(&q);
+		return -1;
+	}
+	stmts[0] = buf_str(&q);
+	rc = wl_op(w, "insert", table, stmts, -2);
+	buf_release(&q);
+	if (rc && !worker_stopping(w))
+		wl_error_pause(w);
+	return rc;
+}
+
+/* One operation every `every` (scaled), op and table drawn from `r`. */
+/* A table for EXCHANGE PARTITION: from `with`, else a normal table. */
+static char *exchange_target(const struct suite *s,
+				   const struct optval *with, struct rand *r)
+{
+	size_t normal = 0, pick;
+
+	if (with && with->n)
+		return with->list[rand_below(r, with->n)];
+	for (size_t i = 0; i < s->ntables; i++)
+		normal += !s->tables[i].partition;
+	pick = rand_below(r, normal);
+	for (size_t i = 0; i < s->ntables; i++)
+		if (!s->tables[i].partition && pick-- == 0)
+			return s->tables[i].name;
+	return NULL;
+}
+
+int wl_plan_every(const struct suite *s, const struct suite_item *it,
+		  int item_index, int64_t duration_ns, double scale,
+		  struct rand *r, struct plan *p, struct err *e)
+{
+	const struct optval *every = suite_opt(it, "every");
+	const struct optval *opv = suite_opt(it, "ops");
+	const struct optval *tables = suite_opt(it, "tables");
+	const struct optval *with = suite_opt(it, "exchange_with");
+	int64_t step = (int64_t)((double)every->i * scale);
+
+	if (step < NS_PER_MS)
+		step = NS_PER_MS;
+	for (int64_t at = step; at < duration_ns; at += step) {
+		struct plan_event ev = { at, item_index, -1, NULL, NULL, NULL,
+					 0 };
+
+		ev.op = opv->list[rand_below(r, opv->n)];
+		ev.table = tables->list[rand_below(r, tables->n)];
+		if (!strcmp(ev.op, "exchange"))
+			ev.with = exchange_target(s, with, r);
+		ev.choice = rand_next(r);
+		if (plan_add(p, &ev, e))
+			return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,223 @@
+/*
+ * partition_ddl: on RANGE-partitioned tables, every `every`, one of
+ *
+ *   drop_add            DROP the last (MAXVALUE) partition, ADD it again
+ *   truncate            TRUNCATE one partition
+ *   remove_repartition  REMOVE PARTITIONING, then PARTITION BY `repartition`
+ *   exchange            EXCHANGE the first partition WITH a normal table
+ *                       (errors are expected: rows outside the range)
+ *   reorganize          split the first partition into three at a quarter,
+ *                       half and all of its bound, then merge them back
+ *
+ * — the partition DDL loop of TiCDC's fail_over_ddl_mix with every op
+ * enabled. Partition names and bounds are read from the server before each
+ * op, so they follow the suite's definitions and whatever earlier ops did;
+ * nothing about them is fixed here.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "lib/parse.h"
+#include "lib/sql.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+#include "workloads/common.h"
+
+static const char *const ops[] = {
+	"drop_add", "truncate", "remove_repartition", "exchange",
+	"reorganize", NULL,
+};
+
+static const struct optspec opts[] = {
+	WORKLOAD_COMMON_OPTS,
+	{ "ops", OPT_ENUM_LIST,
+	  "[drop_add, truncate, remove_repartition, exchange, reorganize]",
+	  0, ops, 0, 0, "the operations drawn from" },
+	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,
+	  "one operation every this long (scaled with --duration)" },
+	{ "repartition", OPT_SQL, NULL, 0, NULL, 0, 0,
+	  "remove_repartition: the new partitioning (default: the table's "
+	  "own)" },
+	{ "exchange_with", OPT_TABLES, NULL, 0, NULL, 0, 0,
+	  "exchange: the tables to swap with (default: the suite's "
+	  "unpartitioned tables)" },
+};
+
+static int is_range(const char *partition)
+{
+	while (isspace((unsigned char)*partition))
+		partition++;
+	return !strncasecmp(partition, "RANGE", 5) &&
+	       (isspace((unsigned char)partition[5]) || partition[5] == '(');
+}
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	const struct optval *tables = suite_opt(it, "tables");
+	const struct optval *opv = suite_opt(it, "ops");
+	const struct optval *with = suite_opt(it, "exchange_with");
+	const struct optval *re = suite_opt(it, "repartition");
+	struct ynode at = { YNODE_SCALAR, tables->line, tables->col, NULL, 0,
+			    NULL, 0 };
+	size_t normal = 0;
+
+	for (size_t i = 0; i < tables->n; i++) {
+		const struct suite_table *t = suite_table(s, tables->list[i]);
+
+		if (!t->partition || !is_range(t->partition))
+			return ynode_error(e, s->path, &at, "workload "
+					   "'partition_ddl' needs RANGE "
+					   "partitioned tables; '%s' is not",
+					   t->name);
+	}
+	if (re->s && !is_range(re->s)) {
+		at.line = re->line;
+		at.col = re->col;
+		return ynode_error(e, s->path, &at, "repartition in workload "
+				   "'partition_ddl' must be RANGE "
+				   "partitioning");
+	}
+	for (size_t i = 0; i < s->ntables; i++)
+		normal += !s->tables[i].partition;
+	for (size_t i = 0; i < opv->n; i++)
+		if (!strcmp(opv->list[i], "exchange") && !with->n && !normal) {
+			at.line = it->line;
+			at.col = it->col;
+			return ynode_error(e, s->path, &at, "exchange in "
+					   "workload 'partition_ddl' needs a "
+					   "table without partitions (add one, "
+					   "or set exchange_with)");
+		}
+	return 0;
+}
+
+static int threads(const struct suite *s, const struct suite_item *it)
+{
+	(void)s;
+	(void)it;
+	return 1;
+}
+
+static int read_partitions(struct worker *w, const char *table,
+			   struct sql_result *r, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	int rc;
+
+	rc = buf_addstr(&q, "SELECT PARTITION_NAME, PARTITION_DESCRIPTION "
+			"FROM information_schema.PARTITIONS WHERE "
+			"TABLE_SCHEMA = ", e) ||
+	     sql_quote_string(&q, w->suite->database, e) ||
+	     buf_addstr(&q, " AND TABLE_NAME = ", e) ||
+	     sql_quote_string(&q, table, e) ||
+	     buf_addstr(&q, " AND PARTITION_NAME IS NOT NULL ORDER BY "
+			"PARTITION_ORDINAL_POSITION", e) ||
+	     sql_query(&w->conn, buf_str(&q), r, e);
+	buf_release(&q);
+	if (!rc && !r->nrows)
+		rc = err_set(e, ERR_INFRA, "'%s' is not partitioned", table);
+	return rc ? -1 : 0;
+}
+
+/* ALTER TABLE `db`.`t` + the rest, as one statement in `q`. */
+static int alter(struct buf *q, struct worker *w, const char *table,
+		 struct err *e, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int alter(struct buf *q, struct worker *w, const char *table,
+		 struct err *e, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	buf_reset(q);
+	rc = buf_addstr(q, "ALTER TABLE ", e) || wl_table(q, w, table, e) ||
+	     buf_addch(q, ' ', e);
+	va_start(ap, fmt);
+	rc = rc || buf_vprintf(q, e, fmt, ap);
+	va_end(ap);
+	return rc ? -1 : 0;
+}
+
+/* Build the op's statements from the table's partitions as they are. */
+static int build(struct worker *w, const struct plan_event *ev,
+		 const struct sql_result *parts, struct buf *a, struct buf *b,
+		 struct err *e)
+{
+	const char *first = parts->cells[0];
+	const char *first_bound = parts->cells[1];
+	const char *last = parts->cells[(parts->nrows - 1) * 2];
+	const char *last_bound = parts->cells[(parts->nrows - 1) * 2 + 1];
+	const struct suite_table *t = suite_table(w->suite, ev->table);
+	const struct optval *re = suite_opt(w->item, "repartition");
+	int64_t bound;
+
+	if (!strcmp(ev->op, "truncate")) {
+		const char *p = parts->cells[(ev->choice % parts->nrows) * 2];
+
+		return alter(a, w, ev->table, e, "TRUNCATE PARTITION `%s`", p);
+	}
+	if (!strcmp(ev->op, "drop_add")) {
+		if (!last_bound || strcmp(last_bound, "MAXVALUE"))
+			return err_set(e, ERR_INFRA, "the last partition of "
+				       "'%s' is not MAXVALUE", ev->table);
+		return alter(a, w, ev->table, e, "DROP PARTITION `%s`", last) ||
+		       alter(b, w, ev->table, e, "ADD PARTITION (PARTITION "
+			     "`%s` VALUES LESS THAN MAXVALUE)", last);
+	}
+	if (!strcmp(ev->op, "remove_repartition"))
+		return alter(a, w, ev->table, e, "REMOVE PARTITIONING") ||
+		       alter(b, w, ev->table, e, "PARTITION BY %s",
+			     re->s ? re->s : t->partition);
+	if (!strcmp(ev->op, "exchange"))
+		return alter(a, w, ev->table, e, "EXCHANGE PARTITION `%s` "
+			     "WITH TABLE `%s`.`%s`", first, w->suite->database,
+			     ev->with);
+	/* reorganize */
+	if (!first_bound ||
+	    parse_int64(first_bound, 4, INT64_MAX, &bound, NULL))
+		return err_set(e, ERR_INFRA, "the first partition of '%s' "
+			       "has no integer bound of 4 or more to split",
+			       ev->table);
+	return alter(a, w, ev->table, e, "REORGANIZE PARTITION `%s` INTO "
+		     "(PARTITION `%s0` VALUES LESS THAN (%lld), PARTITION "
+		     "`%s1` VALUES LESS THAN (%lld), PARTITION `%s2` VALUES "
+		     "LESS THAN (%lld))", first, first, (long long)bound / 4,
+		     first, (long long)bound / 2, first, (long long)bound) ||
+	       alter(b, w, ev->table, e, "REORGANIZE PARTITION `%s0`, `%s1`, "
+		     "`%s2` INTO (PARTITION `%s` VALUES LESS THAN (%lld))",
+		     first, first, first, first, (long long)bound);
+}
+
+static void run_op(struct worker *w, const struct plan_event *ev)
+{
+	struct sql_result parts = SQL_RESULT_INIT;
+	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct err e = ERR_INIT;
+
+	if (worker_connect(w))
+		return;
+	worker_invoke(w, ev->op, ev->table);
+	if (!read_partitions(w, ev->table, &parts, &e) &&
+	    !build(w, ev, &parts, &a, &b, &e) &&
+	    !sql_exec(&w->conn, buf_str(&a), &e) && b.len)
+		sql_exec(&w->conn, buf_str(&b), &e);
+	worker_complete(w, ev->op, ev->table, -1, &e);
+	sql_result_release(&parts);
+	buf_release(&a);
+	buf_release(&b);
+}
+
+const struct workload_type workload_partition_ddl = {
+	.kind = { "partition_ddl", "scheduled DROP/ADD, TRUNCATE, REMOVE and "
+		  "re-PARTITION, EXCHANGE and REORGANIZE of RANGE partitions",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.check = check,
+	.threads = threads,
+	.plan = wl_plan_every,
+	.run_op = run_op,
+};

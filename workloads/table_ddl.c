@@ -1,0 +1,88 @@
+/*
+ * table_ddl: on the normal tables, every `every`, one of drop_create (DROP
+ * TABLE, a pause, CREATE TABLE again), drop_recover (DROP TABLE, then
+ * TiDB's RECOVER TABLE) and truncate — the table DDL loop of TiCDC's
+ * fail_over_ddl_mix. Which op on which table, and when, is in the plan.
+ */
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/sql.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+#include "workloads/common.h"
+
+static const char *const ops[] = {
+	"drop_create", "drop_recover", "truncate", NULL,
+};
+
+static const struct optspec opts[] = {
+	WORKLOAD_COMMON_OPTS,
+	{ "ops", OPT_ENUM_LIST, "[drop_create, drop_recover, truncate]", 0,
+	  ops, 0, 0, "the operations drawn from" },
+	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,
+	  "one operation every this long (scaled with --duration)" },
+	{ "recreate_after", OPT_DURATION, "500ms", 0, NULL, 0, 0,
+	  "drop_create: the pause between DROP and CREATE" },
+};
+
+static int threads(const struct suite *s, const struct suite_item *it)
+{
+	(void)s;
+	(void)it;
+	return 1;
+}
+
+static void run_op(struct worker *w, const struct plan_event *ev)
+{
+	const struct suite_table *t = suite_table(w->suite, ev->table);
+	struct buf drop = BUF_INIT, second = BUF_INIT;
+	const char *stmts[3] = { NULL, NULL, NULL };
+	struct err e = ERR_INIT;
+
+	if (!strcmp(ev->op, "drop_recover") && w->dialect != DIALECT_TIDB) {
+		worker_skip(w, ev->op, ev->table, "RECOVER TABLE needs TiDB");
+		return;
+	}
+	if (!strcmp(ev->op, "truncate")) {
+		buf_addstr(&drop, "TRUNCATE TABLE ", NULL);
+		wl_table(&drop, w, ev->table, NULL);
+		stmts[0] = buf_str(&drop);
+		wl_op(w, ev->op, ev->table, stmts, -1);
+		goto out;
+	}
+	buf_addstr(&drop, "DROP TABLE ", NULL);
+	wl_table(&drop, w, ev->table, NULL);
+	if (!strcmp(ev->op, "drop_recover")) {
+		buf_addstr(&second, "RECOVER TABLE ", NULL);
+		wl_table(&second, w, ev->table, NULL);
+		stmts[0] = buf_str(&drop);
+		stmts[1] = buf_str(&second);
+		wl_op(w, ev->op, ev->table, stmts, -1);
+		goto out;
+	}
+	/* drop_create: one operation of two statements with a pause; the
+	 * CREATE follows even when the run is stopping, so no table is left
+	 * dropped by the workload itself. */
+	suite_create_sql(w->suite, t, &second, NULL);
+	if (worker_connect(w))
+		goto out;
+	worker_invoke(w, ev->op, ev->table);
+	if (!sql_exec(&w->conn, buf_str(&drop), &e)) {
+		clock_sleep_ns(wl_int(w, "recreate_after"), NULL);
+		sql_exec(&w->conn, buf_str(&second), &e);
+	}
+	worker_complete(w, ev->op, ev->table, -1, &e);
+out:
+	buf_release(&drop);
+	buf_release(&second);
+}
+
+const struct workload_type workload_table_ddl = {
+	.kind = { "table_ddl", "scheduled DROP+CREATE, DROP+RECOVER TABLE "
+		  "(TiDB) and TRUNCATE on normal tables",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.threads = threads,
+	.plan = wl_plan_every,
+	.run_op = run_op,
+};
