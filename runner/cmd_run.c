@@ -20,7 +20,7 @@ int cmd_run(int argc, char **argv)
 {
 	const char *cluster = NULL, *duration = NULL, *seed = NULL;
 	const char *out = NULL, *port_base = NULL;
-	int keep = 0, verbose = 0, quiet = 0, n, rc = EXIT_PASS;
+	int keep = 0, verbose = 0, quiet = 0, dry_run = 0, n, rc = EXIT_PASS;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "duration", 0, &duration, NULL },
@@ -30,6 +30,7 @@ int cmd_run(int argc, char **argv)
 		{ "port-base", 0, &port_base, NULL },
 		{ "verbose", 'v', NULL, &verbose },
 		{ "quiet", 0, NULL, &quiet },
+		{ "dry-run", 0, NULL, &dry_run },
 		{ NULL, 0, NULL, NULL },
 	};
 	struct run_options o = { 0 };
@@ -68,6 +69,7 @@ int cmd_run(int argc, char **argv)
 	o.out = out;
 	o.keep_cluster = keep;
 	o.quiet = quiet;
+	o.dry_run = dry_run;
 	if (verbose)
 		log_set_level(LOG_DEBUG);
 	if (quiet)

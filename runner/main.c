@@ -10,7 +10,7 @@ static const struct command commands[] = {
 	{ "run", "run suites against a cluster and check the outcome",
 	  "tichaos run SUITE.yaml... [--cluster local|TOPOLOGY.yaml]\n"
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
-	  "            [--port-base N] [-v] [--quiet]\n"
+	  "            [--port-base N] [-v] [--quiet] [--dry-run]\n"
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster)\n"
 	  "                   or a topology file to attach to\n"
@@ -22,7 +22,9 @@ static const struct command commands[] = {
 	  "  --keep-cluster   leave the cluster running after the run\n"
 	  "  --port-base N    first port of the local cluster (default 24000)\n"
 	  "  -v, --verbose    debug messages on stderr\n"
-	  "  --quiet          only warnings and errors on stderr\n",
+	  "  --quiet          only warnings and errors on stderr\n"
+	  "  --dry-run        print the plan (plan.json) and stop: nothing is\n"
+	  "                   started or written\n",
 	  cmd_run },
 	{ "validate", "parse and validate suites without running them",
 	  "tichaos validate SUITE.yaml...\n", cmd_validate },

@@ -550,6 +550,12 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		rc = (int)e->class;
 		goto out;
 	}
+	if (o->dry_run) {
+		rc = plan_json(&st.plan, &st.suite, &text, e) ? EXIT_INFRA
+							     : EXIT_PASS;
+		fputs(buf_str(&text), stdout);
+		goto out;
+	}
 	if (make_run_dir(&st, o, e))
 		goto out;
 	snprintf(logs, sizeof(logs), "%s/logs", st.dir);
@@ -623,6 +629,8 @@ report:
 out:
 	if (rc == EXIT_INFRA && !err_isset(e))
 		err_set(e, ERR_INFRA, "out of memory");
+	else if (rc == EXIT_INFRA)
+		rc = (int)e->class;
 	release(&st, o->keep_cluster);
 	buf_release(&text);
 	if (interrupted && rc != EXIT_USAGE)

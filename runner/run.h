@@ -24,6 +24,8 @@ struct run_options {
 	int keep_cluster;
 	int port_base;		/* 0 default, -1 auto */
 	int quiet;
+	/* Print the plan and stop: nothing started, nothing written. */
+	int dry_run;
 };
 
 /* State shared by the runner and its workers. */

@@ -484,14 +484,17 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 		rc = buf_addstr(out, "description: ", e) ||
 		     ynode_quote(out, s->description, e) ||
 		     buf_addch(out, '\n', e);
-	rc = rc || buf_addstr(out, "requires: [", e);
+	if (!rc && s->requires)
+		rc = buf_addstr(out, "requires: [", e);
 	for (int r = 0, first = 1; !rc && suite_require_names[r]; r++)
 		if (s->requires & (1u << r)) {
 			rc = buf_printf(out, e, "%s%s", first ? "" : ", ",
 					suite_require_names[r]);
 			first = 0;
 		}
-	rc = rc || buf_printf(out, e, "]\ncluster: { captures: %d, tidb: %d, "
+	if (!rc && s->requires)
+		rc = buf_addstr(out, "]\n", e);
+	rc = rc || buf_printf(out, e, "cluster: { captures: %d, tidb: %d, "
 			      "pd: %d, kv: %d }\nduration: %s\nseed: %llu\n"
 			      "database: %s\ntables:\n", s->captures, s->tidb,
 			      s->pd, s->kv,

@@ -1,0 +1,147 @@
+#!/bin/sh
+# tichaos run: a 10-second run of every table and partition DDL op with
+# inserts on the local cluster; the run directory, the plan and the history
+# must tell exactly what happened, and agree with the database.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+SUITE="$DATA/suites/ddl-mix.yaml"
+R="$TRASH/run"
+summary() { cat "$TRASH/summary"; }
+count() { summary | awk -v k="$1 $2 $3" '$1" "$2" "$3 == k { print $4 }'; }
+total() { summary | awk -v f="$1" -v t="$2" '$1 == f && $2 == t { n += $4 } END { print n + 0 }'; }
+
+test_expect_success 'the run passes and writes TAP for every workload' '
+	test_clusters="$test_clusters $R/cluster" &&
+	"$TICHAOS" run "$SUITE" --port-base auto --out "$R" --keep-cluster >tap 2>err ||
+	{ cat err; false; } &&
+	test "$(head -n 2 tap)" = "$(printf "TAP version 14\n1..3")" &&
+	grep -Eq "^ok 1 - workload 1 insert: [0-9]+ ok, [0-9]+ fail, 0 info(, errors ignored)?$" tap &&
+	grep -Eq "^ok 2 - workload 2 table_ddl: [0-9]+ ok, 0 fail, 0 info, [0-9]+ skipped \(RECOVER TABLE needs TiDB\)$" tap &&
+	grep -Eq "^ok 3 - workload 3 partition_ddl: [0-9]+ ok, [0-9]+ fail, 0 info(, errors ignored)?$" tap &&
+	test_cmp tap "$R/report.tap"
+'
+
+test_expect_success 'the run directory holds the contract files' '
+	for f in suite.yaml topology.yaml plan.json history.jsonl report.tap logs/tichaos.log; do
+		test -s "$R/$f" || { echo "missing $f"; return 1; }
+	done &&
+	grep -q "seed 12, duration 10s" "$R/logs/tichaos.log"
+'
+
+test_expect_success 'suite.yaml is the suite as run: it reproduces plan.json byte for byte' '
+	"$TICHAOS" validate "$R/suite.yaml" &&
+	grep -qx "seed: 12" "$R/suite.yaml" &&
+	"$TICHAOS" run "$R/suite.yaml" --dry-run >replayed.json &&
+	test_cmp "$R/plan.json" replayed.json
+'
+
+test_expect_success 'the history is well formed: every invoke completed once' '
+	perl "$TEST_DIR/history-summary.pl" "$R/history.jsonl" >"$TRASH/summary"
+'
+
+test_expect_success 'every planned op was invoked as often as planned' '
+	for op in drop_create drop_recover truncate drop_add remove_repartition exchange reorganize; do
+		planned=$(grep -c "\"op\": \"$op\"" "$R/plan.json") &&
+		invoked=$(total "$op" invoke) &&
+		test "$planned" -gt 0 && test "$invoked" = "$planned" ||
+		{ echo "$op: planned $planned, invoked $invoked"; return 1; }
+	done
+'
+
+test_expect_success 'every DDL op succeeded at least once (exchange may fail)' '
+	for op in drop_create truncate drop_add remove_repartition reorganize; do
+		test "$(total "$op" ok)" -gt 0 || { echo "$op never ok"; return 1; }
+	done
+'
+
+test_expect_success 'drop_recover is skipped on MariaDB, with the reason, never run' '
+	test "$(total drop_recover fail)" = "$(total drop_recover invoke)" &&
+	grep "\"f\":\"drop_recover\"" "$R/history.jsonl" | grep "\"type\":\"fail\"" >skips &&
+	! grep -v "\"error\":\"skipped: RECOVER TABLE needs TiDB\"" skips
+'
+
+test_expect_success 'exchange fails as expected: rows outside the partition' '
+	test "$(total exchange fail)" -gt 0 &&
+	grep "\"f\":\"exchange\"" "$R/history.jsonl" | grep -q "does not match the partition"
+'
+
+UP=$(port_of "$R/cluster" up-0)
+DOWN=$(port_of "$R/cluster" down-0)
+
+test_expect_success 'insert-only tables: ok inserts = rows upstream, ids exactly' '
+	for t in plain_1 plain_2; do
+		ok=$(count insert ok "mix.$t") &&
+		rows=$(sql "$UP" "select count(*) from mix.$t") &&
+		test "$ok" -gt 100 && test "$ok" = "$rows" ||
+		{ echo "$t: $ok ok inserts, $rows rows"; return 1; }
+		IDS_OF="mix.$t" IDS_OUT=hist.ids perl "$TEST_DIR/history-summary.pl" "$R/history.jsonl" >/dev/null &&
+		sql "$UP" "select id from mix.$t order by id" >db.ids &&
+		test_cmp hist.ids db.ids || return 1
+	done
+'
+
+test_expect_success 'the TAP counts equal the history counts' '
+	ok=$(total insert ok) &&
+	grep -q "^ok 1 - workload 1 insert: $ok ok," tap
+'
+
+test_expect_success 'the downstream caught up with the insert-only tables' '
+	for t in plain_1 plain_2; do
+		want=$(sql "$UP" "select count(*), sum(id) from mix.$t") &&
+		wait_for_condition 30 "test \"\$(sql $DOWN \"select count(*), sum(id) from mix.$t\")\" = \"$want\"" || return 1
+	done
+'
+
+test_expect_success '--keep-cluster left it running; cluster down stops it' '
+	"$TICHAOS" cluster status --dir "$R/cluster" >/dev/null &&
+	"$TICHAOS" cluster down --dir "$R/cluster" &&
+	"$TICHAOS" cluster status --dir "$R/cluster" >/dev/null; test $? = 3
+'
+
+test_expect_success 'without --keep-cluster nothing is left running' '
+	"$TICHAOS" run "$SUITE" --port-base auto --out "$TRASH/run2" --duration 2s >tap2 2>err2 &&
+	test_clusters="$test_clusters $TRASH/run2/cluster" &&
+	for p in "$TRASH"/run2/cluster/*/tichaos.pid; do
+		test ! -e "$p" || { echo "$p left"; return 1; }
+	done &&
+	! pgrep -f "$TRASH/run2/" >/dev/null
+'
+
+test_expect_success '--duration scales the schedule: same ops, times doubled' '
+	"$TICHAOS" run "$SUITE" --dry-run --duration 20s >p20 &&
+	grep -o "\"op\": \"[a-z_]*\", \"table\": \"[a-z_0-9]*\"" "$R/plan.json" >ops10 &&
+	grep -o "\"op\": \"[a-z_]*\", \"table\": \"[a-z_0-9]*\"" p20 | head -n "$(wc -l <ops10)" >ops20 &&
+	test_cmp ops10 ops20 &&
+	first10=$(grep -o "\"at_ns\": [0-9]*" "$R/plan.json" | head -n 1 | cut -d" " -f2) &&
+	first20=$(grep -o "\"at_ns\": [0-9]*" p20 | head -n 1 | cut -d" " -f2) &&
+	test "$first20" = $((first10 * 2))
+'
+
+test_expect_success 'another seed gives another plan; no seed gives a fresh one' '
+	"$TICHAOS" run "$SUITE" --dry-run --seed 13 >p13 &&
+	! cmp -s p13 "$R/plan.json" &&
+	sed -e "/^seed:/d" "$SUITE" >noseed.yaml &&
+	"$TICHAOS" run noseed.yaml --dry-run >pa &&
+	"$TICHAOS" run noseed.yaml --dry-run >pb &&
+	! cmp -s pa pb &&
+	grep -Eq "\"seed\": [1-9][0-9]*," pa
+'
+
+test_expect_success 'a suite that requires tidb is skipped on the local cluster' '
+	sed -e "s/^seed: 12$/seed: 12\nrequires: [tidb]/" "$SUITE" >tidb.yaml &&
+	"$TICHAOS" run tidb.yaml --port-base auto --out "$TRASH/run3" >tap3 2>err3 &&
+	test "$(cat tap3)" = "$(printf "TAP version 14\n1..0 # SKIP requires tidb")" &&
+	test ! -e "$TRASH/run3/cluster/up-0/tichaos.pid"
+'
+
+test_expect_success 'an existing --out directory is refused' '
+	"$TICHAOS" run "$SUITE" --out "$R" 2>err4; test $? = 2 &&
+	echo "tichaos: run directory '\''$R'\'' already exists" >expect &&
+	test_cmp expect err4
+'
+
+test_done
