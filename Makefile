@@ -49,21 +49,21 @@ LIB_OBJS += lib/rand.o
 LIB_OBJS += lib/sql.o
 LIB_OBJS += lib/ynode.o
 
-LIB_OBJS += clusters/cluster.o
-LIB_OBJS += clusters/local.o
-LIB_OBJS += clusters/static.o
-LIB_OBJS += clusters/topology.o
+KIND_OBJS += clusters/cluster.o
+KIND_OBJS += clusters/local.o
+KIND_OBJS += clusters/static.o
+KIND_OBJS += clusters/topology.o
 
-LIB_OBJS += clusters/registry.o
-LIB_OBJS += workloads/autoid.o
-LIB_OBJS += workloads/common.o
-LIB_OBJS += workloads/dml.o
-LIB_OBJS += workloads/insert.o
-LIB_OBJS += workloads/partition_ddl.o
-LIB_OBJS += workloads/registry.o
-LIB_OBJS += workloads/table_ddl.o
-LIB_OBJS += faults/registry.o
-LIB_OBJS += checkers/registry.o
+KIND_OBJS += clusters/registry.o
+KIND_OBJS += workloads/autoid.o
+KIND_OBJS += workloads/common.o
+KIND_OBJS += workloads/dml.o
+KIND_OBJS += workloads/insert.o
+KIND_OBJS += workloads/partition_ddl.o
+KIND_OBJS += workloads/registry.o
+KIND_OBJS += workloads/table_ddl.o
+KIND_OBJS += faults/registry.o
+KIND_OBJS += checkers/registry.o
 
 RUNNER_OBJS += runner/cmd_check.o
 RUNNER_OBJS += runner/cmd_cluster.o
@@ -82,11 +82,11 @@ RUNNER_OBJS += runner/worker.o
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
 
-OBJS = $(LIB_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS)
+OBJS = $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS)
 
 all: $(PROG)
 
-$(PROG): $(LIB_OBJS) $(RUNNER_OBJS)
+$(PROG): $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 %.o: %.c

@@ -8,9 +8,11 @@
  * Each thread writes through its own slot: a line goes into the slot's
  * buffer under the slot's lock (never contended but by the flusher), and a
  * flusher thread hands every slot's buffer to the file at least every
- * HISTORY_FLUSH_MS, whole lines in one write(2) each. A runner killed with
- * SIGKILL loses at most the last flush interval and leaves only complete
- * lines; readers skip a last line without its newline.
+ * HISTORY_FLUSH_MS, whole lines, appended by that one thread. A runner
+ * killed with SIGKILL loses at most the last flush interval; the kernel
+ * may cut the write in progress, so the last line can lack its newline:
+ * readers skip a last line without its newline. Every other line is
+ * complete.
  */
 
 #include <stdint.h>

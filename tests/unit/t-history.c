@@ -1,0 +1,200 @@
+/* lib/history.c: JSON lines from many threads, flushing, SIGKILL. */
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "tests/unit/tap.h"
+#include "tests/unit/tmpdir.h"
+
+#define THREADS 8
+#define PER_THREAD 5000
+
+static void test_format(void)
+{
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct history_event ok = { 1209100, 3, "ok", "insert", "test.t",
+				    "up-0", NULL, 4001, NULL, NULL };
+	struct history_event nem = { 5160000, HISTORY_NEMESIS, "info",
+				     "resign", NULL, NULL, "autoid", -1,
+				     NULL,
+				     "{\"from\":\"tidb-0\",\"to\":\"tidb-1\"}" };
+	struct history_event bad = { 7, HISTORY_MONITOR, "fail", "x\"y",
+				     NULL, NULL, NULL, -1, "line\nbreak\t\x01",
+				     NULL };
+
+	history_format(&b, &ok, &e);
+	is_str(buf_str(&b), "{\"time\":1209100,\"process\":3,\"type\":\"ok\","
+	       "\"f\":\"insert\",\"table\":\"test.t\",\"node\":\"up-0\","
+	       "\"id\":4001}\n", "an ok insert with its id (DESIGN §7)");
+	buf_reset(&b);
+	history_format(&b, &nem, &e);
+	is_str(buf_str(&b), "{\"time\":5160000,\"process\":\"nemesis\","
+	       "\"type\":\"info\",\"f\":\"resign\",\"target\":\"autoid\","
+	       "\"value\":{\"from\":\"tidb-0\",\"to\":\"tidb-1\"}}\n",
+	       "a nemesis record with a JSON value");
+	buf_reset(&b);
+	history_format(&b, &bad, &e);
+	is_str(buf_str(&b), "{\"time\":7,\"process\":\"monitor\",\"type\":"
+	       "\"fail\",\"f\":\"x\\\"y\",\"error\":\"line\\nbreak\\t\\u0001\"}"
+	       "\n", "strings are escaped");
+	buf_release(&b);
+}
+
+struct writer {
+	struct history *h;
+	int process;
+};
+
+static void *write_many(void *arg)
+{
+	struct writer *w = arg;
+	struct history_slot *s = history_slot(w->h);
+
+	for (int i = 0; i < PER_THREAD; i++) {
+		struct history_event ev = { history_now(w->h), w->process,
+					    i % 2 ? "ok" : "invoke", "insert",
+					    "test.t", "up-0", NULL,
+					    i % 2 ? i : -1, NULL, NULL };
+
+		history_record(s, &ev);
+	}
+	return NULL;
+}
+
+/*
+ * Count whole lines "{...}\n". *complete: every line is whole, but for a
+ * last one cut short without its newline (a write cut by SIGKILL).
+ */
+static int count_lines(const char *path, int *complete)
+{
+	struct buf text = BUF_INIT;
+	int n = 0;
+
+	*complete = 1;
+	buf_init(&text, 0);
+	if (buf_read_file(&text, path, NULL))
+		return -1;
+	for (const char *p = buf_str(&text); *p;) {
+		const char *nl = strchr(p, '\n');
+
+		if (!nl)
+			break;
+		if (*p != '{' || nl[-1] != '}') {
+			*complete = 0;
+			break;
+		}
+		n++;
+		p = nl + 1;
+	}
+	buf_release(&text);
+	return n;
+}
+
+static void test_threads(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "h1.jsonl");
+	struct writer w[THREADS];
+	pthread_t th[THREADS];
+	struct history *h = NULL;
+	struct err e = ERR_INIT;
+	int complete, n;
+
+	is_int(history_open(&h, path, clock_mono_ns(), &e), 0, "open");
+	for (int i = 0; i < THREADS; i++) {
+		w[i].h = h;
+		w[i].process = i;
+		pthread_create(&th[i], NULL, write_many, &w[i]);
+	}
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	is_int(history_close(h, &e), 0, "close flushes everything");
+	n = count_lines(path, &complete);
+	is_int(n, THREADS * PER_THREAD, "every record is a line");
+	ok(complete, "every line is complete");
+	h = NULL;
+	is_int(history_open(&h, path, 0, &e), -1, "an existing file is not "
+	       "reopened");
+	ok(strstr(e.msg, "cannot create '") != NULL, "with a message: %s",
+	   e.msg);
+}
+
+static void test_flush_interval(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "h2.jsonl");
+	struct history *h = NULL;
+	struct history_slot *s;
+	struct err e = ERR_INIT;
+	struct history_event ev = { 1, 0, "invoke", "insert", NULL, NULL,
+				    NULL, -1, NULL, NULL };
+	int complete, n = 0;
+	int64_t start;
+
+	history_open(&h, path, clock_mono_ns(), &e);
+	s = history_slot(h);
+	history_record(s, &ev);
+	start = clock_mono_ns();
+	while (clock_mono_ns() - start < 2 * NS_PER_SEC &&
+	       (n = count_lines(path, &complete)) < 1)
+		clock_sleep_ns(10 * NS_PER_MS, NULL);
+	is_int(n, 1, "a record reaches the file without close");
+	ok(clock_mono_ns() - start < NS_PER_SEC, "within a second");
+	history_close(h, &e);
+}
+
+static void test_sigkill(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "h3.jsonl");
+	int complete, n, status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		struct history *h = NULL;
+		struct history_slot *s;
+		struct err e = ERR_INIT;
+
+		if (history_open(&h, path, clock_mono_ns(), &e))
+			_exit(1);
+		s = history_slot(h);
+		for (int64_t i = 0;; i++) {
+			struct history_event ev = { i, 0, "invoke", "insert",
+						    "test.t", "up-0", NULL, i,
+						    NULL, NULL };
+
+			history_record(s, &ev);
+			if (i % 1000 == 0)
+				clock_sleep_ns(NS_PER_MS, NULL);
+		}
+	}
+	clock_sleep_ns(700 * NS_PER_MS, NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	   "the writer was killed");
+	n = count_lines(path, &complete);
+	ok(n > 1000, "what was flushed before the kill is there (%d lines)", n);
+	ok(complete, "and holds only complete lines, but for a cut last one "
+	   "without its newline");
+}
+
+int main(void)
+{
+	struct tmpdir t;
+
+	if (tmpdir_create(&t))
+		return 1;
+	test_format();
+	test_threads(&t);
+	test_flush_interval(&t);
+	test_sigkill(&t);
+	tmpdir_remove(&t);
+	return done_testing();
+}
