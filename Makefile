@@ -39,6 +39,7 @@ endif
 LIB_OBJS += lib/buf.o
 LIB_OBJS += lib/clock.o
 LIB_OBJS += lib/err.o
+LIB_OBJS += lib/etcd.o
 LIB_OBJS += lib/history.o
 LIB_OBJS += lib/http.o
 LIB_OBJS += lib/log.o
@@ -62,7 +63,12 @@ KIND_OBJS += workloads/insert.o
 KIND_OBJS += workloads/partition_ddl.o
 KIND_OBJS += workloads/registry.o
 KIND_OBJS += workloads/table_ddl.o
+KIND_OBJS += faults/fault.o
+KIND_OBJS += faults/kill.o
+KIND_OBJS += faults/pause.o
 KIND_OBJS += faults/registry.o
+KIND_OBJS += faults/resign.o
+KIND_OBJS += faults/tamper.o
 KIND_OBJS += checkers/registry.o
 
 RUNNER_OBJS += runner/cmd_check.o
@@ -73,6 +79,7 @@ RUNNER_OBJS += runner/cmd_report.o
 RUNNER_OBJS += runner/cmd_run.o
 RUNNER_OBJS += runner/cmd_validate.o
 RUNNER_OBJS += runner/main.o
+RUNNER_OBJS += runner/nemesis.o
 RUNNER_OBJS += runner/opts.o
 RUNNER_OBJS += runner/plan.o
 RUNNER_OBJS += runner/run.o
@@ -81,8 +88,10 @@ RUNNER_OBJS += runner/worker.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
+TEST_HELPERS = tests/helpers/campaigner
 
-OBJS = $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS)
+OBJS = $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
+	$(addsuffix .o,$(TEST_HELPERS))
 
 all: $(PROG)
 
@@ -95,7 +104,10 @@ $(PROG): $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
-unit-tests: $(UNIT_TESTS)
+tests/helpers/%: tests/helpers/%.o $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
+unit-tests: $(UNIT_TESTS) $(TEST_HELPERS)
 
 deps:
 	@scripts/install-deps
@@ -122,9 +134,9 @@ asan: deps
 	@$(MAKE) --no-print-directory clean >/dev/null
 
 clean:
-	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS)
+	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
 
 .PHONY: all deps run test prove asan clean unit-tests
-.SECONDARY: $(UNIT_OBJS)
+.SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS))
 
 -include $(OBJS:.o=.d)

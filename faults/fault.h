@@ -2,21 +2,112 @@
 #define TICHAOS_FAULT_H
 
 /*
- * The fault kinds: each an injection the nemesis schedules and heals.
+ * Faults: what the nemesis does to the cluster while the workloads run
+ * (DESIGN §1.3, §4, §6). A fault kind is a const struct fault_type
+ * registered in faults/registry.c.
  *
- * Each kind is a const struct fault_type registered in
- * faults/registry.c, the only place a new one is added. The descriptor
- * grows its ops table with the first fault that lands; until then the
- * registry is empty, `tichaos list` says so and a suite naming a fault
- * kind is refused.
+ * Every fault kind takes the scheduling options of FAULT_COMMON_OPTS; the
+ * plan turns them into injection times and choices (fault_plan), so a seed
+ * reproduces every fault. The runner's nemesis thread calls fault_inject()
+ * at each planned time and fault_heal() when the injection's `down` is
+ * over — and for everything still faulted when the run ends, however it
+ * ends. The wrappers record each step in the history as process "nemesis"
+ * (invoke, then info with what really happened, or fail when it did not
+ * take effect) and time it; callers never use the ops directly.
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "lib/buf.h"
+#include "lib/err.h"
 #include "lib/kind.h"
+#include "lib/rand.h"
+
+struct cluster;
+struct component;
+struct suite;
+struct suite_item;
+struct plan;
+struct plan_event;
+struct history_slot;
+struct history;
+
+/* The scheduling options every fault accepts; kinds list them first. */
+#define FAULT_COMMON_OPTS                                                    \
+	{ "every", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
+	  "inject every this long (scaled with --duration)" },               \
+	{ "at", OPT_DURATION_LIST, NULL, 0, NULL, 0, 0,                      \
+	  "inject at these offsets instead (scaled)" },                      \
+	{ "count", OPT_INT, "0", 0, NULL, 0, 100000,                         \
+	  "at most this many injections; 0: as many as fit" },               \
+	{ "start_after", OPT_DURATION, "5s", 0, NULL, 0, 0,                  \
+	  "the first injection with `every` (scaled)" },                     \
+	{ "jitter", OPT_DURATION, "0s", 0, NULL, 0, 0,                       \
+	  "each injection later by a random delay up to this (scaled)" },    \
+	{ "down", OPT_DURATION, "0s", 0, NULL, 0, 0,                         \
+	  "heal (restart, continue) this long after the injection (scaled)" }
+
+/* The options of the faults that act on components. */
+#define FAULT_TARGET_OPTS                                                    \
+	{ "target", OPT_STRING, NULL, 1, NULL, 0, 0,                         \
+	  "a role (cdc, upstream, downstream, pd, kv, etcd) or a component " \
+	  "name" },                                                          \
+	{ "pick", OPT_ENUM, "one", 0, fault_pick_names, 0, 0,                \
+	  "which of the target's running components: one, all, minority, "   \
+	  "majority, or the owner (TiCDC)" }
+
+/* Components a fault acts on at once, at most. */
+#define FAULT_MAX_TARGETS 16
+
+/* What an injection left to undo, and when. */
+struct fault_action {
+	const struct suite_item *item;
+	int item_index;
+	int64_t heal_at_ns;		/* since the run started */
+	struct component *targets[FAULT_MAX_TARGETS];
+	size_t ntargets;
+	int healed;
+};
+
+/* What a fault works with; filled by the runner. */
+struct fault_ctx {
+	struct cluster *cluster;
+	const struct suite *suite;
+	struct history *history;
+	struct history_slot *slot;
+	/* Set (atomically) when the run is being torn down at once. */
+	const int *hurry;
+};
 
 struct fault_type {
+	/* Name, doc, options: FAULT_COMMON_OPTS first, then its own. */
 	struct kind kind;
+	/*
+	 * MAY: cross-check its options against the suite. "FILE:L:C:
+	 * message" errors, ERR_USAGE.
+	 */
+	int (*check)(const struct suite *s, const struct suite_item *it,
+		     struct err *e);
+	/*
+	 * MUST: do it now. On success, append to `value` the JSON members
+	 * (without braces) saying what happened ("\"killed\":[...]"), fill
+	 * `act` with what to heal (ntargets 0: nothing), return 0. When it
+	 * did not take effect, return -1 with `e` saying why (`value` may
+	 * still say what was seen).
+	 */
+	int (*inject)(struct fault_ctx *ctx, const struct suite_item *it,
+		      const struct plan_event *ev, struct fault_action *act,
+		      struct buf *value, struct err *e);
+	/*
+	 * MAY (MUST when inject can leave targets): undo `act` — restart,
+	 * continue — waiting until the targets are ready. Same `value`
+	 * convention.
+	 */
+	int (*heal)(struct fault_ctx *ctx, struct fault_action *act,
+		    struct buf *value, struct err *e);
+	/* The history's name of the heal step: "restart", "continue". */
+	const char *heal_name;
 };
 
 /* Every fault kind, NULL-terminated. */
@@ -24,5 +115,71 @@ extern const struct fault_type *const fault_types[];
 
 /* The i-th fault kind, NULL past the end. */
 const struct kind *fault_kind(size_t i);
+
+/*
+ * The plan of fault item `it` (index `item_index`): its injection times
+ * from every/at/count/start_after/jitter, scaled, each with a `choice`.
+ */
+int fault_plan(const struct suite *s, const struct suite_item *it,
+	       int item_index, int64_t duration_ns, double scale,
+	       struct rand *r, struct plan *p, struct err *e);
+
+/* Check the common options of every fault item (every or at, not both). */
+int fault_check(const struct suite *s, const struct suite_item *it,
+		struct err *e);
+
+/*
+ * Inject planned event `ev` of fault item `it`: history invoke + info (or
+ * fail), timing, verification by the kind. Fills `act`; act->heal_at_ns
+ * is set from `down` (scaled by `scale`). 0 when it took effect.
+ */
+int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
+		 int item_index, const struct plan_event *ev, double scale,
+		 struct fault_action *act, struct err *e);
+
+/* Heal `act` (no-op when already healed or nothing to heal). */
+int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
+	       struct err *e);
+
+/* `pick:` values: which of the target's components a fault acts on. */
+extern const char *const fault_pick_names[];
+
+enum fault_pick { PICK_ONE, PICK_ALL, PICK_MINORITY, PICK_MAJORITY,
+		  PICK_OWNER };
+
+/*
+ * Choose the components `target` (a role or a component name) means for
+ * one injection: among the running ones, `pick` of them, drawn with
+ * `choice`; PICK_OWNER asks the cluster who owns the role (TiCDC
+ * captures). Fails (with a reason) when there is none to pick.
+ */
+int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
+	       uint64_t choice, struct fault_action *act, struct err *e);
+
+/*
+ * Send `sig` to every target of `act` (SIGSTOP: pause and verify), waiting
+ * until each is gone (or stopped); append "\"VERB\":[{component, pid}...]"
+ * to `value`. act->ntargets is cut to the ones that went down, so a heal
+ * undoes exactly those.
+ */
+int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
+			 int sig, const char *verb, struct buf *value,
+			 struct err *e);
+
+/*
+ * The election a resign item moves: its key prefix (empty for PD, whose
+ * leader resigns over HTTP) and the etcd URL to read it from. Also used by
+ * the runner's owner monitor.
+ */
+int resign_election(struct cluster *c, const struct suite_item *it,
+		    char *prefix, size_t prefix_size, const char **url,
+		    struct err *e);
+
+/*
+ * The components of the cluster with role or name `target`, running ones
+ * only when `running`; at most FAULT_MAX_TARGETS. Returns the count.
+ */
+size_t fault_targets(struct cluster *c, const char *target, int running,
+		     struct component **out);
 
 #endif

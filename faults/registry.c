@@ -1,7 +1,16 @@
 #include "faults/fault.h"
 
+extern const struct fault_type fault_kill;
+extern const struct fault_type fault_pause;
+extern const struct fault_type fault_resign;
+extern const struct fault_type fault_tamper;
+
 /* The only place a fault kind is added. */
 const struct fault_type *const fault_types[] = {
+	&fault_kill,
+	&fault_pause,
+	&fault_resign,
+	&fault_tamper,
 	NULL,
 };
 

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "faults/fault.h"
 #include "lib/history.h"
 #include "lib/parse.h"
 #include "lib/rand.h"
@@ -78,6 +79,14 @@ int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 		rand_split(&root, &r);
 		if (t->plan && t->plan(s, &s->workloads[i], (int)i,
 				       duration_ns, p->scale, &r, p, e))
+			return -1;
+	}
+	for (size_t i = 0; i < s->nfaults; i++) {
+		struct rand r;
+
+		rand_split(&root, &r);
+		if (fault_plan(s, &s->faults[i], (int)i, duration_ns, p->scale,
+			       &r, p, e))
 			return -1;
 	}
 	/* A stable sort is not needed: ties are broken by item, and one

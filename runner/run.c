@@ -18,6 +18,7 @@
 #include "lib/parse.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
+#include "runner/nemesis.h"
 #include "runner/plan.h"
 #include "runner/runner.h"
 #include "runner/suite.h"
@@ -52,6 +53,9 @@ struct state {
 	const struct component **ups;
 	size_t nups;
 	int dialect;
+	struct nemesis nemesis;
+	int nemesis_started;
+	int faults_failed;
 	struct buf tap;
 };
 
@@ -391,6 +395,15 @@ static void progress(const struct state *st, int64_t elapsed, int final)
 			 (unsigned long long)errors);
 }
 
+/* Stop the nemesis and heal everything still faulted (DESIGN §6.5). */
+static void stop_faults(struct state *st)
+{
+	if (!st->nemesis_started)
+		return;
+	nemesis_stop(&st->nemesis);
+	nemesis_heal_all(&st->nemesis);
+}
+
 /* Drive the workloads for the duration; stop them; wait for them. */
 static void drive(struct state *st, int quiet)
 {
@@ -408,6 +421,7 @@ static void drive(struct state *st, int quiet)
 		clock_sleep_ns(50 * NS_PER_MS, NULL);
 	}
 	__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+	stop_faults(st);
 	for (size_t i = 0; i < st->nthreads; i++)
 		pthread_join(st->threads[i], NULL);
 	st->nthreads = 0;
@@ -468,6 +482,46 @@ static int report_workloads(struct state *st, struct err *e)
 				   st->dir, (unsigned long long)st->plan.seed,
 				   st->dir);
 	}
+	for (size_t i = 0; i < st->suite.nfaults; i++) {
+		const struct suite_item *it = &st->suite.faults[i];
+		const struct nemesis_counts *c = st->nemesis_started ?
+			&st->nemesis.counts[i] : NULL;
+		uint64_t planned = 0;
+		int bad;
+
+		for (size_t j = 0; j < st->plan.n; j++)
+			planned += st->plan.events[j].fault == (int)i;
+		if (!c) {
+			buf_printf(&st->tap, e, "ok %d - fault %zu %s # SKIP "
+				   "not run\n", ++point, i + 1, it->kind);
+			continue;
+		}
+		bad = c->failed || c->heal_failed;
+		st->faults_failed += bad;
+		buf_printf(&st->tap, e, "%s %d - fault %zu %s: %llu of %llu "
+			   "injected", bad ? "not ok" : "ok", ++point, i + 1,
+			   it->kind, (unsigned long long)c->injected,
+			   (unsigned long long)planned);
+		if (((const struct fault_type *)it->type)->heal)
+			buf_printf(&st->tap, e, ", %llu healed",
+				   (unsigned long long)c->healed);
+		if (c->failed)
+			buf_printf(&st->tap, e, ", %llu did not take effect",
+				   (unsigned long long)c->failed);
+		if (c->heal_failed)
+			buf_printf(&st->tap, e, ", %llu heals failed",
+				   (unsigned long long)c->heal_failed);
+		if (!planned)
+			buf_addstr(&st->tap, " # SKIP nothing was due", e);
+		buf_addch(&st->tap, '\n', e);
+		if (bad) {
+			buf_addstr(&st->tap, "  ---\n  message: ", e);
+			json_quote(&st->tap, c->first_error, e);
+			buf_printf(&st->tap, e, "\n  run_dir: \"%s\"\n  seed: "
+				   "%llu\n  ...\n", st->dir,
+				   (unsigned long long)st->plan.seed);
+		}
+	}
 	return failed;
 }
 
@@ -482,7 +536,8 @@ static int emit_tap(struct state *st, const char *skip, int *failed,
 		buf_printf(&st->tap, e, "1..0 # SKIP requires %s\n", skip);
 		*failed = 0;
 	} else {
-		buf_printf(&st->tap, e, "1..%zu\n", st->suite.nworkloads);
+		buf_printf(&st->tap, e, "1..%zu\n", st->suite.nworkloads +
+			   st->suite.nfaults);
 		*failed = report_workloads(st, e);
 	}
 	fputs(buf_str(&st->tap), stdout);
@@ -496,11 +551,13 @@ static void release(struct state *st, int keep_cluster)
 {
 	struct err e = ERR_INIT;
 
-	if (st->nthreads) {
-		__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
-		for (size_t i = 0; i < st->nthreads; i++)
-			pthread_join(st->threads[i], NULL);
-	}
+	__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+	stop_faults(st);
+	if (st->nemesis_started)
+		nemesis_release(&st->nemesis);
+	st->nemesis_started = 0;
+	for (size_t i = 0; i < st->nthreads; i++)
+		pthread_join(st->threads[i], NULL);
 	if (st->run.history && history_close(st->run.history, &e))
 		log_error("%s", e.msg);
 	for (size_t i = 0; i < st->nworkers; i++)
@@ -621,11 +678,19 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	if (history_open(&st.run.history, cdir, clock_mono_ns(), e) ||
 	    start_workers(&st, e))
 		goto out;
+	st.nemesis_started = 1;
+	if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))
+		goto out;
 	drive(&st, o->quiet);
 report:
 	if (emit_tap(&st, skip, &failed, e))
 		goto out;
-	rc = interrupted ? EXIT_INTERRUPTED : failed ? EXIT_FAIL : EXIT_PASS;
+	rc = interrupted ? EXIT_INTERRUPTED : failed ? EXIT_FAIL
+	     : st.faults_failed ? EXIT_INFRA : EXIT_PASS;
+	if (rc == EXIT_INFRA)
+		err_set(e, ERR_INFRA, "%d fault%s did not take effect or "
+			"heal (see the TAP diagnostics)", st.faults_failed,
+			st.faults_failed == 1 ? "" : "s");
 out:
 	if (rc == EXIT_INFRA && !err_isset(e))
 		err_set(e, ERR_INFRA, "out of memory");

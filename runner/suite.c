@@ -86,13 +86,17 @@ static char *xstrdup(const char *s)
 }
 
 static int load_tables(struct suite *s, const char *file,
-		       const struct ynode *list, struct err *e)
+		       const struct ynode *root, struct err *e)
 {
+	const struct ynode *list = ynode_get(root, "tables");
+
 	if (!list)
-		return ynode_error(e, file, NULL, "the suite has no tables");
-	if (list->kind != YNODE_SEQ || !list->n)
-		return ynode_error(e, file, list, "tables must be a non-empty "
-				   "list");
+		return ynode_error(e, file, root, "the suite has no tables");
+	if (list->kind != YNODE_SEQ)
+		return ynode_error(e, file, list, "tables must be a list, not "
+				   "%s", ynode_kind_name(list->kind));
+	if (!list->n)
+		return ynode_error(e, file, list, "tables must not be empty");
 	for (size_t i = 0; i < list->n; i++) {
 		struct optval v[NTAB] = { { 0 } };
 		const struct ynode *item = list->items[i];
@@ -101,12 +105,15 @@ static int load_tables(struct suite *s, const char *file,
 
 		for (size_t j = 0; !rc && j < v[TAB_NAME].n; j++) {
 			const char *name = v[TAB_NAME].list[j];
+			const struct suite_table *first = suite_table(s, name);
 			struct suite_table *t, *grown;
 
-			if (suite_table(s, name)) {
+			if (first) {
 				rc = ynode_error(e, file, ynode_get(item,
 								    "name"),
-						 "duplicate table '%s'", name);
+						 "duplicate table '%s' (first "
+						 "at line %d)", name,
+						 first->line);
 				break;
 			}
 			grown = realloc(s->tables, (s->ntables + 1) *
@@ -143,15 +150,15 @@ static int load_item(struct suite *s, const char *file,
 	size_t nnames = 0;
 
 	if (n->kind != YNODE_MAP)
-		return ynode_error(e, file, n, "each of %s must be a mapping, "
-				   "not %s", sec->key,
-				   ynode_kind_name(n->kind));
+		return ynode_error(e, file, n, "%s must be a mapping, not %s",
+				   sec->what, ynode_kind_name(n->kind));
 	kind = ynode_get(n, "kind");
 	if (!kind)
-		return ynode_error(e, file, n, "%s has no kind", sec->what);
+		return ynode_error(e, file, n, "%s needs 'kind'", sec->what);
 	if (kind->kind != YNODE_SCALAR)
-		return ynode_error(e, file, kind, "kind must be a name, not "
-				   "%s", ynode_kind_name(kind->kind));
+		return ynode_error(e, file, kind, "kind in %s must be a name, "
+				   "not %s", sec->what,
+				   ynode_kind_name(kind->kind));
 	k = kind_find(sec->nth, kind->value);
 	if (!k) {
 		const char *hint;
@@ -299,7 +306,7 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 	s->duration_ns = top[TOP_DURATION].i;
 	if (s->duration_ns < NS_PER_SEC) {
 		ynode_error(e, path, ynode_get(root, "duration"), "duration "
-			    "must be at least 1s");
+			    "in suite must be at least 1s");
 		goto out;
 	}
 	s->seed = (uint64_t)top[TOP_SEED].i;
@@ -314,7 +321,7 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 		s->pd = (int)cl[2].i;
 		s->kv = (int)cl[3].i;
 	}
-	if (load_tables(s, path, ynode_get(root, "tables"), e) ||
+	if (load_tables(s, path, root, e) ||
 	    load_section(s, path, &sections[0], ynode_get(root, "workloads"),
 			 &s->workloads, &s->nworkloads, e) ||
 	    load_section(s, path, &sections[1], ynode_get(root, "faults"),
@@ -330,6 +337,12 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 		const struct workload_type *t = s->workloads[i].type;
 
 		if (t->check && t->check(s, &s->workloads[i], e))
+			goto out;
+	}
+	for (size_t i = 0; i < s->nfaults; i++) {
+		const struct fault_type *t = s->faults[i].type;
+
+		if (t->check && t->check(s, &s->faults[i], e))
 			goto out;
 	}
 	rc = 0;

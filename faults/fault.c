@@ -1,0 +1,322 @@
+/*
+ * The wrappers every fault goes through: scheduling into the plan, and
+ * injecting and healing with their history records (faults/fault.h).
+ */
+#include "faults/fault.h"
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clusters/cluster.h"
+#include "lib/clock.h"
+#include "lib/http.h"
+#include "lib/history.h"
+#include "lib/log.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+
+int fault_check(const struct suite *s, const struct suite_item *it,
+		struct err *e)
+{
+	const struct optval *every = suite_opt(it, "every");
+	const struct optval *at = suite_opt(it, "at");
+	struct ynode where = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL,
+			       0 };
+
+	if (every->set && at->set)
+		return ynode_error(e, s->path, &where, "fault '%s' takes "
+				   "'every' or 'at', not both", it->kind);
+	if (!every->set && !at->set)
+		return ynode_error(e, s->path, &where, "fault '%s' needs "
+				   "'every' or 'at'", it->kind);
+	if (every->set && every->i < 100 * NS_PER_MS) {
+		where.line = every->line;
+		where.col = every->col;
+		return ynode_error(e, s->path, &where, "every in fault '%s' "
+				   "must be at least 100ms", it->kind);
+	}
+	return 0;
+}
+
+int fault_plan(const struct suite *s, const struct suite_item *it,
+	       int item_index, int64_t duration_ns, double scale,
+	       struct rand *r, struct plan *p, struct err *e)
+{
+	const struct optval *every = suite_opt(it, "every");
+	const struct optval *at = suite_opt(it, "at");
+	int64_t count = suite_opt(it, "count")->i;
+	int64_t jitter = (int64_t)((double)suite_opt(it, "jitter")->i * scale);
+	int64_t n = 0;
+
+	(void)s;
+	for (size_t i = 0;; i++) {
+		struct plan_event ev = { 0, -1, item_index, NULL, NULL, NULL,
+					 0 };
+		int64_t when;
+
+		if (count && n >= count)
+			break;
+		if (at->set) {
+			if (i >= at->n)
+				break;
+			when = (int64_t)((double)at->ints[i] * scale);
+		} else {
+			when = (int64_t)((double)(suite_opt(it, "start_after")->i
+						  + (int64_t)i * every->i) *
+					 scale);
+		}
+		if (jitter > 0)
+			when += (int64_t)rand_below(r, (uint64_t)jitter);
+		if (when >= duration_ns) {
+			if (at->set)
+				continue;
+			break;
+		}
+		ev.at_ns = when;
+		ev.op = (char *)it->kind;
+		ev.choice = rand_next(r);
+		if (plan_add(p, &ev, e))
+			return -1;
+		n++;
+	}
+	return 0;
+}
+
+size_t fault_targets(struct cluster *c, const char *target, int running,
+		     struct component **out)
+{
+	unsigned role = role_parse(target);
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->ncomps && n < FAULT_MAX_TARGETS; i++) {
+		struct component *comp = &c->comps[i];
+
+		if (!(role ? (comp->roles & role) : !strcmp(comp->name,
+							      target)))
+			continue;
+		if (running && component_state(c, comp) != STATE_RUNNING)
+			continue;
+		out[n++] = comp;
+	}
+	return n;
+}
+
+const char *const fault_pick_names[] = {
+	"one", "all", "minority", "majority", "owner", NULL,
+};
+
+/*
+ * The TiCDC owner among `cands`: GET /api/v2/captures on any of them
+ * ({"items": [{"id", "is_owner", "address"}], ...}), the owner's address
+ * matched to a component's http_url.
+ */
+static struct component *cdc_owner(struct component **cands, size_t n,
+				   struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct buf body = BUF_INIT;
+		const char *address = NULL;
+		struct component *owner = NULL;
+		json_t *doc, *items;
+		char url[512];
+		long status;
+
+		if (!cands[i]->http_url)
+			continue;
+		snprintf(url, sizeof(url), "%s/api/v2/captures",
+			 cands[i]->http_url);
+		if (http_request("GET", url, NULL, &body, &status,
+				 5 * NS_PER_SEC, NULL) || status != 200) {
+			buf_release(&body);
+			continue;
+		}
+		doc = json_loads(buf_str(&body), 0, NULL);
+		buf_release(&body);
+		items = json_is_array(doc) ? doc : json_object_get(doc,
+								   "items");
+		for (size_t j = 0; j < json_array_size(items); j++) {
+			json_t *cap = json_array_get(items, j);
+
+			if (json_is_true(json_object_get(cap, "is_owner")))
+				address = json_string_value(
+					json_object_get(cap, "address"));
+		}
+		for (size_t j = 0; address && j < n; j++) {
+			const char *u = cands[j]->http_url;
+			const char *host = u ? strstr(u, "://") : NULL;
+
+			if (host && !strncmp(host + 3, address,
+					     strlen(address)))
+				owner = cands[j];
+		}
+		json_decref(doc);
+		if (owner)
+			return owner;
+	}
+	err_set(e, ERR_INFRA, "pick owner: no TiCDC capture named an owner "
+		"among the targets");
+	return NULL;
+}
+
+int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
+	       uint64_t choice, struct fault_action *act, struct err *e)
+{
+	struct component *cands[FAULT_MAX_TARGETS];
+	size_t n = fault_targets(ctx->cluster, target, 1, cands), want;
+	struct rand r;
+
+	act->ntargets = 0;
+	if (!n)
+		return err_set(e, ERR_INFRA, "no running component with role "
+			       "or name '%s'", target);
+	if (pick == PICK_OWNER) {
+		struct component *owner = cdc_owner(cands, n, e);
+
+		if (!owner)
+			return -1;
+		act->targets[act->ntargets++] = owner;
+		return 0;
+	}
+	want = pick == PICK_ONE ? 1 : pick == PICK_ALL ? n
+	       : pick == PICK_MAJORITY ? n / 2 + 1
+	       : (n - 1) / 2 ? (n - 1) / 2 : 1;
+	/* A partial Fisher-Yates shuffle drawn from the planned choice. */
+	rand_seed(&r, choice);
+	for (size_t i = 0; i < want; i++) {
+		size_t j = i + (size_t)rand_below(&r, n - i);
+		struct component *tmp = cands[i];
+
+		cands[i] = cands[j];
+		cands[j] = tmp;
+		act->targets[act->ntargets++] = cands[i];
+	}
+	return 0;
+}
+
+static void record(struct fault_ctx *ctx, const char *type, const char *f,
+		   const char *target, const char *value, const char *error)
+{
+	struct history_event ev = { history_now(ctx->history),
+				    HISTORY_NEMESIS, type, f, NULL, NULL,
+				    target, -1, error, value };
+
+	history_record(ctx->slot, &ev);
+}
+
+static const char *target_of(const struct suite_item *it)
+{
+	const struct optval *v = suite_opt(it, "target");
+
+	if (v && v->s)
+		return v->s;
+	v = suite_opt(it, "service");
+	if (v && v->set)
+		return it->specs[v - it->vals].choices[v->i];
+	v = suite_opt(it, "election");
+	if (v && v->s)
+		return v->s;
+	v = suite_opt(it, "table");
+	return v && v->s ? v->s : NULL;
+}
+
+/* Wrap `members` into "{...,"took_ms":N}" in `out`. */
+static void finish_value(struct buf *out, const struct buf *members,
+			 int64_t took_ns)
+{
+	buf_printf(out, NULL, "{%s%s\"took_ms\":%lld}", buf_str(members),
+		   members->len ? "," : "", (long long)(took_ns / NS_PER_MS));
+}
+
+int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
+		 int item_index, const struct plan_event *ev, double scale,
+		 struct fault_action *act, struct err *e)
+{
+	const struct fault_type *t = it->type;
+	struct buf members = BUF_INIT, value = BUF_INIT;
+	const char *target = target_of(it);
+	int64_t start = clock_mono_ns();
+	int rc;
+
+	memset(act, 0, sizeof(*act));
+	act->item = it;
+	act->item_index = item_index;
+	record(ctx, "invoke", it->kind, target, NULL, NULL);
+	rc = t->inject(ctx, it, ev, act, &members, e);
+	finish_value(&value, &members, clock_mono_ns() - start);
+	if (rc) {
+		record(ctx, "fail", it->kind, target, buf_str(&value), e->msg);
+		log_warn("fault %s %s did not take effect: %s", it->kind,
+			 target ? target : "", e->msg);
+		act->ntargets = 0;
+	} else {
+		record(ctx, "info", it->kind, target, buf_str(&value), NULL);
+		log_info("fault %s %s: %s", it->kind, target ? target : "",
+			 buf_str(&value));
+		act->heal_at_ns = history_now(ctx->history) +
+				  (int64_t)((double)suite_opt(it, "down")->i *
+					    scale);
+	}
+	buf_release(&members);
+	buf_release(&value);
+	return rc;
+}
+
+int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
+	       struct err *e)
+{
+	const struct fault_type *t;
+	struct buf members = BUF_INIT, value = BUF_INIT;
+	const char *target;
+	int64_t start = clock_mono_ns();
+	int rc;
+
+	if (act->healed || !act->ntargets || !act->item)
+		return 0;
+	t = act->item->type;
+	if (!t->heal)
+		return 0;
+	target = target_of(act->item);
+	record(ctx, "invoke", t->heal_name, target, NULL, NULL);
+	rc = t->heal(ctx, act, &members, e);
+	finish_value(&value, &members, clock_mono_ns() - start);
+	record(ctx, rc ? "fail" : "info", t->heal_name, target,
+	       buf_str(&value), rc ? e->msg : NULL);
+	if (rc)
+		log_error("heal %s %s failed: %s", t->heal_name,
+			  target ? target : "", e->msg);
+	else
+		log_info("%s %s: %s", t->heal_name, target ? target : "",
+			 buf_str(&value));
+	act->healed = 1;
+	buf_release(&members);
+	buf_release(&value);
+	return rc;
+}
+
+int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
+			 int sig, const char *verb, struct buf *value,
+			 struct err *e)
+{
+	size_t done = 0;
+
+	buf_printf(value, NULL, "\"%s\":[", verb);
+	for (size_t i = 0; i < act->ntargets; i++) {
+		struct component *c = act->targets[i];
+		pid_t pid = component_pid(ctx->cluster, c);
+		int rc = sig == SIGSTOP
+			 ? component_pause(ctx->cluster, c, e)
+			 : component_kill(ctx->cluster, c, sig, e);
+
+		if (rc)
+			break;
+		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"pid\":%ld}",
+			   done ? "," : "", c->name, (long)pid);
+		act->targets[done++] = c;
+	}
+	buf_addch(value, ']', NULL);
+	/* Heal what did go down, even when a later target failed. */
+	act->ntargets = done;
+	return err_isset(e) ? -1 : 0;
+}

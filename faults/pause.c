@@ -1,0 +1,74 @@
+/*
+ * pause: SIGSTOP the picked components of `target` for `down`, then
+ * SIGCONT — a server that hangs without dying, as under a long GC pause
+ * or a stuck disk.
+ */
+#include <signal.h>
+#include <stdio.h>
+
+#include "clusters/cluster.h"
+#include "faults/fault.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+
+static const struct optspec opts[] = {
+	FAULT_COMMON_OPTS,
+	FAULT_TARGET_OPTS,
+};
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	const struct optval *down = suite_opt(it, "down");
+
+	if (fault_check(s, it, e))
+		return -1;
+	if (down->i <= 0) {
+		struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0,
+				    NULL, 0 };
+
+		return ynode_error(e, s->path, &at, "fault 'pause' needs a "
+				   "'down' above 0s");
+	}
+	return 0;
+}
+
+static int inject(struct fault_ctx *ctx, const struct suite_item *it,
+		  const struct plan_event *ev, struct fault_action *act,
+		  struct buf *value, struct err *e)
+{
+	if (fault_pick(ctx, suite_opt(it, "target")->s,
+		       (int)suite_opt(it, "pick")->i, ev->choice, act, e))
+		return -1;
+	return fault_signal_targets(ctx, act, SIGSTOP, "paused", value, e);
+}
+
+static int heal(struct fault_ctx *ctx, struct fault_action *act,
+		struct buf *value, struct err *e)
+{
+	int rc = 0;
+
+	buf_addstr(value, "\"continued\":[", NULL);
+	for (size_t i = 0; i < act->ntargets; i++) {
+		struct component *c = act->targets[i];
+
+		if (component_continue(ctx->cluster, c, e)) {
+			rc = -1;
+			continue;
+		}
+		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"pid\":%ld}",
+			   i ? "," : "", c->name,
+			   (long)component_pid(ctx->cluster, c));
+	}
+	buf_addch(value, ']', NULL);
+	return rc;
+}
+
+const struct fault_type fault_pause = {
+	.kind = { "pause", "SIGSTOP components of a role for `down`, then "
+		  "SIGCONT", opts, sizeof(opts) / sizeof(opts[0]) },
+	.check = check,
+	.inject = inject,
+	.heal = heal,
+	.heal_name = "continue",
+};

@@ -1,0 +1,270 @@
+/*
+ * resign: move an etcd-elected owner without restarting anything (DESIGN
+ * §1.3). TiDB's owners — the DDL owner, the autoid leader, the TiCDC owner
+ * — are etcd elections: candidates put "<prefix>/<lease-hex>", the key
+ * with the lowest create revision owns. Deleting the owner's key (or
+ * revoking its lease) makes the owner retire and campaign again, so the
+ * next candidate leads. `via: http` uses the servers' own resign APIs
+ * instead (TiDB's status port, TiCDC's Open API); PD's leader always
+ * resigns over HTTP. `until_back` resigns until the first owner leads
+ * again: the A -> B -> A of TiDB issue 52600.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clusters/cluster.h"
+#include "faults/fault.h"
+#include "lib/clock.h"
+#include "lib/etcd.h"
+#include "lib/history.h"
+#include "lib/http.h"
+#include "runner/plan.h"
+#include "runner/suite.h"
+
+static const char *const services[] = { "autoid", "ddl", "cdc", "pd", NULL };
+enum { SVC_AUTOID, SVC_DDL, SVC_CDC, SVC_PD };
+static const char *const leases[] = { "keep", "revoke", NULL };
+static const char *const vias[] = { "etcd", "http", NULL };
+
+#define MAX_ROUNDS 10
+
+static const struct optspec opts[] = {
+	FAULT_COMMON_OPTS,
+	{ "service", OPT_ENUM, NULL, 0, services, 0, 0,
+	  "the owner to move: autoid, ddl, cdc (etcd elections) or pd" },
+	{ "election", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "any etcd election, by key prefix (instead of service)" },
+	{ "lease", OPT_ENUM, "keep", 0, leases, 0, 0,
+	  "keep: delete the owner's key; revoke: revoke its lease" },
+	{ "via", OPT_ENUM, "etcd", 0, vias, 0, 0,
+	  "etcd: through the election; http: the servers' resign API" },
+	{ "until_back", OPT_BOOL, "false", 0, NULL, 0, 0,
+	  "resign again until the first owner leads again (A -> B -> A)" },
+	{ "cdc_cluster", OPT_STRING, "default", 0, NULL, 0, 0,
+	  "service cdc: the TiCDC cluster id in the owner key" },
+	{ "etcd", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "the component whose etcd URL to use (default: the first etcd or "
+	  "pd component)" },
+	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
+	  "how long to wait for a new owner after each resign" },
+};
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	const struct optval *svc = suite_opt(it, "service");
+	const struct optval *el = suite_opt(it, "election");
+	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
+
+	if (fault_check(s, it, e))
+		return -1;
+	if (svc->set == el->set)
+		return ynode_error(e, s->path, &at, "fault 'resign' needs "
+				   "one of 'service' or 'election'");
+	if (el->set && (el->s[0] == '\0' || strchr(el->s, '\n')))
+		return ynode_error(e, s->path, &at, "election in fault "
+				   "'resign' must be a key prefix");
+	if (el->set && suite_opt(it, "via")->i == 1) {
+		at.line = suite_opt(it, "via")->line;
+		at.col = suite_opt(it, "via")->col;
+		return ynode_error(e, s->path, &at, "via: http needs a "
+				   "service, not an election");
+	}
+	return 0;
+}
+
+int resign_election(struct cluster *c, const struct suite_item *it,
+		    char *prefix, size_t prefix_size, const char **url,
+		    struct err *e)
+{
+	const struct optval *svc = suite_opt(it, "service");
+	const char *name = suite_opt(it, "etcd")->s;
+
+	*url = NULL;
+	if (suite_opt(it, "election")->set)
+		snprintf(prefix, prefix_size, "%s",
+			 suite_opt(it, "election")->s);
+	else if (svc->i == SVC_AUTOID)
+		snprintf(prefix, prefix_size, "tidb/autoid/leader");
+	else if (svc->i == SVC_DDL)
+		snprintf(prefix, prefix_size, "/tidb/ddl/fg/owner");
+	else if (svc->i == SVC_CDC)
+		snprintf(prefix, prefix_size, "/tidb/cdc/%s/__cdc_meta__/owner",
+			 suite_opt(it, "cdc_cluster")->s);
+	else
+		prefix[0] = '\0';
+	for (size_t i = 0; i < c->ncomps && !*url; i++) {
+		const struct component *comp = &c->comps[i];
+
+		if (!comp->etcd_url)
+			continue;
+		if (name ? !strcmp(comp->name, name)
+			 : (comp->roles & (ROLE_ETCD | ROLE_PD)) != 0)
+			*url = comp->etcd_url;
+	}
+	if (!*url && prefix[0])
+		return err_set(e, ERR_INFRA, "resign: no %s%s%swith an etcd "
+			       "URL in the cluster", name ? "component '" : "",
+			       name ? name : "etcd or pd component ",
+			       name ? "' " : "");
+	return 0;
+}
+
+/* The owner of the election: key and value copied out, "" for none. */
+static int read_owner(const char *url, const char *prefix, char *key,
+		      char *value, int64_t *lease, struct err *e)
+{
+	struct etcd_kvs kvs = ETCD_KVS_INIT;
+	const struct etcd_kv *o;
+
+	key[0] = value[0] = '\0';
+	if (etcd_election(url, prefix, &kvs, e))
+		return -1;
+	o = etcd_owner(&kvs);
+	if (o) {
+		snprintf(key, 512, "%s", o->key);
+		snprintf(value, 256, "%s", o->value);
+		*lease = o->lease;
+	}
+	etcd_kvs_release(&kvs);
+	return 0;
+}
+
+/* POST the service's resign API on every component that may own it. */
+static int http_resign(struct cluster *c, int service, struct err *e)
+{
+	const char *path = service == SVC_DDL ? "/ddl/owner/resign"
+			   : service == SVC_CDC ? "/api/v2/owner/resign"
+			   : service == SVC_PD ? "/pd/api/v1/leader/resign"
+			   : NULL;
+	unsigned role = service == SVC_DDL ? ROLE_UPSTREAM
+			: service == SVC_CDC ? ROLE_CDC : ROLE_PD;
+	struct err last = ERR_INIT;
+	int asked = 0;
+
+	if (!path)
+		return err_set(e, ERR_USAGE, "resign: service '%s' has no "
+			       "HTTP resign", services[service]);
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct buf body = BUF_INIT;
+		char url[512];
+		long status;
+
+		if (!(comp->roles & role) || !comp->http_url)
+			continue;
+		asked++;
+		snprintf(url, sizeof(url), "%s%s", comp->http_url, path);
+		err_clear(&last);
+		if (!http_request("POST", url, NULL, &body, &status,
+				  10 * NS_PER_SEC, &last) && status == 200) {
+			buf_release(&body);
+			return 0;
+		}
+		if (!err_isset(&last)) {
+			buf_rtrim(&body);
+			err_set(&last, ERR_INFRA, "POST '%s': HTTP %ld: %.200s",
+				url, status, buf_str(&body));
+		}
+		buf_release(&body);
+	}
+	if (!asked)
+		return err_set(e, ERR_INFRA, "resign: no %s component with an "
+			       "HTTP URL", role_name(role));
+	return err_set(e, ERR_INFRA, "resign via http: no server resigned; "
+		       "last: %s", last.msg);
+}
+
+static int inject(struct fault_ctx *ctx, const struct suite_item *it,
+		  const struct plan_event *ev, struct fault_action *act,
+		  struct buf *value, struct err *e)
+{
+	char prefix[512], key[512], owner[256], first[256], now_key[512];
+	char now[256];
+	int service = suite_opt(it, "service")->set
+		      ? (int)suite_opt(it, "service")->i : -1;
+	int via_http = suite_opt(it, "via")->i == 1 || service == SVC_PD;
+	int revoke = suite_opt(it, "lease")->i == 1;
+	int until_back = suite_opt(it, "until_back")->i != 0;
+	int64_t timeout = suite_opt(it, "timeout")->i, lease = 0;
+	const char *url;
+	int rounds = 0;
+
+	(void)ev;
+	(void)act;
+	if (resign_election(ctx->cluster, it, prefix, sizeof(prefix), &url, e))
+		return -1;
+	if (service == SVC_PD)
+		return http_resign(ctx->cluster, service, e) ? -1 :
+		       (buf_addstr(value, "\"service\":\"pd\"", NULL), 0);
+	if (read_owner(url, prefix, key, owner, &lease, e))
+		return -1;
+	if (!key[0])
+		return err_set(e, ERR_INFRA, "no owner in election '%s'",
+			       prefix);
+	snprintf(first, sizeof(first), "%s", owner);
+	buf_addstr(value, "\"election\":", NULL);
+	json_quote(value, prefix, NULL);
+	buf_addstr(value, ",\"from\":", NULL);
+	json_quote(value, owner, NULL);
+	buf_addstr(value, ",\"rounds\":[", NULL);
+	do {
+		int64_t start = clock_mono_ns(), deadline = start + timeout;
+		int rc;
+
+		if (via_http)
+			rc = http_resign(ctx->cluster, service, e);
+		else if (revoke)
+			rc = etcd_lease_revoke(url, lease, e);
+		else
+			rc = etcd_delete(url, key, NULL, e);
+		if (rc)
+			break;
+		/* A new owner: another key leads (the old one may come back
+		 * as a fresh candidate, with a new key). */
+		for (;;) {
+			struct err ignored = ERR_INIT;
+
+			if (!read_owner(url, prefix, now_key, now, &lease,
+					&ignored) && now_key[0] &&
+			    strcmp(now_key, key))
+				break;
+			if (clock_mono_ns() >= deadline ||
+			    (ctx->hurry && __atomic_load_n(ctx->hurry,
+							   __ATOMIC_RELAXED))) {
+				err_set(e, ERR_INFRA, "the owner of '%s' did "
+					"not change within %llds", prefix,
+					(long long)(timeout / NS_PER_SEC));
+				break;
+			}
+			clock_sleep_ns(20 * NS_PER_MS, NULL);
+		}
+		if (err_isset(e))
+			break;
+		buf_addstr(value, rounds ? ",{\"from\":" : "{\"from\":",
+			   NULL);
+		json_quote(value, owner, NULL);
+		buf_addstr(value, ",\"to\":", NULL);
+		json_quote(value, now, NULL);
+		buf_printf(value, NULL, ",\"ms\":%lld}",
+			   (long long)((clock_mono_ns() - start) / NS_PER_MS));
+		rounds++;
+		snprintf(key, sizeof(key), "%s", now_key);
+		snprintf(owner, sizeof(owner), "%s", now);
+	} while (until_back && strcmp(owner, first) && rounds < MAX_ROUNDS);
+	buf_addstr(value, "],\"to\":", NULL);
+	json_quote(value, owner, NULL);
+	if (!err_isset(e) && until_back && strcmp(owner, first))
+		err_set(e, ERR_INFRA, "'%s' did not lead '%s' again within %d "
+			"resigns", first, prefix, MAX_ROUNDS);
+	return err_isset(e) ? -1 : 0;
+}
+
+const struct fault_type fault_resign = {
+	.kind = { "resign", "move an etcd-elected owner (autoid, DDL, TiCDC) "
+		  "or the PD leader without a restart",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.check = check,
+	.inject = inject,
+};

@@ -1,0 +1,269 @@
+#include "etcd.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "clock.h"
+#include "http.h"
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+static char *base64_encode(const char *s, size_t len)
+{
+	char *out = malloc((len + 2) / 3 * 4 + 1), *p = out;
+	const unsigned char *in = (const unsigned char *)s;
+
+	if (!out)
+		abort();
+	for (size_t i = 0; i < len; i += 3) {
+		unsigned v = (unsigned)in[i] << 16;
+
+		if (i + 1 < len)
+			v |= (unsigned)in[i + 1] << 8;
+		if (i + 2 < len)
+			v |= in[i + 2];
+		*p++ = b64[v >> 18 & 63];
+		*p++ = b64[v >> 12 & 63];
+		*p++ = i + 1 < len ? b64[v >> 6 & 63] : '=';
+		*p++ = i + 2 < len ? b64[v & 63] : '=';
+	}
+	*p = '\0';
+	return out;
+}
+
+/* Decode base64 (NUL-terminated result); NULL when malformed. */
+static char *base64_decode(const char *s)
+{
+	size_t len = strlen(s), n = 0;
+	char *out = malloc(len / 4 * 3 + 1);
+	unsigned v = 0;
+	int bits = 0;
+
+	if (!out)
+		abort();
+	for (const char *p = s; *p && *p != '='; p++) {
+		const char *at = strchr(b64, *p);
+
+		if (!at || !*p) {
+			free(out);
+			return NULL;
+		}
+		v = v << 6 | (unsigned)(at - b64);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			out[n++] = (char)(v >> bits & 0xff);
+		}
+	}
+	out[n] = '\0';
+	return out;
+}
+
+/* POST `body` to URL/v3/<path>; the parsed JSON answer into *answer. */
+static int call(const char *url, const char *path, json_t *body,
+		json_t **answer, struct err *e)
+{
+	char target[512], *text = json_dumps(body, JSON_COMPACT);
+	struct buf out = BUF_INIT;
+	json_error_t jerr;
+	long status;
+	int rc;
+
+	*answer = NULL;
+	json_decref(body);
+	if (!text)
+		return err_set(e, ERR_INFRA, "out of memory");
+	snprintf(target, sizeof(target), "%s/v3/%s", url, path);
+	rc = http_request("POST", target, text, &out, &status,
+			  5 * NS_PER_SEC, e);
+	free(text);
+	if (!rc && status != 200) {
+		json_t *j = json_loads(buf_str(&out), 0, NULL);
+		const char *msg = j ? json_string_value(json_object_get(j,
+						"error")) : NULL;
+
+		if (!msg && j)
+			msg = json_string_value(json_object_get(j, "message"));
+		rc = err_set(e, ERR_INFRA, "etcd '%s': %s: HTTP %ld%s%s", url,
+			     path, status, msg ? ": " : "", msg ? msg : "");
+		json_decref(j);
+	} else if (!rc) {
+		*answer = json_loads(buf_str(&out), 0, &jerr);
+		if (!*answer)
+			rc = err_set(e, ERR_INFRA, "etcd '%s': %s: bad JSON: "
+				     "%s", url, path, jerr.text);
+	}
+	buf_release(&out);
+	return rc;
+}
+
+/* etcd's gateway writes int64 as strings. */
+static int64_t int_of(json_t *v)
+{
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_string(v))
+		return strtoll(json_string_value(v), NULL, 10);
+	return 0;
+}
+
+static int by_create(const void *a, const void *b)
+{
+	const struct etcd_kv *x = a, *y = b;
+
+	return x->create_revision < y->create_revision ? -1
+	       : x->create_revision > y->create_revision;
+}
+
+int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
+		  struct err *e)
+{
+	size_t len = strlen(prefix);
+	char *start = malloc(len + 2), *end = malloc(len + 2);
+	char *k64, *e64;
+	json_t *answer, *kvs;
+	int rc;
+
+	if (!start || !end)
+		abort();
+	memset(out, 0, sizeof(*out));
+	/* "<prefix>/" up to "<prefix>0": the candidates' keys only. */
+	snprintf(start, len + 2, "%s/", prefix);
+	snprintf(end, len + 2, "%s0", prefix);
+	k64 = base64_encode(start, len + 1);
+	e64 = base64_encode(end, len + 1);
+	rc = call(url, "kv/range", json_pack("{s:s, s:s}", "key", k64,
+					     "range_end", e64), &answer, e);
+	free(start);
+	free(end);
+	free(k64);
+	free(e64);
+	if (rc)
+		return -1;
+	kvs = json_object_get(answer, "kvs");
+	if (json_is_array(kvs) && json_array_size(kvs)) {
+		out->kvs = calloc(json_array_size(kvs), sizeof(*out->kvs));
+		if (!out->kvs)
+			abort();
+		for (size_t i = 0; i < json_array_size(kvs); i++) {
+			json_t *kv = json_array_get(kvs, i);
+			const char *k = json_string_value(json_object_get(kv,
+								      "key"));
+			const char *v = json_string_value(json_object_get(kv,
+								      "value"));
+			struct etcd_kv *dst = &out->kvs[out->n];
+
+			dst->key = k ? base64_decode(k) : NULL;
+			dst->value = base64_decode(v ? v : "");
+			if (!dst->key || !dst->value) {
+				free(dst->key);
+				free(dst->value);
+				continue;
+			}
+			dst->create_revision = int_of(json_object_get(kv,
+						"create_revision"));
+			dst->mod_revision = int_of(json_object_get(kv,
+						"mod_revision"));
+			dst->lease = int_of(json_object_get(kv, "lease"));
+			out->n++;
+		}
+		qsort(out->kvs, out->n, sizeof(*out->kvs), by_create);
+	}
+	json_decref(answer);
+	return 0;
+}
+
+const struct etcd_kv *etcd_owner(const struct etcd_kvs *kvs)
+{
+	return kvs->n ? &kvs->kvs[0] : NULL;
+}
+
+void etcd_kvs_release(struct etcd_kvs *kvs)
+{
+	for (size_t i = 0; i < kvs->n; i++) {
+		free(kvs->kvs[i].key);
+		free(kvs->kvs[i].value);
+	}
+	free(kvs->kvs);
+	memset(kvs, 0, sizeof(*kvs));
+}
+
+int etcd_put(const char *url, const char *key, const char *value,
+	     int64_t lease, struct err *e)
+{
+	char *k64 = base64_encode(key, strlen(key));
+	char *v64 = base64_encode(value, strlen(value));
+	char id[32];
+	json_t *body, *answer = NULL;
+	int rc;
+
+	snprintf(id, sizeof(id), "%lld", (long long)lease);
+	body = json_pack("{s:s, s:s}", "key", k64, "value", v64);
+	if (lease)
+		json_object_set_new(body, "lease", json_string(id));
+	rc = call(url, "kv/put", body, &answer, e);
+	json_decref(answer);
+	free(k64);
+	free(v64);
+	return rc;
+}
+
+int etcd_delete(const char *url, const char *key, int64_t *deleted,
+		struct err *e)
+{
+	char *k64 = base64_encode(key, strlen(key));
+	json_t *answer = NULL;
+	int rc = call(url, "kv/deleterange", json_pack("{s:s}", "key", k64),
+		      &answer, e);
+
+	if (!rc && deleted)
+		*deleted = int_of(json_object_get(answer, "deleted"));
+	json_decref(answer);
+	free(k64);
+	return rc;
+}
+
+int etcd_lease_grant(const char *url, int64_t ttl_s, int64_t *id,
+		     struct err *e)
+{
+	json_t *answer = NULL;
+	int rc = call(url, "lease/grant", json_pack("{s:I}", "TTL",
+						   (json_int_t)ttl_s),
+		      &answer, e);
+
+	if (!rc) {
+		*id = int_of(json_object_get(answer, "ID"));
+		if (!*id)
+			rc = err_set(e, ERR_INFRA, "etcd '%s': lease/grant "
+				     "gave no ID", url);
+	}
+	json_decref(answer);
+	return rc;
+}
+
+static int lease_call(const char *url, const char *path, int64_t id,
+		      struct err *e)
+{
+	char text[32];
+	json_t *answer = NULL;
+	int rc;
+
+	snprintf(text, sizeof(text), "%lld", (long long)id);
+	rc = call(url, path, json_pack("{s:s}", "ID", text), &answer, e);
+	json_decref(answer);
+	return rc;
+}
+
+int etcd_lease_keepalive(const char *url, int64_t id, struct err *e)
+{
+	return lease_call(url, "lease/keepalive", id, e);
+}
+
+int etcd_lease_revoke(const char *url, int64_t id, struct err *e)
+{
+	return lease_call(url, "lease/revoke", id, e);
+}

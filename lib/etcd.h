@@ -1,0 +1,58 @@
+#ifndef TICHAOS_ETCD_H
+#define TICHAOS_ETCD_H
+
+/*
+ * etcd through its v3 JSON gateway (POST /v3/kv/range, ...), enough for
+ * elections: TiDB's owners (DDL owner, autoid leader, TiCDC owner) are
+ * etcd elections whose candidates put "<prefix>/<lease-hex>" with their id
+ * as the value; the key with the lowest create revision owns (DESIGN §1.3).
+ * PD's client URL serves the same gateway.
+ *
+ * `url` is the client URL ("http://127.0.0.1:2379"). Errors are
+ * ERR_INFRA: "etcd 'URL': ..." with the HTTP status or gateway message.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "err.h"
+
+struct etcd_kv {
+	char *key;
+	char *value;
+	int64_t create_revision;
+	int64_t mod_revision;
+	int64_t lease;
+};
+
+struct etcd_kvs {
+	struct etcd_kv *kvs;
+	size_t n;
+};
+
+#define ETCD_KVS_INIT { NULL, 0 }
+
+/* The keys under "<prefix>/", sorted by create revision (owner first). */
+int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
+		  struct err *e);
+
+/* The owner of an election read by etcd_election, or NULL (no owner). */
+const struct etcd_kv *etcd_owner(const struct etcd_kvs *kvs);
+
+void etcd_kvs_release(struct etcd_kvs *kvs);
+
+/* Put `key` = `value`, attached to `lease` (0: none). */
+int etcd_put(const char *url, const char *key, const char *value,
+	     int64_t lease, struct err *e);
+
+/* Delete `key`; *deleted (may be NULL) is how many keys went. */
+int etcd_delete(const char *url, const char *key, int64_t *deleted,
+		struct err *e);
+
+/* Leases: grant with a TTL in seconds, keep alive once, revoke. */
+int etcd_lease_grant(const char *url, int64_t ttl_s, int64_t *id,
+		     struct err *e);
+int etcd_lease_keepalive(const char *url, int64_t id, struct err *e);
+int etcd_lease_revoke(const char *url, int64_t id, struct err *e);
+
+#endif

@@ -1,0 +1,280 @@
+#include "runner/nemesis.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clusters/cluster.h"
+#include "lib/clock.h"
+#include "lib/etcd.h"
+#include "lib/history.h"
+#include "lib/log.h"
+#include "runner/plan.h"
+#include "runner/run.h"
+#include "runner/suite.h"
+
+static int stopping(const struct nemesis *n)
+{
+	return __atomic_load_n(&n->run->stop, __ATOMIC_RELAXED);
+}
+
+static void count_heal(struct nemesis *n, struct fault_action *act, int rc,
+		       const struct err *e)
+{
+	struct nemesis_counts *c = &n->counts[act->item_index];
+
+	if (rc) {
+		c->heal_failed++;
+		if (!c->first_error[0])
+			snprintf(c->first_error, sizeof(c->first_error),
+				 "%s", e->msg);
+	} else {
+		c->healed++;
+	}
+}
+
+/* Heal the actions due by `now` (all of them when now < 0). */
+static int heal_due(struct nemesis *n, int64_t now)
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < n->nactions; i++) {
+		struct fault_action *act = &n->actions[i];
+		struct err e = ERR_INIT;
+		int rc;
+
+		pthread_mutex_lock(&n->lock);
+		if (act->healed || !act->ntargets || !act->item ||
+		    (now >= 0 && act->heal_at_ns > now)) {
+			pthread_mutex_unlock(&n->lock);
+			continue;
+		}
+		rc = fault_heal(&n->ctx, act, &e);
+		pthread_mutex_unlock(&n->lock);
+		if (((const struct fault_type *)act->item->type)->heal) {
+			count_heal(n, act, rc, &e);
+			failed += rc != 0;
+		}
+	}
+	return failed;
+}
+
+/* The earliest pending heal, or INT64_MAX. */
+static int64_t next_heal(struct nemesis *n)
+{
+	int64_t t = INT64_MAX;
+
+	pthread_mutex_lock(&n->lock);
+	for (size_t i = 0; i < n->nactions; i++) {
+		const struct fault_action *a = &n->actions[i];
+
+		if (a->item && !a->healed && a->ntargets &&
+		    a->heal_at_ns < t)
+			t = a->heal_at_ns;
+	}
+	pthread_mutex_unlock(&n->lock);
+	return t;
+}
+
+static void *nemesis_main(void *arg)
+{
+	struct nemesis *n = arg;
+	const struct suite *s = n->run->suite;
+	size_t k = 0;
+
+	n->ctx.slot = history_slot(n->run->history);
+	for (size_t i = 0; i < n->plan->n && !stopping(n); i++) {
+		const struct plan_event *ev = &n->plan->events[i];
+		const struct suite_item *it;
+		struct fault_action *act;
+		struct err e = ERR_INIT;
+
+		if (ev->fault < 0)
+			continue;
+		act = &n->actions[k++];
+		/* Heals due before this injection come first. */
+		for (;;) {
+			int64_t now = history_now(n->run->history);
+			int64_t heal = next_heal(n);
+			int64_t until = heal < ev->at_ns ? heal : ev->at_ns;
+
+			if (stopping(n))
+				goto out;
+			if (until > now) {
+				clock_sleep_ns(until - now < 50 * NS_PER_MS ?
+					       until - now : 50 * NS_PER_MS,
+					       &n->run->stop);
+				continue;
+			}
+			if (heal <= now) {
+				heal_due(n, now);
+				continue;
+			}
+			break;
+		}
+		it = &s->faults[ev->fault];
+		pthread_mutex_lock(&n->lock);
+		if (fault_inject(&n->ctx, it, ev->fault, ev, n->plan->scale,
+				 act, &e)) {
+			struct nemesis_counts *c = &n->counts[ev->fault];
+
+			c->failed++;
+			if (!c->first_error[0])
+				snprintf(c->first_error,
+					 sizeof(c->first_error), "%s", e.msg);
+		} else {
+			n->counts[ev->fault].injected++;
+		}
+		pthread_mutex_unlock(&n->lock);
+	}
+	/* Past the last injection: heal on time until the run stops. */
+	while (!stopping(n)) {
+		int64_t now = history_now(n->run->history);
+
+		if (next_heal(n) <= now)
+			heal_due(n, now);
+		clock_sleep_ns(50 * NS_PER_MS, &n->run->stop);
+	}
+out:
+	return NULL;
+}
+
+static void record_owner(struct nemesis *n, struct election_watch *w,
+			 const char *owner)
+{
+	struct buf value = BUF_INIT;
+	struct history_event ev = { history_now(n->run->history),
+				    HISTORY_MONITOR, "info", "owner", NULL,
+				    NULL, w->prefix, -1, NULL, NULL };
+
+	buf_addstr(&value, "{\"from\":", NULL);
+	if (w->seen && w->owner[0])
+		json_quote(&value, w->owner, NULL);
+	else
+		buf_addstr(&value, "null", NULL);
+	buf_addstr(&value, ",\"to\":", NULL);
+	if (owner[0])
+		json_quote(&value, owner, NULL);
+	else
+		buf_addstr(&value, "null", NULL);
+	buf_addch(&value, '}', NULL);
+	ev.value = buf_str(&value);
+	history_record(n->monitor_slot, &ev);
+	buf_release(&value);
+}
+
+static void *monitor_main(void *arg)
+{
+	struct nemesis *n = arg;
+
+	n->monitor_slot = history_slot(n->run->history);
+	while (!stopping(n)) {
+		for (size_t i = 0; i < n->nwatches; i++) {
+			struct election_watch *w = &n->watches[i];
+			struct etcd_kvs kvs = ETCD_KVS_INIT;
+			const struct etcd_kv *o;
+			const char *owner;
+
+			if (etcd_election(w->url, w->prefix, &kvs, NULL))
+				continue;
+			o = etcd_owner(&kvs);
+			owner = o ? o->value : "";
+			if (!w->seen || strcmp(owner, w->owner)) {
+				record_owner(n, w, owner);
+				snprintf(w->owner, sizeof(w->owner), "%s",
+					 owner);
+				w->seen = 1;
+			}
+			etcd_kvs_release(&kvs);
+		}
+		clock_sleep_ns(100 * NS_PER_MS, &n->run->stop);
+	}
+	return NULL;
+}
+
+static void add_watches(struct nemesis *n, struct cluster *c,
+			const struct suite *s)
+{
+	n->watches = calloc(s->nfaults + 1, sizeof(*n->watches));
+	if (!n->watches)
+		abort();
+	for (size_t i = 0; i < s->nfaults; i++) {
+		const struct suite_item *it = &s->faults[i];
+		struct election_watch *w = &n->watches[n->nwatches];
+		int dup = 0;
+
+		if (strcmp(it->kind, "resign") ||
+		    resign_election(c, it, w->prefix, sizeof(w->prefix),
+				    &w->url, NULL) ||
+		    !w->prefix[0] || !w->url)
+			continue;
+		for (size_t j = 0; j < n->nwatches; j++)
+			dup |= !strcmp(n->watches[j].prefix, w->prefix) &&
+			       !strcmp(n->watches[j].url, w->url);
+		if (!dup)
+			n->nwatches++;
+	}
+}
+
+int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
+		  struct err *e)
+{
+	const struct suite *s = run->suite;
+	size_t planned = 0;
+	int rc;
+
+	memset(n, 0, sizeof(*n));
+	pthread_mutex_init(&n->lock, NULL);
+	n->run = run;
+	n->plan = run->plan;
+	n->ctx.cluster = c;
+	n->ctx.suite = s;
+	n->ctx.history = run->history;
+	n->ctx.hurry = &run->stop;
+	for (size_t i = 0; i < n->plan->n; i++)
+		planned += n->plan->events[i].fault >= 0;
+	n->actions = calloc(planned + 1, sizeof(*n->actions));
+	n->counts = calloc(s->nfaults + 1, sizeof(*n->counts));
+	if (!n->actions || !n->counts)
+		return err_set(e, ERR_INFRA, "out of memory");
+	n->nactions = planned;
+	add_watches(n, c, s);
+	if (planned) {
+		rc = pthread_create(&n->thread, NULL, nemesis_main, n);
+		if (rc)
+			return err_errno(e, rc, "cannot start the nemesis");
+		n->thread_started = 1;
+	}
+	if (n->nwatches) {
+		rc = pthread_create(&n->monitor, NULL, monitor_main, n);
+		if (rc)
+			return err_errno(e, rc, "cannot start the monitor");
+		n->monitor_started = 1;
+	}
+	return 0;
+}
+
+void nemesis_stop(struct nemesis *n)
+{
+	if (n->thread_started)
+		pthread_join(n->thread, NULL);
+	if (n->monitor_started)
+		pthread_join(n->monitor, NULL);
+	n->thread_started = n->monitor_started = 0;
+}
+
+int nemesis_heal_all(struct nemesis *n)
+{
+	if (!n->ctx.slot && n->nactions)
+		n->ctx.slot = history_slot(n->run->history);
+	return n->nactions ? heal_due(n, -1) : 0;
+}
+
+void nemesis_release(struct nemesis *n)
+{
+	free(n->actions);
+	free(n->counts);
+	free(n->watches);
+	pthread_mutex_destroy(&n->lock);
+	memset(n, 0, sizeof(*n));
+}

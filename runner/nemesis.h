@@ -1,0 +1,70 @@
+#ifndef TICHAOS_NEMESIS_H
+#define TICHAOS_NEMESIS_H
+
+/*
+ * The nemesis: the runner's thread that injects the plan's faults at
+ * their times and heals each when its `down` is over; and the owner
+ * monitor, a thread that watches the elections the suite's resign faults
+ * name and records every owner change as process "monitor" — whatever
+ * caused it.
+ *
+ * When the run ends (duration over, error, SIGINT), nemesis_stop() joins
+ * both threads and nemesis_heal_all() heals every fault still in effect:
+ * a run never leaves a killed or paused server behind.
+ */
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "faults/fault.h"
+
+struct run;
+struct plan;
+
+struct nemesis_counts {
+	uint64_t injected;
+	uint64_t failed;
+	uint64_t healed;
+	uint64_t heal_failed;
+	char first_error[256];
+};
+
+struct election_watch {
+	char prefix[512];
+	const char *url;
+	char owner[256];
+	int seen;
+};
+
+struct nemesis {
+	struct fault_ctx ctx;
+	struct run *run;
+	const struct plan *plan;
+	/* One action per planned fault event, in plan order. */
+	struct fault_action *actions;
+	size_t nactions;
+	/* Per fault item of the suite. */
+	struct nemesis_counts *counts;
+	struct election_watch *watches;
+	size_t nwatches;
+	struct history_slot *monitor_slot;
+	pthread_t thread;
+	pthread_t monitor;
+	int thread_started;
+	int monitor_started;
+	pthread_mutex_t lock;	/* actions: heal_all vs the thread */
+};
+
+/* Start the nemesis and the monitor for `run` on cluster `c`. */
+int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
+		  struct err *e);
+
+/* Join the threads; run->stop must be set. Safe to call twice. */
+void nemesis_stop(struct nemesis *n);
+
+/* Heal every action still in effect. Returns how many heals failed. */
+int nemesis_heal_all(struct nemesis *n);
+
+void nemesis_release(struct nemesis *n);
+
+#endif
