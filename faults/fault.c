@@ -218,7 +218,7 @@ static const char *target_of(const struct suite_item *it)
 	if (v && v->s)
 		return v->s;
 	v = suite_opt(it, "table");
-	return v && v->s ? v->s : NULL;
+	return v && v->n ? v->list[0] : NULL;
 }
 
 /* Wrap `members` into "{...,"took_ms":N}" in `out`. */

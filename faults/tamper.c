@@ -51,7 +51,7 @@ static int append_keys(struct buf *q, const long long *keys, size_t n,
 		       struct err *e)
 {
 	for (size_t i = 0; i < n; i++)
-		if (buf_printf(q, e, "%s%lld", i ? ", " : "", keys[i]))
+		if (buf_printf(q, e, "%s%lld", i ? "," : "", keys[i]))
 			return -1;
 	return 0;
 }

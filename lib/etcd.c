@@ -1,5 +1,6 @@
 #include "etcd.h"
 
+#include <curl/curl.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +145,9 @@ int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
 	free(e64);
 	if (rc)
 		return -1;
+	out->revision = int_of(json_object_get(json_object_get(answer,
+							       "header"),
+					       "revision"));
 	kvs = json_object_get(answer, "kvs");
 	if (json_is_array(kvs) && json_array_size(kvs)) {
 		out->kvs = calloc(json_array_size(kvs), sizeof(*out->kvs));
@@ -266,4 +270,138 @@ int etcd_lease_keepalive(const char *url, int64_t id, struct err *e)
 int etcd_lease_revoke(const char *url, int64_t id, struct err *e)
 {
 	return lease_call(url, "lease/revoke", id, e);
+}
+
+struct watch {
+	struct buf pending;	/* bytes of an unfinished line */
+	etcd_watch_fn fn;
+	void *arg;
+	const int *stop;
+	int failed;
+};
+
+/* One line of the watch stream: {"result":{"events":[...]}}. */
+static void watch_line(struct watch *w, const char *line)
+{
+	json_t *doc = json_loads(line, 0, NULL);
+	json_t *result = json_object_get(doc, "result");
+	json_t *events = json_object_get(result, "events");
+
+	if (!doc || json_object_get(doc, "error") ||
+	    json_is_true(json_object_get(result, "canceled")))
+		w->failed = 1;
+	for (size_t i = 0; i < json_array_size(events); i++) {
+		json_t *ev = json_array_get(events, i);
+		json_t *kv = json_object_get(ev, "kv");
+		const char *type = json_string_value(json_object_get(ev,
+								     "type"));
+		const char *k = json_string_value(json_object_get(kv, "key"));
+		const char *v = json_string_value(json_object_get(kv, "value"));
+		struct etcd_event out = { 0 };
+		char *key = k ? base64_decode(k) : NULL;
+		char *value = base64_decode(v ? v : "");
+
+		if (key && value) {
+			out.deleted = type && !strcmp(type, "DELETE");
+			out.key = key;
+			out.value = value;
+			out.create_revision = int_of(json_object_get(kv,
+						"create_revision"));
+			out.mod_revision = int_of(json_object_get(kv,
+						"mod_revision"));
+			w->fn(w->arg, &out);
+		}
+		free(key);
+		free(value);
+	}
+	json_decref(doc);
+}
+
+static size_t watch_data(char *data, size_t size, size_t n, void *arg)
+{
+	struct watch *w = arg;
+	char *nl;
+
+	if (buf_add(&w->pending, data, size * n, NULL))
+		return 0;
+	while ((nl = memchr(w->pending.data, '\n', w->pending.len))) {
+		size_t len = (size_t)(nl - w->pending.data) + 1;
+
+		*nl = '\0';
+		watch_line(w, w->pending.data);
+		memmove(w->pending.data, w->pending.data + len,
+			w->pending.len - len);
+		buf_truncate(&w->pending, w->pending.len - len);
+	}
+	return w->failed ? 0 : size * n;
+}
+
+static int watch_progress(void *arg, curl_off_t a, curl_off_t b,
+			  curl_off_t c, curl_off_t d)
+{
+	struct watch *w = arg;
+
+	(void)a;
+	(void)b;
+	(void)c;
+	(void)d;
+	return __atomic_load_n(w->stop, __ATOMIC_RELAXED) ? 1 : 0;
+}
+
+int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
+	       etcd_watch_fn fn, void *arg, const int *stop, struct err *e)
+{
+	struct watch w = { BUF_INIT, fn, arg, stop, 0 };
+	size_t len = strlen(prefix);
+	char *start = malloc(len + 2), *end = malloc(len + 2), *body;
+	char *k64, *e64, target[512];
+	json_t *req;
+	CURLcode rc;
+	CURL *curl;
+
+	if (!start || !end)
+		abort();
+	snprintf(start, len + 2, "%s/", prefix);
+	snprintf(end, len + 2, "%s0", prefix);
+	k64 = base64_encode(start, len + 1);
+	e64 = base64_encode(end, len + 1);
+	req = json_pack("{s:{s:s, s:s}}", "create_request", "key", k64,
+			"range_end", e64);
+	if (start_revision > 0)
+		json_object_set_new(json_object_get(req, "create_request"),
+				    "start_revision",
+				    json_integer(start_revision));
+	body = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	free(start);
+	free(end);
+	free(k64);
+	free(e64);
+	snprintf(target, sizeof(target), "%s/v3/watch", url);
+	curl = curl_easy_init();
+	if (!curl || !body) {
+		free(body);
+		if (curl)
+			curl_easy_cleanup(curl);
+		return err_set(e, ERR_INFRA, "cannot initialise libcurl");
+	}
+	curl_easy_setopt(curl, CURLOPT_URL, target);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
+	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, watch_data);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &w);
+	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, watch_progress);
+	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &w);
+	rc = curl_easy_perform(curl);
+	curl_easy_cleanup(curl);
+	free(body);
+	buf_release(&w.pending);
+	if (__atomic_load_n(stop, __ATOMIC_RELAXED))
+		return 0;
+	return err_set(e, ERR_INFRA, "etcd '%s': watch of '%s' ended: %s",
+		       url, prefix, w.failed ? "canceled by etcd"
+		       : curl_easy_strerror(rc));
 }

@@ -28,9 +28,10 @@ struct etcd_kv {
 struct etcd_kvs {
 	struct etcd_kv *kvs;
 	size_t n;
+	int64_t revision;	/* the store's revision when read */
 };
 
-#define ETCD_KVS_INIT { NULL, 0 }
+#define ETCD_KVS_INIT { NULL, 0, 0 }
 
 /* The keys under "<prefix>/", sorted by create revision (owner first). */
 int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
@@ -40,6 +41,27 @@ int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
 const struct etcd_kv *etcd_owner(const struct etcd_kvs *kvs);
 
 void etcd_kvs_release(struct etcd_kvs *kvs);
+
+/* One change seen by a watch. */
+struct etcd_event {
+	int deleted;		/* DELETE, else PUT */
+	const char *key;
+	const char *value;	/* "" for a DELETE */
+	int64_t create_revision;
+	int64_t mod_revision;
+};
+
+typedef void (*etcd_watch_fn)(void *arg, const struct etcd_event *ev);
+
+/*
+ * Watch the keys under "<prefix>/" from `start_revision` on (0: from now),
+ * calling `fn` for every event in revision order, until `*stop` becomes
+ * non-zero (checked at least every second) or the stream fails. Returns 0
+ * when stopped, -1 with `e` set when the watch broke (etcd gone): the
+ * caller reads the election again and watches on.
+ */
+int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
+	       etcd_watch_fn fn, void *arg, const int *stop, struct err *e);
 
 /* Put `key` = `value`, attached to `lease` (0: none). */
 int etcd_put(const char *url, const char *key, const char *value,

@@ -139,9 +139,9 @@ out:
 	return NULL;
 }
 
-static void record_owner(struct nemesis *n, struct election_watch *w,
-			 const char *owner)
+static void record_owner(struct election_watch *w, const char *owner)
 {
+	struct nemesis *n = w->nemesis;
 	struct buf value = BUF_INIT;
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", "owner", NULL,
@@ -159,36 +159,86 @@ static void record_owner(struct nemesis *n, struct election_watch *w,
 		buf_addstr(&value, "null", NULL);
 	buf_addch(&value, '}', NULL);
 	ev.value = buf_str(&value);
-	history_record(n->monitor_slot, &ev);
+	history_record(w->slot, &ev);
 	buf_release(&value);
+	snprintf(w->owner, sizeof(w->owner), "%s", owner);
+	w->seen = 1;
 }
 
+/* The candidate with the lowest create revision owns. */
+static void owner_changed(struct election_watch *w)
+{
+	const struct etcd_kv *o = NULL;
+
+	for (size_t i = 0; i < w->candidates.n; i++)
+		if (!o || w->candidates.kvs[i].create_revision <
+			  o->create_revision)
+			o = &w->candidates.kvs[i];
+	if (!w->seen || strcmp(o ? o->value : "", w->owner))
+		record_owner(w, o ? o->value : "");
+}
+
+static void on_event(void *arg, const struct etcd_event *ev)
+{
+	struct election_watch *w = arg;
+	struct etcd_kvs *c = &w->candidates;
+	size_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (!strcmp(c->kvs[i].key, ev->key))
+			break;
+	if (ev->deleted && i < c->n) {
+		free(c->kvs[i].key);
+		free(c->kvs[i].value);
+		c->kvs[i] = c->kvs[--c->n];
+	} else if (!ev->deleted) {
+		if (i == c->n) {
+			struct etcd_kv *grown = realloc(c->kvs, (c->n + 1) *
+							sizeof(*grown));
+
+			if (!grown)
+				return;
+			c->kvs = grown;
+			c->n++;
+			c->kvs[i].key = strdup(ev->key);
+		} else {
+			free(c->kvs[i].value);
+		}
+		c->kvs[i].value = strdup(ev->value);
+		c->kvs[i].create_revision = ev->create_revision;
+		if (!c->kvs[i].key || !c->kvs[i].value)
+			abort();
+	}
+	owner_changed(w);
+}
+
+/*
+ * Follow one election: read it, then watch it from the next revision, so
+ * every owner, however briefly it led, is recorded in revision order.
+ */
 static void *monitor_main(void *arg)
 {
-	struct nemesis *n = arg;
+	struct election_watch *w = arg;
+	struct nemesis *n = w->nemesis;
 
-	n->monitor_slot = history_slot(n->run->history);
+	w->slot = history_slot(n->run->history);
 	while (!stopping(n)) {
-		for (size_t i = 0; i < n->nwatches; i++) {
-			struct election_watch *w = &n->watches[i];
-			struct etcd_kvs kvs = ETCD_KVS_INIT;
-			const struct etcd_kv *o;
-			const char *owner;
+		struct err e = ERR_INIT;
 
-			if (etcd_election(w->url, w->prefix, &kvs, NULL))
-				continue;
-			o = etcd_owner(&kvs);
-			owner = o ? o->value : "";
-			if (!w->seen || strcmp(owner, w->owner)) {
-				record_owner(n, w, owner);
-				snprintf(w->owner, sizeof(w->owner), "%s",
-					 owner);
-				w->seen = 1;
-			}
-			etcd_kvs_release(&kvs);
+		etcd_kvs_release(&w->candidates);
+		if (etcd_election(w->url, w->prefix, &w->candidates, &e)) {
+			log_debug("monitor: %s", e.msg);
+			clock_sleep_ns(200 * NS_PER_MS, &n->run->stop);
+			continue;
 		}
-		clock_sleep_ns(100 * NS_PER_MS, &n->run->stop);
+		owner_changed(w);
+		if (etcd_watch(w->url, w->prefix, w->candidates.revision + 1,
+			       on_event, w, &n->run->stop, &e)) {
+			log_debug("monitor: %s", e.msg);
+			clock_sleep_ns(200 * NS_PER_MS, &n->run->stop);
+		}
 	}
+	etcd_kvs_release(&w->candidates);
 	return NULL;
 }
 
@@ -245,11 +295,13 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 			return err_errno(e, rc, "cannot start the nemesis");
 		n->thread_started = 1;
 	}
-	if (n->nwatches) {
-		rc = pthread_create(&n->monitor, NULL, monitor_main, n);
+	for (size_t i = 0; i < n->nwatches; i++) {
+		n->watches[i].nemesis = n;
+		rc = pthread_create(&n->watches[i].thread, NULL, monitor_main,
+				    &n->watches[i]);
 		if (rc)
 			return err_errno(e, rc, "cannot start the monitor");
-		n->monitor_started = 1;
+		n->watches[i].started = 1;
 	}
 	return 0;
 }
@@ -258,9 +310,12 @@ void nemesis_stop(struct nemesis *n)
 {
 	if (n->thread_started)
 		pthread_join(n->thread, NULL);
-	if (n->monitor_started)
-		pthread_join(n->monitor, NULL);
-	n->thread_started = n->monitor_started = 0;
+	for (size_t i = 0; i < n->nwatches; i++)
+		if (n->watches[i].started)
+			pthread_join(n->watches[i].thread, NULL);
+	for (size_t i = 0; i < n->nwatches; i++)
+		n->watches[i].started = 0;
+	n->thread_started = 0;
 }
 
 int nemesis_heal_all(struct nemesis *n)

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "faults/fault.h"
+#include "lib/etcd.h"
 
 struct run;
 struct plan;
@@ -29,11 +30,17 @@ struct nemesis_counts {
 	char first_error[256];
 };
 
+/* One election the monitor follows with an etcd watch. */
 struct election_watch {
+	struct nemesis *nemesis;
 	char prefix[512];
 	const char *url;
 	char owner[256];
 	int seen;
+	struct etcd_kvs candidates;
+	struct history_slot *slot;
+	pthread_t thread;
+	int started;
 };
 
 struct nemesis {
@@ -47,11 +54,8 @@ struct nemesis {
 	struct nemesis_counts *counts;
 	struct election_watch *watches;
 	size_t nwatches;
-	struct history_slot *monitor_slot;
 	pthread_t thread;
-	pthread_t monitor;
 	int thread_started;
-	int monitor_started;
 	pthread_mutex_t lock;	/* actions: heal_all vs the thread */
 };
 

@@ -645,7 +645,9 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		skip = st.suite.requires & REQUIRE_TIDB ? "tidb" : "ticdc";
 		goto report;
 	}
-	st.cluster_started = 1;
+	/* Only a cluster the run made is the run's to tear down; an
+	 * attached one is left running (healed). */
+	st.cluster_started = st.cluster.type == cluster_type_find("local");
 	if (cluster_up(&st.cluster, e))
 		goto out;
 	snprintf(cdir, sizeof(cdir), "%s/topology.yaml", st.dir);
