@@ -12,7 +12,7 @@ B="$TRASH/b"
 test_expect_success 'two clusters with different port bases run at once' '
 	test_cluster_up "$A" &&
 	base=$(cat "$A/port-base") &&
-	other=$((base + 10)) &&
+	other=$(free_port_base "$base") &&
 	test_cluster_up "$B" --port-base "$other" &&
 	test "$(cat "$B/port-base")" = "$other" &&
 	sql "$base" "create database only_a" &&
@@ -40,7 +40,7 @@ test_expect_success 'a running cluster keeps its port base' '
 
 test_expect_success 'a stopped cluster moves to a new port base' '
 	"$TICHAOS" cluster down --dir "$B" &&
-	moved=$((other + 20)) &&
+	moved=$(free_port_base "$other") &&
 	"$TICHAOS" cluster up --dir "$B" --port-base "$moved" >/dev/null 2>&1 &&
 	test "$(cat "$B/port-base")" = "$moved" &&
 	sql "$moved" "create table only_b.t (id int primary key); insert into only_b.t values (7)" &&

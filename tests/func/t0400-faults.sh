@@ -123,13 +123,14 @@ DURATION=4s suite back <<EOF
     until_back: true
 EOF
 
-test_expect_success 'resign until_back moves the leadership A -> B -> A' '
+test_expect_success 'resign until_back moves the leadership A -> B (-> B) -> A' '
 	"$TICHAOS" run "$TRASH/back.yaml" --cluster "$T" --out "$TRASH/r3" >tap 2>err ||
 	{ cat err; false; }
 	grep -qx "ok 2 - fault 1 resign: 1 of 1 injected" tap &&
 	nemesis "$TRASH/r3" resign info >info &&
-	grep -q "\"from\":\"A\",\"rounds\":\[{\"from\":\"A\",\"to\":\"B\",\"ms\":[0-9]*},{\"from\":\"B\",\"to\":\"A\",\"ms\":[0-9]*}\],\"to\":\"A\"" info &&
-	test "$(grep -c become "$TRASH/A.log")" = 2
+	grep -q "\"from\":\"A\",\"rounds\":\[{\"from\":\"A\",\"to\":\"B\",\"ms\":[0-9]*}" info &&
+	grep -q "{\"from\":\"B\",\"to\":\"A\",\"ms\":[0-9]*}\],\"to\":\"A\"" info &&
+	test "$(grep -c become "$TRASH/A.log")" -ge 2
 '
 
 # The monitor's owner changes, one per line: "FROM TO" (null: no owner).
@@ -142,7 +143,8 @@ test_expect_success 'the monitor saw every owner, however brief: A, B, A' '
 	owners "$TRASH/r3" >owners &&
 	head -n 1 owners | grep -qx "null A" &&
 	awk "NR > 1 && \$1 != prev { bad = 1 } { prev = \$2 } END { exit bad }" owners &&
-	awk "\$2 != \"null\" { print \$2 }" owners | tr "\n" " " >leaders &&
+	awk "\$2 != \"null\" && \$2 != last { print \$2; last = \$2 }" owners |
+		tr "\n" " " >leaders &&
 	test "$(cat leaders)" = "A B A "
 '
 

@@ -130,6 +130,19 @@ listening() {
 	ss -ltnH "sport = :$1" | grep -q .
 }
 
+# free_port_base [AFTER]: the first of four free ports on 127.0.0.1, above
+# AFTER when given (else from a per-run start), for tests that need a
+# specific base of their own.
+free_port_base() {
+	b=${1:-$((20000 + ($$ % 4000) * 10))}
+	while [ "$b" -lt 65000 ]; do
+		b=$((b + 10))
+		listening "$b" || listening $((b + 1)) || listening $((b + 2)) ||
+		listening $((b + 3)) || { echo "$b"; return 0; }
+	done
+	return 1
+}
+
 # test_cmp EXPECTED ACTUAL: files are equal; show the diff otherwise.
 test_cmp() {
 	diff -u "$1" "$2"
