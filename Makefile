@@ -69,8 +69,11 @@ KIND_OBJS += faults/pause.o
 KIND_OBJS += faults/registry.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
+KIND_OBJS += checkers/checker.o
+KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/registry.o
 
+RUNNER_OBJS += runner/checks.o
 RUNNER_OBJS += runner/cmd_check.o
 RUNNER_OBJS += runner/cmd_cluster.o
 RUNNER_OBJS += runner/cmd_list.o

@@ -2,21 +2,79 @@
 #define TICHAOS_CHECKER_H
 
 /*
- * The checker kinds: each turns a run into a verdict.
+ * Checkers: what turns a run into a verdict (DESIGN §8). A checker kind is
+ * a const struct checker_type registered in checkers/registry.c; callers go
+ * through checker_run(), which times the check and fills in the verdict's
+ * name.
  *
- * Each kind is a const struct checker_type registered in
- * checkers/registry.c, the only place a new one is added. The descriptor
- * grows its ops table with the first checker that lands; until then the
- * registry is empty, `tichaos list` says so and a suite naming a checker
- * kind is refused.
+ * History checkers (ids) read only the run directory, so `tichaos check
+ * RUN_DIR` works offline; live checkers (consistency, progress) need the
+ * cluster and are skipped — verdict skip, with the reason — without it.
  */
 
 #include <stddef.h>
+#include <stdint.h>
 
+#include "lib/buf.h"
+#include "lib/err.h"
 #include "lib/kind.h"
 
+struct cluster;
+struct suite;
+struct suite_item;
+
+enum verdict {
+	VERDICT_PASS,
+	VERDICT_FAIL,
+	VERDICT_UNKNOWN,	/* could not decide: reported as a failure */
+	VERDICT_SKIP,
+};
+
+/* "pass", "fail", "unknown", "skip". */
+const char *verdict_name(enum verdict v);
+
+struct check_result {
+	enum verdict verdict;
+	/* One line for TAP and the summary: what was found. */
+	char message[512];
+	/*
+	 * JSON object members (no braces) with the details a report shows:
+	 * counts, first keys or ids, pairs of operations, hits. Written by
+	 * the checker, valid JSON once wrapped in braces.
+	 */
+	struct buf details;
+	/* Key numbers for summary.txt, "missing=7 extra=2". */
+	char numbers[256];
+	int64_t took_ns;
+};
+
+/* What a checker works with; filled by the runner or `tichaos check`. */
+struct check_ctx {
+	const struct suite *suite;
+	/* The cluster, when it is up; NULL offline. */
+	struct cluster *cluster;
+	/* The run directory: history.jsonl, logs/, fix-sql/ are in it. */
+	const char *run_dir;
+	/* The SQL dialect of the upstream (enum dialect), -1 offline. */
+	int dialect;
+};
+
 struct checker_type {
+	/* Name, doc, options. */
 	struct kind kind;
+	/* MAY: cross-check its options against the suite (ERR_USAGE). */
+	int (*check)(const struct suite *s, const struct suite_item *it,
+		     struct err *e);
+	/* Non-zero: needs ctx->cluster; skipped without it. */
+	int live;
+	/*
+	 * MUST: judge, filling `r` (verdict, message, details, numbers).
+	 * Returns 0 when a verdict was reached — pass, fail, unknown or
+	 * skip — and -1 with `e` set only when the checker itself broke
+	 * (then the verdict is unknown with that reason).
+	 */
+	int (*run)(const struct check_ctx *ctx, const struct suite_item *it,
+		   struct check_result *r, struct err *e);
 };
 
 /* Every checker kind, NULL-terminated. */
@@ -24,5 +82,19 @@ extern const struct checker_type *const checker_types[];
 
 /* The i-th checker kind, NULL past the end. */
 const struct kind *checker_kind(size_t i);
+
+/*
+ * Run check item `it` into `r` (initialised here; the caller releases it
+ * with check_result_release). A live checker without a cluster is skipped;
+ * a checker that broke gives verdict unknown with the reason.
+ */
+void checker_run(const struct check_ctx *ctx, const struct suite_item *it,
+		 struct check_result *r);
+
+void check_result_release(struct check_result *r);
+
+/* Fill r's verdict and message (printf-style). */
+void check_verdict(struct check_result *r, enum verdict v, const char *fmt,
+		   ...) __attribute__((format(printf, 3, 4)));
 
 #endif

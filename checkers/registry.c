@@ -1,7 +1,10 @@
 #include "checkers/checker.h"
 
+extern const struct checker_type checker_logscan;
+
 /* The only place a checker kind is added. */
 const struct checker_type *const checker_types[] = {
+	&checker_logscan,
 	NULL,
 };
 

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 #include "lib/parse.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
+#include "runner/checks.h"
 #include "runner/nemesis.h"
 #include "runner/plan.h"
 #include "runner/runner.h"
@@ -56,6 +58,10 @@ struct state {
 	struct nemesis nemesis;
 	int nemesis_started;
 	int faults_failed;
+	/* Where each component's log stood when the run began. */
+	off_t *log_start;
+	struct check_result *checks;
+	int checks_failed;
 	struct buf tap;
 };
 
@@ -395,6 +401,76 @@ static void progress(const struct state *st, int64_t elapsed, int final)
 			 (unsigned long long)errors);
 }
 
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+
+	return path && !stat(path, &sb) ? sb.st_size : 0;
+}
+
+static void note_log_starts(struct state *st)
+{
+	st->log_start = calloc(st->cluster.ncomps + 1,
+			       sizeof(*st->log_start));
+	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++)
+		st->log_start[i] = file_size(st->cluster.comps[i].log);
+}
+
+/* Most of one component log copied into the run directory. */
+#define LOG_COPY_MAX ((off_t)64 << 20)
+
+/*
+ * logs/<component>.log: the part of each component's log written during
+ * the run (the last LOG_COPY_MAX bytes of it), for logscan and people.
+ */
+static void collect_logs(struct state *st)
+{
+	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+		off_t start = st->log_start[i], end = file_size(c->log);
+		char dest[4096];
+		int in, out;
+
+		if (!c->log || end <= start)
+			continue;
+		if (end - start > LOG_COPY_MAX)
+			start = end - LOG_COPY_MAX;
+		snprintf(dest, sizeof(dest), "%s/logs/%s.log", st->dir,
+			 c->name);
+		in = open(c->log, O_RDONLY | O_CLOEXEC);
+		out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			   0644);
+		if (in >= 0 && out >= 0 && lseek(in, start, SEEK_SET) == start)
+			while (start < end) {
+				char chunk[65536];
+				ssize_t n = read(in, chunk, sizeof(chunk));
+
+				if (n <= 0 || write(out, chunk, (size_t)n) != n)
+					break;
+				start += n;
+			}
+		if (in >= 0)
+			close(in);
+		if (out >= 0)
+			close(out);
+	}
+}
+
+/* DESIGN §6.6-7: the checks, once everything is healed. */
+static int run_checks(struct state *st, struct err *e)
+{
+	struct check_ctx ctx = { &st->suite, &st->cluster, st->dir,
+				 st->dialect };
+
+	if (!st->suite.nchecks || interrupted)
+		return 0;
+	st->checks = calloc(st->suite.nchecks, sizeof(*st->checks));
+	if (!st->checks)
+		return err_set(e, ERR_INFRA, "out of memory");
+	checks_run(&ctx, st->checks);
+	return 0;
+}
+
 /* Stop the nemesis and heal everything still faulted (DESIGN §6.5). */
 static void stop_faults(struct state *st)
 {
@@ -525,6 +601,85 @@ static int report_workloads(struct state *st, struct err *e)
 	return failed;
 }
 
+/* results.json (docs/results.md): every count and verdict of the run. */
+static int write_results(struct state *st, const char *skip, int failed,
+			 int exit_code, struct err *e)
+{
+	static const char *const outcomes[] = {
+		[EXIT_PASS] = "pass", [EXIT_FAIL] = "fail",
+		[EXIT_USAGE] = "error", [EXIT_INFRA] = "error",
+		[EXIT_INTERRUPTED] = "interrupted",
+	};
+	struct buf out = BUF_INIT;
+	char d[32];
+	int rc;
+
+	(void)failed;
+	rc = buf_addstr(&out, "{\"suite\":", e) ||
+	     json_quote(&out, st->suite.name, e) ||
+	     buf_printf(&out, e, ",\"seed\":%llu,\"duration\":\"%s\","
+			"\"run_dir\":", (unsigned long long)st->plan.seed,
+			format_duration(st->plan.duration_ns, d, sizeof(d))) ||
+	     json_quote(&out, st->dir, e) ||
+	     buf_printf(&out, e, ",\"verdict\":\"%s\"",
+			skip ? "skip" : outcomes[exit_code]);
+	if (!rc && skip)
+		rc = buf_printf(&out, e, ",\"skip\":\"requires %s\"", skip);
+	rc = rc || buf_addstr(&out, ",\"workloads\":[", e);
+	for (size_t i = 0; !rc && i < st->suite.nworkloads; i++) {
+		uint64_t n[4] = { 0, 0, 0, 0 };
+
+		for (size_t j = 0; j < st->nworkers; j++)
+			if (st->workers[j].item == &st->suite.workloads[i]) {
+				n[0] += st->workers[j].ok;
+				n[1] += st->workers[j].fail;
+				n[2] += st->workers[j].info;
+				n[3] += st->workers[j].skipped;
+			}
+		rc = buf_printf(&out, e, "%s{\"index\":%zu,\"kind\":\"%s\","
+				"\"ok\":%llu,\"fail\":%llu,\"info\":%llu,"
+				"\"skipped\":%llu,\"ignore_errors\":%s}",
+				i ? "," : "", i + 1, st->suite.workloads[i].kind,
+				(unsigned long long)n[0],
+				(unsigned long long)n[1],
+				(unsigned long long)n[2],
+				(unsigned long long)n[3],
+				suite_opt(&st->suite.workloads[i],
+					  "ignore_errors")->i ? "true"
+							      : "false");
+	}
+	rc = rc || buf_addstr(&out, "],\"faults\":[", e);
+	for (size_t i = 0; !rc && i < st->suite.nfaults; i++) {
+		const struct nemesis_counts *c = st->nemesis_started ?
+			&st->nemesis.counts[i] : NULL;
+		uint64_t planned = 0;
+
+		for (size_t j = 0; j < st->plan.n; j++)
+			planned += st->plan.events[j].fault == (int)i;
+		rc = buf_printf(&out, e, "%s{\"index\":%zu,\"kind\":\"%s\","
+				"\"planned\":%llu,\"injected\":%llu,"
+				"\"failed\":%llu,\"healed\":%llu,"
+				"\"heal_failed\":%llu,\"error\":",
+				i ? "," : "", i + 1, st->suite.faults[i].kind,
+				(unsigned long long)planned,
+				(unsigned long long)(c ? c->injected : 0),
+				(unsigned long long)(c ? c->failed : 0),
+				(unsigned long long)(c ? c->healed : 0),
+				(unsigned long long)(c ? c->heal_failed : 0)) ||
+		     json_quote(&out, c ? c->first_error : "", e) ||
+		     buf_addch(&out, '}', e);
+	}
+	rc = rc || buf_addstr(&out, "],", e);
+	if (!rc && st->checks)
+		rc = checks_json(&out, &st->suite, st->checks, e);
+	else if (!rc)
+		rc = buf_addstr(&out, "\"checks\":[]", e);
+	rc = rc || buf_addstr(&out, "}\n", e) ||
+	     write_file(st->dir, "results.json", &out, e);
+	buf_release(&out);
+	return rc ? -1 : 0;
+}
+
 static int emit_tap(struct state *st, const char *skip, int *failed,
 		    struct err *e)
 {
@@ -536,9 +691,16 @@ static int emit_tap(struct state *st, const char *skip, int *failed,
 		buf_printf(&st->tap, e, "1..0 # SKIP requires %s\n", skip);
 		*failed = 0;
 	} else {
+		int point = (int)(st->suite.nworkloads + st->suite.nfaults);
+
 		buf_printf(&st->tap, e, "1..%zu\n", st->suite.nworkloads +
-			   st->suite.nfaults);
+			   st->suite.nfaults + st->suite.nchecks);
 		*failed = report_workloads(st, e);
+		if (st->checks)
+			st->checks_failed = checks_tap(&st->tap, &point,
+						       &st->suite, st->checks,
+						       st->dir, st->plan.seed,
+						       e);
 	}
 	fputs(buf_str(&st->tap), stdout);
 	fflush(stdout);
@@ -565,6 +727,9 @@ static void release(struct state *st, int keep_cluster)
 	free(st->workers);
 	free(st->threads);
 	free(st->ups);
+	free(st->log_start);
+	checks_release(&st->suite, st->checks);
+	free(st->checks);
 	if (st->cluster_started && !keep_cluster) {
 		err_clear(&e);
 		if (cluster_down(&st->cluster, &e))
@@ -673,6 +838,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		goto report;
 	if (create_schema(&st, e) || await_schema(&st, e))
 		goto out;
+	note_log_starts(&st);
 
 	snprintf(cdir, sizeof(cdir), "%s/history.jsonl", st.dir);
 	st.run.suite = &st.suite;
@@ -684,15 +850,24 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))
 		goto out;
 	drive(&st, o->quiet);
+	collect_logs(&st);
+	if (run_checks(&st, e))
+		goto out;
 report:
 	if (emit_tap(&st, skip, &failed, e))
 		goto out;
-	rc = interrupted ? EXIT_INTERRUPTED : failed ? EXIT_FAIL
-	     : st.faults_failed ? EXIT_INFRA : EXIT_PASS;
-	if (rc == EXIT_INFRA)
+	rc = interrupted ? EXIT_INTERRUPTED
+	     : failed || st.checks_failed == EXIT_FAIL ? EXIT_FAIL
+	     : st.faults_failed || st.checks_failed ? EXIT_INFRA : EXIT_PASS;
+	if (write_results(&st, skip, failed, rc, e))
+		goto out;
+	if (rc == EXIT_INFRA && st.faults_failed)
 		err_set(e, ERR_INFRA, "%d fault%s did not take effect or "
 			"heal (see the TAP diagnostics)", st.faults_failed,
 			st.faults_failed == 1 ? "" : "s");
+	else if (rc == EXIT_INFRA)
+		err_set(e, ERR_INFRA, "a check could not decide (see the TAP "
+			"diagnostics)");
 out:
 	if (rc == EXIT_INFRA && !err_isset(e))
 		err_set(e, ERR_INFRA, "out of memory");

@@ -345,6 +345,12 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 		if (t->check && t->check(s, &s->faults[i], e))
 			goto out;
 	}
+	for (size_t i = 0; i < s->nchecks; i++) {
+		const struct checker_type *t = s->checks[i].type;
+
+		if (t->check && t->check(s, &s->checks[i], e))
+			goto out;
+	}
 	rc = 0;
 out:
 	optvals_release(top, NTOP);
