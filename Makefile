@@ -70,6 +70,8 @@ KIND_OBJS += faults/registry.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
 KIND_OBJS += checkers/checker.o
+KIND_OBJS += checkers/consistency.o
+KIND_OBJS += checkers/ids.o
 KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/registry.o
 

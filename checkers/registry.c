@@ -1,9 +1,13 @@
 #include "checkers/checker.h"
 
+extern const struct checker_type checker_consistency;
+extern const struct checker_type checker_ids;
 extern const struct checker_type checker_logscan;
 
 /* The only place a checker kind is added. */
 const struct checker_type *const checker_types[] = {
+	&checker_consistency,
+	&checker_ids,
 	&checker_logscan,
 	NULL,
 };

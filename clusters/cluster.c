@@ -281,6 +281,12 @@ int component_ready(const struct cluster *c, const struct component *comp,
 	return ready(c, comp, 0, e);
 }
 
+int component_answers(const struct cluster *c, const struct component *comp,
+		      struct err *e)
+{
+	return ready(c, comp, 1, e);
+}
+
 long component_lag(const struct cluster *c, const struct component *comp)
 {
 	struct sql s = SQL_INIT;

@@ -175,6 +175,10 @@ enum component_state component_state(const struct cluster *c,
 int component_ready(const struct cluster *c, const struct component *comp,
 		    struct err *e);
 
+/* 0 when the component answers at all (replication not looked at). */
+int component_answers(const struct cluster *c, const struct component *comp,
+		      struct err *e);
+
 /*
  * Seconds the component's replication is behind its source, -1 when it
  * does not replicate or it is not known.

@@ -220,14 +220,32 @@ static void fill_etcd(struct cluster *c, struct component *comp,
 	free(initial);
 }
 
+/*
+ * The directory as an absolute path with symlinks resolved, so that the
+ * start commands written into pidfile checks are the same however the
+ * directory is named (runs/x/latest/cluster is a symlinked path).
+ */
 static char *absolute(const char *dir)
 {
-	char cwd[4096];
+	char cwd[4096], *real = realpath(dir, NULL), *slash, *parent;
 
+	if (real)
+		return real;
+	/* Not created yet: resolve its parent. */
+	slash = strrchr(dir, '/');
+	parent = slash ? strndup(dir, (size_t)(slash - dir + (slash == dir)))
+		       : strdup(".");
+	real = parent ? realpath(parent, NULL) : NULL;
+	free(parent);
+	if (real) {
+		char *out = xprintf("%s/%s", strcmp(real, "/") ? real : "",
+				    slash ? slash + 1 : dir);
+
+		free(real);
+		return out;
+	}
 	if (dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
 		return xstrdup(dir);
-	if (!strcmp(dir, "."))
-		return xstrdup(cwd);
 	return xprintf("%s/%s", cwd, dir);
 }
 

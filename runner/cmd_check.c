@@ -31,7 +31,7 @@ static struct cluster *attach(const char *dir, struct cluster *c,
 		return NULL;
 	}
 	for (size_t i = 0; i < c->ncomps; i++)
-		if (component_ready(c, &c->comps[i], &e)) {
+		if (component_answers(c, &c->comps[i], &e)) {
 			log_info("the run's cluster is not up (%s): live "
 				 "checks are skipped", e.msg);
 			cluster_close(c);

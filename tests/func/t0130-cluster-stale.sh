@@ -78,4 +78,13 @@ test_expect_success 'with its data back, the cluster starts again' '
 	"$TICHAOS" cluster status --dir "$C" >/dev/null
 '
 
+test_expect_success 'a cluster named through a symlink is the same cluster' '
+	ln -s "$C" "$TRASH/link" &&
+	"$TICHAOS" cluster status --dir "$TRASH/link/" >out &&
+	test "$(grep -c " running" out)" = 3 &&
+	pids=$(cat "$C"/*/tichaos.pid) &&
+	"$TICHAOS" cluster down --dir "$TRASH/link" &&
+	for p in $pids; do ! alive "$p" || return 1; done
+'
+
 test_done

@@ -1,0 +1,896 @@
+/*
+ * consistency: after the run, do the upstream and the downstream hold the
+ * same data? (DESIGN §8, the data loss of TiCDC issue 1192.)
+ *
+ * 1. Barrier: a finish mark written upstream must appear downstream within
+ *    `sync_timeout`; otherwise the verdict is unknown, with the lag seen.
+ * 2. Every table of the suite's database on either side: presence, column
+ *    definitions, then data. With an integer primary key the key range is
+ *    cut into chunks of about `chunk_rows` rows; both sides checksum every
+ *    chunk in parallel (`threads` connections each): COUNT(*) and the
+ *    BIT_XOR of a 64-bit row hash (the first 16 hex digits of the MD5 of
+ *    the row's columns, each written with its length, NULL distinct from
+ *    any string). Mismatching chunks are bisected down to a few thousand
+ *    rows, whose rows are then compared in key order. Other keys compare
+ *    the whole table that way; a table without a key is compared as a
+ *    multiset of rows, with a warning.
+ * 3. Differences: missing, extra and changed rows with their keys, and
+ *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
+ *    DELETE for extra ones — which, applied downstream, makes it equal.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "checkers/checker.h"
+#include "clusters/cluster.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/parse.h"
+#include "lib/sql.h"
+#include "runner/suite.h"
+
+static const struct optspec opts[] = {
+	{ "sync_timeout", OPT_DURATION, "300s", 0, NULL, 0, 0,
+	  "how long the finish mark may take to reach the downstream" },
+	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
+	  "only these tables (default: every table of the database, on "
+	  "either side)" },
+	{ "chunk_rows", OPT_INT, "10000", 0, NULL, 100, 10000000,
+	  "rows per checksummed chunk" },
+	{ "threads", OPT_INT, "4", 0, NULL, 1, 64,
+	  "connections per side checksumming chunks in parallel" },
+	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
+	  "keys listed per kind of difference" },
+};
+
+/* Rows compared one by one at most, per bisected range. */
+#define COMPARE_ROWS 2000
+
+enum { UP, DOWN };
+
+struct side {
+	const struct component *comp;
+	struct sql conn;
+};
+
+struct table {
+	const char *db;
+	const char *name;
+	char **cols;		/* column names */
+	size_t ncols;
+	char **keys;		/* primary key columns */
+	size_t nkeys;
+	int int_key;
+	struct buf hash_expr;	/* the row hash's argument */
+	struct buf qname;	/* `db`.`name` */
+};
+
+struct diff {
+	uint64_t rows[2];
+	uint64_t missing, extra, changed;
+	struct buf keys[3];	/* JSON arrays' insides, first max_report */
+	struct buf fix;		/* fix SQL */
+	int64_t max_report;
+};
+
+static const char *const kind_names[] = { "missing", "extra", "changed" };
+
+static int connect_side(struct side *s, struct err *e)
+{
+	const struct component *c = s->comp;
+
+	return sql_connect(&s->conn, c->sql_host, c->sql_port,
+			   c->user ? c->user : "root", NULL, NULL, 60, e);
+}
+
+static const struct component *first_with(struct cluster *c, unsigned role)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
+			return &c->comps[i];
+	return NULL;
+}
+
+/* The finish mark: written upstream, awaited downstream. */
+static int barrier(struct cluster *c, struct side *sides,
+		   const char *run_dir, int64_t timeout, int64_t *took,
+		   struct check_result *r, struct err *e)
+{
+	int64_t mark = clock_wall_ms(), start = clock_mono_ns();
+	struct buf q = BUF_INIT, v = BUF_INIT;
+	struct err last = ERR_INIT;
+	int rc;
+
+	rc = sql_exec(&sides[UP].conn, "CREATE DATABASE IF NOT EXISTS "
+		      "tichaos_meta", e) ||
+	     sql_exec(&sides[UP].conn, "CREATE TABLE IF NOT EXISTS "
+		      "tichaos_meta.barrier (id BIGINT PRIMARY KEY, run "
+		      "VARCHAR(1024), at BIGINT)", e) ||
+	     buf_printf(&q, e, "REPLACE INTO tichaos_meta.barrier VALUES "
+			"(%lld, ", (long long)mark) ||
+	     sql_quote_string(&q, run_dir, e) ||
+	     buf_printf(&q, e, ", %lld)", (long long)mark) ||
+	     sql_exec(&sides[UP].conn, buf_str(&q), e);
+	buf_reset(&q);
+	buf_printf(&q, NULL, "SELECT COUNT(*) FROM tichaos_meta.barrier "
+		   "WHERE id = %lld", (long long)mark);
+	while (!rc) {
+		err_clear(&last);
+		if (!sides[DOWN].conn.my)
+			connect_side(&sides[DOWN], &last);
+		if (sides[DOWN].conn.my &&
+		    sql_value(&sides[DOWN].conn, buf_str(&q), &v, &last) == 0 &&
+		    !strcmp(buf_str(&v), "1"))
+			break;
+		if (err_isset(&last))
+			sql_close(&sides[DOWN].conn);
+		if (clock_mono_ns() - start >= timeout) {
+			struct err why = ERR_INIT;
+			char d[32];
+
+			component_ready(c, sides[DOWN].comp, &why);
+			check_verdict(r, VERDICT_UNKNOWN, "sync timed out after "
+				      "%s: the finish mark did not reach %s%s%s",
+				      format_duration(timeout, d, sizeof(d)),
+				      sides[DOWN].comp->name,
+				      err_isset(&why) || err_isset(&last) ?
+				      " (" : "", err_isset(&last) ? last.msg
+				      : err_isset(&why) ? why.msg : "");
+			if (err_isset(&why) || err_isset(&last))
+				strncat(r->message, ")", sizeof(r->message) -
+					strlen(r->message) - 1);
+			rc = 1;
+			break;
+		}
+		clock_sleep_ns(50 * NS_PER_MS, NULL);
+	}
+	*took = clock_mono_ns() - start;
+	buf_release(&q);
+	buf_release(&v);
+	return rc < 0 ? -1 : rc;
+}
+
+static int string_list(struct sql *s, const char *query, char ***out,
+		       size_t *n, struct err *e)
+{
+	struct sql_result r = SQL_RESULT_INIT;
+
+	*out = NULL;
+	*n = 0;
+	if (sql_query(s, query, &r, e))
+		return -1;
+	*out = calloc(r.nrows + 1, sizeof(**out));
+	if (!*out)
+		abort();
+	for (size_t i = 0; i < r.nrows; i++) {
+		const char *v = r.cells[i * r.ncols];
+
+		(*out)[(*n)++] = strdup(v ? v : "");
+	}
+	sql_result_release(&r);
+	return 0;
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* "SELECT ... WHERE TABLE_SCHEMA = 'db' [AND TABLE_NAME = 't'] ..." */
+static void schema_query(struct buf *q, const char *select, const char *db,
+			 const char *table, const char *rest)
+{
+	buf_reset(q);
+	buf_addstr(q, select, NULL);
+	buf_addstr(q, " WHERE TABLE_SCHEMA = ", NULL);
+	sql_quote_string(q, db, NULL);
+	if (table) {
+		buf_addstr(q, " AND TABLE_NAME = ", NULL);
+		sql_quote_string(q, table, NULL);
+	}
+	buf_addstr(q, rest, NULL);
+}
+
+/* Column names and definitions; the primary key; the row hash. */
+static int describe(struct side *sides, struct table *t, struct buf *schema,
+		    struct err *e)
+{
+	char **defs[2] = { NULL, NULL };
+	size_t ndefs[2] = { 0, 0 };
+	struct buf q = BUF_INIT;
+	char **types = NULL;
+	size_t ntypes = 0;
+	int rc = 0;
+
+	for (int s = 0; !rc && s < 2; s++) {
+		schema_query(&q, "SELECT CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE, "
+			     "IF(IS_NULLABLE = 'YES', '', ' NOT NULL')) FROM "
+			     "information_schema.COLUMNS", t->db, t->name,
+			     " ORDER BY ORDINAL_POSITION");
+		rc = string_list(&sides[s].conn, buf_str(&q), &defs[s],
+				 &ndefs[s], e);
+	}
+	if (!rc) {
+		int same = ndefs[UP] == ndefs[DOWN];
+
+		for (size_t i = 0; same && i < ndefs[UP]; i++)
+			same = !strcmp(defs[UP][i], defs[DOWN][i]);
+		for (int s = 0; !same && s < 2; s++) {
+			buf_addstr(schema, s ? "; downstream (" : "upstream (",
+				   NULL);
+			for (size_t i = 0; i < ndefs[s]; i++)
+				buf_printf(schema, NULL, "%s%s", i ? ", " : "",
+					   defs[s][i]);
+			buf_addch(schema, ')', NULL);
+		}
+	}
+	schema_query(&q, "SELECT COLUMN_NAME FROM information_schema.COLUMNS",
+		     t->db, t->name, " ORDER BY ORDINAL_POSITION");
+	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &t->cols,
+			       &t->ncols, e);
+	schema_query(&q, "SELECT COLUMN_NAME FROM "
+		     "information_schema.STATISTICS", t->db, t->name,
+		     " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX");
+	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &t->keys,
+			       &t->nkeys, e);
+	if (!rc && t->nkeys == 1) {
+		schema_query(&q, "SELECT DATA_TYPE FROM "
+			     "information_schema.COLUMNS", t->db, t->name,
+			     " AND COLUMN_NAME = ");
+		sql_quote_string(&q, t->keys[0], NULL);
+		rc = string_list(&sides[UP].conn, buf_str(&q), &types,
+				 &ntypes, e);
+		t->int_key = !rc && ntypes == 1 && strstr(types[0], "int");
+		free_list(types, ntypes);
+	}
+	/* Each column as <length>:<text>, or '-' for NULL: unambiguous. */
+	buf_addstr(&t->hash_expr, "CONCAT_WS(','", NULL);
+	for (size_t i = 0; i < t->ncols; i++) {
+		struct buf c = BUF_INIT;
+
+		sql_quote_ident(&c, t->cols[i], NULL);
+		buf_printf(&t->hash_expr, NULL, ", IFNULL(CONCAT(LENGTH(%s), "
+			   "':', %s), '-')", buf_str(&c), buf_str(&c));
+		buf_release(&c);
+	}
+	buf_addch(&t->hash_expr, ')', NULL);
+	sql_quote_ident(&t->qname, t->db, NULL);
+	buf_addch(&t->qname, '.', NULL);
+	sql_quote_ident(&t->qname, t->name, NULL);
+	for (int s = 0; s < 2; s++)
+		free_list(defs[s], ndefs[s]);
+	buf_release(&q);
+	return rc;
+}
+
+static void release_table(struct table *t)
+{
+	free_list(t->cols, t->ncols);
+	free_list(t->keys, t->nkeys);
+	buf_release(&t->hash_expr);
+	buf_release(&t->qname);
+}
+
+/* " WHERE `k` >= lo AND `k` < hi", or "" for the whole table. */
+static void range_where(struct buf *q, const struct table *t, int ranged,
+			int64_t lo, int64_t hi)
+{
+	if (!ranged)
+		return;
+	buf_addstr(q, " WHERE ", NULL);
+	sql_quote_ident(q, t->keys[0], NULL);
+	buf_printf(q, NULL, " >= %lld AND ", (long long)lo);
+	sql_quote_ident(q, t->keys[0], NULL);
+	buf_printf(q, NULL, " < %lld", (long long)hi);
+}
+
+struct sum {
+	uint64_t count;
+	char xor[24];
+};
+
+static int checksum(struct sql *s, const struct table *t, int ranged,
+		    int64_t lo, int64_t hi, struct sum *out, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	struct sql_result r = SQL_RESULT_INIT;
+	int rc;
+
+	buf_printf(&q, NULL, "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV("
+		   "SUBSTRING(MD5(%s), 1, 16), 16, 10) AS UNSIGNED)), 0) "
+		   "FROM %s", buf_str(&t->hash_expr), buf_str(&t->qname));
+	range_where(&q, t, ranged, lo, hi);
+	rc = sql_query(s, buf_str(&q), &r, e);
+	if (!rc && r.nrows == 1) {
+		out->count = strtoull(r.cells[0] ? r.cells[0] : "0", NULL, 10);
+		snprintf(out->xor, sizeof(out->xor), "%s",
+			 r.cells[1] ? r.cells[1] : "0");
+	}
+	sql_result_release(&r);
+	buf_release(&q);
+	return rc;
+}
+
+/* Chunk checksums of one side, computed by a pool of connections. */
+struct pool {
+	const struct component *comp;
+	const struct table *t;
+	int64_t lo, width;
+	size_t nchunks;
+	struct sum *sums;
+	size_t next;		/* atomic */
+	struct err err;
+	pthread_mutex_t lock;
+};
+
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+	struct side s = { p->comp, SQL_INIT };
+	struct err e = ERR_INIT;
+
+	sql_thread_init();
+	if (!connect_side(&s, &e))
+		for (;;) {
+			size_t i = __atomic_fetch_add(&p->next, 1,
+						      __ATOMIC_RELAXED);
+			int64_t lo = p->lo + (int64_t)i * p->width;
+
+			if (i >= p->nchunks || checksum(&s.conn, p->t, 1, lo,
+							lo + p->width,
+							&p->sums[i], &e))
+				break;
+		}
+	if (err_isset(&e)) {
+		pthread_mutex_lock(&p->lock);
+		err_set(&p->err, e.class, "%s", e.msg);
+		pthread_mutex_unlock(&p->lock);
+		__atomic_store_n(&p->next, p->nchunks, __ATOMIC_RELAXED);
+	}
+	sql_close(&s.conn);
+	sql_thread_end();
+	return NULL;
+}
+
+struct row {
+	char *key;		/* key columns' text, for sorting */
+	long long ikey;
+	char hash[40];
+	char **vals;		/* ncols values; NULL for SQL NULL */
+};
+
+struct rows {
+	struct row *rows;
+	size_t n;
+	size_t ncols;
+};
+
+static void release_rows(struct rows *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->rows[i].key);
+		for (size_t c = 0; c < rs->ncols; c++)
+			free(rs->rows[i].vals[c]);
+		free(rs->rows[i].vals);
+	}
+	free(rs->rows);
+	memset(rs, 0, sizeof(*rs));
+}
+
+static int int_key_order;
+
+static int by_key(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	int c;
+
+	if (int_key_order)
+		return x->ikey < y->ikey ? -1 : x->ikey > y->ikey;
+	c = strcmp(x->key, y->key);
+	return c ? c : strcmp(x->hash, y->hash);
+}
+
+/* The rows of a range: key text, hash, every column. */
+static int fetch_rows(struct sql *s, const struct table *t, int ranged,
+		      int64_t lo, int64_t hi, struct rows *out, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	struct sql_result r = SQL_RESULT_INIT;
+	size_t nk = t->nkeys ? t->nkeys : 0;
+	int rc;
+
+	buf_printf(&q, NULL, "SELECT MD5(%s)", buf_str(&t->hash_expr));
+	for (size_t i = 0; i < t->ncols; i++) {
+		buf_addstr(&q, ", ", NULL);
+		sql_quote_ident(&q, t->cols[i], NULL);
+	}
+	buf_printf(&q, NULL, " FROM %s", buf_str(&t->qname));
+	range_where(&q, t, ranged, lo, hi);
+	rc = sql_query(s, buf_str(&q), &r, e);
+	buf_release(&q);
+	if (rc)
+		return -1;
+	out->ncols = t->ncols;
+	out->rows = calloc(r.nrows + 1, sizeof(*out->rows));
+	if (!out->rows)
+		abort();
+	for (size_t i = 0; i < r.nrows; i++) {
+		struct row *row = &out->rows[out->n++];
+		struct buf key = BUF_INIT;
+		char **cells = &r.cells[i * r.ncols];
+
+		snprintf(row->hash, sizeof(row->hash), "%s",
+			 cells[0] ? cells[0] : "");
+		row->vals = calloc(t->ncols + 1, sizeof(*row->vals));
+		if (!row->vals)
+			abort();
+		for (size_t c = 0; c < t->ncols; c++) {
+			row->vals[c] = cells[c + 1] ? strdup(cells[c + 1])
+						    : NULL;
+		}
+		/* The key's text: its columns, or the whole row. */
+		for (size_t k = 0; k < (nk ? nk : t->ncols); k++) {
+			size_t c = k;
+
+			for (size_t j = 0; nk && j < t->ncols; j++)
+				if (!strcmp(t->cols[j], t->keys[k]))
+					c = j;
+			buf_printf(&key, NULL, "%s%s", k ? "\x1f" : "",
+				   row->vals[c] ? row->vals[c] : "\\N");
+		}
+		row->key = buf_detach(&key, NULL);
+		row->ikey = strtoll(row->key, NULL, 10);
+	}
+	sql_result_release(&r);
+	int_key_order = t->int_key;
+	qsort(out->rows, out->n, sizeof(*out->rows), by_key);
+	return 0;
+}
+
+static void note_key(struct diff *d, int kind, const struct table *t,
+		     const struct row *row)
+{
+	uint64_t n = kind == 0 ? d->missing : kind == 1 ? d->extra
+							: d->changed;
+	struct buf text = BUF_INIT;
+
+	if ((int64_t)n >= d->max_report)
+		return;
+	/* The key as "id=5" or "a=1,b=x". */
+	if (t->nkeys) {
+		char *k = row->key, *sep;
+
+		for (size_t i = 0; i < t->nkeys; i++, k = sep + 1) {
+			sep = strchr(k, '\x1f');
+			buf_printf(&text, NULL, "%s%s=%.*s", i ? "," : "",
+				   t->keys[i], sep ? (int)(sep - k)
+						   : (int)strlen(k), k);
+			if (!sep)
+				break;
+		}
+	} else {
+		buf_printf(&text, NULL, "row md5 %s", row->hash);
+	}
+	if (d->keys[kind].len)
+		buf_addch(&d->keys[kind], ',', NULL);
+	json_quote(&d->keys[kind], buf_str(&text), NULL);
+	buf_release(&text);
+}
+
+static void sql_value_text(struct buf *q, const char *v)
+{
+	if (v)
+		sql_quote_string(q, v, NULL);
+	else
+		buf_addstr(q, "NULL", NULL);
+}
+
+static void fix_replace(struct diff *d, const struct table *t,
+			const struct row *row, int plain_insert)
+{
+	buf_printf(&d->fix, NULL, "%s INTO %s (", plain_insert ? "INSERT"
+		   : "REPLACE", buf_str(&t->qname));
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			buf_addstr(&d->fix, ", ", NULL);
+		sql_quote_ident(&d->fix, t->cols[c], NULL);
+	}
+	buf_addstr(&d->fix, ") VALUES (", NULL);
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			buf_addstr(&d->fix, ", ", NULL);
+		sql_value_text(&d->fix, row->vals[c]);
+	}
+	buf_addstr(&d->fix, ");\n", NULL);
+}
+
+static void fix_delete(struct diff *d, const struct table *t,
+		       const struct row *row)
+{
+	size_t n = t->nkeys ? t->nkeys : t->ncols;
+
+	buf_printf(&d->fix, NULL, "DELETE FROM %s WHERE ", buf_str(&t->qname));
+	for (size_t k = 0; k < n; k++) {
+		size_t c = k;
+
+		for (size_t j = 0; t->nkeys && j < t->ncols; j++)
+			if (!strcmp(t->cols[j], t->keys[k]))
+				c = j;
+		if (k)
+			buf_addstr(&d->fix, " AND ", NULL);
+		sql_quote_ident(&d->fix, t->cols[c], NULL);
+		buf_addstr(&d->fix, " <=> ", NULL);
+		sql_value_text(&d->fix, row->vals[c]);
+	}
+	buf_addstr(&d->fix, t->nkeys ? ";\n" : " LIMIT 1;\n", NULL);
+}
+
+/* Merge two sorted row lists into missing / extra / changed. */
+static void compare_rows(struct diff *d, const struct table *t,
+			 const struct rows *up, const struct rows *down)
+{
+	size_t i = 0, j = 0;
+
+	int_key_order = t->int_key;
+	while (i < up->n || j < down->n) {
+		int c;
+
+		if (i == up->n)
+			c = 1;
+		else if (j == down->n)
+			c = -1;
+		else if (t->nkeys)
+			c = t->int_key ? (up->rows[i].ikey < down->rows[j].ikey
+					  ? -1 : up->rows[i].ikey >
+					  down->rows[j].ikey)
+				       : strcmp(up->rows[i].key,
+						down->rows[j].key);
+		else
+			c = strcmp(up->rows[i].hash, down->rows[j].hash);
+		if (c < 0) {
+			note_key(d, 0, t, &up->rows[i]);
+			fix_replace(d, t, &up->rows[i], !t->nkeys);
+			d->missing++;
+			i++;
+		} else if (c > 0) {
+			note_key(d, 1, t, &down->rows[j]);
+			fix_delete(d, t, &down->rows[j]);
+			d->extra++;
+			j++;
+		} else {
+			if (strcmp(up->rows[i].hash, down->rows[j].hash)) {
+				note_key(d, 2, t, &up->rows[i]);
+				fix_replace(d, t, &up->rows[i], 0);
+				d->changed++;
+			}
+			i++;
+			j++;
+		}
+	}
+}
+
+/* Compare a range: rows when small, else checksums of halves. */
+static int compare_range(struct side *sides, const struct table *t,
+			 int ranged, int64_t lo, int64_t hi,
+			 const struct sum *su, const struct sum *sd,
+			 struct diff *d, struct err *e)
+{
+	struct rows rows[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
+	int rc = 0;
+
+	if (su->count == sd->count && !strcmp(su->xor, sd->xor))
+		return 0;
+	if (!ranged || hi - lo <= 1 ||
+	    (su->count <= COMPARE_ROWS && sd->count <= COMPARE_ROWS)) {
+		rc = fetch_rows(&sides[UP].conn, t, ranged, lo, hi, &rows[UP],
+				e) ||
+		     fetch_rows(&sides[DOWN].conn, t, ranged, lo, hi,
+				&rows[DOWN], e);
+		if (!rc)
+			compare_rows(d, t, &rows[UP], &rows[DOWN]);
+		release_rows(&rows[UP]);
+		release_rows(&rows[DOWN]);
+		return rc ? -1 : 0;
+	}
+	for (int half = 0; half < 2 && !rc; half++) {
+		int64_t mid = lo + (hi - lo) / 2;
+		int64_t a = half ? mid : lo, b = half ? hi : mid;
+		struct sum hu, hd;
+
+		rc = checksum(&sides[UP].conn, t, 1, a, b, &hu, e) ||
+		     checksum(&sides[DOWN].conn, t, 1, a, b, &hd, e) ||
+		     compare_range(sides, t, 1, a, b, &hu, &hd, d, e);
+	}
+	return rc ? -1 : 0;
+}
+
+/* Chunked checksums of both sides in parallel, then the mismatches. */
+static int compare_table(struct side *sides, const struct table *t,
+			 int64_t chunk_rows, int threads, struct diff *d,
+			 struct err *e)
+{
+	struct sql_result b[2] = { SQL_RESULT_INIT, SQL_RESULT_INIT };
+	struct pool pools[2];
+	struct buf q = BUF_INIT;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	uint64_t most = 0;
+	size_t nchunks;
+	pthread_t *th;
+	int rc = 0;
+
+	if (!t->int_key) {
+		struct sum su, sd;
+
+		rc = checksum(&sides[UP].conn, t, 0, 0, 0, &su, e) ||
+		     checksum(&sides[DOWN].conn, t, 0, 0, 0, &sd, e);
+		if (!rc) {
+			d->rows[UP] = su.count;
+			d->rows[DOWN] = sd.count;
+			rc = compare_range(sides, t, 0, 0, 0, &su, &sd, d, e);
+		}
+		return rc ? -1 : 0;
+	}
+	buf_addstr(&q, "SELECT MIN(", NULL);
+	sql_quote_ident(&q, t->keys[0], NULL);
+	buf_addstr(&q, "), MAX(", NULL);
+	sql_quote_ident(&q, t->keys[0], NULL);
+	buf_printf(&q, NULL, "), COUNT(*) FROM %s", buf_str(&t->qname));
+	for (int s = 0; !rc && s < 2; s++) {
+		rc = sql_query(&sides[s].conn, buf_str(&q), &b[s], e);
+		if (rc || !b[s].nrows || !b[s].cells[0])
+			continue;
+		if (strtoll(b[s].cells[0], NULL, 10) < lo)
+			lo = strtoll(b[s].cells[0], NULL, 10);
+		if (strtoll(b[s].cells[1], NULL, 10) > hi)
+			hi = strtoll(b[s].cells[1], NULL, 10);
+		d->rows[s] = strtoull(b[s].cells[2], NULL, 10);
+		if (d->rows[s] > most)
+			most = d->rows[s];
+	}
+	sql_result_release(&b[UP]);
+	sql_result_release(&b[DOWN]);
+	buf_release(&q);
+	if (rc || lo > hi)
+		return rc ? -1 : 0;
+	nchunks = (size_t)((most + (uint64_t)chunk_rows - 1) /
+			   (uint64_t)chunk_rows);
+	if (!nchunks)
+		nchunks = 1;
+	for (int s = 0; s < 2; s++) {
+		struct pool *p = &pools[s];
+
+		memset(p, 0, sizeof(*p));
+		p->comp = sides[s].comp;
+		p->t = t;
+		p->lo = lo;
+		p->width = (hi - lo) / (int64_t)nchunks + 1;
+		p->nchunks = nchunks;
+		p->sums = calloc(nchunks, sizeof(*p->sums));
+		pthread_mutex_init(&p->lock, NULL);
+		if (!p->sums)
+			abort();
+	}
+	th = calloc((size_t)threads * 2, sizeof(*th));
+	if (!th)
+		abort();
+	for (int i = 0; i < threads * 2; i++)
+		pthread_create(&th[i], NULL, pool_worker, &pools[i % 2]);
+	for (int i = 0; i < threads * 2; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	for (int s = 0; s < 2 && !rc; s++)
+		if (err_isset(&pools[s].err))
+			rc = err_set(e, pools[s].err.class, "%s",
+				     pools[s].err.msg);
+	for (size_t i = 0; !rc && i < nchunks; i++) {
+		int64_t a = lo + (int64_t)i * pools[UP].width;
+
+		rc = compare_range(sides, t, 1, a, a + pools[UP].width,
+				   &pools[UP].sums[i], &pools[DOWN].sums[i],
+				   d, e);
+	}
+	for (int s = 0; s < 2; s++) {
+		free(pools[s].sums);
+		pthread_mutex_destroy(&pools[s].lock);
+	}
+	return rc ? -1 : 0;
+}
+
+static int write_fix(const char *run_dir, const char *db, const char *name,
+		     const struct buf *fix, char *rel, size_t size,
+		     struct err *e)
+{
+	char path[4400];
+
+	snprintf(path, sizeof(path), "%s/fix-sql", run_dir);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return err_errno(e, errno, "cannot create '%s'", path);
+	snprintf(rel, size, "fix-sql/%s.%s.sql", db, name);
+	snprintf(path, sizeof(path), "%s/%s", run_dir, rel);
+	return buf_write_file(fix, path, 0644, e);
+}
+
+static int run(const struct check_ctx *ctx, const struct suite_item *it,
+	       struct check_result *r, struct err *e)
+{
+	struct side sides[2] = { { NULL, SQL_INIT }, { NULL, SQL_INIT } };
+	const char *db = ctx->suite->database;
+	const struct optval *only = suite_opt(it, "tables");
+	char **names[2] = { NULL, NULL }, **all = NULL, first[400] = "";
+	size_t nnames[2] = { 0, 0 }, nall = 0, differing = 0;
+	uint64_t rows = 0, tot[3] = { 0, 0, 0 };
+	struct buf q = BUF_INIT;
+	int64_t barrier_ns = 0;
+	int rc = 0;
+
+	sides[UP].comp = first_with(ctx->cluster, ROLE_UPSTREAM);
+	sides[DOWN].comp = first_with(ctx->cluster, ROLE_DOWNSTREAM);
+	if (!sides[UP].comp || !sides[DOWN].comp) {
+		check_verdict(r, VERDICT_SKIP, "the cluster has no %s SQL node",
+			      sides[UP].comp ? "downstream" : "upstream");
+		return 0;
+	}
+	if (connect_side(&sides[UP], e) || connect_side(&sides[DOWN], e)) {
+		rc = -1;
+		goto out;
+	}
+	rc = barrier(ctx->cluster, sides, ctx->run_dir, suite_opt(it, "sync_timeout")->i,
+		     &barrier_ns, r, e);
+	if (rc)
+		goto out;
+	for (int s = 0; !rc && s < 2; s++) {
+		schema_query(&q, "SELECT TABLE_NAME FROM information_schema."
+			     "TABLES", db, NULL, " AND TABLE_TYPE = "
+			     "'BASE TABLE'");
+		rc = string_list(&sides[s].conn, buf_str(&q), &names[s],
+				 &nnames[s], e);
+	}
+	if (rc)
+		goto out;
+	/* Every table on either side (or the ones asked for), sorted. */
+	all = calloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
+	if (!all)
+		abort();
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < nnames[s]; i++) {
+			int want = !only->n, dup = 0;
+
+			for (size_t k = 0; k < only->n; k++)
+				want |= !strcmp(only->list[k], names[s][i]);
+			for (size_t k = 0; k < nall; k++)
+				dup |= !strcmp(all[k], names[s][i]);
+			if (want && !dup)
+				all[nall++] = names[s][i];
+		}
+	qsort(all, nall, sizeof(*all), by_string);
+	buf_addstr(&r->details, "\"tables\":[", NULL);
+	for (size_t i = 0; !rc && i < nall; i++) {
+		struct table t = { db, all[i], NULL, 0, NULL, 0, 0, BUF_INIT,
+				   BUF_INIT };
+		struct diff d = { { 0, 0 }, 0, 0, 0, { BUF_INIT, BUF_INIT,
+				  BUF_INIT }, BUF_INIT, 0 };
+		struct buf schema = BUF_INIT;
+		int on[2] = { 0, 0 };
+		char fix[512] = "";
+
+		d.max_report = suite_opt(it, "max_report")->i;
+		for (int s = 0; s < 2; s++)
+			for (size_t k = 0; k < nnames[s]; k++)
+				on[s] |= !strcmp(names[s][k], all[i]);
+		buf_printf(&r->details, NULL, "%s{\"table\":\"%s.%s\"",
+			   i ? "," : "", db, all[i]);
+		if (!on[UP] || !on[DOWN]) {
+			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
+				   on[UP] ? "upstream" : "downstream");
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s.%s exists "
+					 "only %s", db, all[i], on[UP] ?
+					 "upstream" : "downstream");
+			differing++;
+			continue;
+		}
+		rc = describe(sides, &t, &schema, e);
+		if (!rc && schema.len) {
+			buf_addstr(&r->details, ",\"schema\":", NULL);
+			json_quote(&r->details, buf_str(&schema), NULL);
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s.%s: columns "
+					 "differ: %.300s", db, all[i],
+					 buf_str(&schema));
+			differing++;
+		} else if (!rc) {
+			rc = compare_table(sides, &t,
+					   suite_opt(it, "chunk_rows")->i,
+					   (int)suite_opt(it, "threads")->i,
+					   &d, e);
+		}
+		if (!rc && !schema.len) {
+			buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"
+				   "\"down_rows\":%llu,\"missing\":%llu,"
+				   "\"extra\":%llu,\"changed\":%llu",
+				   (unsigned long long)d.rows[UP],
+				   (unsigned long long)d.rows[DOWN],
+				   (unsigned long long)d.missing,
+				   (unsigned long long)d.extra,
+				   (unsigned long long)d.changed);
+			for (int k = 0; k < 3; k++)
+				buf_printf(&r->details, NULL, ",\"%s_keys\":"
+					   "[%s]", kind_names[k],
+					   buf_str(&d.keys[k]));
+			if (!t.nkeys)
+				buf_addstr(&r->details, ",\"warning\":\"no "
+					   "primary key: rows compared as a "
+					   "multiset\"", NULL);
+			rows += d.rows[UP];
+			tot[0] += d.missing;
+			tot[1] += d.extra;
+			tot[2] += d.changed;
+		}
+		if (!rc && d.fix.len) {
+			rc = write_fix(ctx->run_dir, db, all[i], &d.fix, fix,
+				       sizeof(fix), e);
+			buf_printf(&r->details, NULL, ",\"fix_sql\":\"%s\"",
+				   fix);
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s.%s: %llu "
+					 "missing, %llu extra, %llu changed "
+					 "(%s)", db, all[i],
+					 (unsigned long long)d.missing,
+					 (unsigned long long)d.extra,
+					 (unsigned long long)d.changed, fix);
+			differing++;
+		}
+		buf_addch(&r->details, '}', NULL);
+		for (int k = 0; k < 3; k++)
+			buf_release(&d.keys[k]);
+		buf_release(&d.fix);
+		buf_release(&schema);
+		release_table(&t);
+	}
+	buf_printf(&r->details, NULL, "],\"barrier_ms\":%lld",
+		   (long long)(barrier_ns / NS_PER_MS));
+	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
+		 "rows=%llu missing=%llu extra=%llu changed=%llu", nall,
+		 differing, (unsigned long long)rows,
+		 (unsigned long long)tot[0], (unsigned long long)tot[1],
+		 (unsigned long long)tot[2]);
+	if (rc)
+		goto out;
+	if (differing)
+		check_verdict(r, VERDICT_FAIL, "%zu of %zu tables differ; "
+			      "first: %s", differing, nall, first);
+	else
+		check_verdict(r, VERDICT_PASS, "%zu tables, %llu rows equal on "
+			      "both sides (sync %.1fs)", nall,
+			      (unsigned long long)rows,
+			      (double)barrier_ns / NS_PER_SEC);
+out:
+	if (rc > 0)
+		rc = 0;
+	for (int s = 0; s < 2; s++) {
+		free_list(names[s], nnames[s]);
+		sql_close(&sides[s].conn);
+	}
+	free(all);
+	buf_release(&q);
+	return rc;
+}
+
+const struct checker_type checker_consistency = {
+	.kind = { "consistency", "upstream and downstream hold the same "
+		  "tables and rows (chunked checksums, row diff, fix SQL)",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.live = 1,
+	.run = run,
+};

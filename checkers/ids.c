@@ -1,0 +1,1549 @@
+/*
+ * ids: the AUTO_INCREMENT ids inserts got back are unique per table and
+ * increase in real time (AUTO_ID_CACHE=1, TiDB issue 52600; DESIGN §1.1,
+ * §8). Judged from history.jsonl alone, so `tichaos check` works offline.
+ *
+ * An insert is an ok "insert" record with an "id"; it was invoked at the
+ * time of its process's preceding invoke record and completed at the ok's.
+ *
+ * monotonic: inserts A, B on one table with A.complete < B.invoke need
+ *   id(B) > id(A). One sweep over the inserts in invoke order, feeding in
+ *   those completed strictly before each invoke (a second order, by
+ *   completion): each table keeps the largest id completed so far, and a B
+ *   at or below it violates, with that insert as its A.
+ * unique: sorted by (table, id), equal neighbours are duplicates.
+ *
+ * A table on which a table or partition DDL may have taken effect (ok,
+ * info, or invoked and never completed) restarts its ids legitimately; it
+ * is left out of both checks and listed as excluded.
+ *
+ * With a violation go the events "between" A and B: monitor records at a
+ * time in [A.complete, B.invoke], and nemesis faults that took effect
+ * (info, or invoked and never completed) whose span from invoke to
+ * completion meets that window.
+ *
+ * The history is not in time order (every thread flushes its own lines),
+ * and may be millions of lines: each line is parsed in place by a small
+ * validating JSON scanner and only a fixed-size record per insert is kept.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkers/checker.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/ynode.h"
+#include "runner/suite.h"
+
+static const struct optspec opts[] = {
+	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
+	  "the tables to check (default: every table with ok inserts in "
+	  "the history)" },
+	{ "monotonic", OPT_BOOL, "true", 0, NULL, 0, 0,
+	  "an insert invoked after another completed gets a larger id" },
+	{ "unique", OPT_BOOL, "true", 0, NULL, 0, 0,
+	  "no id is returned twice in a table" },
+	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
+	  "violations and duplicates listed in the details" },
+};
+
+/* The DDL ops after which a table's ids may restart. */
+static const char *const ddl_ops[] = {
+	"drop_create", "drop_recover", "truncate", "drop_add",
+	"remove_repartition", "exchange", "reorganize", NULL,
+};
+
+#define MAX_DEPTH 64
+#define MAX_BETWEEN 50		/* events listed per violation */
+#define MAX_DUP_OPS 10		/* operations listed per duplicate id */
+#define NO_NAME UINT32_MAX
+
+/* ---- interned names ---------------------------------------------------- */
+
+struct names {
+	char **v;
+	size_t n, cap;
+	uint32_t *slots;	/* index + 1; 0 empty */
+	size_t nslots;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+static int names_grow(struct names *t)
+{
+	size_t nslots = t->nslots ? t->nslots * 2 : 64;
+	uint32_t *slots = calloc(nslots, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = hash_str(t->v[i]) & (nslots - 1);
+
+		while (slots[k])
+			k = (k + 1) & (nslots - 1);
+		slots[k] = (uint32_t)i + 1;
+	}
+	free(t->slots);
+	t->slots = slots;
+	t->nslots = nslots;
+	return 0;
+}
+
+/* The index of `s`, added when new; NO_NAME when out of memory. */
+static uint32_t names_intern(struct names *t, const char *s, int *added)
+{
+	size_t k;
+
+	*added = 0;
+	if ((t->n + 1) * 2 > t->nslots && names_grow(t))
+		return NO_NAME;
+	k = hash_str(s) & (t->nslots - 1);
+	for (; t->slots[k]; k = (k + 1) & (t->nslots - 1))
+		if (!strcmp(t->v[t->slots[k] - 1], s))
+			return t->slots[k] - 1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		char **v = realloc(t->v, cap * sizeof(*v));
+
+		if (!v)
+			return NO_NAME;
+		t->v = v;
+		t->cap = cap;
+	}
+	if (t->n >= NO_NAME - 1 || !(t->v[t->n] = strdup(s)))
+		return NO_NAME;
+	t->slots[k] = (uint32_t)++t->n;
+	*added = 1;
+	return (uint32_t)t->n - 1;
+}
+
+static void names_release(struct names *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i]);
+	free(t->v);
+	free(t->slots);
+}
+
+/* ---- the state of a run of the checker --------------------------------- */
+
+struct op {			/* an ok insert with an id */
+	int64_t invoke;
+	int64_t complete;
+	int64_t id;
+	uint32_t table;
+	uint32_t node;		/* NO_NAME: none recorded */
+	int32_t process;
+	uint32_t line;		/* of the ok record */
+};
+
+struct table {
+	unsigned in_scope:1;
+	unsigned excluded:1;
+	const char *because;	/* the first DDL op (static) */
+	const char *how;	/* "ok", "info", "invoke" (never completed) */
+	int64_t at;
+	size_t inserts;		/* checked */
+	size_t rank;		/* by name */
+};
+
+enum pending_kind { P_NONE, P_INSERT, P_DDL, P_OTHER };
+
+struct pending {		/* a worker's open invoke */
+	int64_t process;	/* -1: free slot */
+	enum pending_kind kind;
+	const char *ddl;
+	uint32_t table;
+	int64_t time;
+	size_t line;
+};
+
+struct event {			/* a nemesis fault or monitor record */
+	int64_t start, end;
+	int fault;		/* nemesis: rendered as a span */
+	int unfinished;
+	size_t seq;
+	char *text;
+};
+
+struct ids {
+	const struct check_ctx *ctx;
+	const struct suite_item *it;
+	char **scope;		/* "db.table" of the `tables` option */
+	size_t nscope;
+	struct names tables, nodes;
+	struct table *tmeta;
+	size_t tmeta_cap;
+	struct op *ops;
+	size_t nops, ops_cap;
+	struct pending *pend;	/* open addressing by process */
+	size_t npend, pend_slots;
+	struct event *events;
+	size_t nevents, events_cap;
+	int nemesis_open;	/* the nemesis's invoke awaiting completion */
+	int64_t nemesis_time;
+	char nemesis_f[64];
+	char nemesis_target[256];
+	int64_t last_time;
+	size_t lines;
+	size_t cut_line;	/* a last line without its newline */
+	/* Set when the history cannot be judged. */
+	char bad[400];
+};
+
+/* ---- a validating JSON scanner, decoding top-level strings in place ---- */
+
+struct cursor {
+	char *p, *start, *end;
+	const char *why;
+	size_t col;
+	int depth;
+};
+
+static int syntax(struct cursor *c, const char *why)
+{
+	if (!c->why) {
+		c->why = why;
+		c->col = (size_t)(c->p - c->start) + 1;
+	}
+	return -1;
+}
+
+static void skip_ws(struct cursor *c)
+{
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
+				 *c->p == '\r' || *c->p == '\n'))
+		c->p++;
+}
+
+static int hex4(const char *p, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (int i = 0; i < 4; i++) {
+		char ch = p[i];
+
+		v <<= 4;
+		if (ch >= '0' && ch <= '9')
+			v |= (unsigned)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			v |= (unsigned)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			v |= (unsigned)(ch - 'A' + 10);
+		else
+			return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static char *put_utf8(char *w, unsigned cp)
+{
+	if (cp < 0x80) {
+		*w++ = (char)cp;
+	} else if (cp < 0x800) {
+		*w++ = (char)(0xc0 | (cp >> 6));
+		*w++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*w++ = (char)(0xe0 | (cp >> 12));
+		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*w++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*w++ = (char)(0xf0 | (cp >> 18));
+		*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*w++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return w;
+}
+
+/*
+ * A string at c->p. With `out`, decoded in place (never longer than its
+ * text) and NUL-terminated; without, only checked.
+ */
+static int scan_string(struct cursor *c, char **out)
+{
+	char *w, *s;
+
+	if (c->p >= c->end || *c->p != '"')
+		return syntax(c, "expected a string");
+	s = w = ++c->p;
+	while (c->p < c->end) {
+		unsigned char ch = (unsigned char)*c->p;
+		unsigned cp, lo;
+
+		if (ch == '"') {
+			c->p++;
+			if (out) {
+				*w = '\0';
+				*out = s;
+			}
+			return 0;
+		}
+		if (ch < 0x20)
+			return syntax(c, "control character in a string");
+		if (ch != '\\') {
+			if (out)
+				*w = (char)ch;
+			w++;
+			c->p++;
+			continue;
+		}
+		if (c->end - c->p < 2)
+			return syntax(c, "unterminated string");
+		switch (c->p[1]) {
+		case '"': case '\\': case '/':
+			cp = (unsigned char)c->p[1];
+			break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			if (c->end - c->p < 6 || hex4(c->p + 2, &cp))
+				return syntax(c, "invalid \\u escape");
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return syntax(c, "invalid \\u escape");
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				if (c->end - c->p < 12 || c->p[6] != '\\' ||
+				    c->p[7] != 'u' || hex4(c->p + 8, &lo) ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					return syntax(c, "invalid \\u escape");
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (lo - 0xdc00);
+				c->p += 6;
+			}
+			c->p += 4;
+			break;
+		default:
+			return syntax(c, "invalid escape in a string");
+		}
+		c->p += 2;
+		if (out) {
+			w = put_utf8(w, cp);
+		} else {
+			w++;
+		}
+	}
+	return syntax(c, "unterminated string");
+}
+
+static int is_digit(const struct cursor *c)
+{
+	return c->p < c->end && *c->p >= '0' && *c->p <= '9';
+}
+
+/* A number at c->p; `integer` says whether it had no fraction/exponent. */
+static int scan_number(struct cursor *c, int *integer)
+{
+	*integer = 1;
+	if (c->p < c->end && *c->p == '-')
+		c->p++;
+	if (!is_digit(c))
+		return syntax(c, "expected a value");
+	if (*c->p == '0')
+		c->p++;
+	else
+		while (is_digit(c))
+			c->p++;
+	if (c->p < c->end && *c->p == '.') {
+		c->p++;
+		*integer = 0;
+		if (!is_digit(c))
+			return syntax(c, "invalid number");
+		while (is_digit(c))
+			c->p++;
+	}
+	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+		c->p++;
+		*integer = 0;
+		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+			c->p++;
+		if (!is_digit(c))
+			return syntax(c, "invalid number");
+		while (is_digit(c))
+			c->p++;
+	}
+	return 0;
+}
+
+static int scan_literal(struct cursor *c, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
+		return syntax(c, "expected a value");
+	c->p += n;
+	return 0;
+}
+
+/* Any value at c->p, checked, left as it is. */
+static int scan_value(struct cursor *c)
+{
+	int integer;
+	char close;
+
+	skip_ws(c);
+	if (c->p >= c->end)
+		return syntax(c, "expected a value");
+	switch (*c->p) {
+	case '"':
+		return scan_string(c, NULL);
+	case 't':
+		return scan_literal(c, "true");
+	case 'f':
+		return scan_literal(c, "false");
+	case 'n':
+		return scan_literal(c, "null");
+	case '{':
+	case '[':
+		break;
+	default:
+		return scan_number(c, &integer);
+	}
+	close = *c->p == '{' ? '}' : ']';
+	if (++c->depth > MAX_DEPTH)
+		return syntax(c, "nested too deeply");
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == close) {
+		c->p++;
+		c->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (close == '}') {
+			skip_ws(c);
+			if (scan_string(c, NULL))
+				return -1;
+			skip_ws(c);
+			if (c->p >= c->end || *c->p != ':')
+				return syntax(c, "expected ':' after a key");
+			c->p++;
+		}
+		if (scan_value(c))
+			return -1;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == close) {
+			c->p++;
+			c->depth--;
+			return 0;
+		}
+		return syntax(c, close == '}' ? "expected ',' or '}'"
+					      : "expected ',' or ']'");
+	}
+}
+
+/* ---- one history record ------------------------------------------------ */
+
+enum proc_kind { PROC_NONE, PROC_WORKER, PROC_NEMESIS, PROC_MONITOR };
+
+struct rec {
+	int has_time, has_id;
+	int64_t time, id;
+	enum proc_kind proc;
+	int64_t process;
+	char *type, *f, *table, *node, *target;
+	const char *value;	/* its JSON text, not terminated */
+	size_t value_len;
+};
+
+static int scan_int(struct cursor *c, const char *key, int64_t *out,
+		    const char **why)
+{
+	const char *s = c->p;
+	int integer, neg = 0;
+	uint64_t v = 0;
+
+	skip_ws(c);
+	s = c->p;
+	if (scan_number(c, &integer))
+		return -1;
+	if (!integer) {
+		*why = key;
+		return -1;
+	}
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	for (; s < c->p; s++) {
+		if (v > (UINT64_C(1) << 63) / 10 ||
+		    v * 10 + (uint64_t)(*s - '0') > (UINT64_C(1) << 63)) {
+			*why = key;
+			return -1;
+		}
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (!neg && v > (uint64_t)INT64_MAX) {
+		*why = key;
+		return -1;
+	}
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+/*
+ * Parse one line (without its newline) into `r`; strings point into
+ * `line`, which is modified. On error the message goes into `msg`.
+ */
+static int parse_record(char *line, size_t len, struct rec *r, char *msg,
+			size_t msgsize, size_t *col)
+{
+	struct cursor c = { line, line, line + len, NULL, 0, 0 };
+	const char *bad_int = NULL, *bad_str = NULL;
+
+	memset(r, 0, sizeof(*r));
+	*col = 0;
+	skip_ws(&c);
+	if (c.p >= c.end) {
+		snprintf(msg, msgsize, "empty line");
+		return -1;
+	}
+	if (*c.p != '{') {
+		syntax(&c, "not a JSON object");
+		goto syntax;
+	}
+	c.p++;
+	skip_ws(&c);
+	if (c.p < c.end && *c.p == '}') {
+		c.p++;
+		goto done;
+	}
+	for (;;) {
+		char *key, **str = NULL;
+
+		skip_ws(&c);
+		if (scan_string(&c, &key))
+			goto syntax;
+		skip_ws(&c);
+		if (c.p >= c.end || *c.p != ':') {
+			syntax(&c, "expected ':' after a key");
+			goto syntax;
+		}
+		c.p++;
+		skip_ws(&c);
+		if (!strcmp(key, "time")) {
+			if (scan_int(&c, "time", &r->time, &bad_int))
+				goto bad;
+			r->has_time = 1;
+		} else if (!strcmp(key, "id")) {
+			if (scan_int(&c, "id", &r->id, &bad_int))
+				goto bad;
+			r->has_id = 1;
+		} else if (!strcmp(key, "process")) {
+			char *name;
+
+			if (c.p < c.end && *c.p == '"') {
+				if (scan_string(&c, &name))
+					goto syntax;
+				if (!strcmp(name, "nemesis"))
+					r->proc = PROC_NEMESIS;
+				else if (!strcmp(name, "monitor"))
+					r->proc = PROC_MONITOR;
+				else
+					bad_str = "process";
+			} else {
+				if (scan_int(&c, "process", &r->process,
+					     &bad_int))
+					goto bad;
+				if (r->process < 0 || r->process > INT32_MAX)
+					bad_str = "process";
+				r->proc = PROC_WORKER;
+			}
+		} else if (!strcmp(key, "type")) {
+			str = &r->type;
+		} else if (!strcmp(key, "f")) {
+			str = &r->f;
+		} else if (!strcmp(key, "table")) {
+			str = &r->table;
+		} else if (!strcmp(key, "node")) {
+			str = &r->node;
+		} else if (!strcmp(key, "target")) {
+			str = &r->target;
+		} else if (!strcmp(key, "value")) {
+			const char *v = c.p;
+
+			if (scan_value(&c))
+				goto syntax;
+			r->value = v;
+			r->value_len = (size_t)(c.p - v);
+		} else if (scan_value(&c)) {
+			goto syntax;
+		}
+		if (str) {
+			if (c.p < c.end && *c.p == '"') {
+				if (scan_string(&c, str))
+					goto syntax;
+			} else {
+				if (scan_value(&c))
+					goto syntax;
+				if (!bad_str)
+					bad_str = key;
+			}
+		}
+		skip_ws(&c);
+		if (c.p < c.end && *c.p == ',') {
+			c.p++;
+			continue;
+		}
+		if (c.p < c.end && *c.p == '}') {
+			c.p++;
+			break;
+		}
+		syntax(&c, "expected ',' or '}'");
+		goto syntax;
+	}
+done:
+	skip_ws(&c);
+	if (c.p < c.end) {
+		syntax(&c, "text after the object");
+		goto syntax;
+	}
+	if (bad_str) {
+		/* Keys are decoded in place, so name them statically. */
+		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
+			 !strcmp(bad_str, "process")
+			 ? "a number, \"nemesis\" or \"monitor\""
+			 : "a string");
+		return -1;
+	}
+	if (!r->has_time || !r->proc || !r->type || !r->f) {
+		snprintf(msg, msgsize, "no \"%s\"", !r->has_time ? "time" :
+			 !r->proc ? "process" : !r->type ? "type" : "f");
+		return -1;
+	}
+	if (strcmp(r->type, "invoke") && strcmp(r->type, "ok") &&
+	    strcmp(r->type, "fail") && strcmp(r->type, "info")) {
+		snprintf(msg, msgsize, "unknown type '%.64s'", r->type);
+		return -1;
+	}
+	return 0;
+syntax:
+	snprintf(msg, msgsize, "not JSON: %s", c.why);
+	*col = c.col;
+	return -1;
+bad:
+	if (c.why)
+		goto syntax;
+	snprintf(msg, msgsize, "\"%s\" is not an integer", bad_int);
+	return -1;
+}
+
+/* ---- collecting -------------------------------------------------------- */
+
+static const char *ddl_op(const char *f)
+{
+	for (size_t i = 0; ddl_ops[i]; i++)
+		if (!strcmp(f, ddl_ops[i]))
+			return ddl_ops[i];
+	return NULL;
+}
+
+static int oom(struct err *e)
+{
+	return err_set(e, ERR_INFRA, "ids: out of memory");
+}
+
+static uint32_t table_of(struct ids *x, const char *name, struct err *e)
+{
+	int added;
+	uint32_t t = names_intern(&x->tables, name, &added);
+
+	if (t == NO_NAME)
+		return oom(e), NO_NAME;
+	if (!added)
+		return t;
+	if (x->tables.n > x->tmeta_cap) {
+		size_t cap = x->tmeta_cap ? x->tmeta_cap * 2 : 16;
+		struct table *m = realloc(x->tmeta, cap * sizeof(*m));
+
+		if (!m)
+			return oom(e), NO_NAME;
+		x->tmeta = m;
+		x->tmeta_cap = cap;
+	}
+	memset(&x->tmeta[t], 0, sizeof(x->tmeta[t]));
+	x->tmeta[t].in_scope = !x->nscope;
+	for (size_t i = 0; i < x->nscope; i++)
+		if (!strcmp(x->scope[i], name))
+			x->tmeta[t].in_scope = 1;
+	return t;
+}
+
+/* A DDL `op` on table `t` may have taken effect at `at`. */
+static void exclude_at(struct ids *x, uint32_t t, const char *op,
+		       const char *how, int64_t at)
+{
+	struct table *m = &x->tmeta[t];
+
+	if (!m->excluded || at < m->at) {
+		m->excluded = 1;
+		m->because = op;
+		m->how = how;
+		m->at = at;
+	}
+}
+
+static int exclude(struct ids *x, const char *table, const char *op,
+		   const char *how, int64_t at, struct err *e)
+{
+	uint32_t t = table_of(x, table, e);
+
+	if (t == NO_NAME)
+		return -1;
+	exclude_at(x, t, op, how, at);
+	return 0;
+}
+
+static struct pending *pending_of(struct ids *x, int64_t process,
+				  struct err *e)
+{
+	size_t k;
+
+	if ((x->npend + 1) * 2 > x->pend_slots) {
+		size_t n = x->pend_slots ? x->pend_slots * 2 : 64;
+		struct pending *p = malloc(n * sizeof(*p));
+
+		if (!p)
+			return oom(e), NULL;
+		for (size_t i = 0; i < n; i++)
+			p[i].process = -1;
+		for (size_t i = 0; i < x->pend_slots; i++) {
+			if (x->pend[i].process < 0)
+				continue;
+			k = (size_t)x->pend[i].process * 2654435761u & (n - 1);
+			while (p[k].process >= 0)
+				k = (k + 1) & (n - 1);
+			p[k] = x->pend[i];
+		}
+		free(x->pend);
+		x->pend = p;
+		x->pend_slots = n;
+	}
+	k = (size_t)process * 2654435761u & (x->pend_slots - 1);
+	for (; x->pend[k].process >= 0; k = (k + 1) & (x->pend_slots - 1))
+		if (x->pend[k].process == process)
+			return &x->pend[k];
+	x->pend[k].process = process;
+	x->pend[k].kind = P_NONE;
+	x->npend++;
+	return &x->pend[k];
+}
+
+/* An open invoke that never completed: a DDL may have happened. */
+static void unfinished(struct ids *x, struct pending *p)
+{
+	if (p->kind == P_DDL && p->table != NO_NAME)
+		exclude_at(x, p->table, p->ddl, "invoke", p->time);
+	p->kind = P_NONE;
+}
+
+/* Append " X" for a from/to member: a string, or null as "none". */
+static void add_party(struct buf *b, const json_t *v)
+{
+	if (json_is_string(v))
+		buf_printf(b, NULL, "%s", json_string_value(v));
+	else
+		buf_addstr(b, "none", NULL);
+}
+
+/* "<f> <target> <from> -> ... -> <to>" from a record and its value. */
+static char *event_text(const struct rec *r)
+{
+	struct buf b = BUF_INIT;
+	json_t *v = NULL, *rounds;
+
+	buf_addstr(&b, r->f, NULL);
+	if (r->target)
+		buf_printf(&b, NULL, " %s", r->target);
+	if (r->value)
+		v = json_loadb(r->value, r->value_len, JSON_DECODE_ANY |
+			       JSON_ALLOW_NUL, NULL);
+	rounds = json_object_get(v, "rounds");
+	if (json_array_size(rounds) && json_object_get(
+	    json_array_get(rounds, 0), "from")) {
+		size_t i;
+		json_t *round;
+
+		buf_addch(&b, ' ', NULL);
+		add_party(&b, json_object_get(json_array_get(rounds, 0),
+					      "from"));
+		json_array_foreach(rounds, i, round) {
+			buf_addstr(&b, " -> ", NULL);
+			add_party(&b, json_object_get(round, "to"));
+		}
+	} else if (json_object_get(v, "from") || json_object_get(v, "to")) {
+		if (json_object_get(v, "from")) {
+			buf_addch(&b, ' ', NULL);
+			add_party(&b, json_object_get(v, "from"));
+		}
+		if (json_object_get(v, "to")) {
+			buf_addstr(&b, json_object_get(v, "from") ? " -> "
+								  : " to ",
+				   NULL);
+			add_party(&b, json_object_get(v, "to"));
+		}
+	}
+	json_decref(v);
+	return buf_detach(&b, NULL);
+}
+
+static int add_event(struct ids *x, const struct rec *r, int64_t start,
+		     int fault, struct err *e)
+{
+	struct event *ev;
+
+	if (x->nevents == x->events_cap) {
+		size_t cap = x->events_cap ? x->events_cap * 2 : 32;
+		struct event *v = realloc(x->events, cap * sizeof(*v));
+
+		if (!v)
+			return oom(e);
+		x->events = v;
+		x->events_cap = cap;
+	}
+	ev = &x->events[x->nevents];
+	ev->start = start;
+	ev->end = r->time;
+	ev->fault = fault;
+	ev->unfinished = 0;
+	ev->seq = x->nevents;
+	if (!(ev->text = event_text(r)))
+		return oom(e);
+	x->nevents++;
+	return 0;
+}
+
+/* The nemesis's open invoke never completed: it may last until `until`. */
+static int open_fault(struct ids *x, int64_t until, struct err *e)
+{
+	struct rec open;
+
+	memset(&open, 0, sizeof(open));
+	open.time = until;
+	open.f = x->nemesis_f;
+	open.target = x->nemesis_target[0] ? x->nemesis_target : NULL;
+	if (add_event(x, &open, x->nemesis_time, 1, e))
+		return -1;
+	x->events[x->nevents - 1].unfinished = 1;
+	x->nemesis_open = 0;
+	return 0;
+}
+
+static int nemesis(struct ids *x, const struct rec *r, struct err *e)
+{
+	int64_t start = r->time;
+
+	if (!strcmp(r->type, "invoke")) {
+		if (x->nemesis_open) {
+			/* Its completion never came: keep it as unfinished. */
+			if (open_fault(x, r->time, e))
+				return -1;
+		}
+		x->nemesis_open = 1;
+		x->nemesis_time = r->time;
+		snprintf(x->nemesis_f, sizeof(x->nemesis_f), "%s", r->f);
+		snprintf(x->nemesis_target, sizeof(x->nemesis_target), "%s",
+			 r->target ? r->target : "");
+		return 0;
+	}
+	if (x->nemesis_open && !strcmp(x->nemesis_f, r->f))
+		start = x->nemesis_time;
+	x->nemesis_open = 0;
+	if (!strcmp(r->type, "fail"))
+		return 0;
+	return add_event(x, r, start, 1, e);
+}
+
+static int add_op(struct ids *x, const struct rec *r,
+		  const struct pending *p, uint32_t table, size_t line,
+		  struct err *e)
+{
+	struct op *op;
+	uint32_t node = NO_NAME;
+	int added;
+
+	if (r->node && (node = names_intern(&x->nodes, r->node, &added)) ==
+	    NO_NAME)
+		return oom(e);
+	if (x->nops == x->ops_cap) {
+		size_t cap = x->ops_cap ? x->ops_cap * 2 : 1024;
+		struct op *v = realloc(x->ops, cap * sizeof(*v));
+
+		if (!v)
+			return oom(e);
+		x->ops = v;
+		x->ops_cap = cap;
+	}
+	op = &x->ops[x->nops++];
+	op->invoke = p->time;
+	op->complete = r->time;
+	op->id = r->id;
+	op->table = table;
+	op->node = node;
+	op->process = (int32_t)r->process;
+	op->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+	return 0;
+}
+
+/* The value's "with" for an exchange: the other table. */
+static int exchange_partner(struct ids *x, const struct rec *r,
+			    const char *how, struct err *e)
+{
+	json_t *v = json_loadb(r->value, r->value_len, JSON_DECODE_ANY, NULL);
+	const char *with = json_string_value(json_object_get(v, "with"));
+	const char *dot = strchr(r->table, '.');
+	int rc = 0;
+
+	if (with && *with) {
+		struct buf name = BUF_INIT;
+
+		if (!strchr(with, '.') && dot)
+			buf_add(&name, r->table, (size_t)(dot - r->table) + 1,
+				NULL);
+		buf_addstr(&name, with, NULL);
+		rc = exclude(x, buf_str(&name), "exchange", how, r->time, e);
+		buf_release(&name);
+	}
+	json_decref(v);
+	return rc;
+}
+
+static int worker(struct ids *x, const struct rec *r, size_t line,
+		  struct err *e)
+{
+	struct pending *p = pending_of(x, r->process, e);
+	const char *ddl = ddl_op(r->f);
+	int is_insert = !strcmp(r->f, "insert");
+
+	if (!p)
+		return -1;
+	if (!strcmp(r->type, "invoke")) {
+		unfinished(x, p);
+		p->kind = is_insert ? P_INSERT : ddl ? P_DDL : P_OTHER;
+		p->ddl = ddl;
+		p->table = NO_NAME;
+		if (r->table && (ddl || is_insert) &&
+		    (p->table = table_of(x, r->table, e)) == NO_NAME)
+			return -1;
+		p->time = r->time;
+		p->line = line;
+		return 0;
+	}
+	if (is_insert && !strcmp(r->type, "ok") && r->has_id) {
+		uint32_t t;
+
+		if (p->kind != P_INSERT) {
+			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
+				 "ok insert of process %lld without its "
+				 "invoke", line, (long long)r->process);
+			return 0;
+		}
+		if (r->time < p->time) {
+			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
+				 "ok insert at %lld before its invoke at %lld "
+				 "(line %zu)", line, (long long)r->time,
+				 (long long)p->time, p->line);
+			return 0;
+		}
+		if (!r->table) {
+			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
+				 "ok insert without a \"table\"", line);
+			return 0;
+		}
+		if ((t = table_of(x, r->table, e)) == NO_NAME)
+			return -1;
+		if (x->tmeta[t].in_scope && add_op(x, r, p, t, line, e))
+			return -1;
+		p->kind = P_NONE;
+		return 0;
+	}
+	/* Another op's completion, or one without its invoke. */
+	if (p->kind != (is_insert ? P_INSERT : ddl ? P_DDL : P_OTHER) ||
+	    p->ddl != ddl)
+		unfinished(x, p);
+	p->kind = P_NONE;
+	if (ddl && r->table && strcmp(r->type, "fail")) {
+		if (exclude(x, r->table, ddl, r->type, r->time, e))
+			return -1;
+		if (!strcmp(ddl, "exchange") && r->value &&
+		    exchange_partner(x, r, r->type, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int record(struct ids *x, const struct rec *r, size_t line,
+		  struct err *e)
+{
+	if (r->time > x->last_time)
+		x->last_time = r->time;
+	switch (r->proc) {
+	case PROC_NEMESIS:
+		return nemesis(x, r, e);
+	case PROC_MONITOR:
+		if (strcmp(r->type, "info"))
+			return 0;
+		return add_event(x, r, r->time, 0, e);
+	case PROC_WORKER:
+		return worker(x, r, line, e);
+	case PROC_NONE:
+		break;
+	}
+	return 0;
+}
+
+/* Read the history. 0 also when it cannot be judged (x->bad set). */
+static int read_history(struct ids *x, struct err *e)
+{
+	struct buf path = BUF_INIT;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int rc = 0;
+
+	if (buf_printf(&path, e, "%s/history.jsonl", x->ctx->run_dir))
+		return -1;
+	f = fopen(buf_str(&path), "r");
+	if (!f) {
+		snprintf(x->bad, sizeof(x->bad), "cannot open '%s': %s",
+			 buf_str(&path), strerror(errno));
+		buf_release(&path);
+		return 0;
+	}
+	while (!x->bad[0] && (n = getline(&line, &cap, f)) > 0) {
+		struct rec r;
+		char msg[200];
+		size_t col;
+
+		x->lines++;
+		if (line[n - 1] != '\n') {
+			x->cut_line = x->lines;
+			break;
+		}
+		if (parse_record(line, (size_t)n - 1, &r, msg, sizeof(msg),
+				 &col)) {
+			char where[32] = "";
+
+			if (col)
+				snprintf(where, sizeof(where), "%zu:", col);
+			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu:%s "
+				 "%s", x->lines, where, msg);
+			break;
+		}
+		if (record(x, &r, x->lines, e)) {
+			rc = -1;
+			break;
+		}
+	}
+	if (!rc && !x->bad[0] && ferror(f))
+		snprintf(x->bad, sizeof(x->bad), "cannot read '%s': %s",
+			 buf_str(&path), strerror(errno));
+	fclose(f);
+	free(line);
+	buf_release(&path);
+	if (rc || x->bad[0])
+		return rc;
+	/* Invokes the history ends on. */
+	for (size_t i = 0; i < x->pend_slots; i++)
+		if (x->pend[i].process >= 0)
+			unfinished(x, &x->pend[i]);
+	if (x->nemesis_open && open_fault(x, x->last_time, e))
+		return -1;
+	return 0;
+}
+
+/* ---- judging ----------------------------------------------------------- */
+
+struct key {			/* a sort key and the op it belongs to */
+	int64_t a;
+	int64_t b;
+	uint32_t op;
+};
+
+static int cmp_key(const void *pa, const void *pb)
+{
+	const struct key *a = pa, *b = pb;
+
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	if (a->b != b->b)
+		return a->b < b->b ? -1 : 1;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+static int cmp_event(const void *pa, const void *pb)
+{
+	const struct event *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int cmp_name(const void *pa, const void *pb, void *arg)
+{
+	char **v = arg;
+
+	return strcmp(v[*(const uint32_t *)pa], v[*(const uint32_t *)pb]);
+}
+
+/* "12.300" for a time in ns (truncated to ms). */
+static const char *secs(char *out, size_t size, int64_t ns)
+{
+	uint64_t ms = ns < 0 ? (uint64_t)(-(ns / NS_PER_MS))
+			     : (uint64_t)(ns / NS_PER_MS);
+
+	snprintf(out, size, "%s%llu.%03llu", ns < 0 && ms ? "-" : "",
+		 (unsigned long long)(ms / 1000),
+		 (unsigned long long)(ms % 1000));
+	return out;
+}
+
+static const char *who(const struct ids *x, const struct op *op, char *out,
+		       size_t size)
+{
+	if (op->node != NO_NAME)
+		return x->nodes.v[op->node];
+	snprintf(out, size, "process %d", (int)op->process);
+	return out;
+}
+
+static int op_json(struct buf *d, const struct ids *x, const struct op *op,
+		   struct err *e)
+{
+	char inv[32], done[32];
+
+	if (buf_printf(d, e, "{\"process\":%d,\"node\":", (int)op->process))
+		return -1;
+	if (op->node == NO_NAME ? buf_addstr(d, "null", e)
+				: json_quote(d, x->nodes.v[op->node], e))
+		return -1;
+	return buf_printf(d, e, ",\"invoke\":%s,\"complete\":%s,\"id\":%lld,"
+			  "\"line\":%u}",
+			  secs(inv, sizeof(inv), op->invoke),
+			  secs(done, sizeof(done), op->complete),
+			  (long long)op->id, op->line);
+}
+
+/* One event as shown for the window [lo, hi]. */
+static void event_line(struct buf *out, const struct event *ev, int64_t lo,
+		       int64_t hi)
+{
+	char a[32], b[32];
+
+	if (ev->unfinished)
+		buf_printf(out, NULL, "%s from %ss, unfinished", ev->text,
+			   secs(a, sizeof(a), ev->start));
+	else if (!ev->fault || (ev->end >= lo && ev->end <= hi))
+		buf_printf(out, NULL, "%s at %ss", ev->text,
+			   secs(a, sizeof(a), ev->end));
+	else
+		buf_printf(out, NULL, "%s from %ss to %ss", ev->text,
+			   secs(a, sizeof(a), ev->start),
+			   secs(b, sizeof(b), ev->end));
+}
+
+/*
+ * Call `fn` for each event meeting [lo, hi], in time order; stop after
+ * `max`. Returns how many met it in all.
+ */
+static size_t between(const struct ids *x, int64_t max_span, int64_t lo,
+		      int64_t hi, size_t max,
+		      void (*fn)(void *arg, const struct event *ev),
+		      void *arg)
+{
+	int64_t from = lo < INT64_MIN + max_span ? INT64_MIN : lo - max_span;
+	size_t l = 0, r = x->nevents, count = 0;
+
+	while (l < r) {
+		size_t m = l + (r - l) / 2;
+
+		if (x->events[m].start < from)
+			l = m + 1;
+		else
+			r = m;
+	}
+	for (; l < x->nevents && x->events[l].start <= hi; l++) {
+		if (x->events[l].end < lo)
+			continue;
+		if (count++ < max)
+			fn(arg, &x->events[l]);
+	}
+	return count;
+}
+
+struct between_out {
+	struct buf *b;
+	int64_t lo, hi;
+	size_t n;
+	size_t limit;		/* message: stop growing past this length */
+	size_t shown;
+};
+
+static void between_json(void *arg, const struct event *ev)
+{
+	struct between_out *o = arg;
+	struct buf line = BUF_INIT;
+
+	event_line(&line, ev, o->lo, o->hi);
+	buf_addstr(o->b, o->n++ ? "," : "", NULL);
+	json_quote(o->b, buf_str(&line), NULL);
+	buf_release(&line);
+}
+
+static void between_message(void *arg, const struct event *ev)
+{
+	struct between_out *o = arg;
+
+	o->n++;
+	if (o->b->len > o->limit)
+		return;
+	buf_addstr(o->b, o->shown++ ? ", " : "; between: ", NULL);
+	event_line(o->b, ev, o->lo, o->hi);
+}
+
+struct pair {
+	uint32_t a, b;
+};
+
+static int judge(struct ids *x, struct check_result *r, struct err *e)
+{
+	int monotonic = suite_opt(x->it, "monotonic")->i != 0;
+	int unique = suite_opt(x->it, "unique")->i != 0;
+	size_t max_report = (size_t)suite_opt(x->it, "max_report")->i;
+	size_t ntables = x->tables.n, checked = 0, nexcluded = 0, nops = 0;
+	size_t violations = 0, duplicates = 0, npairs = 0, ndups = 0;
+	struct key *keys = NULL, *keys2 = NULL;
+	struct pair *pairs = NULL;
+	uint32_t *dups = NULL, *order = NULL, *best = NULL;
+	int64_t max_span = 0;
+	struct buf *d = &r->details;
+	struct buf msg = BUF_INIT;
+	char s1[32], s2[32], w1[64], w2[64];
+	int rc = -1;
+
+	/* Tables by name, for the listings. */
+	if (!(order = malloc((ntables + 1) * sizeof(*order))))
+		goto oom;
+	for (size_t i = 0; i < ntables; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, ntables, sizeof(*order), cmp_name, x->tables.v);
+	for (size_t i = 0; i < ntables; i++)
+		x->tmeta[order[i]].rank = i;
+
+	/* Drop the inserts of excluded tables. */
+	for (size_t i = 0; i < x->nops; i++) {
+		struct table *m = &x->tmeta[x->ops[i].table];
+
+		if (m->excluded) {
+			if (!m->inserts++)
+				nexcluded++;
+			continue;
+		}
+		if (!m->inserts++)
+			checked++;
+		x->ops[nops++] = x->ops[i];
+	}
+
+	qsort(x->events, x->nevents, sizeof(*x->events), cmp_event);
+	for (size_t i = 0; i < x->nevents; i++)
+		if (x->events[i].end - x->events[i].start > max_span)
+			max_span = x->events[i].end - x->events[i].start;
+
+	if (nops && !(keys = malloc(nops * sizeof(*keys))))
+		goto oom;
+	if (monotonic && nops) {
+		if (!(keys2 = malloc(nops * sizeof(*keys2))) ||
+		    !(best = malloc(ntables * sizeof(*best))) ||
+		    !(pairs = malloc(max_report * sizeof(*pairs))))
+			goto oom;
+		for (size_t i = 0; i < nops; i++) {
+			keys[i] = (struct key){ x->ops[i].invoke,
+						x->ops[i].complete, (uint32_t)i };
+			keys2[i] = (struct key){ x->ops[i].complete,
+						 x->ops[i].invoke, (uint32_t)i };
+		}
+		qsort(keys, nops, sizeof(*keys), cmp_key);
+		qsort(keys2, nops, sizeof(*keys2), cmp_key);
+		for (size_t i = 0; i < ntables; i++)
+			best[i] = UINT32_MAX;
+		for (size_t i = 0, j = 0; i < nops; i++) {
+			const struct op *b = &x->ops[keys[i].op];
+
+			for (; j < nops && keys2[j].a < b->invoke; j++) {
+				const struct op *a = &x->ops[keys2[j].op];
+				uint32_t *t = &best[a->table];
+
+				if (*t == UINT32_MAX || a->id > x->ops[*t].id)
+					*t = keys2[j].op;
+			}
+			if (best[b->table] != UINT32_MAX &&
+			    b->id <= x->ops[best[b->table]].id &&
+			    violations++ < max_report)
+				pairs[npairs++] = (struct pair){
+					best[b->table], keys[i].op };
+		}
+		free(keys2);
+		keys2 = NULL;
+	}
+	if (unique && nops) {
+		if (!(dups = malloc(max_report * sizeof(*dups))))
+			goto oom;
+		for (size_t i = 0; i < nops; i++)
+			keys[i] = (struct key){
+				(int64_t)x->tmeta[x->ops[i].table].rank,
+				x->ops[i].id, (uint32_t)i };
+		qsort(keys, nops, sizeof(*keys), cmp_key);
+		for (size_t i = 0; i + 1 < nops; i++) {
+			if (keys[i].a != keys[i + 1].a ||
+			    keys[i].b != keys[i + 1].b ||
+			    (i && keys[i - 1].a == keys[i].a &&
+			     keys[i - 1].b == keys[i].b))
+				continue;
+			if (duplicates++ < max_report)
+				dups[ndups++] = (uint32_t)i;
+		}
+	}
+
+	/* Details. */
+	if (buf_printf(d, e, "\"tables\":%zu,\"inserts\":%zu,\"violations\":%zu,"
+		       "\"duplicates\":%zu,\"excluded\":[", checked, nops,
+		       violations, duplicates))
+		goto out;
+	for (size_t i = 0, n = 0; i < ntables; i++) {
+		const struct table *m = &x->tmeta[order[i]];
+
+		if (!m->excluded || !m->inserts)
+			continue;
+		if (buf_addstr(d, n++ ? ",{\"table\":" : "{\"table\":", e) ||
+		    json_quote(d, x->tables.v[order[i]], e) ||
+		    buf_printf(d, e, ",\"because\":\"%s\",\"type\":\"%s\","
+			       "\"at\":%s,\"inserts\":%zu}", m->because,
+			       m->how, secs(s1, sizeof(s1), m->at),
+			       m->inserts))
+			goto out;
+	}
+	if (buf_addstr(d, "],\"first\":[", e))
+		goto out;
+	for (size_t i = 0; i < npairs; i++) {
+		const struct op *a = &x->ops[pairs[i].a];
+		const struct op *b = &x->ops[pairs[i].b];
+		struct between_out o = { d, a->complete, b->invoke, 0, 0, 0 };
+		size_t all;
+
+		if (buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
+		    json_quote(d, x->tables.v[a->table], e) ||
+		    buf_addstr(d, ",\"a\":", e) || op_json(d, x, a, e) ||
+		    buf_addstr(d, ",\"b\":", e) || op_json(d, x, b, e) ||
+		    buf_addstr(d, ",\"between\":[", e))
+			goto out;
+		all = between(x, max_span, a->complete, b->invoke, MAX_BETWEEN,
+			      between_json, &o);
+		if (all > MAX_BETWEEN &&
+		    buf_printf(d, e, ",\"and %zu more\"", all - MAX_BETWEEN))
+			goto out;
+		if (buf_addstr(d, "]}", e))
+			goto out;
+	}
+	if (buf_addstr(d, "],\"duplicate_ids\":[", e))
+		goto out;
+	for (size_t i = 0; i < ndups; i++) {
+		size_t k = dups[i], n = 0;
+		const struct op *first = &x->ops[keys[k].op];
+
+		while (k + n < nops && keys[k + n].a == keys[k].a &&
+		       keys[k + n].b == keys[k].b)
+			n++;
+		if (buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
+		    json_quote(d, x->tables.v[first->table], e) ||
+		    buf_printf(d, e, ",\"id\":%lld,\"count\":%zu,\"ops\":[",
+			       (long long)first->id, n))
+			goto out;
+		for (size_t j = 0; j < n && j < MAX_DUP_OPS; j++)
+			if ((j && buf_addch(d, ',', e)) ||
+			    op_json(d, x, &x->ops[keys[k + j].op], e))
+				goto out;
+		if (buf_addstr(d, "]}", e))
+			goto out;
+	}
+	if (buf_addch(d, ']', e) ||
+	    (x->cut_line && buf_printf(d, e, ",\"ignored_last_line\":%zu",
+				       x->cut_line)))
+		goto out;
+
+	/* The verdict. */
+	if (!x->nops) {
+		check_verdict(r, VERDICT_SKIP, "no ok inserts with ids in the "
+			      "history%s", x->nscope ? " on the checked tables"
+			      : "");
+	} else if (!nops) {
+		size_t i = 0;
+
+		while (!x->tmeta[order[i]].excluded ||
+		       !x->tmeta[order[i]].inserts)
+			i++;
+		check_verdict(r, VERDICT_SKIP, "no table to check: %s excluded "
+			      "after %s at %ss%s", x->tables.v[order[i]],
+			      x->tmeta[order[i]].because,
+			      secs(s1, sizeof(s1), x->tmeta[order[i]].at),
+			      nexcluded > 1 ? " and more" : "");
+	} else if (npairs) {
+		const struct op *a = &x->ops[pairs[0].a];
+		const struct op *b = &x->ops[pairs[0].b];
+		struct between_out o = { &msg, a->complete, b->invoke, 0, 380,
+					 0 };
+		size_t all;
+
+		buf_printf(&msg, NULL, "%s: id %lld (%s, invoked %ss) after id "
+			   "%lld (%s, done %ss)", x->tables.v[a->table],
+			   (long long)b->id, who(x, b, w1, sizeof(w1)),
+			   secs(s1, sizeof(s1), b->invoke), (long long)a->id,
+			   who(x, a, w2, sizeof(w2)),
+			   secs(s2, sizeof(s2), a->complete));
+		all = between(x, max_span, a->complete, b->invoke, SIZE_MAX,
+			      between_message, &o);
+		if (!all)
+			buf_addstr(&msg, "; no fault or owner change between",
+				   NULL);
+		else if (o.shown < all)
+			buf_printf(&msg, NULL, " and %zu more",
+				   all - o.shown);
+		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
+	} else if (ndups) {
+		size_t k = dups[0], n = 0;
+		const struct op *first = &x->ops[keys[k].op];
+
+		while (k + n < nops && keys[k + n].a == keys[k].a &&
+		       keys[k + n].b == keys[k].b)
+			n++;
+		buf_printf(&msg, NULL, "%s: id %lld returned ",
+			   x->tables.v[first->table], (long long)first->id);
+		if (n == 2)
+			buf_addstr(&msg, "twice: ", NULL);
+		else
+			buf_printf(&msg, NULL, "%zu times: ", n);
+		for (size_t j = 0; j < n && j < 3; j++) {
+			const struct op *op = &x->ops[keys[k + j].op];
+
+			buf_printf(&msg, NULL, "%s%s (done %ss)",
+				   j ? ", " : "", who(x, op, w1, sizeof(w1)),
+				   secs(s1, sizeof(s1), op->complete));
+		}
+		if (n > 3)
+			buf_printf(&msg, NULL, " and %zu more", n - 3);
+		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
+	} else {
+		check_verdict(r, VERDICT_PASS, "%zu table%s, %zu inserts: ids "
+			      "%s%s%s", checked, checked == 1 ? "" : "s", nops,
+			      unique ? "unique" : "",
+			      unique && monotonic ? " and " : "",
+			      monotonic ? "increasing" : "");
+		if (nexcluded) {
+			size_t len = strlen(r->message);
+
+			snprintf(r->message + len, sizeof(r->message) - len,
+				 "; %zu table%s excluded after DDL", nexcluded,
+				 nexcluded == 1 ? "" : "s");
+		}
+	}
+	snprintf(r->numbers, sizeof(r->numbers),
+		 "inserts=%zu violations=%zu duplicates=%zu", nops, violations,
+		 duplicates);
+	rc = 0;
+	goto out;
+oom:
+	oom(e);
+out:
+	buf_release(&msg);
+	free(keys);
+	free(keys2);
+	free(pairs);
+	free(dups);
+	free(order);
+	free(best);
+	return rc;
+}
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
+
+	if (!suite_opt(it, "monotonic")->i && !suite_opt(it, "unique")->i)
+		return ynode_error(e, s->path, &at, "check 'ids': monotonic "
+				   "and unique are both false, nothing to "
+				   "check");
+	return 0;
+}
+
+static int run(const struct check_ctx *ctx, const struct suite_item *it,
+	       struct check_result *r, struct err *e)
+{
+	const struct optval *tables = suite_opt(it, "tables");
+	struct ids x;
+	int rc = -1;
+
+	memset(&x, 0, sizeof(x));
+	x.ctx = ctx;
+	x.it = it;
+	if (tables->n) {
+		if (!(x.scope = calloc(tables->n, sizeof(*x.scope))))
+			return oom(e);
+		for (size_t i = 0; i < tables->n; i++) {
+			struct buf name = BUF_INIT;
+
+			if (buf_printf(&name, e, "%s.%s", ctx->suite->database,
+				       tables->list[i]))
+				goto out;
+			x.scope[x.nscope++] = buf_detach(&name, NULL);
+		}
+	}
+	if (read_history(&x, e))
+		goto out;
+	if (x.bad[0]) {
+		check_verdict(r, VERDICT_UNKNOWN, "%s", x.bad);
+		rc = 0;
+		goto out;
+	}
+	rc = judge(&x, r, e);
+out:
+	for (size_t i = 0; i < x.nscope; i++)
+		free(x.scope[i]);
+	free(x.scope);
+	names_release(&x.tables);
+	names_release(&x.nodes);
+	free(x.tmeta);
+	free(x.ops);
+	free(x.pend);
+	for (size_t i = 0; i < x.nevents; i++)
+		free(x.events[i].text);
+	free(x.events);
+	return rc;
+}
+
+const struct checker_type checker_ids = {
+	.kind = { "ids", "AUTO_INCREMENT ids unique and increasing in real "
+		  "time across servers, from the history (TiDB 52600)",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.check = check,
+	.live = 0,
+	.run = run,
+};

@@ -1,0 +1,132 @@
+#!/bin/sh
+# The consistency checker on real servers: exact missing / extra / changed
+# rows after tamper, fix SQL that repairs them, tables on one side, column
+# differences, tables without a key, and a sync that times out.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+C="$TRASH/c"
+test_expect_success 'set up a cluster to attach to' '
+	test_cluster_up "$C"
+'
+T="$C/topology.yaml"
+UP=$(port_of "$C" up-0)
+DOWN=$(port_of "$C" down-0)
+
+cat >"$TRASH/tamper.yaml" <<EOF
+name: tamper
+duration: 5s
+seed: 9
+database: cons
+tables:
+  - name: t_{1..2}
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+  - name: nokey
+    columns: "a INT, b VARCHAR(20)"
+  - name: wide
+    columns: "id BIGINT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255), n INT NULL, d DATETIME NULL"
+workloads:
+  - kind: insert
+    tables: t_{1..2}
+    rate: 2000
+  - kind: insert
+    tables: [nokey]
+    column: a
+    rate: 50
+  - kind: insert
+    tables: [wide]
+    rate: 200
+faults:
+  - kind: tamper
+    table: t_1
+    delete: 7
+    update: 3
+    insert: 2
+    at: [4s]
+checks:
+  - kind: consistency
+    sync_timeout: 60s
+    chunk_rows: 500
+EOF
+
+test_expect_success 'tamper 7/3/2: exactly missing=7 extra=2 changed=3, exit 1' '
+	"$TICHAOS" run "$TRASH/tamper.yaml" --cluster "$T" --out "$TRASH/r1" >tap 2>err
+	test $? = 1 &&
+	grep -qx "not ok 5 - consistency" tap &&
+	grep -q "^  numbers: \"tables=4 differing=1 rows=[0-9]* missing=7 extra=2 changed=3\"$" tap &&
+	grep -q "^  message: \"1 of 4 tables differ; first: cons.t_1: 7 missing, 2 extra, 3 changed (fix-sql/cons.t_1.sql)\"$" tap
+'
+
+test_expect_success 'the keys reported are the keys tampered with' '
+	info=$(grep "\"f\":\"tamper\"" "$TRASH/r1/history.jsonl" | grep "\"type\":\"info\"") &&
+	for kind in deleted:missing updated:changed inserted:extra; do
+		k=${kind%%:*} && r=${kind##*:} &&
+		echo "$info" | sed -e "s/.*\"$k\":\[\([0-9,]*\)\].*/\1/" | tr , "\n" | sort -n >want &&
+		perl -MJSON::PP -e "
+			my \$j = decode_json(do { local \$/; <STDIN> });
+			for my \$t (@{ \$j->{checks}[0]{details}{tables} }) {
+				next unless \$t->{table} eq q(cons.t_1);
+				print map { s/^id=//r . qq(\n) } @{ \$t->{q(${r}_keys)} };
+			}" <"$TRASH/r1/results.json" | sort -n >got &&
+		test_cmp want got || return 1
+	done
+'
+
+test_expect_success 'the other tables, the keyless one included, are equal' '
+	perl -MJSON::PP -e "
+		my \$j = decode_json(do { local \$/; <STDIN> });
+		for my \$t (@{ \$j->{checks}[0]{details}{tables} }) {
+			next if \$t->{table} eq q(cons.t_1);
+			print qq(\$t->{table} \$t->{missing} \$t->{extra} \$t->{changed} ),
+				(\$t->{up_rows} == \$t->{down_rows} ? q(same) : q(differ)),
+				(\$t->{warning} ? qq( \$t->{warning}) : q()), qq(\n);
+		}" <"$TRASH/r1/results.json" >others &&
+	printf "%s\n" "cons.nokey 0 0 0 same no primary key: rows compared as a multiset" \
+		"cons.t_2 0 0 0 same" "cons.wide 0 0 0 same" >expect &&
+	test_cmp expect others
+'
+
+test_expect_success 'the fix SQL applied downstream makes check pass' '
+	mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r1/fix-sql/cons.t_1.sql" &&
+	test "$(grep -c "^REPLACE INTO \`cons\`.\`t_1\`" "$TRASH/r1/fix-sql/cons.t_1.sql")" = 10 &&
+	test "$(grep -c "^DELETE FROM \`cons\`.\`t_1\` WHERE \`id\` <=> " "$TRASH/r1/fix-sql/cons.t_1.sql")" = 2 &&
+	"$TICHAOS" check "$TRASH/r1" >tap2 2>err2 &&
+	grep -Eqx "ok 1 - consistency: 4 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap2 &&
+	grep -q "\"verdict\":\"pass\"" "$TRASH/r1/results.json"
+'
+
+test_expect_success 'a table only upstream, a column difference: both reported' '
+	sql "$UP" "set sql_log_bin = 0; create table cons.lonely (id int primary key)" &&
+	sqlv "$DOWN" "show slave status" >/dev/null &&
+	sql "$DOWN" "alter table cons.t_2 add column extra int null" &&
+	"$TICHAOS" check "$TRASH/r1" >tap3 2>err3; test $? = 1 &&
+	grep -q "^  numbers: \"tables=5 differing=2 " tap3 &&
+	grep -q "\"table\":\"cons.lonely\",\"only\":\"upstream\"" "$TRASH/r1/results.json" &&
+	grep -q "\"schema\":\"upstream (id int(11) NOT NULL, data varchar(255)); downstream (id int(11) NOT NULL, data varchar(255), extra int(11))\"" "$TRASH/r1/results.json" &&
+	sql "$DOWN" "alter table cons.t_2 drop column extra" &&
+	sql "$UP" "set sql_log_bin = 0; drop table cons.lonely"
+'
+
+test_expect_success 'replication stopped: the sync times out, verdict unknown, exit 3' '
+	sql "$DOWN" "stop slave sql_thread" &&
+	sed -e "s/sync_timeout: 60s/sync_timeout: 2s/" "$TRASH/tamper.yaml" >short.yaml &&
+	mkdir "$TRASH/r2" && cp short.yaml "$TRASH/r2/suite.yaml" &&
+	cp "$TRASH/r1/topology.yaml" "$TRASH/r2/" &&
+	"$TICHAOS" check "$TRASH/r2" >tap4 2>err4; code=$?
+	sql "$DOWN" "start slave sql_thread" &&
+	test "$code" = 3 &&
+	grep -qx "not ok 1 - consistency" tap4 &&
+	grep -qx "  verdict: unknown" tap4 &&
+	grep -q "^  message: \"sync timed out after 2s: the finish mark did not reach down-0 (down-0: replication is not running (io Yes, sql No))\"$" tap4
+'
+
+test_expect_success 'without the cluster the live check is skipped, exit 0' '
+	"$TICHAOS" cluster down --dir "$C" &&
+	"$TICHAOS" check "$TRASH/r1" >tap5 2>err5 &&
+	grep -qx "ok 1 - consistency # SKIP needs the cluster, which is not running" tap5
+'
+
+test_done
