@@ -73,6 +73,7 @@ KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
 KIND_OBJS += checkers/ids.o
 KIND_OBJS += checkers/logscan.o
+KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
 
 RUNNER_OBJS += runner/checks.o

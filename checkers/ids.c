@@ -1089,6 +1089,17 @@ static int cmp_key(const void *pa, const void *pb)
 	return a->op < b->op ? -1 : a->op > b->op;
 }
 
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct op *a = pa, *b = pb;
+
+	if (a->complete != b->complete)
+		return a->complete < b->complete ? -1 : 1;
+	if (a->invoke != b->invoke)
+		return a->invoke < b->invoke ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
 static int cmp_event(const void *pa, const void *pb)
 {
 	const struct event *a = pa, *b = pb;
@@ -1231,7 +1242,7 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	size_t max_report = (size_t)suite_opt(x->it, "max_report")->i;
 	size_t ntables = x->tables.n, checked = 0, nexcluded = 0, nops = 0;
 	size_t violations = 0, duplicates = 0, npairs = 0, ndups = 0;
-	struct key *keys = NULL, *keys2 = NULL;
+	struct key *keys = NULL;
 	struct pair *pairs = NULL;
 	uint32_t *dups = NULL, *order = NULL, *best = NULL;
 	int64_t max_span = 0;
@@ -1263,6 +1274,8 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 		x->ops[nops++] = x->ops[i];
 	}
 
+	/* From here on an op's index is its place in completion order. */
+	qsort(x->ops, nops, sizeof(*x->ops), cmp_op);
 	qsort(x->events, x->nevents, sizeof(*x->events), cmp_event);
 	for (size_t i = 0; i < x->nevents; i++)
 		if (x->events[i].end - x->events[i].start > max_span)
@@ -1271,29 +1284,25 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	if (nops && !(keys = malloc(nops * sizeof(*keys))))
 		goto oom;
 	if (monotonic && nops) {
-		if (!(keys2 = malloc(nops * sizeof(*keys2))) ||
-		    !(best = malloc(ntables * sizeof(*best))) ||
+		if (!(best = malloc(ntables * sizeof(*best))) ||
 		    !(pairs = malloc(max_report * sizeof(*pairs))))
 			goto oom;
-		for (size_t i = 0; i < nops; i++) {
+		for (size_t i = 0; i < nops; i++)
 			keys[i] = (struct key){ x->ops[i].invoke,
 						x->ops[i].complete, (uint32_t)i };
-			keys2[i] = (struct key){ x->ops[i].complete,
-						 x->ops[i].invoke, (uint32_t)i };
-		}
 		qsort(keys, nops, sizeof(*keys), cmp_key);
-		qsort(keys2, nops, sizeof(*keys2), cmp_key);
 		for (size_t i = 0; i < ntables; i++)
 			best[i] = UINT32_MAX;
 		for (size_t i = 0, j = 0; i < nops; i++) {
 			const struct op *b = &x->ops[keys[i].op];
 
-			for (; j < nops && keys2[j].a < b->invoke; j++) {
-				const struct op *a = &x->ops[keys2[j].op];
+			/* Feed in every insert completed before b's invoke. */
+			for (; j < nops && x->ops[j].complete < b->invoke; j++) {
+				const struct op *a = &x->ops[j];
 				uint32_t *t = &best[a->table];
 
 				if (*t == UINT32_MAX || a->id > x->ops[*t].id)
-					*t = keys2[j].op;
+					*t = (uint32_t)j;
 			}
 			if (best[b->table] != UINT32_MAX &&
 			    b->id <= x->ops[best[b->table]].id &&
@@ -1301,8 +1310,6 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 				pairs[npairs++] = (struct pair){
 					best[b->table], keys[i].op };
 		}
-		free(keys2);
-		keys2 = NULL;
 	}
 	if (unique && nops) {
 		if (!(dups = malloc(max_report * sizeof(*dups))))
@@ -1474,7 +1481,6 @@ oom:
 out:
 	buf_release(&msg);
 	free(keys);
-	free(keys2);
 	free(pairs);
 	free(dups);
 	free(order);

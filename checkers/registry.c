@@ -3,12 +3,14 @@
 extern const struct checker_type checker_consistency;
 extern const struct checker_type checker_ids;
 extern const struct checker_type checker_logscan;
+extern const struct checker_type checker_progress;
 
 /* The only place a checker kind is added. */
 const struct checker_type *const checker_types[] = {
 	&checker_consistency,
 	&checker_ids,
 	&checker_logscan,
+	&checker_progress,
 	NULL,
 };
 

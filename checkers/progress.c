@@ -1,0 +1,165 @@
+/*
+ * progress: replication keeps going after the faults. On TiCDC the
+ * changefeed's checkpoint_ts must advance and its state be "normal"
+ * (Open API v2); on the local cluster the replica's threads must run and
+ * its lag reach 0.
+ */
+#include <jansson.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "checkers/checker.h"
+#include "clusters/cluster.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/http.h"
+#include "lib/parse.h"
+#include "runner/suite.h"
+
+static const struct optspec opts[] = {
+	{ "timeout", OPT_DURATION, "60s", 0, NULL, 0, 0,
+	  "how long replication may take to show progress" },
+	{ "changefeed", OPT_STRING, "tichaos", 0, NULL, 0, 0,
+	  "TiCDC: the changefeed id" },
+};
+
+/* TiCDC: state and checkpoint of the changefeed, from any capture. */
+static int changefeed(struct cluster *c, const char *id, char *state,
+		      size_t size, uint64_t *checkpoint, struct err *e)
+{
+	struct err last = ERR_INIT;
+
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct buf body = BUF_INIT;
+		char url[512];
+		json_t *doc;
+		long status;
+
+		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
+			continue;
+		snprintf(url, sizeof(url), "%s/api/v2/changefeeds/%s",
+			 comp->http_url, id);
+		err_clear(&last);
+		if (http_request("GET", url, NULL, &body, &status,
+				 5 * NS_PER_SEC, &last) || status != 200) {
+			if (!err_isset(&last))
+				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld",
+					url, status);
+			buf_release(&body);
+			continue;
+		}
+		doc = json_loads(buf_str(&body), 0, NULL);
+		buf_release(&body);
+		snprintf(state, size, "%s", json_string_value(json_object_get(
+			 doc, "state")) ? json_string_value(
+			 json_object_get(doc, "state")) : "?");
+		*checkpoint = (uint64_t)json_integer_value(json_object_get(
+			doc, "checkpoint_ts"));
+		json_decref(doc);
+		return 0;
+	}
+	return err_set(e, ERR_INFRA, "%s", err_isset(&last) ? last.msg
+		       : "no TiCDC capture with an HTTP URL");
+}
+
+static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
+		 struct check_result *r, struct err *e)
+{
+	const char *id = suite_opt(it, "changefeed")->s;
+	int64_t deadline = clock_mono_ns() + suite_opt(it, "timeout")->i;
+	uint64_t first = 0, now = 0;
+	char state[64];
+
+	if (changefeed(ctx->cluster, id, state, sizeof(state), &first, e))
+		return -1;
+	for (;;) {
+		if (changefeed(ctx->cluster, id, state, sizeof(state), &now,
+			       e))
+			return -1;
+		if (!strcmp(state, "normal") && now > first)
+			break;
+		if (clock_mono_ns() >= deadline) {
+			check_verdict(r, VERDICT_FAIL, "changefeed %s: state %s, "
+				      "checkpoint_ts %llu did not advance",
+				      id, state, (unsigned long long)now);
+			break;
+		}
+		clock_sleep_ns(500 * NS_PER_MS, NULL);
+	}
+	buf_printf(&r->details, NULL, "\"changefeed\":\"%s\",\"state\":\"%s\","
+		   "\"checkpoint_from\":%llu,\"checkpoint_to\":%llu", id, state,
+		   (unsigned long long)first, (unsigned long long)now);
+	if (r->verdict != VERDICT_FAIL)
+		check_verdict(r, VERDICT_PASS, "changefeed %s normal, "
+			      "checkpoint advanced", id);
+	return 0;
+}
+
+static int run(const struct check_ctx *ctx, const struct suite_item *it,
+	       struct check_result *r, struct err *e)
+{
+	struct cluster *c = ctx->cluster;
+	int64_t timeout = suite_opt(it, "timeout")->i, start = clock_mono_ns();
+	size_t replicas = 0, behind = 0;
+	char first[400] = "";
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & ROLE_CDC) && c->comps[i].http_url)
+			return ticdc(ctx, it, r, e);
+	buf_addstr(&r->details, "\"replicas\":[", NULL);
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct err why = ERR_INIT;
+		long lag = -1;
+
+		if (!comp->replicates)
+			continue;
+		for (;;) {
+			err_clear(&why);
+			if (!component_ready(c, comp, &why)) {
+				lag = component_lag(c, comp);
+				if (lag == 0)
+					break;
+			}
+			if (clock_mono_ns() - start >= timeout)
+				break;
+			clock_sleep_ns(100 * NS_PER_MS, NULL);
+		}
+		buf_printf(&r->details, NULL, "%s{\"component\":\"%s\","
+			   "\"lag\":%ld,\"error\":", replicas ? "," : "",
+			   comp->name, lag);
+		json_quote(&r->details, why.msg, NULL);
+		buf_addch(&r->details, '}', NULL);
+		replicas++;
+		if (lag != 0) {
+			behind++;
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s: %s",
+					 comp->name, err_isset(&why) ? why.msg
+					 : "still behind");
+		}
+	}
+	buf_addch(&r->details, ']', NULL);
+	snprintf(r->numbers, sizeof(r->numbers), "replicas=%zu behind=%zu",
+		 replicas, behind);
+	if (!replicas)
+		check_verdict(r, VERDICT_SKIP, "no replica or changefeed in "
+			      "the cluster");
+	else if (behind)
+		check_verdict(r, VERDICT_FAIL, "%zu of %zu replicas not caught "
+			      "up; %s", behind, replicas, first);
+	else
+		check_verdict(r, VERDICT_PASS, "%zu replica%s running, caught "
+			      "up in %.1fs", replicas, replicas == 1 ? "" : "s",
+			      (double)(clock_mono_ns() - start) / NS_PER_SEC);
+	return 0;
+}
+
+const struct checker_type checker_progress = {
+	.kind = { "progress", "replication keeps going: the changefeed's "
+		  "checkpoint advances, or the replica catches up",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.live = 1,
+	.run = run,
+};
