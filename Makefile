@@ -14,6 +14,8 @@ PKG_CONFIG ?= pkg-config
 PKGS = mysqlclient yaml-0.1 libcurl libssh2 jansson
 PROVE ?= prove
 DEFAULT_SUITE = suites/fail_over_ddl_mix.yaml
+# make run: the default suite scaled to finish in about three minutes.
+RUN_OPTS = --duration 150s --port-base auto
 
 CFLAGS ?= -O2 -g
 BASIC_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -MMD -MP -pthread \
@@ -120,7 +122,7 @@ deps:
 
 run: deps
 	@$(MAKE) --no-print-directory $(PROG)
-	./$(PROG) run $(DEFAULT_SUITE)
+	./$(PROG) run $(DEFAULT_SUITE) $(RUN_OPTS)
 
 # The build is a separate make so that it sees the flags of what deps
 # installed (pkg-config is evaluated when make starts).

@@ -36,6 +36,11 @@ void check_verdict(struct check_result *r, enum verdict v, const char *fmt,
 			*p = ' ';
 }
 
+int check_interrupted(const struct check_ctx *ctx)
+{
+	return ctx->interrupted && ctx->interrupted();
+}
+
 void checker_run(const struct check_ctx *ctx, const struct suite_item *it,
 		 struct check_result *r)
 {

@@ -57,7 +57,13 @@ struct check_ctx {
 	const char *run_dir;
 	/* The SQL dialect of the upstream (enum dialect), -1 offline. */
 	int dialect;
+	/* MAY: non-zero when the user interrupted; long waits end early
+	 * (verdict unknown, "interrupted"). */
+	int (*interrupted)(void);
 };
+
+/* Non-zero when the check should give up waiting. */
+int check_interrupted(const struct check_ctx *ctx);
 
 struct checker_type {
 	/* Name, doc, options. */

@@ -96,9 +96,9 @@ static const struct component *first_with(struct cluster *c, unsigned role)
 }
 
 /* The finish mark: written upstream, awaited downstream. */
-static int barrier(struct cluster *c, struct side *sides,
-		   const char *run_dir, int64_t timeout, int64_t *took,
-		   struct check_result *r, struct err *e)
+static int barrier(const struct check_ctx *ctx, struct side *sides,
+		   int64_t timeout, int64_t *took, struct check_result *r,
+		   struct err *e)
 {
 	int64_t mark = clock_wall_ms(), start = clock_mono_ns();
 	struct buf q = BUF_INIT, v = BUF_INIT;
@@ -112,7 +112,7 @@ static int barrier(struct cluster *c, struct side *sides,
 		      "VARCHAR(1024), at BIGINT)", e) ||
 	     buf_printf(&q, e, "REPLACE INTO tichaos_meta.barrier VALUES "
 			"(%lld, ", (long long)mark) ||
-	     sql_quote_string(&q, run_dir, e) ||
+	     sql_quote_string(&q, ctx->run_dir, e) ||
 	     buf_printf(&q, e, ", %lld)", (long long)mark) ||
 	     sql_exec(&sides[UP].conn, buf_str(&q), e);
 	buf_reset(&q);
@@ -128,11 +128,18 @@ static int barrier(struct cluster *c, struct side *sides,
 			break;
 		if (err_isset(&last))
 			sql_close(&sides[DOWN].conn);
+		if (check_interrupted(ctx)) {
+			check_verdict(r, VERDICT_UNKNOWN, "interrupted while "
+				      "waiting for %s to sync",
+				      sides[DOWN].comp->name);
+			rc = 1;
+			break;
+		}
 		if (clock_mono_ns() - start >= timeout) {
 			struct err why = ERR_INIT;
 			char d[32];
 
-			component_ready(c, sides[DOWN].comp, &why);
+			component_ready(ctx->cluster, sides[DOWN].comp, &why);
 			check_verdict(r, VERDICT_UNKNOWN, "sync timed out after "
 				      "%s: the finish mark did not reach %s%s%s",
 				      format_duration(timeout, d, sizeof(d)),
@@ -745,7 +752,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		rc = -1;
 		goto out;
 	}
-	rc = barrier(ctx->cluster, sides, ctx->run_dir, suite_opt(it, "sync_timeout")->i,
+	rc = barrier(ctx, sides, suite_opt(it, "sync_timeout")->i,
 		     &barrier_ns, r, e);
 	if (rc)
 		goto out;

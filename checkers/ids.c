@@ -466,7 +466,7 @@ struct rec {
 static int scan_int(struct cursor *c, const char *key, int64_t *out,
 		    const char **why)
 {
-	const char *s = c->p;
+	const char *s;
 	int integer, neg = 0;
 	uint64_t v = 0;
 
@@ -865,6 +865,8 @@ static int nemesis(struct ids *x, const struct rec *r, struct err *e)
 	}
 	if (x->nemesis_open && !strcmp(x->nemesis_f, r->f))
 		start = x->nemesis_time;
+	else if (x->nemesis_open && open_fault(x, r->time, e))
+		return -1;
 	x->nemesis_open = 0;
 	if (!strcmp(r->type, "fail"))
 		return 0;
@@ -980,10 +982,13 @@ static int worker(struct ids *x, const struct rec *r, size_t line,
 		unfinished(x, p);
 	p->kind = P_NONE;
 	if (ddl && r->table && strcmp(r->type, "fail")) {
-		if (exclude(x, r->table, ddl, r->type, r->time, e))
+		/* Static: r's strings live in the line buffer. */
+		const char *how = !strcmp(r->type, "ok") ? "ok" : "info";
+
+		if (exclude(x, r->table, ddl, how, r->time, e))
 			return -1;
 		if (!strcmp(ddl, "exchange") && r->value &&
-		    exchange_partner(x, r, r->type, e))
+		    exchange_partner(x, r, how, e))
 			return -1;
 	}
 	return 0;
@@ -1154,7 +1159,20 @@ static int op_json(struct buf *d, const struct ids *x, const struct op *op,
 			  (long long)op->id, op->line);
 }
 
-/* One event as shown for the window [lo, hi]. */
+/*
+ * When an event is shown for the window [lo, hi]: a monitor record at its
+ * time; a fault at its completion when that is inside the window, else
+ * from its invoke.
+ */
+static int64_t shown_at(const struct event *ev, int64_t lo, int64_t hi)
+{
+	if (!ev->fault)
+		return ev->end;
+	if (!ev->unfinished && ev->end >= lo && ev->end <= hi)
+		return ev->end;
+	return ev->start;
+}
+
 static void event_line(struct buf *out, const struct event *ev, int64_t lo,
 		       int64_t hi)
 {
@@ -1163,7 +1181,7 @@ static void event_line(struct buf *out, const struct event *ev, int64_t lo,
 	if (ev->unfinished)
 		buf_printf(out, NULL, "%s from %ss, unfinished", ev->text,
 			   secs(a, sizeof(a), ev->start));
-	else if (!ev->fault || (ev->end >= lo && ev->end <= hi))
+	else if (shown_at(ev, lo, hi) == ev->end)
 		buf_printf(out, NULL, "%s at %ss", ev->text,
 			   secs(a, sizeof(a), ev->end));
 	else
@@ -1172,18 +1190,39 @@ static void event_line(struct buf *out, const struct event *ev, int64_t lo,
 			   secs(b, sizeof(b), ev->end));
 }
 
+struct window {
+	int64_t lo, hi;
+	const struct event *ev[MAX_BETWEEN];
+	size_t n;		/* in ev, ordered by shown_at */
+	size_t all;		/* that met the window */
+};
+
+static int cmp_shown(const void *pa, const void *pb, void *arg)
+{
+	const struct event *a = *(const struct event *const *)pa;
+	const struct event *b = *(const struct event *const *)pb;
+	const struct window *w = arg;
+	int64_t ta = shown_at(a, w->lo, w->hi), tb = shown_at(b, w->lo, w->hi);
+
+	if (ta != tb)
+		return ta < tb ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
 /*
- * Call `fn` for each event meeting [lo, hi], in time order; stop after
- * `max`. Returns how many met it in all.
+ * The events whose span meets [lo, hi] (the first MAX_BETWEEN of them by
+ * start), in the order they are shown. Events are sorted by start and
+ * none spans more than max_span.
  */
-static size_t between(const struct ids *x, int64_t max_span, int64_t lo,
-		      int64_t hi, size_t max,
-		      void (*fn)(void *arg, const struct event *ev),
-		      void *arg)
+static void between(const struct ids *x, int64_t max_span, int64_t lo,
+		    int64_t hi, struct window *w)
 {
 	int64_t from = lo < INT64_MIN + max_span ? INT64_MIN : lo - max_span;
-	size_t l = 0, r = x->nevents, count = 0;
+	size_t l = 0, r = x->nevents;
 
+	w->lo = lo;
+	w->hi = hi;
+	w->n = w->all = 0;
 	while (l < r) {
 		size_t m = l + (r - l) / 2;
 
@@ -1195,40 +1234,10 @@ static size_t between(const struct ids *x, int64_t max_span, int64_t lo,
 	for (; l < x->nevents && x->events[l].start <= hi; l++) {
 		if (x->events[l].end < lo)
 			continue;
-		if (count++ < max)
-			fn(arg, &x->events[l]);
+		if (w->all++ < MAX_BETWEEN)
+			w->ev[w->n++] = &x->events[l];
 	}
-	return count;
-}
-
-struct between_out {
-	struct buf *b;
-	int64_t lo, hi;
-	size_t n;
-	size_t limit;		/* message: stop growing past this length */
-	size_t shown;
-};
-
-static void between_json(void *arg, const struct event *ev)
-{
-	struct between_out *o = arg;
-	struct buf line = BUF_INIT;
-
-	event_line(&line, ev, o->lo, o->hi);
-	buf_addstr(o->b, o->n++ ? "," : "", NULL);
-	json_quote(o->b, buf_str(&line), NULL);
-	buf_release(&line);
-}
-
-static void between_message(void *arg, const struct event *ev)
-{
-	struct between_out *o = arg;
-
-	o->n++;
-	if (o->b->len > o->limit)
-		return;
-	buf_addstr(o->b, o->shown++ ? ", " : "; between: ", NULL);
-	event_line(o->b, ev, o->lo, o->hi);
+	qsort_r(w->ev, w->n, sizeof(*w->ev), cmp_shown, w);
 }
 
 struct pair {
@@ -1244,6 +1253,7 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	size_t violations = 0, duplicates = 0, npairs = 0, ndups = 0;
 	struct key *keys = NULL;
 	struct pair *pairs = NULL;
+	struct window *win = NULL;
 	uint32_t *dups = NULL, *order = NULL, *best = NULL;
 	int64_t max_span = 0;
 	struct buf *d = &r->details;
@@ -1252,7 +1262,8 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	int rc = -1;
 
 	/* Tables by name, for the listings. */
-	if (!(order = malloc((ntables + 1) * sizeof(*order))))
+	if (!(order = malloc((ntables + 1) * sizeof(*order))) ||
+	    !(win = malloc(sizeof(*win))))
 		goto oom;
 	for (size_t i = 0; i < ntables; i++)
 		order[i] = (uint32_t)i;
@@ -1275,8 +1286,10 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	}
 
 	/* From here on an op's index is its place in completion order. */
-	qsort(x->ops, nops, sizeof(*x->ops), cmp_op);
-	qsort(x->events, x->nevents, sizeof(*x->events), cmp_event);
+	if (nops)
+		qsort(x->ops, nops, sizeof(*x->ops), cmp_op);
+	if (x->nevents)
+		qsort(x->events, x->nevents, sizeof(*x->events), cmp_event);
 	for (size_t i = 0; i < x->nevents; i++)
 		if (x->events[i].end - x->events[i].start > max_span)
 			max_span = x->events[i].end - x->events[i].start;
@@ -1353,8 +1366,7 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	for (size_t i = 0; i < npairs; i++) {
 		const struct op *a = &x->ops[pairs[i].a];
 		const struct op *b = &x->ops[pairs[i].b];
-		struct between_out o = { d, a->complete, b->invoke, 0, 0, 0 };
-		size_t all;
+		struct buf line = BUF_INIT;
 
 		if (buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
 		    json_quote(d, x->tables.v[a->table], e) ||
@@ -1362,10 +1374,19 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 		    buf_addstr(d, ",\"b\":", e) || op_json(d, x, b, e) ||
 		    buf_addstr(d, ",\"between\":[", e))
 			goto out;
-		all = between(x, max_span, a->complete, b->invoke, MAX_BETWEEN,
-			      between_json, &o);
-		if (all > MAX_BETWEEN &&
-		    buf_printf(d, e, ",\"and %zu more\"", all - MAX_BETWEEN))
+		between(x, max_span, a->complete, b->invoke, win);
+		for (size_t j = 0; j < win->n; j++) {
+			buf_reset(&line);
+			event_line(&line, win->ev[j], win->lo, win->hi);
+			if ((j && buf_addch(d, ',', e)) ||
+			    json_quote(d, buf_str(&line), e)) {
+				buf_release(&line);
+				goto out;
+			}
+		}
+		buf_release(&line);
+		if (win->all > win->n &&
+		    buf_printf(d, e, ",\"and %zu more\"", win->all - win->n))
 			goto out;
 		if (buf_addstr(d, "]}", e))
 			goto out;
@@ -1415,9 +1436,7 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	} else if (npairs) {
 		const struct op *a = &x->ops[pairs[0].a];
 		const struct op *b = &x->ops[pairs[0].b];
-		struct between_out o = { &msg, a->complete, b->invoke, 0, 380,
-					 0 };
-		size_t all;
+		size_t shown = 0;
 
 		buf_printf(&msg, NULL, "%s: id %lld (%s, invoked %ss) after id "
 			   "%lld (%s, done %ss)", x->tables.v[a->table],
@@ -1425,14 +1444,18 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 			   secs(s1, sizeof(s1), b->invoke), (long long)a->id,
 			   who(x, a, w2, sizeof(w2)),
 			   secs(s2, sizeof(s2), a->complete));
-		all = between(x, max_span, a->complete, b->invoke, SIZE_MAX,
-			      between_message, &o);
-		if (!all)
+		between(x, max_span, a->complete, b->invoke, win);
+		/* As many as fit in a message. */
+		for (; shown < win->n && msg.len < 380; shown++) {
+			buf_addstr(&msg, shown ? ", " : "; between: ", NULL);
+			event_line(&msg, win->ev[shown], win->lo, win->hi);
+		}
+		if (!win->all)
 			buf_addstr(&msg, "; no fault or owner change between",
 				   NULL);
-		else if (o.shown < all)
+		else if (shown < win->all)
 			buf_printf(&msg, NULL, " and %zu more",
-				   all - o.shown);
+				   win->all - shown);
 		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
 	} else if (ndups) {
 		size_t k = dups[0], n = 0;
@@ -1485,6 +1508,7 @@ out:
 	free(dups);
 	free(order);
 	free(best);
+	free(win);
 	return rc;
 }
 

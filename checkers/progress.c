@@ -79,7 +79,7 @@ static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 			return -1;
 		if (!strcmp(state, "normal") && now > first)
 			break;
-		if (clock_mono_ns() >= deadline) {
+		if (clock_mono_ns() >= deadline || check_interrupted(ctx)) {
 			check_verdict(r, VERDICT_FAIL, "changefeed %s: state %s, "
 				      "checkpoint_ts %llu did not advance",
 				      id, state, (unsigned long long)now);
@@ -122,7 +122,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 				if (lag == 0)
 					break;
 			}
-			if (clock_mono_ns() - start >= timeout)
+			if (clock_mono_ns() - start >= timeout ||
+			    check_interrupted(ctx))
 				break;
 			clock_sleep_ns(100 * NS_PER_MS, NULL);
 		}

@@ -9,6 +9,7 @@
  * resigns over HTTP. `until_back` resigns until the first owner leads
  * again: the A -> B -> A of TiDB issue 52600.
  */
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,11 +66,13 @@ static int check(const struct suite *s, const struct suite_item *it,
 	if (el->set && (el->s[0] == '\0' || strchr(el->s, '\n')))
 		return ynode_error(e, s->path, &at, "election in fault "
 				   "'resign' must be a key prefix");
-	if (el->set && suite_opt(it, "via")->i == 1) {
+	if (suite_opt(it, "via")->i == 1 &&
+	    (el->set || svc->i == SVC_AUTOID)) {
 		at.line = suite_opt(it, "via")->line;
 		at.col = suite_opt(it, "via")->col;
-		return ynode_error(e, s->path, &at, "via: http needs a "
-				   "service, not an election");
+		return ynode_error(e, s->path, &at, "via: http needs service "
+				   "ddl, cdc or pd (%s has no HTTP resign)",
+				   el->set ? "an election" : "autoid");
 	}
 	return 0;
 }
@@ -131,8 +134,23 @@ static int read_owner(const char *url, const char *prefix, char *key,
 	return 0;
 }
 
-/* POST the service's resign API on every component that may own it. */
-static int http_resign(struct cluster *c, int service, struct err *e)
+/* "http://host:port" of a status or API URL, whatever path it has. */
+static void url_base(const char *url, char *out, size_t size)
+{
+	const char *host = strstr(url, "://");
+	const char *path = strchr(host ? host + 3 : url, '/');
+
+	snprintf(out, size, "%.*s", path ? (int)(path - url) : (int)strlen(url),
+		 url);
+}
+
+/*
+ * POST the service's resign API on every component that may own it, one
+ * after the other, until one accepts. Each is given at most `timeout`;
+ * when none accepts, the message has every server's answer.
+ */
+static int http_resign(struct cluster *c, int service, int64_t timeout,
+		       struct err *e)
 {
 	const char *path = service == SVC_DDL ? "/ddl/owner/resign"
 			   : service == SVC_CDC ? "/api/v2/owner/resign"
@@ -140,40 +158,121 @@ static int http_resign(struct cluster *c, int service, struct err *e)
 			   : NULL;
 	unsigned role = service == SVC_DDL ? ROLE_UPSTREAM
 			: service == SVC_CDC ? ROLE_CDC : ROLE_PD;
-	struct err last = ERR_INIT;
+	struct buf answers = BUF_INIT;
 	int asked = 0;
 
 	if (!path)
 		return err_set(e, ERR_USAGE, "resign: service '%s' has no "
 			       "HTTP resign", services[service]);
+	if (timeout > 10 * NS_PER_SEC)
+		timeout = 10 * NS_PER_SEC;
 	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
+		struct err last = ERR_INIT;
 		struct buf body = BUF_INIT;
-		char url[512];
+		char base[256], url[512];
 		long status;
 
 		if (!(comp->roles & role) || !comp->http_url)
 			continue;
 		asked++;
-		snprintf(url, sizeof(url), "%s%s", comp->http_url, path);
-		err_clear(&last);
-		if (!http_request("POST", url, NULL, &body, &status,
-				  10 * NS_PER_SEC, &last) && status == 200) {
+		url_base(comp->http_url, base, sizeof(base));
+		snprintf(url, sizeof(url), "%s%s", base, path);
+		if (!http_request("POST", url, NULL, &body, &status, timeout,
+				  &last) && status == 200) {
 			buf_release(&body);
+			buf_release(&answers);
 			return 0;
 		}
-		if (!err_isset(&last)) {
-			buf_rtrim(&body);
-			err_set(&last, ERR_INFRA, "POST '%s': HTTP %ld: %.200s",
-				url, status, buf_str(&body));
-		}
+		buf_rtrim(&body);
+		buf_printf(&answers, NULL, "%s%s: ", answers.len ? "; " : "",
+			   comp->name);
+		if (err_isset(&last))
+			buf_addstr(&answers, last.msg, NULL);
+		else
+			buf_printf(&answers, NULL, "POST '%s': HTTP %ld: %.200s",
+				   url, status, buf_str(&body));
 		buf_release(&body);
 	}
 	if (!asked)
-		return err_set(e, ERR_INFRA, "resign: no %s component with an "
-			       "HTTP URL", role_name(role));
-	return err_set(e, ERR_INFRA, "resign via http: no server resigned; "
-		       "last: %s", last.msg);
+		err_set(e, ERR_INFRA, "resign: no %s component with an HTTP "
+			"URL", role_name(role));
+	else
+		err_set(e, ERR_INFRA, "resign via http: no server resigned: %s",
+			buf_str(&answers));
+	buf_release(&answers);
+	return -1;
+}
+
+/* PD's leader by name: GET /pd/api/v1/leader on any PD component. */
+static int pd_leader(struct cluster *c, char *name, size_t size,
+		     struct err *e)
+{
+	struct err last = ERR_INIT;
+
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct buf body = BUF_INIT;
+		char base[256], url[512];
+		json_t *doc;
+		long status;
+
+		if (!(comp->roles & ROLE_PD) || !comp->http_url)
+			continue;
+		url_base(comp->http_url, base, sizeof(base));
+		snprintf(url, sizeof(url), "%s/pd/api/v1/leader", base);
+		err_clear(&last);
+		if (http_request("GET", url, NULL, &body, &status,
+				 5 * NS_PER_SEC, &last) || status != 200) {
+			if (!err_isset(&last))
+				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld",
+					url, status);
+			buf_release(&body);
+			continue;
+		}
+		doc = json_loads(buf_str(&body), 0, NULL);
+		buf_release(&body);
+		if (json_is_string(json_object_get(doc, "name"))) {
+			snprintf(name, size, "%s", json_string_value(
+				 json_object_get(doc, "name")));
+			json_decref(doc);
+			return 0;
+		}
+		json_decref(doc);
+		err_set(&last, ERR_INFRA, "GET '%s': no leader name", url);
+	}
+	return err_set(e, ERR_INFRA, "resign pd: %s", err_isset(&last) ?
+		       last.msg : "no pd component with an HTTP URL");
+}
+
+/* PD: resign over HTTP, then see the leader change. */
+static int pd_resign(struct fault_ctx *ctx, int64_t timeout,
+		     struct buf *value, struct err *e)
+{
+	int64_t start = clock_mono_ns();
+	char from[256], to[256] = "";
+
+	if (pd_leader(ctx->cluster, from, sizeof(from), e) ||
+	    http_resign(ctx->cluster, SVC_PD, timeout, e))
+		return -1;
+	do {
+		struct err ignored = ERR_INIT;
+
+		if (!pd_leader(ctx->cluster, to, sizeof(to), &ignored) &&
+		    strcmp(to, from))
+			break;
+		to[0] = '\0';
+		clock_sleep_ns(50 * NS_PER_MS, NULL);
+	} while (clock_mono_ns() - start < timeout);
+	buf_addstr(value, "\"service\":\"pd\",\"from\":", NULL);
+	json_quote(value, from, NULL);
+	buf_addstr(value, ",\"to\":", NULL);
+	json_quote(value, to, NULL);
+	if (!to[0])
+		return err_set(e, ERR_INFRA, "the PD leader '%s' did not change "
+			       "within %llds", from,
+			       (long long)(timeout / NS_PER_SEC));
+	return 0;
 }
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
@@ -196,8 +295,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	if (resign_election(ctx->cluster, it, prefix, sizeof(prefix), &url, e))
 		return -1;
 	if (service == SVC_PD)
-		return http_resign(ctx->cluster, service, e) ? -1 :
-		       (buf_addstr(value, "\"service\":\"pd\"", NULL), 0);
+		return pd_resign(ctx, timeout, value, e);
 	if (read_owner(url, prefix, key, owner, &lease, e))
 		return -1;
 	if (!key[0])
@@ -214,7 +312,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		int rc;
 
 		if (via_http)
-			rc = http_resign(ctx->cluster, service, e);
+			rc = http_resign(ctx->cluster, service, timeout, e);
 		else if (revoke)
 			rc = etcd_lease_revoke(url, lease, e);
 		else

@@ -100,7 +100,7 @@ int cmd_check(int argc, char **argv)
 {
 	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
 	int n = opts_parse(command_find("check"), opts, argc, argv);
-	struct check_ctx ctx = { NULL, NULL, NULL, -1 };
+	struct check_ctx ctx = { NULL, NULL, NULL, -1, NULL };
 	struct check_result *res = NULL;
 	struct buf tap = BUF_INIT;
 	struct err e = ERR_INIT;

@@ -27,7 +27,7 @@ struct nemesis_counts {
 	uint64_t failed;
 	uint64_t healed;
 	uint64_t heal_failed;
-	char first_error[256];
+	char first_error[ERR_MSG_MAX];
 };
 
 /* One election the monitor follows with an etcd watch. */

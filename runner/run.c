@@ -456,11 +456,16 @@ static void collect_logs(struct state *st)
 	}
 }
 
+static int was_interrupted(void)
+{
+	return interrupted != 0;
+}
+
 /* DESIGN §6.6-7: the checks, once everything is healed. */
 static int run_checks(struct state *st, struct err *e)
 {
 	struct check_ctx ctx = { &st->suite, &st->cluster, st->dir,
-				 st->dialect };
+				 st->dialect, was_interrupted };
 
 	if (!st->suite.nchecks || interrupted)
 		return 0;

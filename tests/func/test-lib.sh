@@ -48,12 +48,18 @@ skip_all() {
 	exit 0
 }
 
+# Run a test's script in a function of its own, so that a `return` in it
+# ends the script, not the harness.
+test_run_() {
+	eval "$1"
+}
+
 # test_expect_success DESCRIPTION SCRIPT: run SCRIPT in this shell, in
 # $TRASH; chain its commands with && so that any failure fails the test.
 test_expect_success() {
 	test_count=$((test_count + 1))
 	out="$TRASH/.test-output"
-	if { eval "$2"; } >"$out" 2>&1; then
+	if test_run_ "$2" >"$out" 2>&1; then
 		echo "ok $test_count - $1"
 	else
 		test_failed=$((test_failed + 1))
