@@ -44,11 +44,13 @@ int err_errno(struct err *e, int errnum, const char *fmt, ...)
 
 int err_isset(const struct err *e)
 {
-	return e->class != ERR_NONE;
+	return e && e->class != ERR_NONE;
 }
 
 void err_clear(struct err *e)
 {
+	if (!e)
+		return;
 	e->class = ERR_NONE;
 	e->msg[0] = '\0';
 }

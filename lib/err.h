@@ -45,7 +45,7 @@ int err_set(struct err *e, enum err_class class, const char *fmt, ...)
 int err_errno(struct err *e, int errnum, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Non-zero when an error is recorded. */
+/* Non-zero when an error is recorded (0 for a NULL `e`). */
 int err_isset(const struct err *e);
 
 /* Forget the recorded error. */

@@ -29,15 +29,41 @@ const char *optspec_type_name(enum optspec_type t)
 	return type_names[t];
 }
 
+/*
+ * `s` for a message: control characters escaped as in YAML ("a\nb", not
+ * "a b" once err_set() has flattened the newline), cut at `size`.
+ */
+static const char *shown(const char *s, char *out, size_t size)
+{
+	size_t off = 0;
+
+	for (; *s && off + 8 < size; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n' || c == '\t' || c == '\r')
+			off += (size_t)snprintf(out + off, size - off, "\\%c",
+						c == '\n' ? 'n' :
+						c == '\t' ? 't' : 'r');
+		else if (c < 0x20 || c == 0x7f)
+			off += (size_t)snprintf(out + off, size - off,
+						"\\x%02x", c);
+		else
+			out[off++] = (char)c;
+	}
+	snprintf(out + off, size - off, "%s", *s ? "..." : "");
+	return out;
+}
+
 int optspec_check_ident(const char *s, struct err *e)
 {
 	size_t n = strlen(s);
+	char text[300];
 
 	if (!n)
 		return err_set(e, ERR_USAGE, "empty identifier");
 	if (n > 64)
-		return err_set(e, ERR_USAGE, "identifier '%.20s...' is longer "
-			       "than 64 characters", s);
+		return err_set(e, ERR_USAGE, "identifier '%s' is longer than "
+			       "64 characters", shown(s, text, 28));
 	for (const char *p = s; *p; p++) {
 		char c = *p;
 
@@ -45,7 +71,7 @@ int optspec_check_ident(const char *s, struct err *e)
 		      (c >= '0' && c <= '9') || c == '_' || c == '$'))
 			return err_set(e, ERR_USAGE, "invalid identifier "
 				       "'%s' (use letters, digits, '_' and "
-				       "'$')", s);
+				       "'$')", shown(s, text, sizeof(text)));
 	}
 	return 0;
 }
@@ -54,19 +80,27 @@ int optspec_check_sql(const char *s, struct err *e)
 {
 	int depth = 0;
 	char quote = 0;
+	char text[400];
 
 	if (!*s)
 		return err_set(e, ERR_USAGE, "empty SQL");
+	shown(s, text, sizeof(text));
 	for (const char *p = s; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
 		if (c < 0x20 && c != '\t' && c != '\n')
 			return err_set(e, ERR_USAGE, "control character in "
-				       "SQL '%s'", s);
+				       "SQL '%s'", text);
+		/* Whether a backslash escapes depends on the kind of quote
+		 * and on the server's sql_mode (NO_BACKSLASH_ESCAPES); a
+		 * fragment whose quoting the server could read differently
+		 * would get past the checks below. */
+		if (c == '\\')
+			return err_set(e, ERR_USAGE, "backslash in SQL '%s' "
+				       "(to put a quote in a string, double "
+				       "it)", text);
 		if (quote) {
-			if (c == '\\' && p[1])
-				p++;
-			else if (c == (unsigned char)quote)
+			if (c == (unsigned char)quote)
 				quote = 0;
 			continue;
 		}
@@ -74,10 +108,11 @@ int optspec_check_sql(const char *s, struct err *e)
 			quote = (char)c;
 		} else if (c == ';') {
 			return err_set(e, ERR_USAGE, "';' in SQL '%s' (one "
-				       "definition, not statements)", s);
+				       "definition, not statements)", text);
 		} else if (c == '#' || (c == '-' && p[1] == '-') ||
 			   (c == '/' && p[1] == '*')) {
-			return err_set(e, ERR_USAGE, "comment in SQL '%s'", s);
+			return err_set(e, ERR_USAGE, "comment in SQL '%s'",
+				       text);
 		} else if (c == '(') {
 			depth++;
 		} else if (c == ')' && --depth < 0) {
@@ -86,10 +121,10 @@ int optspec_check_sql(const char *s, struct err *e)
 	}
 	if (quote)
 		return err_set(e, ERR_USAGE, "unterminated %c quote in SQL "
-			       "'%s'", quote, s);
+			       "'%s'", quote, text);
 	if (depth)
 		return err_set(e, ERR_USAGE, "unbalanced parentheses in SQL "
-			       "'%s'", s);
+			       "'%s'", text);
 	return 0;
 }
 
@@ -195,7 +230,40 @@ struct ctx {
 static int fail_at(struct ctx *c, const struct ynode *n, const char *fmt,
 		   const char *key, const char *detail)
 {
-	return ynode_error(c->e, c->file, n, fmt, key, c->what, detail);
+	char text[300];
+
+	return ynode_error(c->e, c->file, n, fmt, key, c->what,
+			   shown(detail, text, sizeof(text)));
+}
+
+/* What one scalar of type `t` is, for "must be ..., not a list". */
+static const char *expected(enum optspec_type t)
+{
+	switch (t) {
+	case OPT_BOOL:
+		return "true or false";
+	case OPT_INT:
+		return "an integer";
+	case OPT_FLOAT:
+		return "a number";
+	case OPT_DURATION:
+	case OPT_DURATION_LIST:
+		return "a duration";
+	case OPT_STRING:
+	case OPT_STRING_LIST:
+		return "a string";
+	case OPT_IDENT:
+		return "an identifier";
+	case OPT_ENUM:
+	case OPT_ENUM_LIST:
+	case OPT_NAMES:
+		return "a name";
+	case OPT_TABLES:
+		return "a table name";
+	case OPT_SQL:
+		return "SQL text";
+	}
+	return "a scalar";
 }
 
 /* One scalar of a value (or list item) into `v`. */
@@ -203,15 +271,13 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 		  const struct ynode *n, struct optval *v)
 {
 	struct err local = ERR_INIT;
-	char choices[512];
+	char choices[512], text[300];
 	int idx;
 
 	if (n->kind != YNODE_SCALAR)
-		return ynode_error(c->e, c->file, n, "%s in %s must be a %s, "
+		return ynode_error(c->e, c->file, n, "%s in %s must be %s, "
 				   "not %s", sp->key, c->what,
-				   sp->type == OPT_ENUM_LIST ||
-				   sp->type == OPT_ENUM ? "name" :
-				   type_names[sp->type],
+				   expected(sp->type),
 				   ynode_kind_name(n->kind));
 	switch (sp->type) {
 	case OPT_BOOL:
@@ -281,14 +347,15 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 							 sp->choices);
 
 			choices_text(sp->choices, choices, sizeof(choices));
+			shown(n->value, text, sizeof(text));
 			if (hint)
-				return ynode_error(c->e, c->file, n, "unknown "
-						   "%s '%s' in %s (did you mean "
-						   "'%s'?)", sp->key, n->value,
-						   c->what, hint);
-			return ynode_error(c->e, c->file, n, "unknown %s '%s' "
-					   "in %s (expected %s)", sp->key,
-					   n->value, c->what, choices);
+				return ynode_error(c->e, c->file, n, "%s in %s: "
+						   "unknown value '%s' (did you "
+						   "mean '%s'?)", sp->key,
+						   c->what, text, hint);
+			return ynode_error(c->e, c->file, n, "%s in %s: unknown "
+					   "value '%s' (expected %s)", sp->key,
+					   c->what, text, choices);
 		}
 		if (sp->type == OPT_ENUM) {
 			v->i = idx;
@@ -348,7 +415,9 @@ static int value(struct ctx *c, const struct optspec *sp,
 		return ynode_error(c->e, c->file, n, "%s in %s must be a list, "
 				   "not %s", sp->key, c->what,
 				   ynode_kind_name(n->kind));
-	if (!n->n)
+	/* An empty list is "none": an option with a default or a required
+	 * one needs at least one item ("requires: []" is fine). */
+	if (!n->n && (sp->required || sp->def))
 		return ynode_error(c->e, c->file, n, "%s in %s must not be "
 				   "empty", sp->key, c->what);
 	for (size_t i = 0; i < n->n; i++)

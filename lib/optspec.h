@@ -34,8 +34,9 @@ enum optspec_type {
 				 * is one of its tables */
 	OPT_SQL,		/* an SQL fragment (column or partition
 				 * definitions): one statement's part, so no
-				 * ';', comments, control characters or
-				 * unbalanced quotes and parentheses */
+				 * ';', comments, backslashes, control
+				 * characters or unbalanced quotes and
+				 * parentheses */
 };
 
 struct optspec {
@@ -74,7 +75,8 @@ struct optval {
  * Validate mapping `map` against `specs` (`nspecs` entries) and fill
  * `vals` (nspecs entries, zeroed by the caller). Keys in `ignore`
  * (NULL-terminated, may be NULL) are accepted and left to the caller (e.g.
- * "kind"). Errors are "FILE:L:C: message" with ERR_USAGE; `what` names
+ * "kind"). An empty list is refused for an option that is required or has
+ * a default, accepted (as unset) otherwise. Errors are "FILE:L:C: message" with ERR_USAGE; `what` names
  * the mapping ("workload 'insert'").
  */
 int optspec_parse(const char *file, const struct ynode *map,

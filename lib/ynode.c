@@ -12,7 +12,36 @@ struct loader {
 	yaml_parser_t parser;
 	struct err *e;
 	int depth;
+	const char *text;
+	size_t len;
 };
+
+/*
+ * Format a message into `msg` with control characters escaped: they come
+ * from the file (a key, a value) and must not reach a terminal raw, nor
+ * turn "a\nb" into "a b" when err_set() flattens newlines.
+ */
+static void vformat(char *msg, size_t size, const char *fmt, va_list ap)
+{
+	char raw[512];
+	size_t off = 0;
+
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	for (const char *p = raw; *p && off + 5 < size; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '\n')
+			off += (size_t)snprintf(msg + off, size - off, "\\n");
+		else if (c == '\t')
+			off += (size_t)snprintf(msg + off, size - off, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			off += (size_t)snprintf(msg + off, size - off,
+						"\\x%02x", c);
+		else
+			msg[off++] = (char)c;
+	}
+	msg[off] = '\0';
+}
 
 static int loader_error(struct loader *l, int line, int col, const char *fmt,
 			...) __attribute__((format(printf, 4, 5)));
@@ -24,22 +53,82 @@ static int loader_error(struct loader *l, int line, int col, const char *fmt,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vformat(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return err_set(l->e, ERR_USAGE, "%s:%d:%d: %s", l->name, line, col,
 		       msg);
 }
 
+/*
+ * The line and column of byte `offset`, counted as libyaml counts them
+ * (characters, not bytes). Reader errors (bad UTF-8, control characters)
+ * carry only a byte offset, not a mark.
+ */
+static void offset_mark(const struct loader *l, size_t offset, int *line,
+			int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < offset && i < l->len; i++) {
+		unsigned char c = (unsigned char)l->text[i];
+
+		if (c == '\n' || (c == '\r' && (i + 1 >= l->len ||
+						  l->text[i + 1] != '\n'))) {
+			++*line;
+			*col = 1;
+		} else if ((c & 0xc0) != 0x80 && c != '\r') {
+			++*col;
+		}
+	}
+}
+
 static int next_event(struct loader *l, yaml_event_t *ev)
 {
+	const yaml_parser_t *p = &l->parser;
+	const char *problem;
+	int line, col;
+
 	if (yaml_parser_parse(&l->parser, ev))
 		return 0;
-	return loader_error(l, (int)l->parser.problem_mark.line + 1,
-			    (int)l->parser.problem_mark.column + 1, "%s%s%s",
-			    l->parser.problem ? l->parser.problem :
-			    "malformed YAML",
-			    l->parser.context ? " " : "",
-			    l->parser.context ? l->parser.context : "");
+	problem = p->problem ? p->problem : "malformed YAML";
+	if (p->error == YAML_READER_ERROR) {
+		offset_mark(l, p->problem_offset, &line, &col);
+		if (p->problem_value >= 0)
+			return loader_error(l, line, col, "%s (0x%02x)",
+					    problem, p->problem_value);
+		return loader_error(l, line, col, "%s", problem);
+	}
+	line = (int)p->problem_mark.line + 1;
+	col = (int)p->problem_mark.column + 1;
+	/* "while scanning a quoted scalar" is only helpful with where it
+	 * began: the problem is often at the end of the file. */
+	if (p->context && (p->context_mark.line != p->problem_mark.line ||
+			   p->context_mark.column != p->problem_mark.column))
+		return loader_error(l, line, col, "%s %s that started at "
+				    "line %d, column %d", problem, p->context,
+				    (int)p->context_mark.line + 1,
+				    (int)p->context_mark.column + 1);
+	return loader_error(l, line, col, "%s%s%s", problem,
+			    p->context ? " " : "",
+			    p->context ? p->context : "");
+}
+
+/* Tags other than the core schema's ("!!str") mean a type we do not
+ * have. */
+static const char *odd_tag(const yaml_event_t *ev)
+{
+	static const char core[] = "tag:yaml.org,2002:";
+	const char *tag = NULL;
+
+	if (ev->type == YAML_SCALAR_EVENT)
+		tag = (const char *)ev->data.scalar.tag;
+	else if (ev->type == YAML_SEQUENCE_START_EVENT)
+		tag = (const char *)ev->data.sequence_start.tag;
+	else if (ev->type == YAML_MAPPING_START_EVENT)
+		tag = (const char *)ev->data.mapping_start.tag;
+	if (tag && strncmp(tag, core, strlen(core)))
+		return tag;
+	return NULL;
 }
 
 static struct ynode *new_node(enum ynode_kind kind, const yaml_event_t *ev)
@@ -138,6 +227,9 @@ static int parse_node(struct loader *l, yaml_event_t *ev,
 	}
 	if (anchor)
 		return loader_error(l, line, col, "anchors are not supported");
+	if (odd_tag(ev))
+		return loader_error(l, line, col, "tag '%s' is not supported",
+				    odd_tag(ev));
 	if (ev->type == YAML_SCALAR_EVENT) {
 		n = new_node(YNODE_SCALAR, ev);
 		if (!n || !(n->value = strndup((const char *)
@@ -223,7 +315,7 @@ out:
 int ynode_load_string(const char *name, const char *text, size_t len,
 		     struct ynode **root, struct err *e)
 {
-	struct loader l = { name, { 0 }, e, 0 };
+	struct loader l = { name, { 0 }, e, 0, text, len };
 	int rc;
 
 	*root = NULL;
@@ -311,7 +403,7 @@ int ynode_error(struct err *e, const char *file, const struct ynode *node,
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vformat(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!node)
 		return err_set(e, ERR_USAGE, "%s: %s", file, msg);

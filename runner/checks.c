@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "lib/clock.h"
-#include "lib/history.h"
 #include "lib/log.h"
 #include "runner/suite.h"
 
@@ -20,67 +19,41 @@ void checks_run(const struct check_ctx *ctx, struct check_result *out)
 	}
 }
 
-int checks_tap(struct buf *tap, int *point, const struct suite *s,
-	       const struct check_result *res, const char *run_dir,
-	       uint64_t seed, struct err *e)
+json_t *checks_items(const struct suite *s, const struct check_result *res)
 {
-	int failed = 0, unknown = 0;
+	json_t *items = json_array();
 
 	for (size_t i = 0; i < s->nchecks; i++) {
-		const struct check_result *r = &res[i];
-		int bad = r->verdict == VERDICT_FAIL ||
-			  r->verdict == VERDICT_UNKNOWN;
+		const struct check_result *r = res ? &res[i] : NULL;
+		struct buf text = BUF_INIT;
+		json_t *o, *details;
 
-		failed += r->verdict == VERDICT_FAIL;
-		unknown += r->verdict == VERDICT_UNKNOWN;
-		buf_printf(tap, e, "%s %d - %s", bad ? "not ok" : "ok",
-			   ++*point, s->checks[i].kind);
-		if (r->verdict == VERDICT_SKIP)
-			buf_printf(tap, e, " # SKIP %s", r->message);
-		else if (!bad && r->message[0])
-			buf_printf(tap, e, ": %s", r->message);
-		buf_addch(tap, '\n', e);
-		if (!bad)
-			continue;
-		buf_addstr(tap, "  ---\n  verdict: ", e);
-		buf_addstr(tap, verdict_name(r->verdict), e);
-		buf_addstr(tap, "\n  message: ", e);
-		json_quote(tap, r->message, e);
-		if (r->numbers[0]) {
-			buf_addstr(tap, "\n  numbers: ", e);
-			json_quote(tap, r->numbers, e);
-		}
-		buf_addstr(tap, "\n  run_dir: ", e);
-		json_quote(tap, run_dir, e);
-		buf_printf(tap, e, "\n  seed: %llu\n  replay: ",
-			   (unsigned long long)seed);
-		buf_addstr(tap, "\"tichaos replay ", e);
-		buf_addstr(tap, run_dir, e);
-		buf_addstr(tap, "\"\n  ...\n", e);
+		buf_addch(&text, '{', NULL);
+		if (r)
+			buf_add(&text, r->details.data, r->details.len, NULL);
+		buf_addch(&text, '}', NULL);
+		details = json_loads(buf_str(&text), 0, NULL);
+		buf_release(&text);
+		o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:I}",
+			      "index", (json_int_t)(i + 1),
+			      "kind", s->checks[i].kind,
+			      "name", s->checks[i].kind,
+			      "verdict", r ? verdict_name(r->verdict) : "skip",
+			      "summary", r && r->verdict == VERDICT_PASS ?
+			      r->message : "",
+			      "message", r ? r->message : "",
+			      "numbers", r ? r->numbers : "",
+			      "took_ms", (json_int_t)(r ? r->took_ns /
+						      NS_PER_MS : 0));
+		if (!r || r->verdict == VERDICT_SKIP)
+			json_object_set_new(o, "skip", json_string(
+				r ? r->message : "the run stopped before its "
+				"checks"));
+		json_object_set_new(o, "details", details ? details
+				    : json_object());
+		json_array_append_new(items, o);
 	}
-	return failed ? 1 : unknown ? 3 : 0;
-}
-
-int checks_json(struct buf *out, const struct suite *s,
-		const struct check_result *res, struct err *e)
-{
-	int rc = buf_addstr(out, "\"checks\":[", e);
-
-	for (size_t i = 0; !rc && i < s->nchecks; i++) {
-		const struct check_result *r = &res[i];
-
-		rc = buf_printf(out, e, "%s{\"index\":%zu,\"kind\":\"%s\","
-				"\"verdict\":\"%s\",\"message\":", i ? "," : "",
-				i + 1, s->checks[i].kind,
-				verdict_name(r->verdict)) ||
-		     json_quote(out, r->message, e) ||
-		     buf_addstr(out, ",\"numbers\":", e) ||
-		     json_quote(out, r->numbers, e) ||
-		     buf_printf(out, e, ",\"took_ms\":%lld,\"details\":{%s}}",
-				(long long)(r->took_ns / NS_PER_MS),
-				buf_str(&r->details));
-	}
-	return rc || buf_addch(out, ']', e) ? -1 : 0;
+	return items;
 }
 
 void checks_release(const struct suite *s, struct check_result *res)

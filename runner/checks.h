@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "checkers/checker.h"
 #include "lib/buf.h"
 
@@ -18,18 +20,11 @@ struct suite;
 void checks_run(const struct check_ctx *ctx, struct check_result *out);
 
 /*
- * Append one TAP test point per check, numbered from *point + 1, with a
- * YAML block under failures (fail and unknown). Returns the exit code the
- * checks call for: 1 when one failed, else 3 when one could not decide,
- * else 0.
+ * The results.json items of the checks (docs/results.md): name, verdict,
+ * summary, message, numbers, took_ms, details. `res` may be NULL (not
+ * run: every check skipped).
  */
-int checks_tap(struct buf *tap, int *point, const struct suite *s,
-	       const struct check_result *res, const char *run_dir,
-	       uint64_t seed, struct err *e);
-
-/* Append "\"checks\":[...]" for results.json. */
-int checks_json(struct buf *out, const struct suite *s,
-		const struct check_result *res, struct err *e);
+json_t *checks_items(const struct suite *s, const struct check_result *res);
 
 void checks_release(const struct suite *s, struct check_result *res);
 

@@ -8,6 +8,7 @@
 #include "lib/http.h"
 #include "lib/log.h"
 #include "lib/sql.h"
+#include "reports/report.h"
 #include "runner/checks.h"
 #include "runner/runner.h"
 #include "runner/suite.h"
@@ -58,41 +59,44 @@ static struct cluster *attach(const char *dir, struct cluster *c,
 	return c;
 }
 
-/* results.json with its "checks" replaced (or a new one). */
+/*
+ * results.json with its checks replaced (a new one for a run that never
+ * finished), and every report rebuilt from it. Returns the exit code of
+ * the checks alone.
+ */
 static int update_results(const char *dir, const struct suite *s,
 			  const struct check_result *res, struct err *e)
 {
-	char path[4096];
-	struct buf checks = BUF_INIT, out = BUF_INIT;
-	json_t *doc, *fresh;
-	char *text = NULL;
-	int rc = -1;
+	static const char *const checks_only[] = { "checks", NULL };
+	struct buf out = BUF_INIT, tap = BUF_INIT;
+	json_t *doc = NULL, *only;
+	char path[4200], *text;
+	int rc;
 
+	if (results_load(dir, &doc, NULL))
+		doc = json_pack("{s:s, s:I, s:s, s:[], s:[]}", "suite",
+				s->name, "seed", (json_int_t)s->seed,
+				"run_dir", dir, "workloads", "faults");
+	json_object_set_new(doc, "checks", checks_items(s, res));
+	json_object_del(doc, "skip");
+	json_object_set_new(doc, "verdict", json_string(results_verdict(doc)));
+	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	doc = json_load_file(path, 0, NULL);
-	if (!json_is_object(doc)) {
-		json_decref(doc);
-		doc = json_pack("{s:s, s:s}", "suite", s->name, "run_dir",
-				dir);
-	}
-	if (buf_addch(&checks, '{', e) || checks_json(&checks, s, res, e) ||
-	    buf_addch(&checks, '}', e))
-		goto out;
-	fresh = json_loads(buf_str(&checks), 0, NULL);
-	if (!fresh) {
-		err_set(e, ERR_INFRA, "cannot encode the check results");
-		goto out;
-	}
-	json_object_set(doc, "checks", json_object_get(fresh, "checks"));
-	json_decref(fresh);
-	text = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	rc = !text || buf_addstr(&out, text, e) || buf_addch(&out, '\n', e) ||
-	     buf_write_file(&out, path, 0644, e) ? -1 : 0;
-out:
+	     buf_write_file(&out, path, 0644, e) ||
+	     reports_write(doc, dir, e) ||
+	     report_tap_sections(doc, checks_only, &tap, e);
 	free(text);
+	if (!rc) {
+		fputs(buf_str(&tap), stdout);
+		fflush(stdout);
+	}
+	only = json_pack("{s:O}", "checks", json_object_get(doc, "checks"));
+	rc = rc ? -1 : results_exit_code(only);
+	json_decref(only);
 	json_decref(doc);
-	buf_release(&checks);
 	buf_release(&out);
+	buf_release(&tap);
 	return rc;
 }
 
@@ -102,12 +106,11 @@ int cmd_check(int argc, char **argv)
 	int n = opts_parse(command_find("check"), opts, argc, argv);
 	struct check_ctx ctx = { NULL, NULL, NULL, -1, NULL };
 	struct check_result *res = NULL;
-	struct buf tap = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct cluster c;
 	struct suite s;
 	char path[4096];
-	int rc = EXIT_PASS, point = 0;
+	int rc = EXIT_PASS;
 
 	if (n != 1)
 		die(EXIT_USAGE, "check: expected one RUN_DIR (see 'tichaos "
@@ -127,15 +130,11 @@ int cmd_check(int argc, char **argv)
 	if (!res)
 		die(EXIT_INFRA, "out of memory");
 	checks_run(&ctx, res);
-	buf_printf(&tap, NULL, "TAP version 14\n1..%zu\n", s.nchecks);
-	rc = checks_tap(&tap, &point, &s, res, argv[1], s.seed, &e);
-	fputs(buf_str(&tap), stdout);
-	fflush(stdout);
-	if (update_results(argv[1], &s, res, &e))
+	rc = update_results(argv[1], &s, res, &e);
+	if (rc < 0)
 		rc = EXIT_INFRA;
 	checks_release(&s, res);
 	free(res);
-	buf_release(&tap);
 	if (ctx.cluster)
 		cluster_close(&c);
 	suite_release(&s);

@@ -51,9 +51,20 @@ static const struct command commands[] = {
 	{ "check", "re-run the checkers on a stored run",
 	  "tichaos check RUN_DIR\n", cmd_check },
 	{ "replay", "run again with the recorded plan",
-	  "tichaos replay RUN_DIR\n", cmd_replay },
+	  "tichaos replay RUN_DIR [--cluster local|TOPOLOGY.yaml] [--out DIR]\n"
+	  "            [--keep-cluster] [--port-base N|auto] [--quiet]\n"
+	  "\n"
+	  "  Runs RUN_DIR/suite.yaml again with the seed and duration it ran\n"
+	  "  with: the same faults at the same offsets, the same DDL in the same\n"
+	  "  order (checked against RUN_DIR/plan.json), into a new run\n"
+	  "  directory whose results.json names the run it replays.\n",
+	  cmd_replay },
 	{ "report", "rebuild the reports of a stored run",
-	  "tichaos report RUN_DIR\n", cmd_report },
+	  "tichaos report RUN_DIR\n"
+	  "\n"
+	  "  Rebuilds report.tap, junit.xml and summary.txt from\n"
+	  "  RUN_DIR/results.json, prints the TAP stream, and exits with the\n"
+	  "  run's code.\n", cmd_report },
 	{ "list", "every cluster, workload, fault and checker kind",
 	  "tichaos list [--options]\n"
 	  "\n"

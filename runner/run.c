@@ -1,6 +1,7 @@
 #include "runner/run.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -19,12 +20,17 @@
 #include "lib/parse.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
+#include "reports/report.h"
 #include "runner/checks.h"
 #include "runner/nemesis.h"
 #include "runner/plan.h"
 #include "runner/runner.h"
 #include "runner/suite.h"
 #include "workloads/workload.h"
+
+static const char *const tap_sections[] = {
+	"workloads", "faults", "checks", NULL,
+};
 
 /* Signals seen: 1 asks for a graceful stop. */
 static volatile sig_atomic_t interrupted;
@@ -57,12 +63,10 @@ struct state {
 	int dialect;
 	struct nemesis nemesis;
 	int nemesis_started;
-	int faults_failed;
 	/* Where each component's log stood when the run began. */
 	off_t *log_start;
 	struct check_result *checks;
-	int checks_failed;
-	struct buf tap;
+	time_t started;
 };
 
 static int make_dirs(const char *path, struct err *e)
@@ -146,6 +150,26 @@ static int make_run_dir(struct state *st, const struct run_options *o,
 			unlink(link_tmp);
 	}
 	return 0;
+}
+
+/* replay: the plan drawn now must be the one the run recorded. */
+static int same_plan(struct state *st, const char *dir, struct err *e)
+{
+	struct buf now = BUF_INIT, then = BUF_INIT;
+	char path[4200];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	rc = plan_json(&st->plan, &st->suite, &now, e) ||
+	     buf_read_file(&then, path, e);
+	if (!rc && (now.len != then.len || memcmp(now.data, then.data,
+						 now.len)))
+		rc = err_set(e, ERR_USAGE, "cannot replay '%s': this build "
+			     "draws another plan from its suite.yaml and seed "
+			     "than the one recorded in plan.json", dir);
+	buf_release(&now);
+	buf_release(&then);
+	return rc ? -1 : 0;
 }
 
 static int detect_dialect(const struct component *comp, int *dialect,
@@ -513,18 +537,33 @@ static void drive(struct state *st, int quiet)
 	}
 }
 
-/* One TAP test point per workload: its counts, failing on errors that
- * were not to be ignored or when nothing succeeded. Returns failures. */
-static int report_workloads(struct state *st, struct err *e)
+/* "name", "verdict", "summary", "message", "skip" of an item. */
+static void set_item(json_t *it, const char *name, const char *verdict,
+		     const char *summary, const char *message,
+		     const char *skip)
 {
-	int failed = 0, point = 0;
+	json_object_set_new(it, "name", json_string(name));
+	json_object_set_new(it, "verdict", json_string(verdict));
+	json_object_set_new(it, "summary", json_string(summary));
+	json_object_set_new(it, "message", json_string(message));
+	if (skip)
+		json_object_set_new(it, "skip", json_string(skip));
+}
+
+/* One item per workload: its counts, failing on errors that were not to
+ * be ignored, or when nothing succeeded. */
+static json_t *workload_items(struct state *st)
+{
+	json_t *items = json_array();
 
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {
 		const struct suite_item *it = &st->suite.workloads[i];
 		uint64_t ok = 0, fail = 0, info = 0, skipped = 0;
 		int ignore = suite_opt(it, "ignore_errors")->i != 0;
-		const char *reason = "";
-		int bad;
+		const char *reason = "", *verdict, *skip = NULL;
+		char name[128], summary[512];
+		struct buf text = BUF_INIT;
+		json_t *o;
 
 		for (size_t j = 0; j < st->nworkers; j++) {
 			const struct worker *w = &st->workers[j];
@@ -538,179 +577,146 @@ static int report_workloads(struct state *st, struct err *e)
 			if (w->skip_reason[0])
 				reason = w->skip_reason;
 		}
-		bad = (!ignore && fail + info) || (!ok && fail + info);
-		failed += bad;
-		buf_printf(&st->tap, e, "%s %d - workload %zu %s: %llu ok, %llu "
-			   "fail, %llu info", bad ? "not ok" : "ok", ++point,
-			   i + 1, it->kind, (unsigned long long)ok,
-			   (unsigned long long)fail, (unsigned long long)info);
+		buf_printf(&text, NULL, "%llu ok, %llu fail, %llu info",
+			   (unsigned long long)ok, (unsigned long long)fail,
+			   (unsigned long long)info);
 		if (skipped)
-			buf_printf(&st->tap, e, ", %llu skipped (%s)",
+			buf_printf(&text, NULL, ", %llu skipped (%s)",
 				   (unsigned long long)skipped, reason);
-		if (ignore && fail + info && !bad)
-			buf_addstr(&st->tap, ", errors ignored", e);
-		if (!bad && !ok && skipped)
-			buf_printf(&st->tap, e, " # SKIP %s", reason);
-		else if (!bad && !ok)
-			buf_addstr(&st->tap, " # SKIP no operation was due", e);
-		buf_addch(&st->tap, '\n', e);
-		if (bad)
-			buf_printf(&st->tap, e, "  ---\n  message: \"%s\"\n"
-				   "  run_dir: \"%s\"\n  seed: %llu\n"
-				   "  replay: \"tichaos replay %s\"\n  ...\n",
-				   ok ? "operations failed and ignore_errors "
-				   "is false" : "no operation succeeded",
-				   st->dir, (unsigned long long)st->plan.seed,
-				   st->dir);
+		if (ignore && fail + info && ok)
+			buf_addstr(&text, ", errors ignored", NULL);
+		verdict = (!ignore && fail + info) || (!ok && fail + info)
+			  ? "fail" : "pass";
+		if (!strcmp(verdict, "pass") && !ok) {
+			verdict = "skip";
+			skip = skipped ? reason : "no operation was due";
+		}
+		snprintf(name, sizeof(name), "workload %zu %s", i + 1,
+			 it->kind);
+		snprintf(summary, sizeof(summary), "%s", buf_str(&text));
+		o = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:b}",
+			      "index", (json_int_t)(i + 1), "kind", it->kind,
+			      "ok", (json_int_t)ok, "fail", (json_int_t)fail,
+			      "info", (json_int_t)info,
+			      "skipped", (json_int_t)skipped,
+			      "ignore_errors", ignore);
+		set_item(o, name, verdict, summary, ok ? "operations failed "
+			 "and ignore_errors is false" : "no operation "
+			 "succeeded", skip);
+		json_array_append_new(items, o);
+		buf_release(&text);
 	}
+	return items;
+}
+
+/* One item per fault: injections that took effect, heals. */
+static json_t *fault_items(struct state *st)
+{
+	json_t *items = json_array();
+
 	for (size_t i = 0; i < st->suite.nfaults; i++) {
 		const struct suite_item *it = &st->suite.faults[i];
 		const struct nemesis_counts *c = st->nemesis_started ?
 			&st->nemesis.counts[i] : NULL;
+		int heals = ((const struct fault_type *)it->type)->heal != NULL;
 		uint64_t planned = 0;
-		int bad;
+		struct buf text = BUF_INIT;
+		char name[128];
+		const char *verdict;
+		json_t *o;
 
 		for (size_t j = 0; j < st->plan.n; j++)
 			planned += st->plan.events[j].fault == (int)i;
-		if (!c) {
-			buf_printf(&st->tap, e, "ok %d - fault %zu %s # SKIP "
-				   "not run\n", ++point, i + 1, it->kind);
-			continue;
-		}
-		bad = c->failed || c->heal_failed;
-		st->faults_failed += bad;
-		buf_printf(&st->tap, e, "%s %d - fault %zu %s: %llu of %llu "
-			   "injected", bad ? "not ok" : "ok", ++point, i + 1,
-			   it->kind, (unsigned long long)c->injected,
+		buf_printf(&text, NULL, "%llu of %llu injected",
+			   (unsigned long long)(c ? c->injected : 0),
 			   (unsigned long long)planned);
-		if (((const struct fault_type *)it->type)->heal)
-			buf_printf(&st->tap, e, ", %llu healed",
-				   (unsigned long long)c->healed);
-		if (c->failed)
-			buf_printf(&st->tap, e, ", %llu did not take effect",
+		if (heals)
+			buf_printf(&text, NULL, ", %llu healed",
+				   (unsigned long long)(c ? c->healed : 0));
+		if (c && c->failed)
+			buf_printf(&text, NULL, ", %llu did not take effect",
 				   (unsigned long long)c->failed);
-		if (c->heal_failed)
-			buf_printf(&st->tap, e, ", %llu heals failed",
+		if (c && c->heal_failed)
+			buf_printf(&text, NULL, ", %llu heals failed",
 				   (unsigned long long)c->heal_failed);
-		if (!planned)
-			buf_addstr(&st->tap, " # SKIP nothing was due", e);
-		buf_addch(&st->tap, '\n', e);
-		if (bad) {
-			buf_addstr(&st->tap, "  ---\n  message: ", e);
-			json_quote(&st->tap, c->first_error, e);
-			buf_printf(&st->tap, e, "\n  run_dir: \"%s\"\n  seed: "
-				   "%llu\n  ...\n", st->dir,
-				   (unsigned long long)st->plan.seed);
-		}
+		verdict = !c ? "skip" : c->failed || c->heal_failed ? "error"
+			  : planned ? "pass" : "skip";
+		snprintf(name, sizeof(name), "fault %zu %s", i + 1, it->kind);
+		o = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I}",
+			      "index", (json_int_t)(i + 1), "kind", it->kind,
+			      "planned", (json_int_t)planned,
+			      "injected", (json_int_t)(c ? c->injected : 0),
+			      "failed", (json_int_t)(c ? c->failed : 0),
+			      "healed", (json_int_t)(c ? c->healed : 0),
+			      "heal_failed",
+			      (json_int_t)(c ? c->heal_failed : 0));
+		set_item(o, name, verdict, buf_str(&text),
+			 c ? c->first_error : "", !c ? "not run"
+			 : !planned ? "nothing was due" : NULL);
+		json_array_append_new(items, o);
+		buf_release(&text);
 	}
-	return failed;
+	return items;
 }
 
-/* results.json (docs/results.md): every count and verdict of the run. */
-static int write_results(struct state *st, const char *skip, int failed,
-			 int exit_code, struct err *e)
+/*
+ * results.json (docs/results.md), then every report from it; the TAP
+ * stream also goes to stdout, the summary to stderr. Returns the exit
+ * code the results call for.
+ */
+static int finish(struct state *st, const char *skip,
+		  const struct run_options *o, struct err *e)
 {
-	static const char *const outcomes[] = {
-		[EXIT_PASS] = "pass", [EXIT_FAIL] = "fail",
-		[EXIT_USAGE] = "error", [EXIT_INFRA] = "error",
-		[EXIT_INTERRUPTED] = "interrupted",
-	};
-	struct buf out = BUF_INIT;
-	char d[32];
+	char d[32], started[32], reason[64];
+	struct buf out = BUF_INIT, tap = BUF_INIT, summary = BUF_INIT;
+	char path[4200];
+	time_t now = st->started ? st->started : time(NULL);
+	struct tm tm;
+	json_t *r;
+	char *text;
 	int rc;
 
-	(void)failed;
-	rc = buf_addstr(&out, "{\"suite\":", e) ||
-	     json_quote(&out, st->suite.name, e) ||
-	     buf_printf(&out, e, ",\"seed\":%llu,\"duration\":\"%s\","
-			"\"run_dir\":", (unsigned long long)st->plan.seed,
-			format_duration(st->plan.duration_ns, d, sizeof(d))) ||
-	     json_quote(&out, st->dir, e) ||
-	     buf_printf(&out, e, ",\"verdict\":\"%s\"",
-			skip ? "skip" : outcomes[exit_code]);
-	if (!rc && skip)
-		rc = buf_printf(&out, e, ",\"skip\":\"requires %s\"", skip);
-	rc = rc || buf_addstr(&out, ",\"workloads\":[", e);
-	for (size_t i = 0; !rc && i < st->suite.nworkloads; i++) {
-		uint64_t n[4] = { 0, 0, 0, 0 };
-
-		for (size_t j = 0; j < st->nworkers; j++)
-			if (st->workers[j].item == &st->suite.workloads[i]) {
-				n[0] += st->workers[j].ok;
-				n[1] += st->workers[j].fail;
-				n[2] += st->workers[j].info;
-				n[3] += st->workers[j].skipped;
-			}
-		rc = buf_printf(&out, e, "%s{\"index\":%zu,\"kind\":\"%s\","
-				"\"ok\":%llu,\"fail\":%llu,\"info\":%llu,"
-				"\"skipped\":%llu,\"ignore_errors\":%s}",
-				i ? "," : "", i + 1, st->suite.workloads[i].kind,
-				(unsigned long long)n[0],
-				(unsigned long long)n[1],
-				(unsigned long long)n[2],
-				(unsigned long long)n[3],
-				suite_opt(&st->suite.workloads[i],
-					  "ignore_errors")->i ? "true"
-							      : "false");
-	}
-	rc = rc || buf_addstr(&out, "],\"faults\":[", e);
-	for (size_t i = 0; !rc && i < st->suite.nfaults; i++) {
-		const struct nemesis_counts *c = st->nemesis_started ?
-			&st->nemesis.counts[i] : NULL;
-		uint64_t planned = 0;
-
-		for (size_t j = 0; j < st->plan.n; j++)
-			planned += st->plan.events[j].fault == (int)i;
-		rc = buf_printf(&out, e, "%s{\"index\":%zu,\"kind\":\"%s\","
-				"\"planned\":%llu,\"injected\":%llu,"
-				"\"failed\":%llu,\"healed\":%llu,"
-				"\"heal_failed\":%llu,\"error\":",
-				i ? "," : "", i + 1, st->suite.faults[i].kind,
-				(unsigned long long)planned,
-				(unsigned long long)(c ? c->injected : 0),
-				(unsigned long long)(c ? c->failed : 0),
-				(unsigned long long)(c ? c->healed : 0),
-				(unsigned long long)(c ? c->heal_failed : 0)) ||
-		     json_quote(&out, c ? c->first_error : "", e) ||
-		     buf_addch(&out, '}', e);
-	}
-	rc = rc || buf_addstr(&out, "],", e);
-	if (!rc && st->checks)
-		rc = checks_json(&out, &st->suite, st->checks, e);
-	else if (!rc)
-		rc = buf_addstr(&out, "\"checks\":[]", e);
-	rc = rc || buf_addstr(&out, "}\n", e) ||
-	     write_file(st->dir, "results.json", &out, e);
-	buf_release(&out);
-	return rc ? -1 : 0;
-}
-
-static int emit_tap(struct state *st, const char *skip, int *failed,
-		    struct err *e)
-{
-	struct buf body = BUF_INIT;
-	int rc;
-
-	buf_addstr(&st->tap, "TAP version 14\n", e);
+	gmtime_r(&now, &tm);
+	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	r = json_pack("{s:s, s:I, s:s, s:I, s:s, s:s, s:s}",
+		      "suite", st->suite.name,
+		      "seed", (json_int_t)st->plan.seed,
+		      "duration", format_duration(st->plan.duration_ns, d,
+						  sizeof(d)),
+		      "duration_ns", (json_int_t)st->plan.duration_ns,
+		      "started", started, "cluster",
+		      o->cluster ? o->cluster : "local", "run_dir", st->dir);
+	if (o->replay_of)
+		json_object_set_new(r, "replay_of", json_string(o->replay_of));
 	if (skip) {
-		buf_printf(&st->tap, e, "1..0 # SKIP requires %s\n", skip);
-		*failed = 0;
-	} else {
-		int point = (int)(st->suite.nworkloads + st->suite.nfaults);
-
-		buf_printf(&st->tap, e, "1..%zu\n", st->suite.nworkloads +
-			   st->suite.nfaults + st->suite.nchecks);
-		*failed = report_workloads(st, e);
-		if (st->checks)
-			st->checks_failed = checks_tap(&st->tap, &point,
-						       &st->suite, st->checks,
-						       st->dir, st->plan.seed,
-						       e);
+		snprintf(reason, sizeof(reason), "requires %s", skip);
+		json_object_set_new(r, "skip", json_string(reason));
 	}
-	fputs(buf_str(&st->tap), stdout);
-	fflush(stdout);
-	rc = write_file(st->dir, "report.tap", &st->tap, e);
-	buf_release(&body);
+	json_object_set_new(r, "workloads", workload_items(st));
+	json_object_set_new(r, "faults", fault_items(st));
+	json_object_set_new(r, "checks", checks_items(&st->suite,
+						      st->checks));
+	json_object_set_new(r, "verdict", json_string(
+		skip ? "skip" : interrupted ? "interrupted"
+		: results_verdict(r)));
+	text = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	snprintf(path, sizeof(path), "%s/results.json", st->dir);
+	rc = !text || buf_addstr(&out, text, e) || buf_addch(&out, '\n', e) ||
+	     buf_write_file(&out, path, 0644, e) ||
+	     reports_write(r, st->dir, e) ||
+	     report_tap_sections(r, tap_sections, &tap, e);
+	free(text);
+	if (!rc) {
+		fputs(buf_str(&tap), stdout);
+		fflush(stdout);
+		if (!o->quiet && !report_summary_text(r, &summary, NULL))
+			fprintf(stderr, "\n%s", buf_str(&summary));
+	}
+	rc = rc ? -1 : results_exit_code(r);
+	json_decref(r);
+	buf_release(&out);
+	buf_release(&tap);
+	buf_release(&summary);
 	return rc;
 }
 
@@ -748,7 +754,6 @@ static void release(struct state *st, int keep_cluster)
 	plan_release(&st->plan);
 	if (st->suite_loaded)
 		suite_release(&st->suite);
-	buf_release(&st->tap);
 	log_close();
 }
 
@@ -761,10 +766,11 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	const char *skip = NULL;
 	int64_t duration;
 	uint64_t seed;
-	int rc = EXIT_INFRA, failed = 0;
+	int rc = EXIT_INFRA;
 
 	memset(&st, 0, sizeof(st));
 	st.plan = (struct plan)PLAN_INIT;
+	st.started = time(NULL);
 	if (suite_load(&st.suite, path, e)) {
 		suite_release(&st.suite);
 		return EXIT_USAGE;
@@ -783,6 +789,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		fputs(buf_str(&text), stdout);
 		goto out;
 	}
+	if (o->replay_of && same_plan(&st, o->replay_of, e))
+		goto out;
 	if (make_run_dir(&st, o, e))
 		goto out;
 	snprintf(logs, sizeof(logs), "%s/logs", st.dir);
@@ -859,19 +867,16 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	if (run_checks(&st, e))
 		goto out;
 report:
-	if (emit_tap(&st, skip, &failed, e))
+	rc = finish(&st, skip, o, e);
+	if (rc < 0) {
+		rc = EXIT_INFRA;
 		goto out;
-	rc = interrupted ? EXIT_INTERRUPTED
-	     : failed || st.checks_failed == EXIT_FAIL ? EXIT_FAIL
-	     : st.faults_failed || st.checks_failed ? EXIT_INFRA : EXIT_PASS;
-	if (write_results(&st, skip, failed, rc, e))
-		goto out;
-	if (rc == EXIT_INFRA && st.faults_failed)
-		err_set(e, ERR_INFRA, "%d fault%s did not take effect or "
-			"heal (see the TAP diagnostics)", st.faults_failed,
-			st.faults_failed == 1 ? "" : "s");
+	}
+	if (interrupted)
+		rc = EXIT_INTERRUPTED;
 	else if (rc == EXIT_INFRA)
-		err_set(e, ERR_INFRA, "a check could not decide (see the TAP "
+		err_set(e, ERR_INFRA, "a fault did not take effect, a heal "
+			"failed or a check could not decide (see the TAP "
 			"diagnostics)");
 out:
 	if (rc == EXIT_INFRA && !err_isset(e))

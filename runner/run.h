@@ -26,6 +26,9 @@ struct run_options {
 	int quiet;
 	/* Print the plan and stop: nothing started, nothing written. */
 	int dry_run;
+	/* replay: the run directory replayed; its plan.json must be the
+	 * plan drawn now, byte for byte. */
+	const char *replay_of;
 };
 
 /* State shared by the runner and its workers. */

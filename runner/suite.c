@@ -266,6 +266,32 @@ static int check_name(const char *file, const struct ynode *at,
 	return 0;
 }
 
+/*
+ * Scheduled workloads (DDL) run their plan on one thread: `threads` and
+ * `rate` would be ignored, so giving them is an error.
+ */
+static int check_scheduled(const struct suite *s, const struct suite_item *it,
+			   struct err *e)
+{
+	static const char *const keys[] = { "threads", "rate" };
+	const struct workload_type *t = it->type;
+
+	if (!t->run_op)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		const struct optval *v = suite_opt(it, keys[k]);
+		struct ynode at = { YNODE_SCALAR, v ? v->line : 0,
+				    v ? v->col : 0, NULL, 0, NULL, 0 };
+
+		if (v && v->given)
+			return ynode_error(e, s->path, &at, "%s in workload "
+					   "'%s': a scheduled workload runs "
+					   "its plan on one thread, at the "
+					   "planned times", keys[k], it->kind);
+	}
+	return 0;
+}
+
 int suite_load(struct suite *s, const char *path, struct err *e)
 {
 	struct optval top[NTOP] = { { 0 } };
@@ -336,7 +362,8 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 	for (size_t i = 0; i < s->nworkloads; i++) {
 		const struct workload_type *t = s->workloads[i].type;
 
-		if (t->check && t->check(s, &s->workloads[i], e))
+		if (check_scheduled(s, &s->workloads[i], e) ||
+		    (t->check && t->check(s, &s->workloads[i], e)))
 			goto out;
 	}
 	for (size_t i = 0; i < s->nfaults; i++) {
@@ -514,10 +541,15 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 	if (!rc && s->requires)
 		rc = buf_addstr(out, "]\n", e);
 	rc = rc || buf_printf(out, e, "cluster: { captures: %d, tidb: %d, "
-			      "pd: %d, kv: %d }\nduration: %s\nseed: %llu\n"
-			      "database: %s\ntables:\n", s->captures, s->tidb,
-			      s->pd, s->kv,
-			      format_duration(duration_ns, d, sizeof(d)),
+			      "pd: %d, kv: %d }\nduration: %s\n", s->captures,
+			      s->tidb, s->pd, s->kv,
+			      format_duration(s->duration_ns, d, sizeof(d)));
+	/* The schedules are the suite's; --duration scales them at run
+	 * time (plan.json has the run's duration). */
+	if (!rc && duration_ns != s->duration_ns)
+		rc = buf_printf(out, e, "# run for %s with --duration\n",
+				format_duration(duration_ns, d, sizeof(d)));
+	rc = rc || buf_printf(out, e, "seed: %llu\ndatabase: %s\ntables:\n",
 			      (unsigned long long)seed, s->database);
 	for (size_t i = 0; !rc && i < s->ntables; i++) {
 		const struct suite_table *t = &s->tables[i];

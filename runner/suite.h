@@ -80,7 +80,8 @@ const struct suite_table *suite_table(const struct suite *s,
 
 /*
  * Write the suite as run: every option with its value, defaults filled in,
- * ranges expanded, the given seed. Loading the output gives the same suite.
+ * ranges expanded, the given seed, and a comment with the run's duration
+ * when --duration changed it. Loading the output gives the same suite.
  */
 int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 		struct buf *out, struct err *e);

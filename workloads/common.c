@@ -22,9 +22,13 @@ int wl_op(struct worker *w, const char *f, const char *table,
 	if (worker_connect(w))
 		return -1;
 	worker_invoke(w, f, table);
-	for (; *stmts; stmts++)
-		if (sql_exec(&w->conn, *stmts, &e))
+	for (size_t i = 0; stmts[i]; i++)
+		if (sql_exec(&w->conn, stmts[i], &e)) {
+			/* Half done is not "did not happen". */
+			if (i > 0)
+				w->conn.last_class = SQL_AMBIGUOUS;
 			break;
+		}
 	if (err_isset(&e)) {
 		worker_complete(w, f, table, -1, &e);
 		return -1;

@@ -81,6 +81,16 @@ static int check(const struct suite *s, const struct suite_item *it,
 				   "'partition_ddl' must be RANGE "
 				   "partitioning");
 	}
+	for (size_t i = 0; i < with->n; i++)
+		if (suite_table(s, with->list[i])->partition) {
+			at.line = with->line;
+			at.col = with->col;
+			return ynode_error(e, s->path, &at, "exchange_with in "
+					   "workload 'partition_ddl': '%s' is "
+					   "partitioned; EXCHANGE PARTITION "
+					   "needs a table without partitions",
+					   with->list[i]);
+		}
 	for (size_t i = 0; i < s->ntables; i++)
 		normal += !s->tables[i].partition;
 	for (size_t i = 0; i < opv->n; i++)
@@ -204,8 +214,9 @@ static void run_op(struct worker *w, const struct plan_event *ev)
 	worker_invoke(w, ev->op, ev->table);
 	if (!read_partitions(w, ev->table, &parts, &e) &&
 	    !build(w, ev, &parts, &a, &b, &e) &&
-	    !sql_exec(&w->conn, buf_str(&a), &e) && b.len)
-		sql_exec(&w->conn, buf_str(&b), &e);
+	    !sql_exec(&w->conn, buf_str(&a), &e) && b.len &&
+	    sql_exec(&w->conn, buf_str(&b), &e))
+		w->conn.last_class = SQL_AMBIGUOUS;	/* half done */
 	worker_complete(w, ev->op, ev->table, -1, &e);
 	sql_result_release(&parts);
 	buf_release(&a);

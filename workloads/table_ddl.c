@@ -70,7 +70,8 @@ static void run_op(struct worker *w, const struct plan_event *ev)
 	worker_invoke(w, ev->op, ev->table);
 	if (!sql_exec(&w->conn, buf_str(&drop), &e)) {
 		clock_sleep_ns(wl_int(w, "recreate_after"), NULL);
-		sql_exec(&w->conn, buf_str(&second), &e);
+		if (sql_exec(&w->conn, buf_str(&second), &e))
+			w->conn.last_class = SQL_AMBIGUOUS;	/* half done */
 	}
 	worker_complete(w, ev->op, ev->table, -1, &e);
 out:

@@ -145,10 +145,11 @@ not_injected() {
 	printf "%s\n" "TAP version 14" "1..2" \
 		"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
 		"not ok 2 - fault 1 resign: 0 of 1 injected, 1 did not take effect" \
-		"  ---" "  message: \"$2\"" "  run_dir: \"$TRASH/$1\"" "  seed: 7" \
-		"  ..." >"$TRASH/expect.tap" &&
+		"  ---" "  verdict: error" "  message: \"$2\"" \
+		"  run_dir: \"$TRASH/$1\"" "  seed: 7" \
+		"  replay: \"tichaos replay $TRASH/$1\"" "  ..." >"$TRASH/expect.tap" &&
 	test_cmp "$TRASH/expect.tap" "$TRASH/$1.tap" &&
-	echo "tichaos: 1 fault did not take effect or heal (see the TAP diagnostics)" \
+	echo "tichaos: a fault did not take effect, a heal failed or a check could not decide (see the TAP diagnostics)" \
 		>"$TRASH/expect.err" &&
 	tail -n 1 "$TRASH/$1.err" | test_cmp "$TRASH/expect.err" -
 }

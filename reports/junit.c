@@ -1,0 +1,137 @@
+/*
+ * junit.xml: one testsuite per suite, one testcase per workload, fault and
+ * check, the way CI servers read it (failure = a bug found, error = the
+ * infrastructure, skipped), with the seed and the cluster as properties
+ * and the summary as system-out.
+ */
+#include <string.h>
+
+#include "reports/report.h"
+
+/* Text escaped for XML attributes and content. */
+static void xml(struct buf *out, const char *s)
+{
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '&')
+			buf_addstr(out, "&amp;", NULL);
+		else if (c == '<')
+			buf_addstr(out, "&lt;", NULL);
+		else if (c == '>')
+			buf_addstr(out, "&gt;", NULL);
+		else if (c == '"')
+			buf_addstr(out, "&quot;", NULL);
+		else if (c < 0x20 && c != '\n' && c != '\t')
+			buf_addch(out, ' ', NULL);
+		else
+			buf_addch(out, (char)c, NULL);
+	}
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static int is(const json_t *it, const char *verdict)
+{
+	return !strcmp(str(it, "verdict"), verdict);
+}
+
+static int build(const json_t *results, const char *run_dir,
+		 struct buf *out, struct err *e)
+{
+	static const char *const sections[] = {
+		"workloads", "faults", "checks", NULL,
+	};
+	const char *suite = str(results, "suite");
+	const char *skip = json_string_value(json_object_get(results, "skip"));
+	int tests = 0, failures = 0, errors = 0, skipped = 0;
+	double seconds = (double)json_integer_value(json_object_get(
+		results, "duration_ns")) / 1e9;
+	struct buf summary = BUF_INIT;
+
+	(void)run_dir;
+	for (int s = 0; sections[s]; s++) {
+		const json_t *items = json_object_get(results, sections[s]);
+
+		for (size_t i = 0; i < json_array_size(items); i++) {
+			const json_t *it = json_array_get(items, i);
+
+			tests++;
+			failures += is(it, "fail");
+			errors += is(it, "unknown") || is(it, "error");
+			skipped += is(it, "skip") || skip;
+		}
+	}
+	buf_addstr(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", e);
+	buf_printf(out, e, "<testsuites name=\"tichaos\" tests=\"%d\" "
+		   "failures=\"%d\" errors=\"%d\" skipped=\"%d\" "
+		   "time=\"%.3f\">\n", tests, failures, errors, skipped,
+		   seconds);
+	buf_addstr(out, "  <testsuite name=\"", e);
+	xml(out, suite);
+	buf_printf(out, e, "\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+		   "skipped=\"%d\" time=\"%.3f\" timestamp=\"", tests,
+		   failures, errors, skipped, seconds);
+	xml(out, str(results, "started"));
+	buf_addstr(out, "\">\n    <properties>\n", e);
+	buf_printf(out, e, "      <property name=\"seed\" value=\"%lld\"/>\n",
+		   (long long)json_integer_value(json_object_get(results,
+								 "seed")));
+	buf_addstr(out, "      <property name=\"cluster\" value=\"", e);
+	xml(out, str(results, "cluster"));
+	buf_addstr(out, "\"/>\n      <property name=\"run_dir\" value=\"", e);
+	xml(out, str(results, "run_dir"));
+	buf_addstr(out, "\"/>\n    </properties>\n", e);
+	for (int s = 0; sections[s]; s++) {
+		const json_t *items = json_object_get(results, sections[s]);
+
+		for (size_t i = 0; i < json_array_size(items); i++) {
+			const json_t *it = json_array_get(items, i);
+			const char *tag = is(it, "fail") ? "failure"
+					  : is(it, "unknown") ||
+					    is(it, "error") ? "error" : NULL;
+
+			buf_addstr(out, "    <testcase classname=\"", e);
+			xml(out, suite);
+			buf_addstr(out, "\" name=\"", e);
+			xml(out, str(it, "name"));
+			buf_printf(out, e, "\" time=\"%.3f\"",
+				   (double)json_integer_value(json_object_get(
+					   it, "took_ms")) / 1000.0);
+			if (!tag && !is(it, "skip") && !skip) {
+				buf_addstr(out, "/>\n", e);
+				continue;
+			}
+			buf_addstr(out, ">\n", e);
+			if (tag) {
+				buf_printf(out, e, "      <%s type=\"%s\" "
+					   "message=\"", tag,
+					   str(it, "verdict"));
+				xml(out, str(it, "message"));
+				buf_addstr(out, "\">", e);
+				xml(out, str(it, "numbers"));
+				buf_printf(out, e, "</%s>\n", tag);
+			} else {
+				buf_addstr(out, "      <skipped message=\"", e);
+				xml(out, skip ? skip : str(it, "skip"));
+				buf_addstr(out, "\"/>\n", e);
+			}
+			buf_addstr(out, "    </testcase>\n", e);
+		}
+	}
+	report_summary_text(results, &summary, e);
+	buf_addstr(out, "    <system-out>", e);
+	xml(out, buf_str(&summary));
+	buf_addstr(out, "</system-out>\n  </testsuite>\n</testsuites>\n", e);
+	buf_release(&summary);
+	return err_isset(e) ? -1 : 0;
+}
+
+const struct report_type report_junit = {
+	"junit", "junit.xml", "JUnit XML for CI servers", build,
+};

@@ -1,0 +1,55 @@
+#ifndef TICHAOS_REPORT_H
+#define TICHAOS_REPORT_H
+
+/*
+ * Reports of a run (DESIGN §9), every one built from results.json
+ * (docs/results.md) — plus history.jsonl for the HTML timeline — so that
+ * `tichaos report RUN_DIR` rebuilds byte for byte what the run wrote.
+ *
+ * results.json holds, for every workload, fault and check of the suite, an
+ * item with "name", "verdict" (pass, fail, unknown, error, skip),
+ * "summary" (the line's text), "message" (the diagnostic of a failure) and
+ * "skip" (why it was skipped).
+ */
+
+#include <jansson.h>
+
+#include "lib/buf.h"
+#include "lib/err.h"
+
+struct report_type {
+	const char *name;	/* "tap", "junit", ... */
+	const char *file;	/* in the run directory */
+	const char *doc;
+	/* MUST: the report of `results` (of the run in `run_dir`). */
+	int (*build)(const json_t *results, const char *run_dir,
+		     struct buf *out, struct err *e);
+};
+
+/* Every report, NULL-terminated (reports/registry.c). */
+extern const struct report_type *const report_types[];
+
+/* The exit code the results call for (DESIGN §3). */
+int results_exit_code(const json_t *results);
+
+/* The top-level verdict for that exit code: pass, fail, error, ... */
+const char *results_verdict(const json_t *results);
+
+/*
+ * The TAP 14 stream of the items of `sections` ("workloads", "faults",
+ * "checks"; NULL-terminated), numbered in that order.
+ */
+int report_tap_sections(const json_t *results, const char *const *sections,
+			struct buf *out, struct err *e);
+
+/* Build every report into the run directory. */
+int reports_write(const json_t *results, const char *run_dir, struct err *e);
+
+/* The summary table (summary.txt; also printed at the end of a run). */
+int report_summary_text(const json_t *results, struct buf *out,
+			struct err *e);
+
+/* Load RUN_DIR/results.json (ERR_USAGE when it is not there). */
+int results_load(const char *run_dir, json_t **results, struct err *e);
+
+#endif

@@ -1,0 +1,62 @@
+/*
+ * summary.txt: a plain-text table of what happened — printed at the end of
+ * a run on stderr too.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "reports/report.h"
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+int report_summary_text(const json_t *results, struct buf *out,
+			struct err *e)
+{
+	static const char *const sections[] = {
+		"workloads", "faults", "checks", NULL,
+	};
+	const char *skip = json_string_value(json_object_get(results, "skip"));
+
+	buf_printf(out, e, "suite %s, seed %lld, duration %s: %s\n",
+		   str(results, "suite"),
+		   (long long)json_integer_value(json_object_get(results,
+								 "seed")),
+		   str(results, "duration"), str(results, "verdict"));
+	buf_printf(out, e, "run directory: %s\n", str(results, "run_dir"));
+	if (skip)
+		return buf_printf(out, e, "skipped: %s\n", skip);
+	buf_printf(out, e, "\n%-24s %-8s %s\n", "WHAT", "VERDICT", "SUMMARY");
+	for (int s = 0; sections[s]; s++) {
+		const json_t *items = json_object_get(results, sections[s]);
+
+		for (size_t i = 0; i < json_array_size(items); i++) {
+			const json_t *it = json_array_get(items, i);
+			const char *summary = str(it, "summary");
+
+			if (!*summary)
+				summary = str(it, "skip");
+			buf_printf(out, e, "%-24s %-8s %s\n", str(it, "name"),
+				   str(it, "verdict"), summary);
+			if (*str(it, "numbers"))
+				buf_printf(out, e, "%-24s %-8s %s\n", "", "",
+					   str(it, "numbers"));
+		}
+	}
+	return err_isset(e) ? -1 : 0;
+}
+
+static int build(const json_t *results, const char *run_dir,
+		 struct buf *out, struct err *e)
+{
+	(void)run_dir;
+	return report_summary_text(results, out, e);
+}
+
+const struct report_type report_summary = {
+	"summary", "summary.txt", "a plain-text table of the verdicts", build,
+};
