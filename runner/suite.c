@@ -270,13 +270,27 @@ static int check_name(const char *file, const struct ynode *at,
  * Scheduled workloads (DDL) run their plan on one thread: `threads` and
  * `rate` would be ignored, so giving them is an error.
  */
+static const char *const scheduled_refuse[] = { "threads", "rate" };
+
+/* Is `key` refused for item `it` of section `key_of` ("workloads")? */
+static int refused(const char *section, const struct suite_item *it,
+		   const char *key)
+{
+	if (strcmp(section, "workloads") ||
+	    !((const struct workload_type *)it->type)->run_op)
+		return 0;
+	for (int k = 0; k < 2; k++)
+		if (!strcmp(key, scheduled_refuse[k]))
+			return 1;
+	return 0;
+}
+
 static int check_scheduled(const struct suite *s, const struct suite_item *it,
 			   struct err *e)
 {
-	static const char *const keys[] = { "threads", "rate" };
-	const struct workload_type *t = it->type;
+	const char *const *keys = scheduled_refuse;
 
-	if (!t->run_op)
+	if (!refused("workloads", it, keys[0]))
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		const struct optval *v = suite_opt(it, keys[k]);
@@ -506,7 +520,8 @@ static int write_items(struct buf *out, const char *key,
 		if (buf_printf(out, e, "  - kind: %s\n", it->kind))
 			return -1;
 		for (size_t j = 0; j < it->nspecs; j++) {
-			if (!it->vals[j].set)
+			if (!it->vals[j].set ||
+			    refused(key, it, it->specs[j].key))
 				continue;
 			if (buf_printf(out, e, "    %s: ", it->specs[j].key) ||
 			    write_value(out, &it->specs[j], &it->vals[j], e) ||
