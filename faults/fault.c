@@ -76,7 +76,7 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 		}
 		ev.at_ns = when;
 		ev.op = (char *)it->kind;
-		ev.choice = rand_next(r);
+		ev.choice = plan_choice(r);
 		if (plan_add(p, &ev, e))
 			return -1;
 		n++;

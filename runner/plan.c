@@ -22,6 +22,11 @@ static char *dup_or_null(const char *s)
 	return p;
 }
 
+uint64_t plan_choice(struct rand *r)
+{
+	return rand_next(r) >> 11;
+}
+
 int plan_add(struct plan *p, const struct plan_event *ev, struct err *e)
 {
 	struct plan_event *slot;

@@ -17,6 +17,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/rand.h"
 
 struct suite;
 
@@ -27,7 +28,9 @@ struct plan_event {
 	char *op;		/* "truncate", "exchange", ... */
 	char *table;		/* MAY */
 	char *with;		/* MAY: a second table (exchange) */
-	uint64_t choice;	/* resolved by the operation at run time */
+	uint64_t choice;	/* resolved by the operation at run time;
+				 * below 2^53, so every JSON reader keeps it
+				 * exact */
 };
 
 struct plan {
@@ -52,6 +55,9 @@ struct plan {
  */
 int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 	       int64_t duration_ns, struct err *e);
+
+/* A `choice` for an event: 53 random bits. */
+uint64_t plan_choice(struct rand *r);
 
 /* Add one event (its strings are copied). */
 int plan_add(struct plan *p, const struct plan_event *ev, struct err *e);

@@ -112,7 +112,7 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		ev.table = tables->list[rand_below(r, tables->n)];
 		if (!strcmp(ev.op, "exchange"))
 			ev.with = exchange_target(s, with, r);
-		ev.choice = rand_next(r);
+		ev.choice = plan_choice(r);
 		if (plan_add(p, &ev, e))
 			return -1;
 	}
