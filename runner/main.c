@@ -62,7 +62,7 @@ static const struct command commands[] = {
 	{ "report", "rebuild the reports of a stored run",
 	  "tichaos report RUN_DIR\n"
 	  "\n"
-	  "  Rebuilds report.tap, junit.xml and summary.txt from\n"
+	  "  Rebuilds report.tap, junit.xml, summary.txt and report.html from\n"
 	  "  RUN_DIR/results.json, prints the TAP stream, and exits with the\n"
 	  "  run's code.\n", cmd_report },
 	{ "list", "every cluster, workload, fault and checker kind",

@@ -603,6 +603,17 @@ static json_t *workload_items(struct state *st)
 		set_item(o, name, verdict, summary, ok ? "operations failed "
 			 "and ignore_errors is false" : "no operation "
 			 "succeeded", skip);
+		/* Its workers' process numbers in the history. */
+		for (size_t j = 0; j < st->nworkers; j++)
+			if (st->workers[j].item == it) {
+				json_object_set_new(o, "processes", json_pack(
+					"[I, I]",
+					(json_int_t)st->workers[j].process,
+					(json_int_t)(st->workers[j].process +
+						     st->workers[j].nthreads -
+						     1)));
+				break;
+			}
 		json_array_append_new(items, o);
 		buf_release(&text);
 	}
@@ -867,6 +878,12 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	if (run_checks(&st, e))
 		goto out;
 report:
+	/* Every record on disk before the reports read the history. */
+	if (st.run.history && history_close(st.run.history, e)) {
+		st.run.history = NULL;
+		goto out;
+	}
+	st.run.history = NULL;
 	rc = finish(&st, skip, o, e);
 	if (rc < 0) {
 		rc = EXIT_INFRA;

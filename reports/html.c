@@ -1,0 +1,531 @@
+/*
+ * report.html: one self-contained page (no network, no script): the
+ * verdicts, a timeline of the run with fault windows, DDL and owner
+ * changes, per-workload throughput and latency (p50 / p99 per second) as
+ * inline SVG with the fault windows shaded, and the details of what
+ * failed, with links to logs/ and fix-sql/.
+ *
+ * Built from results.json and history.jsonl only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "reports/report.h"
+
+#define MAX_SECONDS 86400
+#define LAT_BUCKETS 40		/* log2 buckets of microseconds */
+
+struct window {
+	double from, to;	/* seconds; to < 0: never healed */
+	char what[96];
+};
+
+struct mark {
+	double at;
+	char what[160];
+	int kind;		/* 0 DDL, 1 owner change, 2 instant fault */
+};
+
+struct series {
+	const char *name;
+	long first, last;	/* process range */
+	unsigned *ok;		/* per second */
+	unsigned *errors;
+	unsigned (*lat)[LAT_BUCKETS];
+};
+
+struct timeline {
+	struct window *w;
+	size_t nw;
+	struct mark *m;
+	size_t nm;
+	struct series *s;
+	size_t ns;
+	int seconds;
+	double *invoked;	/* per process: last invoke time */
+	long nprocs;
+};
+
+static void html(struct buf *out, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&':
+			buf_addstr(out, "&amp;", NULL);
+			break;
+		case '<':
+			buf_addstr(out, "&lt;", NULL);
+			break;
+		case '>':
+			buf_addstr(out, "&gt;", NULL);
+			break;
+		case '"':
+			buf_addstr(out, "&quot;", NULL);
+			break;
+		default:
+			buf_addch(out, *s, NULL);
+		}
+}
+
+/* The string value of "key" in a JSON line (no unescaping needed for the
+ * plain names looked up here), or "". */
+static void field(const char *line, const char *key, char *out, size_t size)
+{
+	char pat[64];
+	const char *p, *end;
+
+	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
+	out[0] = '\0';
+	p = strstr(line, pat);
+	if (!p)
+		return;
+	p += strlen(pat);
+	end = strchr(p, '"');
+	if (end)
+		snprintf(out, size, "%.*s", (int)(end - p), p);
+}
+
+static long number(const char *line, const char *key, long dflt)
+{
+	char pat[64];
+	const char *p;
+
+	snprintf(pat, sizeof(pat), "\"%s\":", key);
+	p = strstr(line, pat);
+	return p && p[strlen(pat)] != '"' ? strtol(p + strlen(pat), NULL, 10)
+					  : dflt;
+}
+
+static int is_ddl(const char *f)
+{
+	static const char *const ops[] = {
+		"drop_create", "drop_recover", "truncate", "drop_add",
+		"remove_repartition", "exchange", "reorganize", NULL,
+	};
+
+	for (int i = 0; ops[i]; i++)
+		if (!strcmp(ops[i], f))
+			return 1;
+	return 0;
+}
+
+static void *grow(void *p, size_t n, size_t size)
+{
+	void *q = realloc(p, (n + 1) * size);
+
+	if (!q)
+		abort();
+	return q;
+}
+
+static int lat_bucket(double seconds)
+{
+	double us = seconds * 1e6;
+	int b = 0;
+
+	while (us >= 2 && b < LAT_BUCKETS - 1) {
+		us /= 2;
+		b++;
+	}
+	return b;
+}
+
+static void read_history(struct timeline *t, const char *run_dir)
+{
+	char path[4200], f[64], type[16], target[160], proc[16];
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *in;
+
+	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
+	in = fopen(path, "re");
+	if (!in)
+		return;
+	while (getline(&line, &cap, in) > 0) {
+		double at = (double)number(line, "time", 0) / 1e9;
+		int sec = (int)at;
+
+		if (sec >= MAX_SECONDS)
+			continue;
+		field(line, "type", type, sizeof(type));
+		field(line, "f", f, sizeof(f));
+		field(line, "process", proc, sizeof(proc));
+		field(line, "target", target, sizeof(target));
+		if (!strcmp(proc, "nemesis") && !strcmp(type, "info")) {
+			if (!strcmp(f, "kill") || !strcmp(f, "pause")) {
+				t->w = grow(t->w, t->nw, sizeof(*t->w));
+				t->w[t->nw].from = at;
+				t->w[t->nw].to = -1;
+				snprintf(t->w[t->nw].what,
+					 sizeof(t->w[0].what), "%.20s %.70s",
+					 f, target);
+				t->nw++;
+			} else if (!strcmp(f, "restart") ||
+				   !strcmp(f, "continue")) {
+				for (size_t i = t->nw; i-- > 0;)
+					if (t->w[i].to < 0) {
+						t->w[i].to = at;
+						break;
+					}
+			} else {
+				t->m = grow(t->m, t->nm, sizeof(*t->m));
+				t->m[t->nm].at = at;
+				t->m[t->nm].kind = 2;
+				snprintf(t->m[t->nm].what,
+					 sizeof(t->m[0].what), "%.40s %.100s",
+					 f, target);
+				t->nm++;
+			}
+		} else if (!strcmp(proc, "monitor")) {
+			const char *v = strstr(line, "\"value\":");
+
+			t->m = grow(t->m, t->nm, sizeof(*t->m));
+			t->m[t->nm].at = at;
+			t->m[t->nm].kind = 1;
+			snprintf(t->m[t->nm].what, sizeof(t->m[0].what),
+				 "owner %.40s %.100s", target,
+				 v ? v + 8 : "");
+			t->nm++;
+		} else if (!proc[0]) {
+			long p = number(line, "process", -1);
+
+			if (p < 0 || p >= t->nprocs)
+				continue;
+			if (!strcmp(type, "invoke")) {
+				t->invoked[p] = at;
+				if (is_ddl(f)) {
+					char table[128];
+
+					field(line, "table", table,
+					      sizeof(table));
+					t->m = grow(t->m, t->nm,
+						    sizeof(*t->m));
+					t->m[t->nm].at = at;
+					t->m[t->nm].kind = 0;
+					snprintf(t->m[t->nm].what,
+						 sizeof(t->m[0].what),
+						 "%.40s %.100s", f, table);
+					t->nm++;
+				}
+				continue;
+			}
+			for (size_t i = 0; i < t->ns; i++) {
+				struct series *s = &t->s[i];
+
+				if (p < s->first || p > s->last)
+					continue;
+				if (!strcmp(type, "ok")) {
+					s->ok[sec]++;
+					s->lat[sec][lat_bucket(at -
+						t->invoked[p])]++;
+				} else {
+					s->errors[sec]++;
+				}
+				if (sec + 1 > t->seconds)
+					t->seconds = sec + 1;
+			}
+		}
+	}
+	free(line);
+	fclose(in);
+}
+
+/* The p-th quantile (0..1) of a latency histogram, in milliseconds. */
+static double quantile(const unsigned *h, double q)
+{
+	unsigned total = 0, seen = 0;
+
+	for (int b = 0; b < LAT_BUCKETS; b++)
+		total += h[b];
+	if (!total)
+		return 0;
+	for (int b = 0; b < LAT_BUCKETS; b++) {
+		seen += h[b];
+		if (seen >= q * total)
+			return (double)(1u << b) / 1000.0;
+	}
+	return 0;
+}
+
+#define W 900
+#define H 160
+#define PAD 40
+
+static double x_of(double sec, int seconds)
+{
+	return PAD + (W - 2 * PAD) * sec / (seconds > 0 ? seconds : 1);
+}
+
+static void shade(struct buf *out, const struct timeline *t, int height)
+{
+	for (size_t i = 0; i < t->nw; i++) {
+		double a = x_of(t->w[i].from, t->seconds);
+		double b = x_of(t->w[i].to >= 0 ? t->w[i].to : t->seconds,
+				t->seconds);
+
+		buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"10\" width=\"%.1f\" "
+			   "height=\"%d\" class=\"fault\"><title>", a,
+			   b - a > 1 ? b - a : 1, height - 30);
+		html(out, t->w[i].what);
+		buf_addstr(out, "</title></rect>\n", NULL);
+	}
+}
+
+static void axis(struct buf *out, int seconds, int height, const char *label)
+{
+	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		   "class=\"axis\"/>\n", PAD, height - 20, W - PAD,
+		   height - 20);
+	for (int s = 0; s <= seconds; s += seconds > 20 ? seconds / 10 : 1)
+		buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" "
+			   "class=\"tick\">%ds</text>\n", x_of(s, seconds),
+			   height - 5, s);
+	buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">%s"
+		   "</text>\n", label);
+}
+
+static void plot(struct buf *out, const struct timeline *t,
+		 const struct series *s, int latency)
+{
+	double max = 1, v;
+
+	for (int sec = 0; sec < t->seconds; sec++) {
+		v = latency ? quantile(s->lat[sec], 0.99) : s->ok[sec];
+		if (v > max)
+			max = v;
+	}
+	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n", W, H);
+	shade(out, t, H);
+	axis(out, t->seconds, H, latency ? "latency ms (p50, p99)"
+					 : "ok operations per second");
+	for (int line = 0; line < (latency ? 2 : 1); line++) {
+		buf_printf(out, NULL, "<polyline class=\"%s\" points=\"",
+			   latency ? (line ? "p99" : "p50") : "ops");
+		for (int sec = 0; sec < t->seconds; sec++) {
+			v = latency ? quantile(s->lat[sec], line ? 0.99 : 0.5)
+				    : s->ok[sec];
+			buf_printf(out, NULL, "%.1f,%.1f ",
+				   x_of(sec + 0.5, t->seconds),
+				   (H - 20) - (H - 40) * v / max);
+		}
+		buf_addstr(out, "\"/>\n", NULL);
+	}
+	buf_printf(out, NULL, "<text x=\"%d\" y=\"24\" class=\"tick\">max "
+		   "%.1f</text>\n</svg>\n", W - PAD - 80, max);
+}
+
+static void timeline_svg(struct buf *out, const struct timeline *t)
+{
+	int height = 120;
+
+	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n", W, height);
+	shade(out, t, height);
+	axis(out, t->seconds, height, "faults, DDL, owners");
+	for (size_t i = 0; i < t->nm; i++) {
+		static const char *const cls[] = { "ddl", "owner", "instant" };
+		int y = 30 + 25 * t->m[i].kind;
+
+		buf_printf(out, NULL, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3\" "
+			   "class=\"%s\"><title>%.3fs ",
+			   x_of(t->m[i].at, t->seconds), y,
+			   cls[t->m[i].kind], t->m[i].at);
+		html(out, t->m[i].what);
+		buf_addstr(out, "</title></circle>\n", NULL);
+	}
+	buf_addstr(out, "</svg>\n", NULL);
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+static void verdicts(struct buf *out, const json_t *results)
+{
+	static const char *const sections[] = {
+		"workloads", "faults", "checks", NULL,
+	};
+
+	buf_addstr(out, "<table><tr><th>what</th><th>verdict</th>"
+		   "<th>summary</th></tr>\n", NULL);
+	for (int s = 0; sections[s]; s++) {
+		const json_t *items = json_object_get(results, sections[s]);
+
+		for (size_t i = 0; i < json_array_size(items); i++) {
+			const json_t *it = json_array_get(items, i);
+			const char *summary = str(it, "summary");
+
+			buf_addstr(out, "<tr><td>", NULL);
+			html(out, str(it, "name"));
+			buf_printf(out, NULL, "</td><td class=\"v-%s\">%s"
+				   "</td><td>", str(it, "verdict"),
+				   str(it, "verdict"));
+			html(out, *summary ? summary : *str(it, "message")
+			     ? str(it, "message") : str(it, "skip"));
+			buf_addstr(out, "</td></tr>\n", NULL);
+		}
+	}
+	buf_addstr(out, "</table>\n", NULL);
+}
+
+static void failures(struct buf *out, const json_t *results)
+{
+	static const char *const sections[] = {
+		"workloads", "faults", "checks", NULL,
+	};
+	int any = 0;
+
+	for (int s = 0; sections[s]; s++) {
+		const json_t *items = json_object_get(results, sections[s]);
+
+		for (size_t i = 0; i < json_array_size(items); i++) {
+			const json_t *it = json_array_get(items, i);
+			const char *v = str(it, "verdict");
+			char *details;
+
+			if (strcmp(v, "fail") && strcmp(v, "unknown") &&
+			    strcmp(v, "error"))
+				continue;
+			if (!any++)
+				buf_addstr(out, "<h2>What failed</h2>\n", NULL);
+			buf_addstr(out, "<h3>", NULL);
+			html(out, str(it, "name"));
+			buf_addstr(out, "</h3>\n<p>", NULL);
+			html(out, str(it, "message"));
+			buf_addstr(out, "</p>\n", NULL);
+			details = json_dumps(json_object_get(it, "details"),
+					     JSON_INDENT(2) |
+					     JSON_PRESERVE_ORDER);
+			if (details && strcmp(details, "{}")) {
+				buf_addstr(out, "<pre>", NULL);
+				html(out, details);
+				buf_addstr(out, "</pre>\n", NULL);
+			}
+			free(details);
+		}
+	}
+}
+
+static void links(struct buf *out)
+{
+	buf_addstr(out, "<h2>Files</h2>\n<ul>\n"
+		   "<li><a href=\"logs/\">logs/</a>: the components' logs "
+		   "of the run</li>\n"
+		   "<li><a href=\"fix-sql/\">fix-sql/</a>: SQL that repairs "
+		   "the downstream, when tables differ</li>\n"
+		   "<li><a href=\"history.jsonl\">history.jsonl</a>, "
+		   "<a href=\"plan.json\">plan.json</a>, "
+		   "<a href=\"results.json\">results.json</a></li>\n"
+		   "</ul>\n", NULL);
+}
+
+static int build(const json_t *results, const char *run_dir,
+		 struct buf *out, struct err *e)
+{
+	const json_t *w = json_object_get(results, "workloads");
+	struct timeline t;
+
+	memset(&t, 0, sizeof(t));
+	t.nprocs = 0;
+	for (size_t i = 0; i < json_array_size(w); i++) {
+		const json_t *p = json_object_get(json_array_get(w, i),
+						  "processes");
+
+		if (json_integer_value(json_array_get(p, 1)) + 1 > t.nprocs)
+			t.nprocs = (long)json_integer_value(json_array_get(p,
+									1)) + 1;
+	}
+	t.invoked = calloc((size_t)t.nprocs + 1, sizeof(*t.invoked));
+	t.s = calloc(json_array_size(w) + 1, sizeof(*t.s));
+	if (!t.invoked || !t.s)
+		abort();
+	t.seconds = (int)(json_integer_value(json_object_get(results,
+							      "duration_ns"))
+			  / NS_PER_SEC);
+	for (size_t i = 0; i < json_array_size(w); i++) {
+		const json_t *it = json_array_get(w, i);
+		const json_t *p = json_object_get(it, "processes");
+		struct series *s = &t.s[t.ns];
+
+		if (!json_is_array(p))
+			continue;
+		s->name = str(it, "name");
+		s->first = (long)json_integer_value(json_array_get(p, 0));
+		s->last = (long)json_integer_value(json_array_get(p, 1));
+		s->ok = calloc(MAX_SECONDS, sizeof(*s->ok));
+		s->errors = calloc(MAX_SECONDS, sizeof(*s->errors));
+		s->lat = calloc(MAX_SECONDS, sizeof(*s->lat));
+		if (!s->ok || !s->errors || !s->lat)
+			abort();
+		t.ns++;
+	}
+	read_history(&t, run_dir);
+	buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+		   "charset=\"utf-8\"><title>tichaos: ", e);
+	html(out, str(results, "suite"));
+	buf_addstr(out, "</title>\n<style>\nbody{font:14px/1.4 sans-serif;"
+		   "margin:2em;color:#222}\ntable{border-collapse:collapse}\n"
+		   "td,th{border:1px solid #ccc;padding:3px 8px;text-align:"
+		   "left}\n.v-pass{background:#dfd}.v-fail,.v-unknown,.v-error"
+		   "{background:#fdd}.v-skip{background:#eee}\n.fault{fill:"
+		   "#f99;opacity:.35}.axis{stroke:#888}.tick{font-size:11px;"
+		   "fill:#555}\n.ops{fill:none;stroke:#36c;stroke-width:1.5}"
+		   ".p50{fill:none;stroke:#393;stroke-width:1.5}.p99{fill:none;"
+		   "stroke:#c63;stroke-width:1.5}\n.ddl{fill:#36c}.owner{fill:"
+		   "#939}.instant{fill:#c00}\npre{background:#f6f6f6;padding:"
+		   "8px;overflow:auto;max-height:30em}\n</style></head><body>\n",
+		   e);
+	buf_addstr(out, "<h1>", e);
+	html(out, str(results, "suite"));
+	buf_printf(out, e, ": <span class=\"v-%s\">%s</span></h1>\n<p>seed "
+		   "%lld, duration %s, started %s, cluster ",
+		   str(results, "verdict"), str(results, "verdict"),
+		   (long long)json_integer_value(json_object_get(results,
+								 "seed")),
+		   str(results, "duration"), str(results, "started"));
+	html(out, str(results, "cluster"));
+	buf_addstr(out, "; replay: <code>tichaos replay ", e);
+	html(out, str(results, "run_dir"));
+	buf_addstr(out, "</code></p>\n", e);
+	if (json_object_get(results, "skip")) {
+		buf_addstr(out, "<p>Skipped: ", e);
+		html(out, str(results, "skip"));
+		buf_addstr(out, "</p>\n", e);
+	}
+	verdicts(out, results);
+	buf_addstr(out, "<h2>Timeline</h2>\n<p>Shaded: components down or "
+		   "paused. Dots: DDL (blue), owner changes (purple), other "
+		   "faults (red); hover for details.</p>\n", e);
+	timeline_svg(out, &t);
+	for (size_t i = 0; i < t.ns; i++) {
+		buf_addstr(out, "<h2>", e);
+		html(out, t.s[i].name);
+		buf_addstr(out, "</h2>\n", e);
+		plot(out, &t, &t.s[i], 0);
+		plot(out, &t, &t.s[i], 1);
+	}
+	failures(out, results);
+	links(out);
+	buf_addstr(out, "</body></html>\n", e);
+	for (size_t i = 0; i < t.ns; i++) {
+		free(t.s[i].ok);
+		free(t.s[i].errors);
+		free(t.s[i].lat);
+	}
+	free(t.s);
+	free(t.w);
+	free(t.m);
+	free(t.invoked);
+	return err_isset(e) ? -1 : 0;
+}
+
+const struct report_type report_html = {
+	"html", "report.html", "one self-contained page: verdicts, timeline, "
+	"throughput and latency with fault windows", build,
+};
