@@ -36,7 +36,8 @@ int results_exit_code(const json_t *results);
 const char *results_verdict(const json_t *results);
 
 /*
- * The TAP 14 stream of the items of `sections` ("workloads", "faults",
+ * The TAP stream (version 13 syntax, readable by TAP 14 parsers) of the
+ * items of `sections` ("workloads", "faults",
  * "checks"; NULL-terminated), numbered in that order.
  */
 int report_tap_sections(const json_t *results, const char *const *sections,

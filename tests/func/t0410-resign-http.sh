@@ -131,7 +131,7 @@ requests() {
 # injected OUT: the run exited 0; its TAP says the fault took effect.
 injected() {
 	test $rc = 0 &&
-	printf "%s\n" "TAP version 14" "1..2" \
+	printf "%s\n" "TAP version 13" "1..2" \
 		"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
 		"ok 2 - fault 1 resign: 1 of 1 injected" >"$TRASH/expect.tap" &&
 	test_cmp "$TRASH/expect.tap" "$TRASH/$1.tap"
@@ -142,7 +142,7 @@ injected() {
 # saying so.
 not_injected() {
 	test $rc = 3 &&
-	printf "%s\n" "TAP version 14" "1..2" \
+	printf "%s\n" "TAP version 13" "1..2" \
 		"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
 		"not ok 2 - fault 1 resign: 0 of 1 injected, 1 did not take effect" \
 		"  ---" "  verdict: error" "  message: \"$2\"" \

@@ -103,7 +103,7 @@ test_expect_success 'replay refuses a run whose plan this build would not draw' 
 test_expect_success 'a suite the cluster cannot run: TAP SKIP, results and reports say so' '
 	sed -e "s/^seed: 21$/seed: 21\nrequires: [tidb]/" "$TRASH/mixed.yaml" >tidb.yaml &&
 	"$TICHAOS" run tidb.yaml --cluster "$T" --out "$TRASH/r4" >tap6 &&
-	test "$(cat tap6)" = "$(printf "TAP version 14\n1..0 # SKIP requires tidb")" &&
+	test "$(cat tap6)" = "$(printf "TAP version 13\n1..0 # SKIP requires tidb")" &&
 	test "$(field "$TRASH/r4/results.json" "\$r->{verdict} . q( ) . \$r->{skip}")" = "skip requires tidb" &&
 	xmllint --noout "$TRASH/r4/junit.xml" &&
 	grep -q "skipped=\"5\"" "$TRASH/r4/junit.xml"

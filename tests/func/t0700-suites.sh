@@ -1,0 +1,60 @@
+#!/bin/sh
+# The shipped suites end to end on the local cluster (the CI gate):
+# smoke, fail_over_ddl_mix scaled to 60 s, and the autoid suite, which
+# needs TiDB and must be skipped here — never passed.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+# verdicts DIR: "kind verdict" per item of results.json, in TAP order.
+verdicts() {
+	perl -MJSON::PP -e '
+		my $r = decode_json(do { local $/; <STDIN> });
+		print "$_->{name} $_->{verdict}\n"
+			for map { @{ $r->{$_} } } qw(workloads faults checks);
+	' <"$1/results.json"
+}
+
+test_expect_success 'smoke passes: every workload, fault and check' '
+	test_clusters="$test_clusters $TRASH/smoke/cluster" &&
+	"$ROOT/tichaos" run "$ROOT/suites/smoke.yaml" --port-base auto \
+		--out "$TRASH/smoke" >tap 2>err || { tail -5 err; false; }
+	verdicts "$TRASH/smoke" >got &&
+	printf "%s\n" "workload 1 insert pass" "fault 1 kill pass" \
+		"consistency pass" "progress pass" "logscan pass" >expect &&
+	test_cmp expect got &&
+	test "$(grep -c "^ok " tap)" = 5
+'
+
+test_expect_success 'fail_over_ddl_mix at 60 s passes, every op and kill done' '
+	test_clusters="$test_clusters $TRASH/fodm/cluster" &&
+	"$ROOT/tichaos" run "$ROOT/suites/fail_over_ddl_mix.yaml" --duration 60s \
+		--port-base auto --out "$TRASH/fodm" >tap 2>err || { tail -5 err; false; }
+	verdicts "$TRASH/fodm" >got &&
+	printf "%s\n" "workload 1 insert pass" "workload 2 table_ddl pass" \
+		"workload 3 partition_ddl pass" "fault 1 kill pass" \
+		"consistency pass" "progress pass" "logscan pass" >expect &&
+	test_cmp expect got &&
+	grep -qx "ok 4 - fault 1 kill: 10 of 10 injected, 10 healed" tap &&
+	for op in drop_create truncate drop_add remove_repartition exchange reorganize; do
+		grep -q "\"f\":\"$op\"" "$TRASH/fodm/history.jsonl" ||
+		{ echo "$op never ran"; return 1; }
+	done
+'
+
+test_expect_success 'autoid_leader_switch is skipped on the local cluster, not passed' '
+	"$ROOT/tichaos" run "$ROOT/suites/autoid_leader_switch.yaml" --port-base auto \
+		--out "$TRASH/autoid" >tap 2>err &&
+	test "$(cat tap)" = "$(printf "TAP version 13\n1..0 # SKIP requires tidb")" &&
+	test ! -e "$TRASH/autoid/cluster/up-0/data"
+'
+
+test_expect_success 'prove runs the suites as tests' '
+	prove --exec "$ROOT/tichaos run --port-base auto --quiet" \
+		"$ROOT/suites/autoid_leader_switch.yaml" >prove.out 2>&1 &&
+	grep -q "^Result: PASS" prove.out
+'
+
+test_done
