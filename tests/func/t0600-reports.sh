@@ -50,7 +50,10 @@ test_expect_success 'a run with a failing check and a fault that did not take ef
 	test $? = 1 &&
 	test "$(field "$TRASH/r1/results.json" "\$r->{verdict}")" = fail &&
 	test "$(field "$TRASH/r1/results.json" "join q( ), map { \$_->{verdict} } @{\$r->{workloads}}, @{\$r->{faults}}, @{\$r->{checks}}")" = "pass pass error fail pass" &&
-	test_cmp tap "$TRASH/r1/report.tap"
+	test_cmp tap "$TRASH/r1/report.tap" &&
+	{ prove --exec cat "$TRASH/r1/report.tap" >prove.out 2>&1; test $? != 0; } &&
+	grep -q "^Result: FAIL" prove.out &&
+	grep -q "Failed tests:  3-4" prove.out
 '
 
 test_expect_success 'the summary was printed and written' '
