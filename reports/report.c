@@ -57,10 +57,12 @@ static const char *str(const json_t *o, const char *key)
 /* A YAML double-quoted string: JSON's escaping is valid YAML. */
 static void quoted(struct buf *out, const char *s)
 {
-	char *text = json_dumps(json_string(s), JSON_ENCODE_ANY);
+	json_t *j = json_string(s);
+	char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
 
 	buf_addstr(out, text ? text : "\"\"", NULL);
 	free(text);
+	json_decref(j);
 }
 
 /*

@@ -169,16 +169,7 @@ int cmd_cluster(int argc, char **argv)
 	if (signal_name && !(sig = parse_signal(signal_name)))
 		die(EXIT_USAGE, "cluster: --signal: unknown signal '%s' "
 		    "(expected KILL, TERM, INT, QUIT or HUP)", signal_name);
-	if (port_base && !strcmp(port_base, "auto")) {
-		o.port_base = -1;
-	} else if (port_base) {
-		int64_t v;
-
-		if (parse_int64(port_base, 1024, 65535 - PORTS_PER_CLUSTER,
-				&v, &e))
-			die(EXIT_USAGE, "cluster: --port-base: %s", e.msg);
-		o.port_base = (int)v;
-	}
+	o.port_base = opts_port_base("cluster", port_base);
 	o.cluster = cluster;
 	o.dir = dir;
 

@@ -10,12 +10,6 @@
 #include "runner/run.h"
 #include "runner/runner.h"
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	run_interrupt();
-}
-
 /*
  * Run a stored run's suite again with its recorded plan: suite.yaml holds
  * the seed, plan.json the duration it ran for, so the plan drawn is the
@@ -35,21 +29,14 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct run_options o = { 0 };
 	struct err e = ERR_INIT;
-	struct sigaction sa;
 	char suite[4200], plan[4200];
 	json_t *recorded;
-	int64_t v;
 
 	n = opts_parse(command_find("replay"), opts, argc, argv);
 	if (n != 1)
 		die(EXIT_USAGE, "replay: expected one RUN_DIR (see 'tichaos "
 		    "help replay')");
-	if (port_base && !strcmp(port_base, "auto"))
-		o.port_base = -1;
-	else if (port_base && parse_int64(port_base, 1024, 65531, &v, &e))
-		die(EXIT_USAGE, "replay: --port-base: %s", e.msg);
-	else if (port_base)
-		o.port_base = (int)v;
+	o.port_base = opts_port_base("replay", port_base);
 	snprintf(suite, sizeof(suite), "%s/suite.yaml", argv[1]);
 	snprintf(plan, sizeof(plan), "%s/plan.json", argv[1]);
 	recorded = json_load_file(plan, 0, NULL);
@@ -67,11 +54,7 @@ int cmd_replay(int argc, char **argv)
 	o.replay_of = argv[1];
 	if (quiet)
 		log_set_level(LOG_WARN);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_interrupts();
 	sql_library_init();
 	http_library_init();
 	rc = run_suite(suite, &o, &e);

@@ -10,12 +10,6 @@
 #include "runner/run.h"
 #include "runner/runner.h"
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	run_interrupt();
-}
-
 int cmd_run(int argc, char **argv)
 {
 	const char *cluster = NULL, *duration = NULL, *seed = NULL;
@@ -34,7 +28,6 @@ int cmd_run(int argc, char **argv)
 		{ NULL, 0, NULL, NULL },
 	};
 	struct run_options o = { 0 };
-	struct sigaction sa;
 	struct err e = ERR_INIT;
 	int64_t v;
 
@@ -52,12 +45,7 @@ int cmd_run(int argc, char **argv)
 		o.has_seed = 1;
 		o.seed = (uint64_t)v;
 	}
-	if (port_base && !strcmp(port_base, "auto"))
-		o.port_base = -1;
-	else if (port_base && parse_int64(port_base, 1024, 65531, &v, &e))
-		die(EXIT_USAGE, "run: --port-base: %s", e.msg);
-	else if (port_base)
-		o.port_base = (int)v;
+	o.port_base = opts_port_base("run", port_base);
 	if (verbose && quiet)
 		die(EXIT_USAGE, "run: --verbose and --quiet exclude each "
 		    "other");
@@ -75,11 +63,7 @@ int cmd_run(int argc, char **argv)
 	if (quiet)
 		log_set_level(LOG_WARN);
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_interrupts();
 	sql_library_init();
 	http_library_init();
 	for (int i = 1; i <= n; i++) {

@@ -1,7 +1,11 @@
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clusters/cluster.h"
+#include "lib/parse.h"
+#include "runner/run.h"
 #include "runner/runner.h"
 
 static const struct opt *find_long(const struct opt *opts, const char *name,
@@ -73,4 +77,35 @@ int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
 		*o->str = value;
 	}
 	return npos;
+}
+
+int opts_port_base(const char *cmd, const char *value)
+{
+	struct err e = ERR_INIT;
+	int64_t v;
+
+	if (!value)
+		return 0;
+	if (!strcmp(value, "auto"))
+		return -1;
+	if (parse_int64(value, 1024, 65535 - PORTS_PER_CLUSTER, &v, &e))
+		die(EXIT_USAGE, "%s: --port-base: %s", cmd, e.msg);
+	return (int)v;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	run_interrupt();
+}
+
+void catch_interrupts(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

@@ -63,6 +63,15 @@ struct opt {
 int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
 	       char **argv);
 
+/*
+ * The value of --port-base for command `cmd`: N (1024..65531), "auto"
+ * (-1), or none (NULL: 0, the default). Dies with exit 2 on anything else.
+ */
+int opts_port_base(const char *cmd, const char *value);
+
+/* From now on SIGINT and SIGTERM ask the run to stop (run_interrupt). */
+void catch_interrupts(void);
+
 /* Print the command's usage on `out`. */
 void command_usage(const struct command *cmd, int to_stderr);
 
