@@ -124,7 +124,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		}
 	if (dp)
 		closedir(dp);
-	qsort(names, nnames, sizeof(*names), by_name);
+	if (nnames)
+		qsort(names, nnames, sizeof(*names), by_name);
 	buf_addstr(&r->details, "\"hits\":[", NULL);
 	for (size_t f = 0; f < nnames; f++) {
 		char path[4200];

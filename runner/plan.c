@@ -96,7 +96,8 @@ int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 	}
 	/* A stable sort is not needed: ties are broken by item, and one
 	 * item never plans two operations at the same time. */
-	qsort(p->events, p->n, sizeof(*p->events), by_time);
+	if (p->n)
+		qsort(p->events, p->n, sizeof(*p->events), by_time);
 	return 0;
 }
 
