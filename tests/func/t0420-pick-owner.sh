@@ -1,0 +1,144 @@
+#!/bin/sh
+# kill pick: owner asks TiCDC which capture owns (GET /api/v2/captures,
+# is_owner) and kills that one, then restarts it. The captures are fake
+# TiCDC servers (tests/helpers/fake-http.pl) that tichaos itself starts,
+# kills and restarts as components of a described cluster.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+C="$TRASH/c"
+FAKE="$ROOT/tests/helpers/fake-http.pl"
+
+test_expect_success 'set up a cluster and two fake TiCDC captures' '
+	test_cluster_up "$C" &&
+	P0=$(free_port_base $(( $(cat "$C/port-base") + 100 ))) &&
+	P1=$((P0 + 1)) &&
+	for n in 0 1; do
+		mkdir -p "$TRASH/cdc-$n" || return 1
+		cat >"$TRASH/cdc-$n/GET_api_v2_captures" <<-EOF || return 1
+		200 application/json
+		{"items": [{"id": "a", "is_owner": false, "address": "127.0.0.1:$P0", "cluster_id": "default"},
+		 {"id": "b", "is_owner": true, "address": "127.0.0.1:$P1", "cluster_id": "default"}], "total": 2}
+		EOF
+	done &&
+	{
+		cat "$C/topology.yaml" &&
+		for n in 0 1; do
+			port=$((P0 + n))
+			cat <<-EOF
+			  - name: "cdc-$n"
+			    roles: [cdc]
+			    http_url: "http://127.0.0.1:$port"
+			    start: ["perl", "$FAKE", "$port", "$TRASH/cdc-$n", "$TRASH/cdc-$n.log"]
+			    pidfile: "$TRASH/cdc-$n.pid"
+			    log: "$TRASH/cdc-$n.out"
+			EOF
+		done
+	} >"$TRASH/topo.yaml" &&
+	"$TICHAOS" cluster up --cluster "$TRASH/topo.yaml" >up.out 2>&1 &&
+	test_track_pid "$(cat "$TRASH/cdc-0.pid")" &&
+	test_track_pid "$(cat "$TRASH/cdc-1.pid")" &&
+	grep -Eq "^cdc-1 +cdc +[0-9]+ +http://127.0.0.1:$P1 +running" up.out
+'
+
+cat >"$TRASH/owner.yaml" <<EOF
+name: owner
+duration: 4s
+seed: 1
+database: own
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+workloads:
+  - kind: insert
+    tables: t
+    rate: 100
+faults:
+  - kind: kill
+    target: cdc
+    pick: owner
+    at: [1s]
+    down: 1s
+EOF
+
+test_expect_success 'pick: owner kills the capture TiCDC names, and restarts it' '
+	old=$(cat "$TRASH/cdc-1.pid") &&
+	"$TICHAOS" run "$TRASH/owner.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r" >tap 2>err ||
+	{ cat err; false; }
+	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
+	grep "\"process\":\"nemesis\"" "$TRASH/r/history.jsonl" >nemesis &&
+	grep "\"type\":\"info\",\"f\":\"kill\"" nemesis |
+		grep -q "\"killed\":\[{\"component\":\"cdc-1\",\"pid\":$old}\]" &&
+	grep "\"type\":\"info\",\"f\":\"restart\"" nemesis |
+		grep -q "\"restarted\":\[{\"component\":\"cdc-1\"" &&
+	new=$(cat "$TRASH/cdc-1.pid") && test "$new" != "$old" && alive "$new" &&
+	test_track_pid "$new" &&
+	! alive "$old" &&
+	grep -q "^GET /api/v2/captures$" "$TRASH/cdc-0.log"
+'
+
+test_expect_success 'without an owner named, pick: owner did not take effect: exit 3' '
+	for n in 0 1; do
+		sed -i -e "s/\"is_owner\": true/\"is_owner\": false/" "$TRASH/cdc-$n/GET_api_v2_captures" || return 1
+	done &&
+	"$TICHAOS" run "$TRASH/owner.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r2" >tap2 2>err2
+	test $? = 3 &&
+	grep -qx "not ok 2 - fault 1 kill: 0 of 1 injected, 0 healed, 1 did not take effect" tap2 &&
+	grep -qx "  message: \"pick owner: no TiCDC capture named an owner among the targets\"" tap2
+'
+
+cat >"$TRASH/progress.yaml" <<EOF
+name: progress
+duration: 2s
+seed: 1
+database: own
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+workloads:
+  - kind: insert
+    tables: t
+    rate: 100
+checks:
+  - kind: progress
+    timeout: 3s
+EOF
+
+# changefeed "STATE CHECKPOINT"...: the n-th GET of the changefeed gets
+# the n-th pair, as TiCDC's Open API answers it.
+changefeed() {
+	n=0
+	for s in "$@"; do
+		n=$((n + 1))
+		printf '200 application/json\n{"id": "tichaos", "state": "%s", "checkpoint_ts": %s}\n' \
+			"${s% *}" "${s#* }" >"$TRASH/cdc-0/GET_api_v2_changefeeds_tichaos.$n" || return 1
+	done
+}
+
+test_expect_success 'progress on TiCDC: the changefeed is normal and its checkpoint advances' '
+	changefeed "normal 449000000000000000" "normal 449000000000000001" &&
+	"$TICHAOS" run "$TRASH/progress.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r3" >tap3 2>err3 ||
+	{ cat err3; false; }
+	grep -qx "ok 2 - progress: changefeed tichaos normal, checkpoint advanced" tap3 &&
+	test "$(grep -c "^GET /api/v2/changefeeds/tichaos$" "$TRASH/cdc-0.log")" = 2
+'
+
+test_expect_success 'progress on TiCDC: a stuck changefeed fails with its state' '
+	rm -f "$TRASH"/cdc-0/GET_api_v2_changefeeds_tichaos.* &&
+	changefeed "warning 449000000000000000" &&
+	"$TICHAOS" run "$TRASH/progress.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r4" >tap4 2>err4
+	test $? = 1 &&
+	grep -qx "not ok 2 - progress" tap4 &&
+	grep -qx "  message: \"changefeed tichaos: state warning, checkpoint_ts 449000000000000000 did not advance\"" tap4
+'
+
+test_expect_success 'cluster down stops the captures it started' '
+	pids="$(cat "$TRASH/cdc-0.pid") $(cat "$TRASH/cdc-1.pid")" &&
+	"$TICHAOS" cluster down --cluster "$TRASH/topo.yaml" &&
+	for p in $pids; do ! alive "$p" || return 1; done
+'
+
+test_done
