@@ -5,7 +5,8 @@
  * inline SVG with the fault windows shaded, and the details of what
  * failed, with links to logs/ and fix-sql/.
  *
- * Built from results.json and history.jsonl only.
+ * Built from results.json (counts and latencies per second, measured by
+ * the workers) and history.jsonl (the timeline) only.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,6 @@
 #include "reports/report.h"
 
 #define MAX_SECONDS 86400
-#define LAT_BUCKETS 40		/* log2 buckets of microseconds */
 
 struct window {
 	double from, to;	/* seconds; to < 0: never healed */
@@ -28,12 +28,13 @@ struct mark {
 	int kind;		/* 0 DDL, 1 owner change, 2 instant fault */
 };
 
+/* A workload's steps, from results.json (per_step). */
 struct series {
 	const char *name;
-	long first, last;	/* process range */
-	unsigned *ok;		/* per second */
-	unsigned *errors;
-	unsigned (*lat)[LAT_BUCKETS];
+	const json_t *ok;
+	const json_t *p50;
+	const json_t *p99;
+	int step;		/* seconds */
 };
 
 struct timeline {
@@ -44,8 +45,6 @@ struct timeline {
 	struct series *s;
 	size_t ns;
 	int seconds;
-	double *invoked;	/* per process: last invoke time */
-	long nprocs;
 };
 
 static void html(struct buf *out, const char *s)
@@ -120,18 +119,6 @@ static void *grow(void *p, size_t n, size_t size)
 	return q;
 }
 
-static int lat_bucket(double seconds)
-{
-	double us = seconds * 1e6;
-	int b = 0;
-
-	while (us >= 2 && b < LAT_BUCKETS - 1) {
-		us /= 2;
-		b++;
-	}
-	return b;
-}
-
 static void read_history(struct timeline *t, const char *run_dir)
 {
 	char path[4200], f[64], type[16], target[160], proc[16];
@@ -188,65 +175,20 @@ static void read_history(struct timeline *t, const char *run_dir)
 				 "owner %.40s %.100s", target,
 				 v ? v + 8 : "");
 			t->nm++;
-		} else if (!proc[0]) {
-			long p = number(line, "process", -1);
+		} else if (!proc[0] && !strcmp(type, "invoke") && is_ddl(f)) {
+			char table[128];
 
-			if (p < 0 || p >= t->nprocs)
-				continue;
-			if (!strcmp(type, "invoke")) {
-				t->invoked[p] = at;
-				if (is_ddl(f)) {
-					char table[128];
-
-					field(line, "table", table,
-					      sizeof(table));
-					t->m = grow(t->m, t->nm,
-						    sizeof(*t->m));
-					t->m[t->nm].at = at;
-					t->m[t->nm].kind = 0;
-					snprintf(t->m[t->nm].what,
-						 sizeof(t->m[0].what),
-						 "%.40s %.100s", f, table);
-					t->nm++;
-				}
-				continue;
-			}
-			for (size_t i = 0; i < t->ns; i++) {
-				struct series *s = &t->s[i];
-
-				if (p < s->first || p > s->last)
-					continue;
-				if (!strcmp(type, "ok")) {
-					s->ok[sec]++;
-					s->lat[sec][lat_bucket(at -
-						t->invoked[p])]++;
-				} else {
-					s->errors[sec]++;
-				}
-				if (sec + 1 > t->seconds)
-					t->seconds = sec + 1;
-			}
+			field(line, "table", table, sizeof(table));
+			t->m = grow(t->m, t->nm, sizeof(*t->m));
+			t->m[t->nm].at = at;
+			t->m[t->nm].kind = 0;
+			snprintf(t->m[t->nm].what, sizeof(t->m[0].what),
+				 "%.40s %.100s", f, table);
+			t->nm++;
 		}
 	}
 	free(line);
 	fclose(in);
-}
-
-/* The p-th quantile (0..1) of a latency histogram, in milliseconds. */
-static double quantile(const unsigned *h, double q)
-{
-	unsigned total = 0, seen = 0;
-
-	for (int b = 0; b < LAT_BUCKETS; b++)
-		total += h[b];
-	if (!total)
-		return 0;
-	for (int b = 0; b < LAT_BUCKETS; b++) {
-		seen += h[b];
-		if (seen >= q * total)
-			return (double)(1u << b) / 1000.0;
-	}
-	return 0;
 }
 
 #define W 900
@@ -286,13 +228,24 @@ static void axis(struct buf *out, int seconds, int height, const char *label)
 		   "</text>\n", label);
 }
 
+/* The value at second `sec` (steps of s->step seconds); latencies in ms,
+ * counts per second. */
+static double value(const struct series *s, const json_t *a, int sec,
+		    int latency)
+{
+	const json_t *v = json_array_get(a, (size_t)(sec / s->step));
+	double x = json_is_number(v) ? json_number_value(v) : 0;
+
+	return latency ? x / 1000.0 : x / s->step;
+}
+
 static void plot(struct buf *out, const struct timeline *t,
 		 const struct series *s, int latency)
 {
 	double max = 1, v;
 
 	for (int sec = 0; sec < t->seconds; sec++) {
-		v = latency ? quantile(s->lat[sec], 0.99) : s->ok[sec];
+		v = value(s, latency ? s->p99 : s->ok, sec, latency);
 		if (v > max)
 			max = v;
 	}
@@ -302,15 +255,15 @@ static void plot(struct buf *out, const struct timeline *t,
 	axis(out, t->seconds, H, latency ? "latency ms (p50, p99)"
 					 : "ok operations per second");
 	for (int line = 0; line < (latency ? 2 : 1); line++) {
+		const json_t *a = latency ? (line ? s->p99 : s->p50) : s->ok;
+
 		buf_printf(out, NULL, "<polyline class=\"%s\" points=\"",
 			   latency ? (line ? "p99" : "p50") : "ops");
-		for (int sec = 0; sec < t->seconds; sec++) {
-			v = latency ? quantile(s->lat[sec], line ? 0.99 : 0.5)
-				    : s->ok[sec];
+		for (int sec = 0; sec < t->seconds; sec++)
 			buf_printf(out, NULL, "%.1f,%.1f ",
 				   x_of(sec + 0.5, t->seconds),
-				   (H - 20) - (H - 40) * v / max);
-		}
+				   (H - 20) - (H - 40) *
+				   value(s, a, sec, latency) / max);
 		buf_addstr(out, "\"/>\n", NULL);
 	}
 	buf_printf(out, NULL, "<text x=\"%d\" y=\"24\" class=\"tick\">max "
@@ -432,37 +385,27 @@ static int build(const json_t *results, const char *run_dir,
 	struct timeline t;
 
 	memset(&t, 0, sizeof(t));
-	t.nprocs = 0;
-	for (size_t i = 0; i < json_array_size(w); i++) {
-		const json_t *p = json_object_get(json_array_get(w, i),
-						  "processes");
-
-		if (json_integer_value(json_array_get(p, 1)) + 1 > t.nprocs)
-			t.nprocs = (long)json_integer_value(json_array_get(p,
-									1)) + 1;
-	}
-	t.invoked = calloc((size_t)t.nprocs + 1, sizeof(*t.invoked));
 	t.s = calloc(json_array_size(w) + 1, sizeof(*t.s));
-	if (!t.invoked || !t.s)
+	if (!t.s)
 		abort();
 	t.seconds = (int)(json_integer_value(json_object_get(results,
 							      "duration_ns"))
 			  / NS_PER_SEC);
 	for (size_t i = 0; i < json_array_size(w); i++) {
 		const json_t *it = json_array_get(w, i);
-		const json_t *p = json_object_get(it, "processes");
+		const json_t *ps = json_object_get(it, "per_step");
 		struct series *s = &t.s[t.ns];
 
-		if (!json_is_array(p))
+		if (!json_is_object(ps))
 			continue;
 		s->name = str(it, "name");
-		s->first = (long)json_integer_value(json_array_get(p, 0));
-		s->last = (long)json_integer_value(json_array_get(p, 1));
-		s->ok = calloc(MAX_SECONDS, sizeof(*s->ok));
-		s->errors = calloc(MAX_SECONDS, sizeof(*s->errors));
-		s->lat = calloc(MAX_SECONDS, sizeof(*s->lat));
-		if (!s->ok || !s->errors || !s->lat)
-			abort();
+		s->ok = json_object_get(ps, "ok");
+		s->p50 = json_object_get(ps, "p50_us");
+		s->p99 = json_object_get(ps, "p99_us");
+		s->step = (int)json_integer_value(json_object_get(ps,
+								  "step_s"));
+		if (s->step < 1)
+			s->step = 1;
 		t.ns++;
 	}
 	read_history(&t, run_dir);
@@ -513,15 +456,9 @@ static int build(const json_t *results, const char *run_dir,
 	failures(out, results);
 	links(out);
 	buf_addstr(out, "</body></html>\n", e);
-	for (size_t i = 0; i < t.ns; i++) {
-		free(t.s[i].ok);
-		free(t.s[i].errors);
-		free(t.s[i].lat);
-	}
 	free(t.s);
 	free(t.w);
 	free(t.m);
-	free(t.invoked);
 	return err_isset(e) ? -1 : 0;
 }
 

@@ -15,6 +15,7 @@
 
 #include "clusters/cluster.h"
 #include "lib/clock.h"
+#include "lib/hist.h"
 #include "lib/history.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -320,6 +321,15 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+/* One step of the latency record: a second, up to 600 steps a run. */
+static int64_t latency_step(int64_t duration_ns)
+{
+	int64_t steps = (duration_ns + 600 * NS_PER_SEC - 1) /
+			(600 * NS_PER_SEC);
+
+	return (steps > 1 ? steps : 1) * NS_PER_SEC;
+}
+
 /* Give each worker its share of the item's tables (round robin). */
 static int share_tables(struct worker *w, const struct optval *tables)
 {
@@ -382,6 +392,16 @@ static int start_workers(struct state *st, struct err *e)
 			if (rate > 0)
 				w->pace_ns = (int64_t)((double)n * NS_PER_SEC /
 						       rate);
+			/* Steps of a second, longer for long runs, and 10 %
+			 * past the end for the last operations. */
+			w->step_ns = latency_step(st->plan.duration_ns);
+			w->steps = (size_t)(st->plan.duration_ns /
+					    w->step_ns) + 60;
+			w->latency = calloc(w->steps, sizeof(*w->latency));
+			w->ok_per_step = calloc(w->steps,
+						sizeof(*w->ok_per_step));
+			if (!w->latency || !w->ok_per_step)
+				return err_set(e, ERR_INFRA, "out of memory");
 			if (share_tables(w, suite_opt(it, "tables")))
 				return err_set(e, ERR_INFRA, "out of memory");
 		}
@@ -550,6 +570,40 @@ static void set_item(json_t *it, const char *name, const char *verdict,
 		json_object_set_new(it, "skip", json_string(skip));
 }
 
+/*
+ * The workload's steps (docs/results.md): ok operations, and the p50 /
+ * p99 latency in ms, merged from its workers' histograms, over the run.
+ */
+static json_t *per_step(const struct state *st, const struct suite_item *it)
+{
+	int64_t step = latency_step(st->plan.duration_ns);
+	size_t steps = (size_t)((st->plan.duration_ns + step - 1) / step);
+	json_t *ok = json_array(), *p50 = json_array(), *p99 = json_array();
+
+	for (size_t s = 0; s < steps; s++) {
+		struct hist h;
+		uint64_t n = 0;
+
+		memset(&h, 0, sizeof(h));
+		for (size_t j = 0; j < st->nworkers; j++) {
+			const struct worker *w = &st->workers[j];
+
+			if (w->item != it || s >= w->steps)
+				continue;
+			hist_merge(&h, &w->latency[s]);
+			n += w->ok_per_step[s];
+		}
+		json_array_append_new(ok, json_integer((json_int_t)n));
+		json_array_append_new(p50, json_integer(
+			hist_quantile(&h, 0.5) / 1000));
+		json_array_append_new(p99, json_integer(
+			hist_quantile(&h, 0.99) / 1000));
+	}
+	return json_pack("{s:I, s:o, s:o, s:o}", "step_s",
+			 (json_int_t)(step / NS_PER_SEC), "ok", ok,
+			 "p50_us", p50, "p99_us", p99);
+}
+
 /* One item per workload: its counts, failing on errors that were not to
  * be ignored, or when nothing succeeded. */
 static json_t *workload_items(struct state *st)
@@ -603,6 +657,7 @@ static json_t *workload_items(struct state *st)
 		set_item(o, name, verdict, summary, ok ? "operations failed "
 			 "and ignore_errors is false" : "no operation "
 			 "succeeded", skip);
+		json_object_set_new(o, "per_step", per_step(st, it));
 		/* Its workers' process numbers in the history. */
 		for (size_t j = 0; j < st->nworkers; j++)
 			if (st->workers[j].item == it) {
@@ -744,8 +799,11 @@ static void release(struct state *st, int keep_cluster)
 		pthread_join(st->threads[i], NULL);
 	if (st->run.history && history_close(st->run.history, &e))
 		log_error("%s", e.msg);
-	for (size_t i = 0; i < st->nworkers; i++)
+	for (size_t i = 0; i < st->nworkers; i++) {
 		free(st->workers[i].tables);
+		free(st->workers[i].latency);
+		free(st->workers[i].ok_per_step);
+	}
 	free(st->workers);
 	free(st->threads);
 	free(st->ups);

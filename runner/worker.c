@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/hist.h"
 #include "lib/history.h"
 #include "lib/log.h"
 #include "runner/run.h"
@@ -93,6 +94,7 @@ int64_t worker_invoke(struct worker *w, const char *f, const char *table)
 	int64_t now = history_now(w->run->history);
 
 	record(w, now, "invoke", f, table, -1, NULL);
+	w->invoked_ns = now;
 	return now;
 }
 
@@ -102,8 +104,14 @@ void worker_complete(struct worker *w, const char *f, const char *table,
 	int64_t now = history_now(w->run->history);
 
 	if (!err || !err_isset(err)) {
+		size_t step = w->step_ns ? (size_t)(now / w->step_ns) : 0;
+
 		record(w, now, "ok", f, table, id, NULL);
 		__atomic_add_fetch(&w->ok, 1, __ATOMIC_RELAXED);
+		if (step < w->steps) {
+			hist_add(&w->latency[step], now - w->invoked_ns);
+			w->ok_per_step[step]++;
+		}
 		return;
 	}
 	if (w->conn.last_class == SQL_AMBIGUOUS) {

@@ -34,6 +34,7 @@ struct plan_event;
 struct worker;
 struct run;
 struct history_slot;
+struct hist;
 
 /* The options every workload accepts; kinds list them first. */
 #define WORKLOAD_COMMON_OPTS                                                 \
@@ -120,6 +121,14 @@ struct worker {
 	int64_t pace_ns;
 	int64_t next_ns;
 	int64_t backoff_ns;
+	/* Per step of the run (a second, or more for runs over ten
+	 * minutes: at most 660 steps): ok operations and their latencies,
+	 * from the last invoke to its completion. */
+	int64_t invoked_ns;
+	int64_t step_ns;
+	struct hist *latency;
+	uint32_t *ok_per_step;
+	size_t steps;
 };
 
 enum dialect {
