@@ -24,12 +24,12 @@ static void count_heal(struct nemesis *n, struct fault_action *act, int rc,
 	struct nemesis_counts *c = &n->counts[act->item_index];
 
 	if (rc) {
-		c->heal_failed++;
+		__atomic_add_fetch(&c->heal_failed, 1, __ATOMIC_RELAXED);
 		if (!c->first_error[0])
 			snprintf(c->first_error, sizeof(c->first_error),
 				 "%s", e->msg);
 	} else {
-		c->healed++;
+		__atomic_add_fetch(&c->healed, 1, __ATOMIC_RELAXED);
 	}
 }
 
@@ -118,12 +118,13 @@ static void *nemesis_main(void *arg)
 				 act, &e)) {
 			struct nemesis_counts *c = &n->counts[ev->fault];
 
-			c->failed++;
+			__atomic_add_fetch(&c->failed, 1, __ATOMIC_RELAXED);
 			if (!c->first_error[0])
 				snprintf(c->first_error,
 					 sizeof(c->first_error), "%s", e.msg);
 		} else {
-			n->counts[ev->fault].injected++;
+			__atomic_add_fetch(&n->counts[ev->fault].injected, 1,
+					   __ATOMIC_RELAXED);
 		}
 		pthread_mutex_unlock(&n->lock);
 	}

@@ -22,6 +22,7 @@
 struct run;
 struct plan;
 
+/* Updated atomically: the progress line reads them live. */
 struct nemesis_counts {
 	uint64_t injected;
 	uint64_t failed;

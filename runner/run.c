@@ -423,26 +423,67 @@ static uint64_t load(const uint64_t *v)
 	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
-static void progress(const struct state *st, int64_t elapsed, int final)
+/* What the last progress line counted, for the rates of the next. */
+struct pace {
+	uint64_t ok;
+	int64_t at;
+};
+
+/*
+ * One progress line: elapsed/total, ok operations per second since the
+ * last line, errors, faults in effect, replication lag.
+ */
+static void progress(struct state *st, int64_t elapsed, int final,
+		     struct pace *pace)
 {
-	uint64_t ok = 0, errors = 0;
-	char a[32], b[32];
+	uint64_t ok = 0, errors = 0, active = 0;
+	char a[32], b[32], lag[160] = "";
+	double rate;
+	size_t off = 0;
 
 	for (size_t i = 0; i < st->nworkers; i++) {
 		ok += load(&st->workers[i].ok);
 		errors += load(&st->workers[i].fail) +
 			  load(&st->workers[i].info);
 	}
+	/* Injections that are healed later (kill, pause) and not yet. */
+	for (size_t i = 0; st->nemesis_started && i < st->suite.nfaults; i++)
+		if (((const struct fault_type *)st->suite.faults[i].type)->heal)
+			active += load(&st->nemesis.counts[i].injected) -
+				  load(&st->nemesis.counts[i].healed) -
+				  load(&st->nemesis.counts[i].heal_failed);
+	for (size_t i = 0; i < st->cluster.ncomps && off < sizeof(lag); i++) {
+		const struct component *c = &st->cluster.comps[i];
+		long behind;
+
+		if (!c->replicates)
+			continue;
+		behind = component_lag(&st->cluster, c);
+		off += (size_t)(behind >= 0
+				? snprintf(lag + off, sizeof(lag) - off,
+					   "  lag %s %lds", c->name, behind)
+				: snprintf(lag + off, sizeof(lag) - off,
+					   "  lag %s ?", c->name));
+	}
+	rate = elapsed > pace->at ? (double)(ok - pace->ok) * NS_PER_SEC /
+				    (double)(elapsed - pace->at) : 0;
+	if (final)
+		rate = elapsed > 0 ? (double)ok * NS_PER_SEC / (double)elapsed
+				   : 0;
+	pace->ok = ok;
+	pace->at = elapsed;
 	format_duration(elapsed / NS_PER_SEC * NS_PER_SEC, a, sizeof(a));
 	format_duration(st->plan.duration_ns, b, sizeof(b));
 	if (isatty(2) && !final)
-		fprintf(stderr, "\r%s %s/%s  ops %llu  errors %llu\033[K",
-			st->suite.name, a, b, (unsigned long long)ok,
-			(unsigned long long)errors);
+		fprintf(stderr, "\r%s %s/%s  %.0f ops/s  errors %llu  faults "
+			"%llu active%s\033[K", st->suite.name, a, b, rate,
+			(unsigned long long)errors,
+			(unsigned long long)active, lag);
 	else
-		log_info("%s %s/%s  ops %llu  errors %llu", st->suite.name, a,
-			 b, (unsigned long long)ok,
-			 (unsigned long long)errors);
+		log_info("%s %s/%s  %.0f ops/s  errors %llu  faults %llu "
+			 "active%s", st->suite.name, a, b, rate,
+			 (unsigned long long)errors,
+			 (unsigned long long)active, lag);
 }
 
 static off_t file_size(const char *path)
@@ -533,6 +574,7 @@ static void stop_faults(struct state *st)
 static void drive(struct state *st, int quiet)
 {
 	int64_t last = 0, every = isatty(2) ? NS_PER_SEC : 10 * NS_PER_SEC;
+	struct pace pace = { 0, 0 };
 
 	for (;;) {
 		int64_t elapsed = history_now(st->run.history);
@@ -540,7 +582,7 @@ static void drive(struct state *st, int quiet)
 		if (interrupted || elapsed >= st->plan.duration_ns)
 			break;
 		if (!quiet && elapsed - last >= every) {
-			progress(st, elapsed, 0);
+			progress(st, elapsed, 0, &pace);
 			last = elapsed;
 		}
 		clock_sleep_ns(50 * NS_PER_MS, NULL);
@@ -553,7 +595,7 @@ static void drive(struct state *st, int quiet)
 	if (!quiet) {
 		if (isatty(2))
 			fputc('\n', stderr);
-		progress(st, history_now(st->run.history), 1);
+		progress(st, history_now(st->run.history), 1, &pace);
 	}
 }
 

@@ -29,7 +29,8 @@ test_expect_success 'the run directory holds the contract files' '
 	for f in suite.yaml topology.yaml plan.json history.jsonl report.tap logs/tichaos.log; do
 		test -s "$R/$f" || { echo "missing $f"; return 1; }
 	done &&
-	grep -q "seed 12, duration 10s" "$R/logs/tichaos.log"
+	grep -q "seed 12, duration 10s" "$R/logs/tichaos.log" &&
+	grep -Eq "info  ddl-mix 10s/10s  [0-9]+ ops/s  errors [0-9]+  faults 0 active  lag down-0 [0-9]+s$" "$R/logs/tichaos.log"
 '
 
 test_expect_success 'suite.yaml is the suite as run: it reproduces plan.json byte for byte' '
