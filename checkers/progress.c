@@ -4,7 +4,6 @@
  * (Open API v2); on the local cluster the replica's threads must run and
  * its lag reach 0.
  */
-#include <jansson.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -23,46 +22,6 @@ static const struct optspec opts[] = {
 	  "TiCDC: the changefeed id" },
 };
 
-/* TiCDC: state and checkpoint of the changefeed, from any capture. */
-static int changefeed(struct cluster *c, const char *id, char *state,
-		      size_t size, uint64_t *checkpoint, struct err *e)
-{
-	struct err last = ERR_INIT;
-
-	for (size_t i = 0; i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		struct buf body = BUF_INIT;
-		char url[512];
-		json_t *doc;
-		long status;
-
-		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
-			continue;
-		snprintf(url, sizeof(url), "%s/api/v2/changefeeds/%s",
-			 comp->http_url, id);
-		err_clear(&last);
-		if (http_request("GET", url, NULL, &body, &status,
-				 5 * NS_PER_SEC, &last) || status != 200) {
-			if (!err_isset(&last))
-				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld",
-					url, status);
-			buf_release(&body);
-			continue;
-		}
-		doc = json_loads(buf_str(&body), 0, NULL);
-		buf_release(&body);
-		snprintf(state, size, "%s", json_string_value(json_object_get(
-			 doc, "state")) ? json_string_value(
-			 json_object_get(doc, "state")) : "?");
-		*checkpoint = (uint64_t)json_integer_value(json_object_get(
-			doc, "checkpoint_ts"));
-		json_decref(doc);
-		return 0;
-	}
-	return err_set(e, ERR_INFRA, "%s", err_isset(&last) ? last.msg
-		       : "no TiCDC capture with an HTTP URL");
-}
-
 static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 		 struct check_result *r, struct err *e)
 {
@@ -71,11 +30,12 @@ static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 	uint64_t first = 0, now = 0;
 	char state[64];
 
-	if (changefeed(ctx->cluster, id, state, sizeof(state), &first, e))
+	if (cluster_changefeed(ctx->cluster, id, state, sizeof(state), &first,
+			       e))
 		return -1;
 	for (;;) {
-		if (changefeed(ctx->cluster, id, state, sizeof(state), &now,
-			       e))
+		if (cluster_changefeed(ctx->cluster, id, state, sizeof(state),
+				       &now, e))
 			return -1;
 		if (!strcmp(state, "normal") && now > first)
 			break;

@@ -1,6 +1,7 @@
 #include "clusters/cluster.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -523,4 +524,43 @@ int cluster_down(struct cluster *c, struct err *e)
 		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
 			rc = -1;
 	return rc;
+}
+
+int cluster_changefeed(struct cluster *c, const char *id, char *state,
+		       size_t size, uint64_t *checkpoint, struct err *e)
+{
+	struct err last = ERR_INIT;
+
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct buf body = BUF_INIT;
+		char url[512];
+		json_t *doc;
+		long status;
+
+		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
+			continue;
+		snprintf(url, sizeof(url), "%s/api/v2/changefeeds/%s",
+			 comp->http_url, id);
+		err_clear(&last);
+		if (http_request("GET", url, NULL, &body, &status,
+				 5 * NS_PER_SEC, &last) || status != 200) {
+			if (!err_isset(&last))
+				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld",
+					url, status);
+			buf_release(&body);
+			continue;
+		}
+		doc = json_loads(buf_str(&body), 0, NULL);
+		buf_release(&body);
+		snprintf(state, size, "%s", json_string_value(json_object_get(
+			 doc, "state")) ? json_string_value(
+			 json_object_get(doc, "state")) : "?");
+		*checkpoint = (uint64_t)json_integer_value(json_object_get(
+			doc, "checkpoint_ts"));
+		json_decref(doc);
+		return 0;
+	}
+	return err_set(e, ERR_INFRA, "%s", err_isset(&last) ? last.msg
+		       : "no TiCDC capture with an HTTP URL");
 }

@@ -208,6 +208,14 @@ int component_continue(struct cluster *c, struct component *comp,
 /* The last non-empty line of the component's log into `out`. */
 void component_last_log_line(const struct component *comp, struct buf *out);
 
+/*
+ * TiCDC: the state ("normal", ...) and checkpoint_ts (a TSO) of
+ * changefeed `id`, asked of any cdc component with an HTTP URL
+ * (GET /api/v2/changefeeds/{id}).
+ */
+int cluster_changefeed(struct cluster *c, const char *id, char *state,
+		       size_t size, uint64_t *checkpoint, struct err *e);
+
 /* Release a component's strings. */
 void component_release(struct component *comp);
 

@@ -423,6 +423,25 @@ static uint64_t load(const uint64_t *v)
 	return __atomic_load_n(v, __ATOMIC_RELAXED);
 }
 
+/*
+ * On TiCDC, the changefeed whose lag the progress line shows: the
+ * progress check's, else "tichaos"; NULL without TiCDC captures.
+ */
+static const char *cdc_changefeed(const struct state *st)
+{
+	for (size_t i = 0; i < st->cluster.ncomps; i++) {
+		if (!(st->cluster.comps[i].roles & ROLE_CDC) ||
+		    !st->cluster.comps[i].http_url)
+			continue;
+		for (size_t j = 0; j < st->suite.nchecks; j++)
+			if (!strcmp(st->suite.checks[j].kind, "progress"))
+				return suite_opt(&st->suite.checks[j],
+						 "changefeed")->s;
+		return "tichaos";
+	}
+	return NULL;
+}
+
 /* What the last progress line counted, for the rates of the next. */
 struct pace {
 	uint64_t ok;
@@ -431,7 +450,8 @@ struct pace {
 
 /*
  * One progress line: elapsed/total, ok operations per second since the
- * last line, errors, faults in effect, replication lag.
+ * last line, errors, faults in effect, replication lag (the local
+ * replica's, or the TiCDC changefeed checkpoint's).
  */
 static void progress(struct state *st, int64_t elapsed, int final,
 		     struct pace *pace)
@@ -464,6 +484,21 @@ static void progress(struct state *st, int64_t elapsed, int final,
 					   "  lag %s %lds", c->name, behind)
 				: snprintf(lag + off, sizeof(lag) - off,
 					   "  lag %s ?", c->name));
+	}
+	if (cdc_changefeed(st)) {
+		char state[64];
+		uint64_t ts;
+
+		/* A TSO's physical part is its milliseconds >> 18. */
+		if (!cluster_changefeed(&st->cluster, cdc_changefeed(st),
+					state, sizeof(state), &ts, NULL))
+			snprintf(lag + off, sizeof(lag) - off, "  lag "
+				 "changefeed %s %llds", cdc_changefeed(st),
+				 (long long)((clock_wall_ms() -
+					      (int64_t)(ts >> 18)) / 1000));
+		else
+			snprintf(lag + off, sizeof(lag) - off, "  lag "
+				 "changefeed %s ?", cdc_changefeed(st));
 	}
 	rate = elapsed > pace->at ? (double)(ok - pace->ok) * NS_PER_SEC /
 				    (double)(elapsed - pace->at) : 0;

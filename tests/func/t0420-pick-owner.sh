@@ -105,34 +105,40 @@ workloads:
 checks:
   - kind: progress
     timeout: 3s
+    changefeed: CF
 EOF
 
-# changefeed "STATE CHECKPOINT"...: the n-th GET of the changefeed gets
-# the n-th pair, as TiCDC's Open API answers it.
+# changefeed ID "STATE CHECKPOINT"...: the n-th GET of changefeed ID gets
+# the n-th pair, as TiCDC's Open API answers it; progress-ID.yaml checks it.
 changefeed() {
-	n=0
+	id=$1 n=0
+	shift
+	sed -e "s/changefeed: CF/changefeed: $id/" "$TRASH/progress.yaml" \
+		>"$TRASH/progress-$id.yaml" || return 1
 	for s in "$@"; do
 		n=$((n + 1))
-		printf '200 application/json\n{"id": "tichaos", "state": "%s", "checkpoint_ts": %s}\n' \
-			"${s% *}" "${s#* }" >"$TRASH/cdc-0/GET_api_v2_changefeeds_tichaos.$n" || return 1
+		printf '200 application/json\n{"id": "%s", "state": "%s", "checkpoint_ts": %s}\n' \
+			"$id" "${s% *}" "${s#* }" >"$TRASH/cdc-0/GET_api_v2_changefeeds_$id.$n" || return 1
 	done
 }
 
 test_expect_success 'progress on TiCDC: the changefeed is normal and its checkpoint advances' '
-	changefeed "normal 449000000000000000" "normal 449000000000000001" &&
-	"$TICHAOS" run "$TRASH/progress.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r3" >tap3 2>err3 ||
+	# read once by the last progress line, then twice by the check
+	changefeed cf1 "normal 449000000000000000" "normal 449000000000000000" \
+		"normal 449000000000000001" &&
+	"$TICHAOS" run "$TRASH/progress-cf1.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r3" >tap3 2>err3 ||
 	{ cat err3; false; }
-	grep -qx "ok 2 - progress: changefeed tichaos normal, checkpoint advanced" tap3 &&
-	test "$(grep -c "^GET /api/v2/changefeeds/tichaos$" "$TRASH/cdc-0.log")" = 2
+	grep -qx "ok 2 - progress: changefeed cf1 normal, checkpoint advanced" tap3 &&
+	grep -Eq "info  progress 2s/2s  [0-9]+ ops/s  errors 0  faults 0 active  lag down-0 [0-9]+s  lag changefeed cf1 [0-9]+s$" "$TRASH/r3/logs/tichaos.log" &&
+	test "$(grep -c "^GET /api/v2/changefeeds/cf1$" "$TRASH/cdc-0.log")" = 3
 '
 
 test_expect_success 'progress on TiCDC: a stuck changefeed fails with its state' '
-	rm -f "$TRASH"/cdc-0/GET_api_v2_changefeeds_tichaos.* &&
-	changefeed "warning 449000000000000000" &&
-	"$TICHAOS" run "$TRASH/progress.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r4" >tap4 2>err4
+	changefeed cf2 "warning 449000000000000000" &&
+	"$TICHAOS" run "$TRASH/progress-cf2.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r4" >tap4 2>err4
 	test $? = 1 &&
 	grep -qx "not ok 2 - progress" tap4 &&
-	grep -qx "  message: \"changefeed tichaos: state warning, checkpoint_ts 449000000000000000 did not advance\"" tap4
+	grep -qx "  message: \"changefeed cf2: state warning, checkpoint_ts 449000000000000000 did not advance\"" tap4
 '
 
 test_expect_success 'cluster down stops the captures it started' '
