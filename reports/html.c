@@ -32,6 +32,7 @@ struct mark {
 struct series {
 	const char *name;
 	const json_t *ok;
+	const json_t *errors;
 	const json_t *p50;
 	const json_t *p99;
 	int step;		/* seconds */
@@ -253,12 +254,17 @@ static void plot(struct buf *out, const struct timeline *t,
 		   "width=\"%d\" height=\"%d\" role=\"img\">\n", W, H);
 	shade(out, t, H);
 	axis(out, t->seconds, H, latency ? "latency ms (p50, p99)"
-					 : "ok operations per second");
-	for (int line = 0; line < (latency ? 2 : 1); line++) {
-		const json_t *a = latency ? (line ? s->p99 : s->p50) : s->ok;
+					 : "operations per second (ok, errors)");
+	/* Latency: p50 and p99; throughput: ok and errors. */
+	for (int line = 0; line < 2; line++) {
+		const json_t *a = latency ? (line ? s->p99 : s->p50)
+				  : line ? s->errors : s->ok;
 
+		if (!a)
+			continue;
 		buf_printf(out, NULL, "<polyline class=\"%s\" points=\"",
-			   latency ? (line ? "p99" : "p50") : "ops");
+			   latency ? (line ? "p99" : "p50")
+			   : line ? "errors" : "ops");
 		for (int sec = 0; sec < t->seconds; sec++)
 			buf_printf(out, NULL, "%.1f,%.1f ",
 				   x_of(sec + 0.5, t->seconds),
@@ -400,6 +406,7 @@ static int build(const json_t *results, const char *run_dir,
 			continue;
 		s->name = str(it, "name");
 		s->ok = json_object_get(ps, "ok");
+		s->errors = json_object_get(ps, "errors");
 		s->p50 = json_object_get(ps, "p50_us");
 		s->p99 = json_object_get(ps, "p99_us");
 		s->step = (int)json_integer_value(json_object_get(ps,
@@ -419,6 +426,7 @@ static int build(const json_t *results, const char *run_dir,
 		   "{background:#fdd}.v-skip{background:#eee}\n.fault{fill:"
 		   "#f99;opacity:.35}.axis{stroke:#888}.tick{font-size:11px;"
 		   "fill:#555}\n.ops{fill:none;stroke:#36c;stroke-width:1.5}"
+		   ".errors{fill:none;stroke:#c00;stroke-width:1}"
 		   ".p50{fill:none;stroke:#393;stroke-width:1.5}.p99{fill:none;"
 		   "stroke:#c63;stroke-width:1.5}\n.ddl{fill:#36c}.owner{fill:"
 		   "#939}.instant{fill:#c00}\npre{background:#f6f6f6;padding:"

@@ -400,7 +400,10 @@ static int start_workers(struct state *st, struct err *e)
 			w->latency = calloc(w->steps, sizeof(*w->latency));
 			w->ok_per_step = calloc(w->steps,
 						sizeof(*w->ok_per_step));
-			if (!w->latency || !w->ok_per_step)
+			w->errors_per_step = calloc(w->steps,
+					sizeof(*w->errors_per_step));
+			if (!w->latency || !w->ok_per_step ||
+			    !w->errors_per_step)
 				return err_set(e, ERR_INFRA, "out of memory");
 			if (share_tables(w, suite_opt(it, "tables")))
 				return err_set(e, ERR_INFRA, "out of memory");
@@ -656,10 +659,11 @@ static json_t *per_step(const struct state *st, const struct suite_item *it)
 	int64_t step = latency_step(st->plan.duration_ns);
 	size_t steps = (size_t)((st->plan.duration_ns + step - 1) / step);
 	json_t *ok = json_array(), *p50 = json_array(), *p99 = json_array();
+	json_t *errors = json_array();
 
 	for (size_t s = 0; s < steps; s++) {
 		struct hist h;
-		uint64_t n = 0;
+		uint64_t n = 0, bad = 0;
 
 		memset(&h, 0, sizeof(h));
 		for (size_t j = 0; j < st->nworkers; j++) {
@@ -669,16 +673,18 @@ static json_t *per_step(const struct state *st, const struct suite_item *it)
 				continue;
 			hist_merge(&h, &w->latency[s]);
 			n += w->ok_per_step[s];
+			bad += w->errors_per_step[s];
 		}
 		json_array_append_new(ok, json_integer((json_int_t)n));
+		json_array_append_new(errors, json_integer((json_int_t)bad));
 		json_array_append_new(p50, json_integer(
 			hist_quantile(&h, 0.5) / 1000));
 		json_array_append_new(p99, json_integer(
 			hist_quantile(&h, 0.99) / 1000));
 	}
-	return json_pack("{s:I, s:o, s:o, s:o}", "step_s",
+	return json_pack("{s:I, s:o, s:o, s:o, s:o}", "step_s",
 			 (json_int_t)(step / NS_PER_SEC), "ok", ok,
-			 "p50_us", p50, "p99_us", p99);
+			 "errors", errors, "p50_us", p50, "p99_us", p99);
 }
 
 /* One item per workload: its counts, failing on errors that were not to
@@ -880,6 +886,7 @@ static void release(struct state *st, int keep_cluster)
 		free(st->workers[i].tables);
 		free(st->workers[i].latency);
 		free(st->workers[i].ok_per_step);
+		free(st->workers[i].errors_per_step);
 	}
 	free(st->workers);
 	free(st->threads);

@@ -102,6 +102,10 @@ void worker_complete(struct worker *w, const char *f, const char *table,
 		     int64_t id, const struct err *err)
 {
 	int64_t now = history_now(w->run->history);
+	size_t at = w->step_ns ? (size_t)(now / w->step_ns) : 0;
+
+	if (err && err_isset(err) && at < w->steps)
+		w->errors_per_step[at]++;
 
 	if (!err || !err_isset(err)) {
 		size_t step = w->step_ns ? (size_t)(now / w->step_ns) : 0;

@@ -128,6 +128,7 @@ struct worker {
 	int64_t step_ns;
 	struct hist *latency;
 	uint32_t *ok_per_step;
+	uint32_t *errors_per_step;	/* fail and info */
 	size_t steps;
 };
 

@@ -76,7 +76,8 @@ test_expect_success 'throughput and latency plots for each looping workload' '
 	test "$(grep -c "<polyline class=\"ops\"" "$R/report.html")" = 2 &&
 	test "$(grep -c "<polyline class=\"p50\"" "$R/report.html")" = 2 &&
 	test "$(grep -c "<polyline class=\"p99\"" "$R/report.html")" = 2 &&
-	grep -q ">ok operations per second<" "$R/report.html"
+	test "$(grep -c "<polyline class=\"errors\"" "$R/report.html")" = 2 &&
+	grep -q ">operations per second (ok, errors)<" "$R/report.html"
 '
 
 test_expect_success 'tichaos report rebuilds it byte for byte' '
