@@ -12,7 +12,8 @@
  * loses nor repeats a row. Partition DDL is not covered: a kill right
  * after such a statement completed can leave its GTID unrecorded, the
  * restart runs it again, and partition DDL is not idempotent (REORGANIZE
- * or REMOVE PARTITIONING twice fails). Those re-runs can only fail on a
+ * or REMOVE PARTITIONING twice fails; a REORGANIZE re-run finds the
+ * partition it made: "already exists"). Those re-runs can only fail on a
  * state the statement itself produced, so down-0 skips exactly these
  * errors (slave_skip_errors below); whatever they could hide, the
  * consistency check still compares the tables and their definitions.
@@ -372,7 +373,7 @@ static int write_config(struct cluster *c, const struct component *comp,
 			"sync-binlog=0\n", e);
 	if (!rc && server_id != 1)
 		rc = buf_addstr(&cnf,
-			"slave-skip-errors=1493,1505,1507,1517,1735\n"
+			"slave-skip-errors=1050,1493,1505,1507,1517,1735\n"
 			"relay-log=relay-bin\n"
 			"relay-log-recovery=ON\n"
 			"slave-parallel-threads=4\n"
