@@ -5,15 +5,17 @@
  * 1. Barrier: a finish mark written upstream must appear downstream within
  *    `sync_timeout`; otherwise the verdict is unknown, with the lag seen.
  * 2. Every table of the suite's database on either side: presence, column
- *    definitions, then data. With an integer primary key the key range is
- *    cut into chunks of about `chunk_rows` rows; both sides checksum every
- *    chunk in parallel (`threads` connections each): COUNT(*) and the
- *    BIT_XOR of a 64-bit row hash (the first 16 hex digits of the MD5 of
- *    the row's columns, each written with its length, NULL distinct from
- *    any string). Mismatching chunks are bisected down to a few thousand
- *    rows, whose rows are then compared in key order. Other keys compare
- *    the whole table that way; a table without a key is compared as a
- *    multiset of rows, with a warning.
+ *    definitions, then data, in chunks of about `chunk_rows` rows of the
+ *    primary key: a single integer key's range is cut arithmetically; any
+ *    other key (composite, string, date) is cut at every chunk_rows-th key
+ *    of the upstream's key order. Both sides checksum every chunk in
+ *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
+ *    64-bit row hash (the first 16 hex digits of the MD5 of the row's
+ *    columns, each written with its length, NULL distinct from any
+ *    string). Mismatching chunks are bisected (at the middle key) down to
+ *    a few thousand rows, whose rows are then compared in key order. A
+ *    table without a key is compared whole as a multiset of rows, with a
+ *    warning.
  * 3. Differences: missing, extra and changed rows with their keys, and
  *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
  *    DELETE for extra ones — which, applied downstream, makes it equal.
@@ -64,13 +66,15 @@ struct table {
 	size_t ncols;
 	char **keys;		/* primary key columns */
 	size_t nkeys;
-	int int_key;
+	int *key_int;		/* per key column: an integer type */
+	int int_key;		/* one key column, an integer */
 	struct buf hash_expr;	/* the row hash's argument */
 	struct buf qname;	/* `db`.`name` */
 };
 
 struct diff {
 	uint64_t rows[2];
+	uint64_t chunks, compared;	/* chunks; rows fetched to compare */
 	uint64_t missing, extra, changed;
 	struct buf keys[3];	/* JSON arrays' insides, first max_report */
 	struct buf fix;		/* fix SQL */
@@ -251,16 +255,26 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 		     " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX");
 	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &t->keys,
 			       &t->nkeys, e);
-	if (!rc && t->nkeys == 1) {
+	if (!rc && t->nkeys) {
+		t->key_int = calloc(t->nkeys, sizeof(*t->key_int));
+		if (!t->key_int)
+			abort();
+	}
+	for (size_t k = 0; !rc && k < t->nkeys; k++) {
+		static const char *const ints[] = { "tinyint", "smallint",
+			"mediumint", "int", "bigint", NULL };
+
 		schema_query(&q, "SELECT DATA_TYPE FROM "
 			     "information_schema.COLUMNS", t->db, t->name,
 			     " AND COLUMN_NAME = ");
-		sql_quote_string(&q, t->keys[0], NULL);
+		sql_quote_string(&q, t->keys[k], NULL);
 		rc = string_list(&sides[UP].conn, buf_str(&q), &types,
 				 &ntypes, e);
-		t->int_key = !rc && ntypes == 1 && strstr(types[0], "int");
+		for (size_t i = 0; !rc && ntypes == 1 && ints[i]; i++)
+			t->key_int[k] |= !strcmp(types[0], ints[i]);
 		free_list(types, ntypes);
 	}
+	t->int_key = t->nkeys == 1 && t->key_int[0];
 	/* Each column as <length>:<text>, or '-' for NULL: unambiguous. */
 	buf_addstr(&t->hash_expr, "CONCAT_WS(','", NULL);
 	for (size_t i = 0; i < t->ncols; i++) {
@@ -285,21 +299,129 @@ static void release_table(struct table *t)
 {
 	free_list(t->cols, t->ncols);
 	free_list(t->keys, t->nkeys);
+	free(t->key_int);
 	buf_release(&t->hash_expr);
 	buf_release(&t->qname);
 }
 
-/* " WHERE `k` >= lo AND `k` < hi", or "" for the whole table. */
-static void range_where(struct buf *q, const struct table *t, int ranged,
-			int64_t lo, int64_t hi)
+/*
+ * A range of rows in key order. A single integer key is cut
+ * arithmetically; any other key at key tuples taken from the data.
+ */
+struct range {
+	int whole;		/* no bounds: the whole table */
+	int64_t lo, hi;		/* integer key: [lo, hi) */
+	char **klo, **khi;	/* other keys: [klo, khi); NULL: unbounded */
+};
+
+/* One key column's value: as it is for an integer, else quoted. */
+static void key_value(struct buf *q, const struct table *t, size_t k,
+		      const char *v)
 {
-	if (!ranged)
+	size_t digits = strspn(v + (*v == '-'), "0123456789");
+
+	if (t->key_int[k] && digits && !v[(*v == '-') + digits])
+		buf_addstr(q, v, NULL);
+	else
+		sql_quote_string(q, v, NULL);
+}
+
+/*
+ * The key tuple compared with `vals`, spelled out column by column (which
+ * every server's range optimizer takes, unlike row constructors):
+ * "(a > 1 OR (a = 1 AND (b >= 2)))" for `strict` ">" and `last` ">=".
+ */
+static void key_bound(struct buf *q, const struct table *t, char **vals,
+		      const char *strict, const char *last)
+{
+	for (size_t k = 0; k < t->nkeys; k++) {
+		int end = k + 1 == t->nkeys;
+
+		buf_addch(q, '(', NULL);
+		sql_quote_ident(q, t->keys[k], NULL);
+		buf_printf(q, NULL, " %s ", end ? last : strict);
+		key_value(q, t, k, vals[k]);
+		if (end)
+			break;
+		buf_addstr(q, " OR (", NULL);
+		sql_quote_ident(q, t->keys[k], NULL);
+		buf_addstr(q, " = ", NULL);
+		key_value(q, t, k, vals[k]);
+		buf_addstr(q, " AND ", NULL);
+	}
+	buf_addch(q, ')', NULL);
+	for (size_t k = 1; k < t->nkeys; k++)
+		buf_addstr(q, "))", NULL);
+}
+
+/* The range as a WHERE clause, or "" for the whole table. */
+static void range_where(struct buf *q, const struct table *t,
+			const struct range *rg)
+{
+	const char *w = " WHERE ";
+
+	if (rg->whole)
 		return;
-	buf_addstr(q, " WHERE ", NULL);
-	sql_quote_ident(q, t->keys[0], NULL);
-	buf_printf(q, NULL, " >= %lld AND ", (long long)lo);
-	sql_quote_ident(q, t->keys[0], NULL);
-	buf_printf(q, NULL, " < %lld", (long long)hi);
+	if (t->int_key) {
+		buf_addstr(q, w, NULL);
+		sql_quote_ident(q, t->keys[0], NULL);
+		buf_printf(q, NULL, " >= %lld AND ", (long long)rg->lo);
+		sql_quote_ident(q, t->keys[0], NULL);
+		buf_printf(q, NULL, " < %lld", (long long)rg->hi);
+		return;
+	}
+	if (rg->klo) {
+		buf_addstr(q, w, NULL);
+		key_bound(q, t, rg->klo, ">", ">=");
+		w = " AND ";
+	}
+	if (rg->khi) {
+		buf_addstr(q, w, NULL);
+		key_bound(q, t, rg->khi, "<", "<");
+	}
+}
+
+static void free_tuple(char **tuple, size_t n)
+{
+	if (tuple)
+		free_list(tuple, n);
+}
+
+/*
+ * The key tuple of the row `offset` rows into the range, in key order:
+ * 1 and *out set, 0 when the range holds no more rows, or -1.
+ */
+static int nth_key(struct sql *s, const struct table *t,
+		   const struct range *rg, uint64_t offset, char ***out,
+		   struct err *e)
+{
+	struct sql_result r = SQL_RESULT_INIT;
+	struct buf q = BUF_INIT, order = BUF_INIT;
+	int rc;
+
+	for (size_t k = 0; k < t->nkeys; k++) {
+		if (k)
+			buf_addstr(&order, ", ", NULL);
+		sql_quote_ident(&order, t->keys[k], NULL);
+	}
+	buf_printf(&q, NULL, "SELECT %s FROM %s", buf_str(&order),
+		   buf_str(&t->qname));
+	range_where(&q, t, rg);
+	buf_printf(&q, NULL, " ORDER BY %s LIMIT 1 OFFSET %llu",
+		   buf_str(&order), (unsigned long long)offset);
+	rc = sql_query(s, buf_str(&q), &r, e);
+	if (!rc && r.nrows == 1) {
+		*out = calloc(t->nkeys + 1, sizeof(**out));
+		if (!*out)
+			abort();
+		for (size_t k = 0; k < t->nkeys; k++)
+			(*out)[k] = strdup(r.cells[k] ? r.cells[k] : "");
+		rc = 1;
+	}
+	sql_result_release(&r);
+	buf_release(&q);
+	buf_release(&order);
+	return rc;
 }
 
 struct sum {
@@ -307,8 +429,8 @@ struct sum {
 	char xor[24];
 };
 
-static int checksum(struct sql *s, const struct table *t, int ranged,
-		    int64_t lo, int64_t hi, struct sum *out, struct err *e)
+static int checksum(struct sql *s, const struct table *t,
+		    const struct range *rg, struct sum *out, struct err *e)
 {
 	struct buf q = BUF_INIT;
 	struct sql_result r = SQL_RESULT_INIT;
@@ -317,7 +439,7 @@ static int checksum(struct sql *s, const struct table *t, int ranged,
 	buf_printf(&q, NULL, "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV("
 		   "SUBSTRING(MD5(%s), 1, 16), 16, 10) AS UNSIGNED)), 0) "
 		   "FROM %s", buf_str(&t->hash_expr), buf_str(&t->qname));
-	range_where(&q, t, ranged, lo, hi);
+	range_where(&q, t, rg);
 	rc = sql_query(s, buf_str(&q), &r, e);
 	if (!rc && r.nrows == 1) {
 		out->count = strtoull(r.cells[0] ? r.cells[0] : "0", NULL, 10);
@@ -333,7 +455,7 @@ static int checksum(struct sql *s, const struct table *t, int ranged,
 struct pool {
 	const struct component *comp;
 	const struct table *t;
-	int64_t lo, width;
+	const struct range *ranges;
 	size_t nchunks;
 	struct sum *sums;
 	size_t next;		/* atomic */
@@ -352,10 +474,9 @@ static void *pool_worker(void *arg)
 		for (;;) {
 			size_t i = __atomic_fetch_add(&p->next, 1,
 						      __ATOMIC_RELAXED);
-			int64_t lo = p->lo + (int64_t)i * p->width;
 
-			if (i >= p->nchunks || checksum(&s.conn, p->t, 1, lo,
-							lo + p->width,
+			if (i >= p->nchunks || checksum(&s.conn, p->t,
+							&p->ranges[i],
 							&p->sums[i], &e))
 				break;
 		}
@@ -409,8 +530,8 @@ static int by_key(const void *a, const void *b)
 }
 
 /* The rows of a range: key text, hash, every column. */
-static int fetch_rows(struct sql *s, const struct table *t, int ranged,
-		      int64_t lo, int64_t hi, struct rows *out, struct err *e)
+static int fetch_rows(struct sql *s, const struct table *t,
+		      const struct range *rg, struct rows *out, struct err *e)
 {
 	struct buf q = BUF_INIT;
 	struct sql_result r = SQL_RESULT_INIT;
@@ -423,7 +544,7 @@ static int fetch_rows(struct sql *s, const struct table *t, int ranged,
 		sql_quote_ident(&q, t->cols[i], NULL);
 	}
 	buf_printf(&q, NULL, " FROM %s", buf_str(&t->qname));
-	range_where(&q, t, ranged, lo, hi);
+	range_where(&q, t, rg);
 	rc = sql_query(s, buf_str(&q), &r, e);
 	buf_release(&q);
 	if (rc)
@@ -589,71 +710,83 @@ static void compare_rows(struct diff *d, const struct table *t,
 
 /* Compare a range: rows when small, else checksums of halves. */
 static int compare_range(struct side *sides, const struct table *t,
-			 int ranged, int64_t lo, int64_t hi,
-			 const struct sum *su, const struct sum *sd,
-			 struct diff *d, struct err *e)
+			 const struct range *rg, const struct sum *su,
+			 const struct sum *sd, struct diff *d, struct err *e)
 {
 	struct rows rows[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
-	int rc = 0;
+	struct range half[2];
+	char **mid = NULL;
+	int rc = 0, split = 0;
 
 	if (su->count == sd->count && !strcmp(su->xor, sd->xor))
 		return 0;
-	if (!ranged || hi - lo <= 1 ||
-	    (su->count <= COMPARE_ROWS && sd->count <= COMPARE_ROWS)) {
-		rc = fetch_rows(&sides[UP].conn, t, ranged, lo, hi, &rows[UP],
-				e) ||
-		     fetch_rows(&sides[DOWN].conn, t, ranged, lo, hi,
-				&rows[DOWN], e);
-		if (!rc)
-			compare_rows(d, t, &rows[UP], &rows[DOWN]);
-		release_rows(&rows[UP]);
-		release_rows(&rows[DOWN]);
-		return rc ? -1 : 0;
-	}
-	for (int half = 0; half < 2 && !rc; half++) {
-		int64_t mid = lo + (hi - lo) / 2;
-		int64_t a = half ? mid : lo, b = half ? hi : mid;
-		struct sum hu, hd;
+	if (rg->whole || (su->count <= COMPARE_ROWS &&
+			  sd->count <= COMPARE_ROWS)) {
+		/* small enough: compare the rows */
+	} else if (t->int_key && rg->hi - rg->lo > 1) {
+		int64_t m = rg->lo + (rg->hi - rg->lo) / 2;
 
-		rc = checksum(&sides[UP].conn, t, 1, a, b, &hu, e) ||
-		     checksum(&sides[DOWN].conn, t, 1, a, b, &hd, e) ||
-		     compare_range(sides, t, 1, a, b, &hu, &hd, d, e);
+		half[0] = (struct range){ 0, rg->lo, m, NULL, NULL };
+		half[1] = (struct range){ 0, m, rg->hi, NULL, NULL };
+		split = 1;
+	} else if (!t->int_key) {
+		/* At the middle key of the side with more rows: each half
+		 * holds fewer of its rows. */
+		int s = su->count >= sd->count ? UP : DOWN;
+		uint64_t n = (s == UP ? su->count : sd->count) / 2;
+
+		rc = nth_key(&sides[s].conn, t, rg, n, &mid, e);
+		if (rc < 0)
+			return -1;
+		half[0] = (struct range){ 0, 0, 0, rg->klo, mid };
+		half[1] = (struct range){ 0, 0, 0, mid, rg->khi };
+		split = rc;
+		rc = 0;
 	}
+	if (split) {
+		for (int h = 0; h < 2 && rc >= 0; h++) {
+			struct sum hu, hd;
+
+			rc = checksum(&sides[UP].conn, t, &half[h], &hu, e) ||
+			     checksum(&sides[DOWN].conn, t, &half[h], &hd, e) ||
+			     compare_range(sides, t, &half[h], &hu, &hd, d, e)
+			     ? -1 : 0;
+		}
+		free_tuple(mid, t->nkeys);
+		return rc < 0 ? -1 : 0;
+	}
+	rc = fetch_rows(&sides[UP].conn, t, rg, &rows[UP], e) ||
+	     fetch_rows(&sides[DOWN].conn, t, rg, &rows[DOWN], e);
+	if (!rc)
+		compare_rows(d, t, &rows[UP], &rows[DOWN]);
+	d->compared += rows[UP].n + rows[DOWN].n;
+	release_rows(&rows[UP]);
+	release_rows(&rows[DOWN]);
 	return rc ? -1 : 0;
 }
 
-/* Chunked checksums of both sides in parallel, then the mismatches. */
-static int compare_table(struct side *sides, const struct table *t,
-			 int64_t chunk_rows, int threads, struct diff *d,
-			 struct err *e)
+/*
+ * A single integer key: the range between both sides' lowest and highest
+ * key, cut into equal chunks. 0 chunks: both sides are empty.
+ */
+static int int_chunks(struct side *sides, const struct table *t,
+		      int64_t chunk_rows, struct range **out, size_t *n,
+		      struct err *e)
 {
 	struct sql_result b[2] = { SQL_RESULT_INIT, SQL_RESULT_INIT };
-	struct pool pools[2];
 	struct buf q = BUF_INIT;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	int64_t lo = INT64_MAX, hi = INT64_MIN, width;
 	uint64_t most = 0;
-	size_t nchunks;
-	pthread_t *th;
 	int rc = 0;
 
-	if (!t->int_key) {
-		struct sum su, sd;
-
-		rc = checksum(&sides[UP].conn, t, 0, 0, 0, &su, e) ||
-		     checksum(&sides[DOWN].conn, t, 0, 0, 0, &sd, e);
-		if (!rc) {
-			d->rows[UP] = su.count;
-			d->rows[DOWN] = sd.count;
-			rc = compare_range(sides, t, 0, 0, 0, &su, &sd, d, e);
-		}
-		return rc ? -1 : 0;
-	}
 	buf_addstr(&q, "SELECT MIN(", NULL);
 	sql_quote_ident(&q, t->keys[0], NULL);
 	buf_addstr(&q, "), MAX(", NULL);
 	sql_quote_ident(&q, t->keys[0], NULL);
 	buf_printf(&q, NULL, "), COUNT(*) FROM %s", buf_str(&t->qname));
 	for (int s = 0; !rc && s < 2; s++) {
+		uint64_t rows;
+
 		rc = sql_query(&sides[s].conn, buf_str(&q), &b[s], e);
 		if (rc || !b[s].nrows || !b[s].cells[0])
 			continue;
@@ -661,27 +794,102 @@ static int compare_table(struct side *sides, const struct table *t,
 			lo = strtoll(b[s].cells[0], NULL, 10);
 		if (strtoll(b[s].cells[1], NULL, 10) > hi)
 			hi = strtoll(b[s].cells[1], NULL, 10);
-		d->rows[s] = strtoull(b[s].cells[2], NULL, 10);
-		if (d->rows[s] > most)
-			most = d->rows[s];
+		rows = strtoull(b[s].cells[2], NULL, 10);
+		if (rows > most)
+			most = rows;
 	}
 	sql_result_release(&b[UP]);
 	sql_result_release(&b[DOWN]);
 	buf_release(&q);
+	*n = 0;
 	if (rc || lo > hi)
 		return rc ? -1 : 0;
-	nchunks = (size_t)((most + (uint64_t)chunk_rows - 1) /
-			   (uint64_t)chunk_rows);
-	if (!nchunks)
-		nchunks = 1;
+	*n = (size_t)((most + (uint64_t)chunk_rows - 1) / (uint64_t)chunk_rows);
+	if (!*n)
+		*n = 1;
+	width = (hi - lo) / (int64_t)*n + 1;
+	*out = calloc(*n, sizeof(**out));
+	if (!*out)
+		abort();
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i] = (struct range){ 0, lo + (int64_t)i * width,
+					    lo + (int64_t)(i + 1) * width,
+					    NULL, NULL };
+	return 0;
+}
+
+/*
+ * Any other key: a chunk starts at every chunk_rows-th key of the
+ * upstream's key order; the first and the last are open, so every row of
+ * either side is in exactly one. The bounds are kept in *bounds.
+ */
+static int key_chunks(struct side *sides, const struct table *t,
+		      int64_t chunk_rows, struct range **out, size_t *n,
+		      char ****bounds, size_t *nbounds, struct err *e)
+{
+	size_t alloc = 0;
+	int rc;
+
+	*bounds = NULL;
+	*nbounds = 0;
+	for (;;) {
+		struct range from = { 0, 0, 0, *nbounds ?
+				      (*bounds)[*nbounds - 1] : NULL, NULL };
+		char **key = NULL;
+
+		rc = nth_key(&sides[UP].conn, t, &from, (uint64_t)chunk_rows,
+			     &key, e);
+		if (rc <= 0)
+			break;
+		if (*nbounds == alloc) {
+			alloc = alloc ? alloc * 2 : 16;
+			*bounds = realloc(*bounds, alloc * sizeof(**bounds));
+			if (!*bounds)
+				abort();
+		}
+		(*bounds)[(*nbounds)++] = key;
+	}
+	if (rc < 0)
+		return -1;
+	*n = *nbounds + 1;
+	*out = calloc(*n, sizeof(**out));
+	if (!*out)
+		abort();
+	for (size_t i = 0; i < *n; i++)
+		(*out)[i] = (struct range){ 0, 0, 0,
+					    i ? (*bounds)[i - 1] : NULL,
+					    i < *nbounds ? (*bounds)[i] : NULL };
+	return 0;
+}
+
+/* Chunked checksums of both sides in parallel, then the mismatches. */
+static int compare_table(struct side *sides, const struct table *t,
+			 int64_t chunk_rows, int threads, struct diff *d,
+			 struct err *e)
+{
+	struct range *ranges = NULL, whole = { 1, 0, 0, NULL, NULL };
+	char ***bounds = NULL;
+	size_t nchunks = 0, nbounds = 0;
+	struct pool pools[2];
+	pthread_t *th;
+	int rc;
+
+	if (!t->nkeys)
+		rc = 0, ranges = &whole, nchunks = 1;
+	else if (t->int_key)
+		rc = int_chunks(sides, t, chunk_rows, &ranges, &nchunks, e);
+	else
+		rc = key_chunks(sides, t, chunk_rows, &ranges, &nchunks,
+				&bounds, &nbounds, e);
+	if (rc || !nchunks)
+		goto out;
 	for (int s = 0; s < 2; s++) {
 		struct pool *p = &pools[s];
 
 		memset(p, 0, sizeof(*p));
 		p->comp = sides[s].comp;
 		p->t = t;
-		p->lo = lo;
-		p->width = (hi - lo) / (int64_t)nchunks + 1;
+		p->ranges = ranges;
 		p->nchunks = nchunks;
 		p->sums = calloc(nchunks, sizeof(*p->sums));
 		pthread_mutex_init(&p->lock, NULL);
@@ -700,17 +908,24 @@ static int compare_table(struct side *sides, const struct table *t,
 		if (err_isset(&pools[s].err))
 			rc = err_set(e, pools[s].err.class, "%s",
 				     pools[s].err.msg);
-	for (size_t i = 0; !rc && i < nchunks; i++) {
-		int64_t a = lo + (int64_t)i * pools[UP].width;
-
-		rc = compare_range(sides, t, 1, a, a + pools[UP].width,
-				   &pools[UP].sums[i], &pools[DOWN].sums[i],
-				   d, e);
+	d->chunks = nchunks;
+	for (size_t i = 0; i < nchunks; i++) {
+		d->rows[UP] += pools[UP].sums[i].count;
+		d->rows[DOWN] += pools[DOWN].sums[i].count;
 	}
+	for (size_t i = 0; !rc && i < nchunks; i++)
+		rc = compare_range(sides, t, &ranges[i], &pools[UP].sums[i],
+				   &pools[DOWN].sums[i], d, e);
 	for (int s = 0; s < 2; s++) {
 		free(pools[s].sums);
 		pthread_mutex_destroy(&pools[s].lock);
 	}
+out:
+	for (size_t i = 0; i < nbounds; i++)
+		free_tuple(bounds[i], t->nkeys);
+	free(bounds);
+	if (ranges != &whole)
+		free(ranges);
 	return rc ? -1 : 0;
 }
 
@@ -783,10 +998,10 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	qsort(all, nall, sizeof(*all), by_string);
 	buf_addstr(&r->details, "\"tables\":[", NULL);
 	for (size_t i = 0; !rc && i < nall; i++) {
-		struct table t = { db, all[i], NULL, 0, NULL, 0, 0, BUF_INIT,
-				   BUF_INIT };
-		struct diff d = { { 0, 0 }, 0, 0, 0, { BUF_INIT, BUF_INIT,
-				  BUF_INIT }, BUF_INIT, 0 };
+		struct table t = { db, all[i], NULL, 0, NULL, 0, NULL, 0,
+				   BUF_INIT, BUF_INIT };
+		struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT,
+				  BUF_INIT, BUF_INIT }, BUF_INIT, 0 };
 		struct buf schema = BUF_INIT;
 		int on[2] = { 0, 0 };
 		char fix[512] = "";
@@ -825,12 +1040,15 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		if (!rc && !schema.len) {
 			buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"
 				   "\"down_rows\":%llu,\"missing\":%llu,"
-				   "\"extra\":%llu,\"changed\":%llu",
+				   "\"extra\":%llu,\"changed\":%llu,"
+				   "\"chunks\":%llu,\"rows_compared\":%llu",
 				   (unsigned long long)d.rows[UP],
 				   (unsigned long long)d.rows[DOWN],
 				   (unsigned long long)d.missing,
 				   (unsigned long long)d.extra,
-				   (unsigned long long)d.changed);
+				   (unsigned long long)d.changed,
+				   (unsigned long long)d.chunks,
+				   (unsigned long long)d.compared);
 			for (int k = 0; k < 3; k++)
 				buf_printf(&r->details, NULL, ",\"%s_keys\":"
 					   "[%s]", kind_names[k],

@@ -105,4 +105,102 @@ test_expect_success 'progress fails when the replica is stopped' '
 	grep -q "^  message: \"1 of 1 replicas not caught up; down-0: down-0: replication is not running (io No, sql No)\"$" tap5
 '
 
+# Keys that are not one integer: chunked at keys taken from the data (every
+# one of sk's chunk bounds holds a quote), bisected at the middle key when
+# a chunk is too large to compare row by row (mk: one chunk of 6000 rows).
+cat >"$TRASH/keys.yaml" <<EOF
+name: keys
+duration: 1s
+seed: 4
+database: kdb
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY"
+  - name: sk
+    columns: "k VARCHAR(16) NOT NULL, v INT, d DATETIME NULL, PRIMARY KEY (k)"
+  - name: mk
+    columns: "a INT NOT NULL, b VARCHAR(8) NOT NULL, v VARCHAR(32) NULL,
+      PRIMARY KEY (a, b)"
+workloads:
+  - kind: insert
+    tables: t
+checks:
+  - kind: consistency
+    sync_timeout: 30s
+    tables: [sk]
+    chunk_rows: 100
+  - kind: consistency
+    sync_timeout: 30s
+    tables: [mk]
+    chunk_rows: 10000
+EOF
+
+# table_field RUN CHECK FIELD...: those fields of the first table of check
+# CHECK (from 0) in RUN's results.json; lists joined by commas.
+table_field() {
+	perl -MJSON::PP -e '
+		my ($run, $check, @f) = @ARGV;
+		open my $fh, "<", "$run/results.json" or die "$run: $!";
+		my $t = decode_json(do { local $/; <$fh> })->{checks}[$check]{details}{tables}[0];
+		print join(" ", map { ref $t->{$_} ? join(",", @{$t->{$_}}) : $t->{$_} } @f), "\n";
+	' "$@"
+}
+
+cat >"$TRASH/keys.sql" <<'EOF'
+create database kdb;
+use kdb;
+create table kdb.t (id int auto_increment primary key);
+create table kdb.sk (k varchar(16) not null, v int, d datetime null,
+	primary key (k));
+insert into kdb.sk select concat('k', lpad(seq, 5, '0'),
+	if(seq % 100 = 1, '''q', '')), seq,
+	if(seq % 7 = 0, null, '2026-01-01' + interval seq minute)
+	from seq_1_to_5000;
+create table kdb.mk (a int not null, b varchar(8) not null,
+	v varchar(32) null, primary key (a, b));
+insert into kdb.mk select seq div 100, concat('b', seq % 100),
+	if(seq % 3, md5(seq), null) from seq_1_to_6000;
+EOF
+
+test_expect_success 'a string key and a composite key, chunked: equal tables pass' '
+	mariadb --no-defaults -h127.0.0.1 -P"$UP" -uroot <"$TRASH/keys.sql" &&
+	wait_for_condition 30 "test \"\$(sql $DOWN \"select count(*) from kdb.mk\")\" = 6000" &&
+	mkdir "$TRASH/r4" && cp "$TRASH/keys.yaml" "$TRASH/r4/suite.yaml" && cp "$T" "$TRASH/r4/" &&
+	"$TICHAOS" check "$TRASH/r4" >tap6 2>err6 || { cat err6 tap6; false; }
+	grep -Eqx "ok 1 - consistency: 1 tables, 5000 rows equal on both sides \(sync [0-9.]+s\)" tap6 &&
+	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal on both sides \(sync [0-9.]+s\)" tap6 &&
+	echo "5000 5000 50 0" >expect &&
+	table_field "$TRASH/r4" 0 up_rows down_rows chunks rows_compared >actual &&
+	test_cmp expect actual &&
+	echo "6000 6000 1 0" >expect &&
+	table_field "$TRASH/r4" 1 up_rows down_rows chunks rows_compared >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'differences in four chunks: exact keys, only those chunks compared' '
+	sql "$DOWN" "delete from kdb.sk where k in (\"k00150\", \"k02050\");
+		update kdb.sk set d = null where k = \"k03000\";
+		insert into kdb.sk values (\"k04500x\", 1, null);
+		delete from kdb.mk where a = 45 and b = \"b7\";
+		update kdb.mk set v = \"changed\" where a = 12 and b = \"b34\"" &&
+	"$TICHAOS" check "$TRASH/r4" >tap7 2>err7; test $? = 1 &&
+	grep -qx "  numbers: \"tables=1 differing=1 rows=5000 missing=2 extra=1 changed=1\"" tap7 &&
+	echo "5000 4999 k=k00150,k=k02050 k=k04500x k=k03000 50 799" >expect &&
+	table_field "$TRASH/r4" 0 up_rows down_rows missing_keys extra_keys changed_keys chunks rows_compared >actual &&
+	test_cmp expect actual &&
+	# mk: 6000 rows bisected into quarters of 1500; two hold a difference
+	echo "6000 5999 a=45,b=b7 a=12,b=b34 1 5999" >expect &&
+	table_field "$TRASH/r4" 1 up_rows down_rows missing_keys changed_keys chunks rows_compared >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'their fix SQL repairs both tables' '
+	for f in kdb.sk kdb.mk; do
+		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r4/fix-sql/$f.sql" || return 1
+	done &&
+	"$TICHAOS" check "$TRASH/r4" >tap8 2>err8 &&
+	grep -Eqx "ok 1 - consistency: 1 tables, 5000 rows equal .*" tap8 &&
+	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal .*" tap8
+'
+
 test_done
