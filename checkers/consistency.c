@@ -3,7 +3,9 @@
  * same data? (DESIGN §8, the data loss of TiCDC issue 1192.)
  *
  * 1. Barrier: a finish mark written upstream must appear downstream within
- *    `sync_timeout`; otherwise the verdict is unknown, with the lag seen.
+ *    `sync_timeout` and, on TiCDC, the changefeed's checkpoint_ts pass
+ *    the mark's commit_ts; otherwise the verdict is unknown, with the lag
+ *    seen.
  * 2. Every table of the suite's database on either side: presence, column
  *    definitions, then data, in chunks of about `chunk_rows` rows of the
  *    primary key: a single integer key's range is cut arithmetically; any
@@ -38,6 +40,9 @@
 static const struct optspec opts[] = {
 	{ "sync_timeout", OPT_DURATION, "300s", 0, NULL, 0, 0,
 	  "how long the finish mark may take to reach the downstream" },
+	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "TiCDC: the changefeed whose checkpoint must pass the finish mark "
+	  "(default: the topology's, else tichaos)" },
 	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "only these tables (default: every table of the database, on "
 	  "either side)" },
@@ -99,15 +104,45 @@ static const struct component *first_with(struct cluster *c, unsigned role)
 	return NULL;
 }
 
-/* The finish mark: written upstream, awaited downstream. */
-static int barrier(const struct check_ctx *ctx, struct side *sides,
-		   int64_t timeout, int64_t *took, struct check_result *r,
+/* TSOs: milliseconds since the epoch in the bits above the low 18. */
+#define TSO_MS(ts) ((int64_t)((ts) >> 18))
+
+/*
+ * The mark's commit_ts on TiDB (@@tidb_last_txn_info, TiDB 4.0.9 and
+ * later); on any other upstream, or when TiDB does not tell, the TSO of
+ * the local clock at the time the mark was written.
+ */
+static uint64_t mark_tso(struct side *up, int64_t mark_ms, const char **from)
+{
+	struct buf v = BUF_INIT;
+	struct err ignored = ERR_INIT;
+	uint64_t ts = 0;
+
+	if (!sql_value(&up->conn, "SELECT JSON_EXTRACT(@@tidb_last_txn_info, "
+		       "'$.commit_ts')", &v, &ignored))
+		ts = strtoull(buf_str(&v), NULL, 10);
+	buf_release(&v);
+	*from = ts ? "commit_ts" : "clock";
+	return ts ? ts : (uint64_t)mark_ms << 18;
+}
+
+/*
+ * The finish mark: written upstream, awaited downstream; on TiCDC also
+ * the changefeed's checkpoint_ts passing the mark's commit_ts (the row
+ * can show before every change older than it is replicated).
+ */
+static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
+		   struct side *sides, int64_t *took, struct check_result *r,
 		   struct err *e)
 {
 	int64_t mark = clock_wall_ms(), start = clock_mono_ns();
+	int64_t timeout = suite_opt(it, "sync_timeout")->i;
 	struct buf q = BUF_INIT, v = BUF_INIT;
 	struct err last = ERR_INIT;
-	int rc;
+	const char *cf = NULL, *from = NULL;
+	uint64_t mark_ts = 0, checkpoint = 0;
+	char state[64] = "?";
+	int rc, seen = 0;
 
 	rc = sql_exec(&sides[UP].conn, "CREATE DATABASE IF NOT EXISTS "
 		      "tichaos_meta", e) ||
@@ -119,19 +154,30 @@ static int barrier(const struct check_ctx *ctx, struct side *sides,
 	     sql_quote_string(&q, ctx->run_dir, e) ||
 	     buf_printf(&q, e, ", %lld)", (long long)mark) ||
 	     sql_exec(&sides[UP].conn, buf_str(&q), e);
+	if (!rc && cluster_ticdc(ctx->cluster)) {
+		cf = cluster_changefeed_id(ctx->cluster,
+					   suite_opt(it, "changefeed")->s);
+		mark_ts = mark_tso(&sides[UP], mark, &from);
+	}
 	buf_reset(&q);
 	buf_printf(&q, NULL, "SELECT COUNT(*) FROM tichaos_meta.barrier "
 		   "WHERE id = %lld", (long long)mark);
 	while (!rc) {
 		err_clear(&last);
-		if (!sides[DOWN].conn.my)
+		if (!seen && !sides[DOWN].conn.my)
 			connect_side(&sides[DOWN], &last);
-		if (sides[DOWN].conn.my &&
-		    sql_value(&sides[DOWN].conn, buf_str(&q), &v, &last) == 0 &&
-		    !strcmp(buf_str(&v), "1"))
-			break;
-		if (err_isset(&last))
+		if (!seen && sides[DOWN].conn.my &&
+		    sql_value(&sides[DOWN].conn, buf_str(&q), &v, &last) == 0)
+			seen = !strcmp(buf_str(&v), "1");
+		if (!seen && err_isset(&last))
 			sql_close(&sides[DOWN].conn);
+		if (seen && cf && !cluster_changefeed(ctx->cluster, cf, state,
+						      sizeof(state),
+						      &checkpoint, &last) &&
+		    checkpoint >= mark_ts)
+			break;
+		if (seen && !cf)
+			break;
 		if (check_interrupted(ctx)) {
 			check_verdict(r, VERDICT_UNKNOWN, "interrupted while "
 				      "waiting for %s to sync",
@@ -143,23 +189,50 @@ static int barrier(const struct check_ctx *ctx, struct side *sides,
 			struct err why = ERR_INIT;
 			char d[32];
 
+			format_duration(timeout, d, sizeof(d));
+			rc = 1;
+			if (seen && checkpoint) {
+				check_verdict(r, VERDICT_UNKNOWN, "sync timed "
+					      "out after %s: changefeed %s "
+					      "(state %s) checkpoint_ts %llu "
+					      "is %.1fs behind the finish "
+					      "mark's %s %llu", d, cf, state,
+					      (unsigned long long)checkpoint,
+					      (double)(TSO_MS(mark_ts) -
+						       TSO_MS(checkpoint)) /
+					      1000, from,
+					      (unsigned long long)mark_ts);
+				break;
+			}
+			if (seen) {
+				check_verdict(r, VERDICT_UNKNOWN, "sync timed "
+					      "out after %s: changefeed %s: %s",
+					      d, cf, last.msg);
+				break;
+			}
 			component_ready(ctx->cluster, sides[DOWN].comp, &why);
 			check_verdict(r, VERDICT_UNKNOWN, "sync timed out after "
 				      "%s: the finish mark did not reach %s%s%s",
-				      format_duration(timeout, d, sizeof(d)),
-				      sides[DOWN].comp->name,
+				      d, sides[DOWN].comp->name,
 				      err_isset(&why) || err_isset(&last) ?
 				      " (" : "", err_isset(&last) ? last.msg
 				      : err_isset(&why) ? why.msg : "");
 			if (err_isset(&why) || err_isset(&last))
 				strncat(r->message, ")", sizeof(r->message) -
 					strlen(r->message) - 1);
-			rc = 1;
 			break;
 		}
-		clock_sleep_ns(50 * NS_PER_MS, NULL);
+		clock_sleep_ns((seen ? 200 : 50) * NS_PER_MS, NULL);
 	}
 	*took = clock_mono_ns() - start;
+	if (cf)
+		buf_printf(&r->details, NULL, "\"changefeed\":\"%s\","
+			   "\"mark_ts\":%llu,\"mark_ts_from\":\"%s\","
+			   "\"checkpoint_ts\":%llu,", cf,
+			   (unsigned long long)mark_ts, from,
+			   (unsigned long long)checkpoint);
+	buf_printf(&r->details, NULL, "\"barrier_ms\":%lld",
+		   (long long)(*took / NS_PER_MS));
 	buf_release(&q);
 	buf_release(&v);
 	return rc < 0 ? -1 : rc;
@@ -967,8 +1040,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		rc = -1;
 		goto out;
 	}
-	rc = barrier(ctx, sides, suite_opt(it, "sync_timeout")->i,
-		     &barrier_ns, r, e);
+	rc = barrier(ctx, it, sides, &barrier_ns, r, e);
 	if (rc)
 		goto out;
 	for (int s = 0; !rc && s < 2; s++) {
@@ -996,7 +1068,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 				all[nall++] = names[s][i];
 		}
 	qsort(all, nall, sizeof(*all), by_string);
-	buf_addstr(&r->details, "\"tables\":[", NULL);
+	buf_addstr(&r->details, ",\"tables\":[", NULL);
 	for (size_t i = 0; !rc && i < nall; i++) {
 		struct table t = { db, all[i], NULL, 0, NULL, 0, NULL, 0,
 				   BUF_INIT, BUF_INIT };
@@ -1083,8 +1155,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		buf_release(&schema);
 		release_table(&t);
 	}
-	buf_printf(&r->details, NULL, "],\"barrier_ms\":%lld",
-		   (long long)(barrier_ns / NS_PER_MS));
+	buf_addch(&r->details, ']', NULL);
 	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
 		 "rows=%llu missing=%llu extra=%llu changed=%llu", nall,
 		 differing, (unsigned long long)rows,

@@ -18,14 +18,16 @@
 static const struct optspec opts[] = {
 	{ "timeout", OPT_DURATION, "60s", 0, NULL, 0, 0,
 	  "how long replication may take to show progress" },
-	{ "changefeed", OPT_STRING, "tichaos", 0, NULL, 0, 0,
-	  "TiCDC: the changefeed id" },
+	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "TiCDC: the changefeed id (default: the topology's, else "
+	  "tichaos)" },
 };
 
 static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 		 struct check_result *r, struct err *e)
 {
-	const char *id = suite_opt(it, "changefeed")->s;
+	const char *id = cluster_changefeed_id(ctx->cluster,
+					       suite_opt(it, "changefeed")->s);
 	int64_t deadline = clock_mono_ns() + suite_opt(it, "timeout")->i;
 	uint64_t first = 0, now = 0;
 	char state[64];
@@ -64,9 +66,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	size_t replicas = 0, behind = 0;
 	char first[400] = "";
 
-	for (size_t i = 0; i < c->ncomps; i++)
-		if ((c->comps[i].roles & ROLE_CDC) && c->comps[i].http_url)
-			return ticdc(ctx, it, r, e);
+	if (cluster_ticdc(c))
+		return ticdc(ctx, it, r, e);
 	buf_addstr(&r->details, "\"replicas\":[", NULL);
 	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];

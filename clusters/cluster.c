@@ -106,6 +106,8 @@ void cluster_close(struct cluster *c)
 	free(c->comps);
 	free(c->dir);
 	free(c->topology_path);
+	free(c->changefeed);
+	free(c->sink_uri);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -524,6 +526,21 @@ int cluster_down(struct cluster *c, struct err *e)
 		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
 			rc = -1;
 	return rc;
+}
+
+int cluster_ticdc(const struct cluster *c)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & ROLE_CDC) && c->comps[i].http_url)
+			return 1;
+	return 0;
+}
+
+const char *cluster_changefeed_id(const struct cluster *c, const char *asked)
+{
+	if (asked && *asked)
+		return asked;
+	return c->changefeed ? c->changefeed : "tichaos";
 }
 
 int cluster_changefeed(struct cluster *c, const char *id, char *state,

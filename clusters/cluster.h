@@ -113,6 +113,9 @@ struct cluster {
 	size_t ncomps;
 	/* How long start, stop and readiness may take. */
 	int64_t timeout_ns;
+	/* MAY: TiCDC's changefeed (id, sink URI) from the topology. */
+	char *changefeed;
+	char *sink_uri;
 	void *priv;
 };
 
@@ -207,6 +210,15 @@ int component_continue(struct cluster *c, struct component *comp,
 
 /* The last non-empty line of the component's log into `out`. */
 void component_last_log_line(const struct component *comp, struct buf *out);
+
+/* 1 when a cdc component has an HTTP URL: TiCDC's Open API answers. */
+int cluster_ticdc(const struct cluster *c);
+
+/*
+ * The changefeed a check or the runner means: `asked` when set, else the
+ * topology's, else "tichaos".
+ */
+const char *cluster_changefeed_id(const struct cluster *c, const char *asked);
 
 /*
  * TiCDC: the state ("normal", ...) and checkpoint_ts (a TSO) of

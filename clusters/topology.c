@@ -30,6 +30,14 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 			"cluster: %s\n", c->type->name);
 	if (!rc && c->port_base)
 		rc = buf_printf(&out, e, "port_base: %d\n", c->port_base);
+	if (!rc && c->changefeed)
+		rc = buf_addstr(&out, "changefeed:\n  id: ", e) ||
+		     ynode_quote(&out, c->changefeed, e) ||
+		     buf_addch(&out, '\n', e);
+	if (!rc && c->changefeed && c->sink_uri)
+		rc = buf_addstr(&out, "  sink_uri: ", e) ||
+		     ynode_quote(&out, c->sink_uri, e) ||
+		     buf_addch(&out, '\n', e);
 	rc = rc || buf_addstr(&out, "components:\n", e);
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
@@ -72,8 +80,10 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 }
 
 static const char *const top_keys[] = {
-	"cluster", "port_base", "components", NULL,
+	"cluster", "port_base", "changefeed", "components", NULL,
 };
+
+static const char *const changefeed_keys[] = { "id", "sink_uri", NULL };
 
 static const char *const comp_keys[] = {
 	"name", "roles", "host", "sql", "user", "replicates", "http_url",
@@ -227,7 +237,7 @@ static int read_component(struct reader *r, const struct ynode *n,
 int topology_read(struct cluster *c, const char *path, struct err *e)
 {
 	struct ynode *root = NULL;
-	const struct ynode *list, *pb;
+	const struct ynode *list, *pb, *cf;
 	struct reader r = { path, NULL, e };
 	const char *slash = strrchr(path, '/');
 	int rc = -1;
@@ -256,6 +266,16 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 			goto out;
 		}
 		c->port_base = (int)v;
+	}
+	cf = ynode_get(root, "changefeed");
+	if (cf && (ynode_check_map(path, cf, changefeed_keys, "changefeed",
+				   e) ||
+		   string(&r, cf, "id", 0, &c->changefeed) ||
+		   string(&r, cf, "sink_uri", 0, &c->sink_uri)))
+		goto out;
+	if (cf && !c->changefeed) {
+		ynode_error(e, path, cf, "changefeed needs an id");
+		goto out;
 	}
 	list = ynode_get(root, "components");
 	if (!list || list->kind != YNODE_SEQ || !list->n) {

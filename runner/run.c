@@ -428,21 +428,22 @@ static uint64_t load(const uint64_t *v)
 
 /*
  * On TiCDC, the changefeed whose lag the progress line shows: the
- * progress check's, else "tichaos"; NULL without TiCDC captures.
+ * progress check's, else the topology's or "tichaos"; NULL without TiCDC
+ * captures.
  */
 static const char *cdc_changefeed(const struct state *st)
 {
-	for (size_t i = 0; i < st->cluster.ncomps; i++) {
-		if (!(st->cluster.comps[i].roles & ROLE_CDC) ||
-		    !st->cluster.comps[i].http_url)
-			continue;
-		for (size_t j = 0; j < st->suite.nchecks; j++)
-			if (!strcmp(st->suite.checks[j].kind, "progress"))
-				return suite_opt(&st->suite.checks[j],
-						 "changefeed")->s;
-		return "tichaos";
-	}
-	return NULL;
+	const char *asked = NULL;
+
+	if (!cluster_ticdc(&st->cluster))
+		return NULL;
+	for (size_t j = 0; j < st->suite.nchecks; j++)
+		if (!strcmp(st->suite.checks[j].kind, "progress")) {
+			asked = suite_opt(&st->suite.checks[j],
+					  "changefeed")->s;
+			break;
+		}
+	return cluster_changefeed_id(&st->cluster, asked);
 }
 
 /* What the last progress line counted, for the rates of the next. */

@@ -125,6 +125,17 @@ test_expect_success 'a topology with an unknown role: exit 2' '
 	test_cmp expect err
 '
 
+test_expect_success 'a topology changefeed: a typo in it, or no id: exit 2' '
+	printf "changefeed:\n  id: cf\n  sink_url: x\ncomponents:\n  - name: x\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:3:3: unknown key '\''sink_url'\'' in changefeed (did you mean '\''sink_uri'\''?)" >expect &&
+	test_cmp expect err &&
+	printf "changefeed:\n  sink_uri: \"mysql://d\"\ncomponents:\n  - name: x\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:2:3: changefeed needs an id" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success 'a missing topology file: exit 2' '
 	"$TICHAOS" cluster status --cluster "$TRASH/none.yaml" 2>err; test $? = 2 &&
 	echo "tichaos: cannot open '\''$TRASH/none.yaml'\'': No such file or directory" >expect &&

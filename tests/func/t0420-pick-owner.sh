@@ -141,6 +141,62 @@ test_expect_success 'progress on TiCDC: a stuck changefeed fails with its state'
 	grep -qx "  message: \"changefeed cf2: state warning, checkpoint_ts 449000000000000000 did not advance\"" tap4
 '
 
+# The consistency barrier on TiCDC: past the mark row, the changefeed's
+# checkpoint_ts must reach the mark's TSO (MariaDB has no
+# @@tidb_last_txn_info, so the local clock's). The topology names the
+# changefeed; a check's `changefeed` overrides it.
+sed -e "s/^components:/changefeed:\n  id: cfb\n&/" "$TRASH/topo.yaml" >"$TRASH/topo-cf.yaml"
+cat >"$TRASH/barrier.yaml" <<EOF
+name: barrier
+duration: 1s
+seed: 1
+database: own
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+workloads:
+  - kind: insert
+    tables: t
+    rate: 50
+checks:
+  - kind: consistency
+    sync_timeout: 2s
+EOF
+NOW_MS=$(perl -MTime::HiRes=time -e 'printf "%d", time * 1000')
+BEHIND=$(( (NOW_MS - 60000) << 18 ))
+AHEAD=$(( (NOW_MS + 3600000) << 18 ))
+
+# feed ID N STATE CHECKPOINT: the N-th GET of changefeed ID.
+feed() {
+	printf '200 application/json\n{"id": "%s", "state": "%s", "checkpoint_ts": %s}\n' \
+		"$1" "$3" "$4" >"$TRASH/cdc-0/GET_api_v2_changefeeds_$1.$2"
+}
+
+test_expect_success 'barrier on TiCDC: waits for the checkpoint to pass the finish mark' '
+	# read once by the last progress line, then by the barrier until ahead
+	feed cfb 1 normal $BEHIND && feed cfb 2 normal $BEHIND && feed cfb 3 normal $AHEAD &&
+	"$TICHAOS" run "$TRASH/barrier.yaml" --cluster "$TRASH/topo-cf.yaml" --out "$TRASH/r5" >tap5 2>err5 ||
+	{ cat err5; false; }
+	grep -Eqx "ok 2 - consistency: 1 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap5 &&
+	test "$(grep -c "^GET /api/v2/changefeeds/cfb$" "$TRASH/cdc-0.log")" = 3 &&
+	perl -MJSON::PP -e "
+		my \$d = decode_json(do { local \$/; <STDIN> })->{checks}[0]{details};
+		print join(q( ), @{\$d}{qw(changefeed mark_ts_from checkpoint_ts)}), qq(\n);
+		exit !(\$d->{mark_ts} > $BEHIND && \$d->{mark_ts} < $AHEAD);
+	" <"$TRASH/r5/results.json" >actual &&
+	echo "cfb clock $AHEAD" >expect && test_cmp expect actual
+'
+
+test_expect_success 'barrier on TiCDC: a checkpoint that stays behind is unknown, with the lag, exit 3' '
+	feed cfs 1 normal $BEHIND &&
+	sed -e "s/    sync_timeout: 2s/&\n    changefeed: cfs/" "$TRASH/barrier.yaml" >"$TRASH/barrier-s.yaml" &&
+	"$TICHAOS" run "$TRASH/barrier-s.yaml" --cluster "$TRASH/topo-cf.yaml" --out "$TRASH/r6" >tap6 2>err6
+	test $? = 3 &&
+	grep -qx "not ok 2 - consistency" tap6 &&
+	grep -Eqx "  message: \"sync timed out after 2s: changefeed cfs \(state normal\) checkpoint_ts $BEHIND is 6[0-9]\.[0-9]s behind the finish mark.s clock [0-9]+\"" tap6 &&
+	test "$(grep -c "^GET /api/v2/changefeeds/cfs$" "$TRASH/cdc-0.log")" -ge 5
+'
+
 test_expect_success 'cluster down stops the captures it started' '
 	pids="$(cat "$TRASH/cdc-0.pid") $(cat "$TRASH/cdc-1.pid")" &&
 	"$TICHAOS" cluster down --cluster "$TRASH/topo.yaml" &&
