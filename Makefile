@@ -51,6 +51,7 @@ LIB_OBJS += lib/parse.o
 LIB_OBJS += lib/proc.o
 LIB_OBJS += lib/rand.o
 LIB_OBJS += lib/sql.o
+LIB_OBJS += lib/ssh.o
 LIB_OBJS += lib/ynode.o
 
 KIND_OBJS += clusters/cluster.o

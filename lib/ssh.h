@@ -18,11 +18,20 @@
  * first when `use_agent` is set, then the private key file.
  *
  * Errors (ERR_INFRA) name the host and say what failed first, keeping
- * libssh2's code and text: "ssh 'tichaos@127.0.0.1:2222': host key
- * mismatch: the key of '[127.0.0.1]:2222' in '/x/known_hosts' differs
- * (LIBSSH2_ERROR_... -N)", "ssh '...': authentication failed for user
- * 'tichaos' with key '/x/id_ed25519'", "ssh '...': cannot connect: Connection
- * refused". One function in ssh.c translates LIBSSH2_ERROR_* codes.
+ * libssh2's code and text: "ssh 'tichaos@127.0.0.1:2222': handshake failed:
+ * <libssh2's text> (LIBSSH2_ERROR_KEX_FAILURE -5)", "ssh '...': host key
+ * mismatch: the ssh-ed25519 key of '[127.0.0.1]:2222' in '/x/known_hosts'
+ * differs from the server's SHA256:<fingerprint>", "ssh '...': host key
+ * unknown: no ssh-ed25519 key of '[127.0.0.1]:2222' in '/x/known_hosts'
+ * (the server's is SHA256:<fingerprint>)", "ssh '...': authentication
+ * failed for user 'tichaos' with key '/x/id_ed25519'", "ssh '...': cannot
+ * connect: Connection refused", "ssh '...': handshake timed out after 10s",
+ * "ssh '...': 'sleep 60' did not finish within 5s". One function in ssh.c
+ * translates LIBSSH2_ERROR_* codes.
+ *
+ * RSA keys: libssh2 before 1.11 signs with ssh-rsa (SHA-1), which OpenSSH
+ * 8.8 and later refuse unless the server's PubkeyAcceptedAlgorithms allows
+ * it; the authentication error then says so. ed25519 keys just work.
  */
 
 #include <stdint.h>
@@ -64,9 +73,12 @@ const char *ssh_name(const struct ssh *s);
  * stderr to `errout` (either NULL: discarded); `in` (NULL: nothing) is its
  * stdin, which is then closed. Returns the exit code (0..255, or 128 +
  * signal), or -1 with `e` set when the command could not be run or did
- * not finish within `timeout_ns` (the channel is then closed, which ends
- * the remote command with SIGHUP on OpenSSH servers only when it has a
- * terminal; callers keep remote commands short or detached).
+ * not finish within `timeout_ns` (< 0: no limit; reopening a broken
+ * connection first has its own connect timeout). After a timeout the
+ * connection is closed with the channel, which ends the remote command
+ * with SIGHUP on OpenSSH servers only when it has a terminal; callers keep
+ * remote commands short or detached. A command that fails to start on a
+ * reused connection that turns out dead is tried once more on a new one.
  */
 int ssh_run(struct ssh *s, const char *command, const struct buf *in,
 	    struct buf *out, struct buf *errout, int64_t timeout_ns,
