@@ -149,6 +149,69 @@ free_port_base() {
 	return 1
 }
 
+# test_sshd_up DIR [LINE...]: start a real sshd of our own on 127.0.0.1 at
+# a free port, with its own host keys (ed25519, RSA) and config in DIR
+# (LINEs are added to it), letting in the current user with a fresh
+# ed25519 and a fresh RSA key (SHLVL=1 keeps bash from sourcing the user's
+# ~/.bashrc for every command, as it otherwise does under sshd). Exports
+# SSHD_PORT, SSH_USER, SSH_KEY (ed25519), SSH_KEY_RSA and SSH_KNOWN_HOSTS
+# (DIR/known_hosts: both host keys as "[127.0.0.1]:PORT"). sshd logs to
+# DIR/sshd.log and is killed when the file ends. Call it before the first
+# test: it skips the whole file when sshd is not installed.
+test_sshd_up() {
+	sshd_dir=$1
+	shift
+	[ -x /usr/sbin/sshd ] && command -v ssh-keygen >/dev/null 2>&1 ||
+		skip_all "sshd is not installed (make deps)"
+	mkdir -p "$sshd_dir" &&
+	# The privilege separation directory: sshd refuses to start as
+	# root without it, and only a booted openssh-server creates it.
+	{ [ "$(id -u)" != 0 ] || mkdir -p /run/sshd; } || return 1
+	for t in ed25519 rsa; do
+		ssh-keygen -q -t $t -N "" -C "tichaos-test-host" \
+			-f "$sshd_dir/host_${t}_key" &&
+		ssh-keygen -q -t $t -N "" -C "tichaos-test-user" \
+			-f "$sshd_dir/id_$t" || return 1
+	done
+	cat "$sshd_dir/id_ed25519.pub" "$sshd_dir/id_rsa.pub" \
+		>"$sshd_dir/authorized_keys" &&
+	SSHD_PORT=$(free_port_base) || return 1
+	cat >"$sshd_dir/sshd_config" <<-EOF || return 1
+	ListenAddress 127.0.0.1
+	Port $SSHD_PORT
+	HostKey $sshd_dir/host_ed25519_key
+	HostKey $sshd_dir/host_rsa_key
+	PidFile $sshd_dir/sshd.pid
+	AuthorizedKeysFile $sshd_dir/authorized_keys
+	StrictModes no
+	PubkeyAuthentication yes
+	PasswordAuthentication no
+	KbdInteractiveAuthentication no
+	UsePAM no
+	PermitRootLogin prohibit-password
+	LogLevel VERBOSE
+	SetEnv SHLVL=1
+	EOF
+	for line in "$@"; do
+		echo "$line"
+	done >>"$sshd_dir/sshd_config" &&
+	for t in ed25519 rsa; do
+		echo "[127.0.0.1]:$SSHD_PORT $(cut -d" " -f1,2 \
+			"$sshd_dir/host_${t}_key.pub")"
+	done >"$sshd_dir/known_hosts" || return 1
+	/usr/sbin/sshd -D -e -f "$sshd_dir/sshd_config" \
+		>"$sshd_dir/sshd.log" 2>&1 </dev/null &
+	test_track_pid $!
+	sshd_pid=$!
+	wait_for_condition 10 "listening $SSHD_PORT || ! alive $sshd_pid" &&
+	alive "$sshd_pid" || { cat "$sshd_dir/sshd.log"; return 1; }
+	SSH_USER=$(id -un)
+	SSH_KEY=$sshd_dir/id_ed25519
+	SSH_KEY_RSA=$sshd_dir/id_rsa
+	SSH_KNOWN_HOSTS=$sshd_dir/known_hosts
+	export SSHD_PORT SSH_USER SSH_KEY SSH_KEY_RSA SSH_KNOWN_HOSTS
+}
+
 # test_cmp EXPECTED ACTUAL: files are equal; show the diff otherwise.
 test_cmp() {
 	diff -u "$1" "$2"
