@@ -103,7 +103,7 @@ RUNNER_OBJS += runner/worker.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
-TEST_HELPERS = tests/helpers/campaigner
+TEST_HELPERS = tests/helpers/campaigner tests/helpers/ssh-exec
 
 OBJS = $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
 	$(addsuffix .o,$(TEST_HELPERS))
