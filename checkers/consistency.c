@@ -92,8 +92,7 @@ static int connect_side(struct side *s, struct err *e)
 {
 	const struct component *c = s->comp;
 
-	return sql_connect(&s->conn, c->sql_host, c->sql_port,
-			   c->user ? c->user : "root", NULL, NULL, 60, e);
+	return component_connect(c, &s->conn, NULL, 60, e);
 }
 
 static const struct component *first_with(struct cluster *c, unsigned role)

@@ -84,6 +84,10 @@ void component_release(struct component *comp)
 	free(comp->host);
 	free(comp->sql_host);
 	free(comp->user);
+	free(comp->password_env);
+	if (comp->password)
+		memset(comp->password, 0, strlen(comp->password));
+	free(comp->password);
 	free(comp->replicates);
 	free(comp->http_url);
 	free(comp->etcd_url);
@@ -92,6 +96,7 @@ void component_release(struct component *comp)
 	free(comp->start);
 	free(comp->dir);
 	free(comp->pidfile);
+	free(comp->pid_command);
 	free(comp->log);
 	free(comp->data_dir);
 	memset(comp, 0, sizeof(*comp));
@@ -104,6 +109,9 @@ void cluster_close(struct cluster *c)
 	for (size_t i = 0; i < c->ncomps; i++)
 		component_release(&c->comps[i]);
 	free(c->comps);
+	for (size_t i = 0; i < c->nhosts; i++)
+		host_release(&c->hosts[i]);
+	free(c->hosts);
 	free(c->dir);
 	free(c->topology_path);
 	free(c->changefeed);
@@ -119,15 +127,25 @@ struct component *cluster_find(struct cluster *c, const char *name)
 	return NULL;
 }
 
+struct host *component_host(const struct cluster *c,
+			    const struct component *comp)
+{
+	for (size_t i = 0; comp->host && i < c->nhosts; i++)
+		if (!strcmp(c->hosts[i].name, comp->host))
+			return &c->hosts[i];
+	return &host_local;
+}
+
 /* Is `pid` running the component's start command? */
-static int runs_component(pid_t pid, const struct component *comp)
+static int runs_component(struct host *h, pid_t pid,
+			  const struct component *comp)
 {
 	struct buf cmdline = BUF_INIT, want = BUF_INIT;
 	int same;
 
 	if (!comp->start)
-		return proc_alive(pid);
-	if (proc_cmdline(pid, &cmdline, NULL))
+		return h->ops->state(h, pid) != 0;
+	if (h->ops->cmdline(h, pid, &cmdline, NULL))
 		return 0;
 	for (char **a = comp->start; *a; a++)
 		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
@@ -138,55 +156,95 @@ static int runs_component(pid_t pid, const struct component *comp)
 	return same;
 }
 
+/* A pid printed by a pidfile or a command: 0 when there is none. */
+static pid_t parse_pid(struct buf *text)
+{
+	int64_t v;
+
+	buf_rtrim(text);
+	return parse_int64(buf_str(text), 1, INT32_MAX, &v, NULL) ? 0
+								: (pid_t)v;
+}
+
+/* TiCDC's GET /status at the origin of http_url: {"pid": N, ...}. */
+static pid_t status_pid(const struct component *comp)
+{
+	struct buf body = BUF_INIT;
+	char url[512];
+	json_t *doc, *pid;
+	long status;
+	pid_t v = -1;
+
+	if (!comp->http_url)
+		return -1;
+	url_origin(comp->http_url, url, sizeof(url) - 8);
+	strcat(url, "/status");
+	if (http_request("GET", url, NULL, &body, &status, 2 * NS_PER_SEC,
+			 NULL))
+		return 0;	/* nobody answers: not running */
+	doc = status == 200 ? json_loads(buf_str(&body), 0, NULL) : NULL;
+	pid = json_object_get(doc, "pid");
+	if (json_is_integer(pid) && json_integer_value(pid) > 0 &&
+	    json_integer_value(pid) <= INT32_MAX)
+		v = (pid_t)json_integer_value(pid);
+	json_decref(doc);
+	buf_release(&body);
+	return v;
+}
+
 pid_t component_pid(const struct cluster *c, const struct component *comp)
 {
-	pid_t pid;
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+	pid_t pid = -1;
 
-	(void)c;
-	if (!comp->pidfile)
-		return -1;
-	if (proc_read_pidfile(comp->pidfile, &pid, NULL) || !pid)
-		return 0;
-	if (!proc_alive(pid) || !runs_component(pid, comp))
-		return 0;
+	if (comp->pidfile) {
+		if (h->ops->read_file(h, comp->pidfile, 0, 64, &text, NULL))
+			pid = 0;
+		else if ((pid = parse_pid(&text)) &&
+			 !runs_component(h, pid, comp))
+			pid = 0;
+	} else if (comp->pid_command) {
+		pid = h->ops->shell(h, comp->pid_command, &text, NULL) ? 0
+		      : parse_pid(&text);
+		if (pid && !h->ops->state(h, pid))
+			pid = 0;
+	} else if (comp->status_pid) {
+		pid = status_pid(comp);
+	}
+	buf_release(&text);
 	return pid;
 }
 
 enum component_state component_state(const struct cluster *c,
 				      const struct component *comp)
 {
+	struct host *h = component_host(c, comp);
 	pid_t pid = component_pid(c, comp);
 
 	if (pid < 0)
 		return STATE_UNKNOWN;
 	if (pid == 0)
 		return STATE_STOPPED;
-	return proc_state(pid) == 'T' ? STATE_PAUSED : STATE_RUNNING;
+	return h->ops->state(h, pid) == 'T' ? STATE_PAUSED : STATE_RUNNING;
 }
 
-void component_last_log_line(const struct component *comp, struct buf *out)
+void component_last_log_line(const struct cluster *c,
+			     const struct component *comp, struct buf *out)
 {
+	struct host *h = component_host(c, comp);
 	struct buf text = BUF_INIT;
 	const char *end, *start;
-	struct stat st;
-	int fd;
+	int64_t size;
 
 	buf_reset(out);
-	if (!comp->log || stat(comp->log, &st))
+	if (!comp->log || (size = h->ops->file_size(h, comp->log)) < 0)
 		return;
-	fd = open(comp->log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (h->ops->read_file(h, comp->log, size > 8192 ? size - 8192 : 0,
+			      8192, &text, NULL)) {
+		buf_release(&text);
 		return;
-	if (st.st_size > 8192)
-		lseek(fd, st.st_size - 8192, SEEK_SET);
-	for (;;) {
-		char chunk[8192];
-		ssize_t n = read(fd, chunk, sizeof(chunk));
-
-		if (n <= 0 || buf_add(&text, chunk, (size_t)n, NULL))
-			break;
 	}
-	close(fd);
 	buf_rtrim(&text);
 	end = buf_str(&text) + text.len;
 	start = end;
@@ -204,11 +262,18 @@ static struct component *source_of(const struct cluster *c,
 	return cluster_find((struct cluster *)c, comp->replicates);
 }
 
+int component_connect(const struct component *comp, struct sql *s,
+		      const char *database, int timeout_s, struct err *e)
+{
+	return sql_connect(s, comp->sql_host, comp->sql_port,
+			   comp->user ? comp->user : "root", comp->password,
+			   database, timeout_s, e);
+}
+
 static int sql_open(const struct component *comp, struct sql *s,
 		    struct err *e)
 {
-	return sql_connect(s, comp->sql_host, comp->sql_port,
-			   comp->user ? comp->user : "root", NULL, NULL, 5, e);
+	return component_connect(comp, s, NULL, 5, e);
 }
 
 static int replication_running(const struct component *comp, struct sql *s,
@@ -310,37 +375,27 @@ long component_lag(const struct cluster *c, const struct component *comp)
 	return lag;
 }
 
-static int write_pidfile(const char *path, pid_t pid, struct err *e)
-{
-	struct buf text = BUF_INIT;
-	int rc;
-
-	rc = buf_printf(&text, e, "%ld\n", (long)pid) ||
-	     buf_write_file(&text, path, 0644, e);
-	buf_release(&text);
-	return rc ? -1 : 0;
-}
-
 static int spawn(struct cluster *c, struct component *comp, struct err *e)
 {
-	struct proc p = PROC_INIT;
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+	pid_t pid;
+	int rc;
 
-	(void)c;
 	if (!comp->start)
 		return err_set(e, ERR_INFRA, "%s: no start command in the "
 			       "topology", comp->name);
-	p.argv = (const char *const *)comp->start;
-	p.dir = comp->dir;
-	p.out = comp->log ? comp->log : "/dev/null";
-	p.append = 1;
-	p.err_to_out = 1;
-	p.new_session = 1;
-	if (proc_start(&p, e))
+	if (h->ops->spawn(h, comp->start, comp->dir, comp->log, &pid, e))
 		return -1;
-	log_debug("started %s (pid %ld)", comp->name, (long)p.pid);
-	if (comp->pidfile && write_pidfile(comp->pidfile, p.pid, e)) {
-		kill(p.pid, SIGKILL);
-		proc_wait_gone(p.pid, 5 * NS_PER_SEC, NULL);
+	log_debug("started %s on %s (pid %ld)", comp->name, h->name,
+		  (long)pid);
+	rc = comp->pidfile ? buf_printf(&text, e, "%ld\n", (long)pid) ||
+			     h->ops->write_file(h, comp->pidfile, &text, e)
+			   : 0;
+	buf_release(&text);
+	if (rc) {
+		h->ops->signal(h, pid, SIGKILL, NULL);
+		h->ops->wait_gone(h, pid, 5 * NS_PER_SEC, NULL);
 		return -1;
 	}
 	return 0;
@@ -367,7 +422,7 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 				return 0;
 		if (state == STATE_STOPPED || state == STATE_PAUSED ||
 		    clock_mono_ns() >= deadline) {
-			component_last_log_line(comp, &line);
+			component_last_log_line(c, comp, &line);
 			if (state == STATE_STOPPED)
 				err_set(e, ERR_INFRA, "%s exited while "
 					"starting; last log line: %s",
@@ -401,16 +456,17 @@ int component_start(struct cluster *c, struct component *comp, struct err *e)
 int component_kill(struct cluster *c, struct component *comp, int sig,
 		   struct err *e)
 {
+	struct host *h = component_host(c, comp);
 	pid_t pid = component_pid(c, comp);
 
 	if (pid <= 0)
 		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
-	if (proc_signal(pid, sig, e))
+	if (h->ops->signal(h, pid, sig, e))
 		return -1;
 	/* A stopped process does not die of TERM until continued. */
 	if (sig != SIGKILL)
-		kill(pid, SIGCONT);
-	if (proc_wait_gone(pid, c->timeout_ns, e))
+		h->ops->signal(h, pid, SIGCONT, NULL);
+	if (h->ops->wait_gone(h, pid, c->timeout_ns, e))
 		return -1;
 	log_debug("%s (pid %ld) is gone after signal %d", comp->name,
 		  (long)pid, sig);
@@ -430,20 +486,22 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e)
 	}
 	/* Remove the pidfile: ours is stale now, and one whose pid belongs
 	 * to another program never was ours to act on. */
-	if (comp->pidfile && unlink(comp->pidfile) && errno != ENOENT)
-		return err_errno(e, errno, "cannot remove '%s'",
-				 comp->pidfile);
+	if (comp->pidfile) {
+		struct host *h = component_host(c, comp);
+
+		return h->ops->remove(h, comp->pidfile, e);
+	}
 	return 0;
 }
 
-static int signal_checked(struct component *comp, pid_t pid, int sig,
-			  int stopped, struct err *e)
+static int signal_checked(struct host *h, struct component *comp, pid_t pid,
+			  int sig, int stopped, struct err *e)
 {
 	int64_t deadline = clock_mono_ns() + 5 * NS_PER_SEC;
 
-	if (proc_signal(pid, sig, e))
+	if (h->ops->signal(h, pid, sig, e))
 		return -1;
-	while ((proc_state(pid) == 'T') != stopped) {
+	while ((h->ops->state(h, pid) == 'T') != stopped) {
 		if (clock_mono_ns() >= deadline)
 			return err_set(e, ERR_INFRA, "%s (pid %ld) did not "
 				       "%s", comp->name, (long)pid,
@@ -459,7 +517,8 @@ int component_pause(struct cluster *c, struct component *comp, struct err *e)
 
 	if (pid <= 0)
 		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
-	return signal_checked(comp, pid, SIGSTOP, 1, e);
+	return signal_checked(component_host(c, comp), comp, pid, SIGSTOP, 1,
+			      e);
 }
 
 int component_continue(struct cluster *c, struct component *comp,
@@ -469,7 +528,8 @@ int component_continue(struct cluster *c, struct component *comp,
 
 	if (pid <= 0)
 		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
-	return signal_checked(comp, pid, SIGCONT, 0, e);
+	return signal_checked(component_host(c, comp), comp, pid, SIGCONT, 0,
+			      e);
 }
 
 int cluster_up(struct cluster *c, struct err *e)
@@ -528,6 +588,51 @@ int cluster_down(struct cluster *c, struct err *e)
 	return rc;
 }
 
+int election_prefix(const char *service, const char *cdc_cluster,
+		    char *prefix, size_t size)
+{
+	if (!strcmp(service, "ddl"))
+		snprintf(prefix, size, "/tidb/ddl/fg/owner");
+	else if (!strcmp(service, "autoid"))
+		snprintf(prefix, size, "tidb/autoid/leader");
+	else if (!strcmp(service, "cdc"))
+		snprintf(prefix, size, "/tidb/cdc/%s/__cdc_meta__/owner",
+			 cdc_cluster ? cdc_cluster : "default");
+	else
+		return -1;
+	return 0;
+}
+
+const char *cluster_etcd_url(const struct cluster *c, const char *name)
+{
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+
+		if (comp->etcd_url && (name ? !strcmp(comp->name, name)
+				       : (comp->roles & (ROLE_ETCD |
+							 ROLE_PD)) != 0))
+			return comp->etcd_url;
+	}
+	return NULL;
+}
+
+int cluster_pd_leader(struct cluster *c, char *name, size_t size,
+		      struct err *e)
+{
+	json_t *doc, *n;
+	int rc = 0;
+
+	if (cluster_get_json(c, ROLE_PD, "/pd/api/v1/leader", &doc, e))
+		return -1;
+	n = json_object_get(doc, "name");
+	if (json_is_string(n))
+		snprintf(name, size, "%s", json_string_value(n));
+	else
+		rc = err_set(e, ERR_INFRA, "PD's leader answer has no name");
+	json_decref(doc);
+	return rc;
+}
+
 int cluster_ticdc(const struct cluster *c)
 {
 	for (size_t i = 0; i < c->ncomps; i++)
@@ -543,41 +648,70 @@ const char *cluster_changefeed_id(const struct cluster *c, const char *asked)
 	return c->changefeed ? c->changefeed : "tichaos";
 }
 
-int cluster_changefeed(struct cluster *c, const char *id, char *state,
-		       size_t size, uint64_t *checkpoint, struct err *e)
+void url_origin(const char *url, char *out, size_t size)
+{
+	const char *host = strstr(url, "://");
+	const char *path = strchr(host ? host + 3 : url, '/');
+
+	snprintf(out, size, "%.*s", path ? (int)(path - url) : (int)strlen(url),
+		 url);
+}
+
+int cluster_get_json(struct cluster *c, unsigned role, const char *path,
+		     json_t **doc, struct err *e)
 {
 	struct err last = ERR_INIT;
 
+	*doc = NULL;
 	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
 		struct buf body = BUF_INIT;
-		char url[512];
-		json_t *doc;
+		char url[1024];
 		long status;
 
-		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
+		if (!(comp->roles & role) || !comp->http_url)
 			continue;
-		snprintf(url, sizeof(url), "%s/api/v2/changefeeds/%s",
-			 comp->http_url, id);
+		url_origin(comp->http_url, url, sizeof(url) - 512);
+		snprintf(url + strlen(url), 512, "%s", path);
 		err_clear(&last);
-		if (http_request("GET", url, NULL, &body, &status,
-				 5 * NS_PER_SEC, &last) || status != 200) {
-			if (!err_isset(&last))
-				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld",
-					url, status);
-			buf_release(&body);
-			continue;
+		if (!http_request("GET", url, NULL, &body, &status,
+				  5 * NS_PER_SEC, &last)) {
+			buf_rtrim(&body);
+			if (status != 200)
+				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld: "
+					"%.200s", url, status, buf_str(&body));
+			else if (!(*doc = json_loads(buf_str(&body), 0, NULL)))
+				err_set(&last, ERR_INFRA, "GET '%s': not JSON",
+					url);
 		}
-		doc = json_loads(buf_str(&body), 0, NULL);
 		buf_release(&body);
-		snprintf(state, size, "%s", json_string_value(json_object_get(
-			 doc, "state")) ? json_string_value(
-			 json_object_get(doc, "state")) : "?");
-		*checkpoint = (uint64_t)json_integer_value(json_object_get(
-			doc, "checkpoint_ts"));
-		json_decref(doc);
-		return 0;
+		if (*doc)
+			return 0;
 	}
-	return err_set(e, ERR_INFRA, "%s", err_isset(&last) ? last.msg
-		       : "no TiCDC capture with an HTTP URL");
+	if (err_isset(&last))
+		return err_set(e, last.class, "%s", last.msg);
+	return err_set(e, ERR_INFRA, "no %s component with an HTTP URL",
+		       role_name(role));
+}
+
+int cluster_changefeed(struct cluster *c, const char *id, char *state,
+		       size_t size, uint64_t *checkpoint, struct err *e)
+{
+	char path[512];
+	json_t *doc, *st, *cp;
+
+	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s", id);
+	if (cluster_get_json(c, ROLE_CDC, path, &doc, e))
+		return -1;
+	st = json_object_get(doc, "state");
+	cp = json_object_get(doc, "checkpoint_ts");
+	if (!json_is_string(st) || !json_is_integer(cp)) {
+		json_decref(doc);
+		return err_set(e, ERR_INFRA, "changefeed '%s': the answer has "
+			       "no state string and checkpoint_ts number", id);
+	}
+	snprintf(state, size, "%s", json_string_value(st));
+	*checkpoint = (uint64_t)json_integer_value(cp);
+	json_decref(doc);
+	return 0;
 }

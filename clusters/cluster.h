@@ -15,11 +15,14 @@
  * (docs/topology.md): topology.c writes it and reads it back.
  */
 
+#include <jansson.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "clusters/host.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/sql.h"
 
 enum role {
 	ROLE_UPSTREAM = 1 << 0,
@@ -42,11 +45,15 @@ extern const char *const role_names[];
 struct component {
 	char *name;
 	unsigned roles;
-	char *host;		/* "local"; SSH hosts come with static.c */
+	char *host;		/* "local" (NULL too), or a host's name */
 	/* SQL endpoint, when the component speaks SQL (port 0: none). */
 	char *sql_host;
 	int sql_port;
 	char *user;
+	/* MAY: its SQL password, from the environment variable the
+	 * topology names (password_env); never written anywhere. */
+	char *password_env;
+	char *password;
 	/* MAY: a replication source: the name of the component this one
 	 * replicates from; its readiness then includes replication. */
 	char *replicates;
@@ -58,7 +65,13 @@ struct component {
 	 * started or restarted by tichaos). */
 	char **start;
 	char *dir;		/* MAY: working directory of `start` */
-	char *pidfile;		/* MAY: where its pid is kept */
+	/* Pid sources, any one (none: its state is told by its endpoints
+	 * only): a pidfile, checked against the start command; a shell
+	 * command run on the host printing the pid; TiCDC's GET /status
+	 * (its "pid") at http_url's origin. */
+	char *pidfile;
+	char *pid_command;
+	int status_pid;
 	char *log;		/* MAY: its log file */
 	char *data_dir;		/* MAY: its data */
 };
@@ -113,6 +126,9 @@ struct cluster {
 	size_t ncomps;
 	/* How long start, stop and readiness may take. */
 	int64_t timeout_ns;
+	/* SSH hosts of the topology (docs/topology.md). */
+	struct host *hosts;
+	size_t nhosts;
 	/* MAY: TiCDC's changefeed (id, sink URI) from the topology. */
 	char *changefeed;
 	char *sink_uri;
@@ -151,6 +167,17 @@ int cluster_down(struct cluster *c, struct err *e);
 /* The component called `name`, or NULL. */
 struct component *cluster_find(struct cluster *c, const char *name);
 
+/*
+ * Connect to the component's SQL endpoint as its user (default root) with
+ * its password; `database` may be NULL.
+ */
+int component_connect(const struct component *comp, struct sql *s,
+		      const char *database, int timeout_s, struct err *e);
+
+/* Where the component runs: one of c->hosts, or &host_local. */
+struct host *component_host(const struct cluster *c,
+			    const struct component *comp);
+
 enum component_state {
 	STATE_STOPPED,
 	STATE_RUNNING,
@@ -161,9 +188,10 @@ enum component_state {
 const char *component_state_name(enum component_state s);
 
 /*
- * The pid of the running component, found from its pidfile and checked
- * against the process's command line (a recycled pid is not ours). 0 when
- * not running; -1 when it cannot be told.
+ * The pid of the running component on its host: from its pidfile and
+ * checked against the process's command line (a recycled pid is not
+ * ours), or from its pid command, or from TiCDC's /status. 0 when not
+ * running; -1 when it cannot be told.
  */
 pid_t component_pid(const struct cluster *c, const struct component *comp);
 
@@ -209,7 +237,40 @@ int component_continue(struct cluster *c, struct component *comp,
 		       struct err *e);
 
 /* The last non-empty line of the component's log into `out`. */
-void component_last_log_line(const struct component *comp, struct buf *out);
+void component_last_log_line(const struct cluster *c,
+			     const struct component *comp, struct buf *out);
+
+/* "http://host:port" of a component's URL, whatever path follows. */
+void url_origin(const char *url, char *out, size_t size);
+
+/*
+ * GET `path` ("/pd/api/v1/leader") at the origin of the http_url of each
+ * component with `role`, in order, until one answers 200 with JSON: the
+ * document in *doc (the caller json_decref()s it). Otherwise -1 with the
+ * last failure: "GET 'URL': HTTP 500: <body>", "GET 'URL': not JSON",
+ * or "no pd component with an HTTP URL".
+ */
+int cluster_get_json(struct cluster *c, unsigned role, const char *path,
+		     json_t **doc, struct err *e);
+
+/*
+ * The etcd key prefix of a TiDB or TiCDC election: service "ddl" (the DDL
+ * owner), "autoid" (the autoid leader), "cdc" (the TiCDC owner of cluster
+ * `cdc_cluster`, "default" when NULL). -1 for anything else.
+ */
+int election_prefix(const char *service, const char *cdc_cluster,
+		    char *prefix, size_t size);
+
+/*
+ * The etcd client URL of component `name`, or (NULL) of the first etcd or
+ * pd component: PD's client URL serves etcd's v3 JSON gateway. NULL when
+ * there is none.
+ */
+const char *cluster_etcd_url(const struct cluster *c, const char *name);
+
+/* PD's leader by name: GET /pd/api/v1/leader on any pd component. */
+int cluster_pd_leader(struct cluster *c, char *name, size_t size,
+		      struct err *e);
 
 /* 1 when a cdc component has an HTTP URL: TiCDC's Open API answers. */
 int cluster_ticdc(const struct cluster *c);

@@ -2,7 +2,7 @@
  * A described cluster: the components of a topology file
  * (docs/topology.md), such as the one `cluster up` writes for the local
  * cluster. tichaos starts only what has a start command and stops only
- * what has a pidfile.
+ * what has a pidfile. Its SSH hosts are connected to when it opens.
  */
 #include "clusters/cluster.h"
 
@@ -18,7 +18,17 @@ static int static_open(struct cluster *c, const struct cluster_options *o,
 		       : strdup(".");
 	if (!c->dir)
 		abort();
-	return topology_read(c, o->cluster, e);
+	if (topology_read(c, o->cluster, e))
+		return -1;
+	/* SSH hosts are reached now, so a refused key or an unreachable
+	 * host is the first thing said, not a component seen as stopped. */
+	for (size_t i = 0; i < c->nhosts; i++) {
+		struct host *h = &c->hosts[i];
+
+		if (ssh_open(&h->conn, &h->ssh, e))
+			return -1;
+	}
+	return 0;
 }
 
 const struct cluster_type cluster_static = {

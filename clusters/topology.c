@@ -57,7 +57,8 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		if (!rc && comp->sql_port)
 			rc = buf_printf(&out, e, "    sql: \"%s:%d\"\n",
 					comp->sql_host, comp->sql_port) ||
-			     put(&out, "user", comp->user, e);
+			     put(&out, "user", comp->user, e) ||
+			     put(&out, "password_env", comp->password_env, e);
 		rc = rc || put(&out, "replicates", comp->replicates, e) ||
 		     put(&out, "http_url", comp->http_url, e) ||
 		     put(&out, "etcd_url", comp->etcd_url, e);
@@ -71,6 +72,9 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		}
 		rc = rc || put(&out, "dir", comp->dir, e) ||
 		     put(&out, "pidfile", comp->pidfile, e) ||
+		     put(&out, "pid_command", comp->pid_command, e) ||
+		     (comp->status_pid && buf_addstr(&out, "    status_pid: "
+						     "true\n", e)) ||
 		     put(&out, "log", comp->log, e) ||
 		     put(&out, "data_dir", comp->data_dir, e);
 	}
@@ -80,20 +84,30 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 }
 
 static const char *const top_keys[] = {
-	"cluster", "port_base", "changefeed", "components", NULL,
+	"cluster", "port_base", "changefeed", "hosts", "components", NULL,
+};
+
+static const char *const host_keys[] = { "name", "ssh", "timeout", NULL };
+
+static const char *const ssh_keys[] = {
+	"address", "port", "user", "key", "known_hosts", "agent",
+	"insecure_host_key", NULL,
 };
 
 static const char *const changefeed_keys[] = { "id", "sink_uri", NULL };
 
 static const char *const comp_keys[] = {
-	"name", "roles", "host", "sql", "user", "replicates", "http_url",
-	"etcd_url", "start", "dir", "pidfile", "log", "data_dir", NULL,
+	"name", "roles", "host", "sql", "user", "password_env", "replicates",
+	"http_url",
+	"etcd_url", "start", "dir", "pidfile", "pid_command", "status_pid",
+	"log", "data_dir", NULL,
 };
 
 struct reader {
 	const char *file;
 	char *base;		/* directory of the file, for relative paths */
 	struct err *e;
+	struct cluster *c;
 };
 
 static int scalar(struct reader *r, const struct ynode *n,
@@ -204,10 +218,59 @@ static int read_sql(struct reader *r, const struct ynode *n,
 	return 0;
 }
 
+static int boolean(struct reader *r, const struct ynode *map,
+		   const char *key, int *out)
+{
+	const struct ynode *n = ynode_get(map, key);
+
+	if (!n)
+		return 0;
+	if (n->kind == YNODE_SCALAR && (!strcmp(n->value, "true") ||
+					!strcmp(n->value, "false"))) {
+		*out = !strcmp(n->value, "true");
+		return 0;
+	}
+	return ynode_error(r->e, r->file, n, "%s must be true or false", key);
+}
+
+/* A path on an SSH host: absolute, since it is the remote machine's. */
+static int remote_path(struct reader *r, const struct ynode *map,
+		       const char *key, char **out)
+{
+	const struct ynode *n = ynode_get(map, key);
+
+	if (n && n->kind == YNODE_SCALAR && n->value[0] != '/')
+		return ynode_error(r->e, r->file, n, "%s must be an absolute "
+				  "path on an SSH host", key);
+	return string(r, map, key, 0, out);
+}
+
+/* The password is the named variable's value: the file never holds it. */
+static int read_password(struct reader *r, const struct ynode *n,
+			 struct component *comp)
+{
+	const char *name, *value;
+
+	if (!n)
+		return 0;
+	if (scalar(r, n, "password_env", &name))
+		return -1;
+	value = getenv(name);
+	if (!value)
+		return ynode_error(r->e, r->file, n, "password_env: the "
+				  "environment variable '%s' is not set",
+				  name);
+	if (!(comp->password_env = strdup(name)) ||
+	    !(comp->password = strdup(value)))
+		abort();
+	return 0;
+}
+
 static int read_component(struct reader *r, const struct ynode *n,
 			  struct component *comp)
 {
-	const struct ynode *name = ynode_get(n, "name");
+	const struct ynode *name = ynode_get(n, "name"), *host;
+	int remote = 0, sources;
 
 	if (ynode_check_map(r->file, n, comp_keys, "component", r->e))
 		return -1;
@@ -215,22 +278,121 @@ static int read_component(struct reader *r, const struct ynode *n,
 		return ynode_error(r->e, r->file, n, "component has no name");
 	if (string(r, n, "name", 0, &comp->name) ||
 	    read_roles(r, ynode_get(n, "roles"), &comp->roles) ||
-	    string(r, n, "host", 0, &comp->host) ||
-	    read_sql(r, ynode_get(n, "sql"), comp) ||
+	    string(r, n, "host", 0, &comp->host))
+		return -1;
+	host = ynode_get(n, "host");
+	if (comp->host && strcmp(comp->host, "local")) {
+		for (size_t i = 0; i < r->c->nhosts; i++)
+			remote |= !strcmp(r->c->hosts[i].name, comp->host);
+		if (!remote)
+			return ynode_error(r->e, r->file, host, "unknown host "
+					  "'%s' (hosts: are named under "
+					  "hosts:, or 'local')", comp->host);
+	}
+	if (read_sql(r, ynode_get(n, "sql"), comp) ||
 	    string(r, n, "user", 0, &comp->user) ||
+	    read_password(r, ynode_get(n, "password_env"), comp) ||
 	    string(r, n, "replicates", 0, &comp->replicates) ||
 	    string(r, n, "http_url", 0, &comp->http_url) ||
 	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
 	    read_start(r, ynode_get(n, "start"), &comp->start) ||
-	    string(r, n, "dir", 1, &comp->dir) ||
-	    string(r, n, "pidfile", 1, &comp->pidfile) ||
-	    string(r, n, "log", 1, &comp->log) ||
-	    string(r, n, "data_dir", 1, &comp->data_dir))
+	    string(r, n, "pid_command", 0, &comp->pid_command) ||
+	    boolean(r, n, "status_pid", &comp->status_pid))
 		return -1;
-	if (comp->host && strcmp(comp->host, "local"))
-		return ynode_error(r->e, r->file, ynode_get(n, "host"),
-				  "host '%s': only local hosts are supported "
-				  "so far", comp->host);
+	if (remote ? remote_path(r, n, "dir", &comp->dir) ||
+		     remote_path(r, n, "pidfile", &comp->pidfile) ||
+		     remote_path(r, n, "log", &comp->log) ||
+		     remote_path(r, n, "data_dir", &comp->data_dir)
+		   : string(r, n, "dir", 1, &comp->dir) ||
+		     string(r, n, "pidfile", 1, &comp->pidfile) ||
+		     string(r, n, "log", 1, &comp->log) ||
+		     string(r, n, "data_dir", 1, &comp->data_dir))
+		return -1;
+	sources = !!comp->pidfile + !!comp->pid_command + comp->status_pid;
+	if (sources > 1)
+		return ynode_error(r->e, r->file, n, "component '%s': give one "
+				  "pid source (pidfile, pid_command or "
+				  "status_pid), not %d", comp->name, sources);
+	if (comp->status_pid && !comp->http_url)
+		return ynode_error(r->e, r->file, ynode_get(n, "status_pid"),
+				  "status_pid needs the component's http_url");
+	return 0;
+}
+
+static int read_host(struct reader *r, const struct ynode *n, struct host *h)
+{
+	const struct ynode *ssh = ynode_get(n, "ssh"), *v;
+	int agent = 0, insecure = 0;
+	int64_t port = 22;
+
+	if (ynode_check_map(r->file, n, host_keys, "host", r->e))
+		return -1;
+	if (!ynode_get(n, "name"))
+		return ynode_error(r->e, r->file, n, "host has no name");
+	if (string(r, n, "name", 0, &h->name))
+		return -1;
+	if (!strcmp(h->name, "local"))
+		return ynode_error(r->e, r->file, ynode_get(n, "name"),
+				  "'local' is this machine: name SSH hosts "
+				  "otherwise");
+	if (!ssh)
+		return ynode_error(r->e, r->file, n, "host '%s' has no ssh: "
+				  "mapping", h->name);
+	if (ynode_check_map(r->file, ssh, ssh_keys, "ssh", r->e) ||
+	    string(r, ssh, "address", 0, (char **)&h->ssh.address) ||
+	    string(r, ssh, "user", 0, (char **)&h->ssh.user) ||
+	    string(r, ssh, "key", 1, (char **)&h->ssh.key) ||
+	    string(r, ssh, "known_hosts", 1, (char **)&h->ssh.known_hosts) ||
+	    boolean(r, ssh, "agent", &agent) ||
+	    boolean(r, ssh, "insecure_host_key", &insecure))
+		return -1;
+	v = ynode_get(ssh, "port");
+	if (v && (v->kind != YNODE_SCALAR ||
+		  parse_int64(v->value, 1, 65535, &port, NULL)))
+		return ynode_error(r->e, r->file, v, "port must be a port "
+				  "number");
+	if (!h->ssh.address || !h->ssh.user)
+		return ynode_error(r->e, r->file, ssh, "ssh needs an address "
+				  "and a user");
+	if (!h->ssh.key && !agent)
+		return ynode_error(r->e, r->file, ssh, "ssh needs a key (or "
+				  "agent: true)");
+	host_init_ssh(h);
+	h->ssh.port = (int)port;
+	h->ssh.use_agent = (unsigned)agent;
+	h->ssh.insecure_host_key = (unsigned)insecure;
+	v = ynode_get(n, "timeout");
+	if (v && (v->kind != YNODE_SCALAR ||
+		  parse_duration(v->value, &h->timeout_ns, NULL) ||
+		  h->timeout_ns <= 0))
+		return ynode_error(r->e, r->file, v, "timeout must be a "
+				  "duration such as 30s");
+	return 0;
+}
+
+static int read_hosts(struct reader *r, const struct ynode *list)
+{
+	struct cluster *c = r->c;
+
+	if (!list)
+		return 0;
+	if (list->kind != YNODE_SEQ)
+		return ynode_error(r->e, r->file, list, "hosts must be a list, "
+				  "not %s", ynode_kind_name(list->kind));
+	c->hosts = calloc(list->n + 1, sizeof(*c->hosts));
+	if (!c->hosts)
+		abort();
+	for (size_t i = 0; i < list->n; i++) {
+		c->nhosts = i + 1;
+		if (read_host(r, list->items[i], &c->hosts[i]))
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(c->hosts[j].name, c->hosts[i].name))
+				return ynode_error(r->e, r->file,
+						  list->items[i], "duplicate "
+						  "host name '%s'",
+						  c->hosts[i].name);
+	}
 	return 0;
 }
 
@@ -238,7 +400,7 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 {
 	struct ynode *root = NULL;
 	const struct ynode *list, *pb, *cf;
-	struct reader r = { path, NULL, e };
+	struct reader r = { path, NULL, e, c };
 	const char *slash = strrchr(path, '/');
 	int rc = -1;
 
@@ -277,6 +439,8 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 		ynode_error(e, path, cf, "changefeed needs an id");
 		goto out;
 	}
+	if (read_hosts(&r, ynode_get(root, "hosts")))
+		goto out;
 	list = ynode_get(root, "components");
 	if (!list || list->kind != YNODE_SEQ || !list->n) {
 		ynode_error(e, path, list ? list : root, "components must be a "

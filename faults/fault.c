@@ -108,56 +108,40 @@ const char *const fault_pick_names[] = {
 };
 
 /*
- * The TiCDC owner among `cands`: GET /api/v2/captures on any of them
- * ({"items": [{"id", "is_owner", "address"}], ...}), the owner's address
- * matched to a component's http_url.
+ * The TiCDC owner among `cands`: GET /api/v2/captures on the cluster's
+ * captures ({"items": [{"id", "is_owner", "address"}], ...}), the owner's
+ * address matched to a candidate's http_url.
  */
-static struct component *cdc_owner(struct component **cands, size_t n,
+static struct component *cdc_owner(struct cluster *c,
+				   struct component **cands, size_t n,
 				   struct err *e)
 {
-	for (size_t i = 0; i < n; i++) {
-		struct buf body = BUF_INIT;
-		const char *address = NULL;
-		struct component *owner = NULL;
-		json_t *doc, *items;
-		char url[512];
-		long status;
+	struct component *owner = NULL;
+	const char *address = NULL;
+	json_t *doc, *items;
 
-		if (!cands[i]->http_url)
-			continue;
-		snprintf(url, sizeof(url), "%s/api/v2/captures",
-			 cands[i]->http_url);
-		if (http_request("GET", url, NULL, &body, &status,
-				 5 * NS_PER_SEC, NULL) || status != 200) {
-			buf_release(&body);
-			continue;
-		}
-		doc = json_loads(buf_str(&body), 0, NULL);
-		buf_release(&body);
-		items = json_is_array(doc) ? doc : json_object_get(doc,
-								   "items");
-		for (size_t j = 0; j < json_array_size(items); j++) {
-			json_t *cap = json_array_get(items, j);
+	if (cluster_get_json(c, ROLE_CDC, "/api/v2/captures", &doc, e))
+		return NULL;
+	items = json_is_array(doc) ? doc : json_object_get(doc, "items");
+	for (size_t j = 0; j < json_array_size(items); j++) {
+		json_t *cap = json_array_get(items, j);
 
-			if (json_is_true(json_object_get(cap, "is_owner")))
-				address = json_string_value(
-					json_object_get(cap, "address"));
-		}
-		for (size_t j = 0; address && j < n; j++) {
-			const char *u = cands[j]->http_url;
-			const char *host = u ? strstr(u, "://") : NULL;
-
-			if (host && !strncmp(host + 3, address,
-					     strlen(address)))
-				owner = cands[j];
-		}
-		json_decref(doc);
-		if (owner)
-			return owner;
+		if (json_is_true(json_object_get(cap, "is_owner")))
+			address = json_string_value(json_object_get(cap,
+								    "address"));
 	}
-	err_set(e, ERR_INFRA, "pick owner: no TiCDC capture named an owner "
-		"among the targets");
-	return NULL;
+	for (size_t j = 0; address && j < n; j++) {
+		const char *u = cands[j]->http_url;
+		const char *host = u ? strstr(u, "://") : NULL;
+
+		if (host && !strncmp(host + 3, address, strlen(address)))
+			owner = cands[j];
+	}
+	json_decref(doc);
+	if (!owner)
+		err_set(e, ERR_INFRA, "pick owner: no TiCDC capture named an "
+			"owner among the targets");
+	return owner;
 }
 
 int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
@@ -172,7 +156,8 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 		return err_set(e, ERR_INFRA, "no running component with role "
 			       "or name '%s'", target);
 	if (pick == PICK_OWNER) {
-		struct component *owner = cdc_owner(cands, n, e);
+		struct component *owner = cdc_owner(ctx->cluster, cands,
+						    n, e);
 
 		if (!owner)
 			return -1;

@@ -84,28 +84,14 @@ int resign_election(struct cluster *c, const struct suite_item *it,
 	const struct optval *svc = suite_opt(it, "service");
 	const char *name = suite_opt(it, "etcd")->s;
 
-	*url = NULL;
 	if (suite_opt(it, "election")->set)
 		snprintf(prefix, prefix_size, "%s",
 			 suite_opt(it, "election")->s);
-	else if (svc->i == SVC_AUTOID)
-		snprintf(prefix, prefix_size, "tidb/autoid/leader");
-	else if (svc->i == SVC_DDL)
-		snprintf(prefix, prefix_size, "/tidb/ddl/fg/owner");
-	else if (svc->i == SVC_CDC)
-		snprintf(prefix, prefix_size, "/tidb/cdc/%s/__cdc_meta__/owner",
-			 suite_opt(it, "cdc_cluster")->s);
-	else
-		prefix[0] = '\0';
-	for (size_t i = 0; i < c->ncomps && !*url; i++) {
-		const struct component *comp = &c->comps[i];
-
-		if (!comp->etcd_url)
-			continue;
-		if (name ? !strcmp(comp->name, name)
-			 : (comp->roles & (ROLE_ETCD | ROLE_PD)) != 0)
-			*url = comp->etcd_url;
-	}
+	else if (election_prefix(services[svc->i],
+				 suite_opt(it, "cdc_cluster")->s, prefix,
+				 prefix_size))
+		prefix[0] = '\0';	/* pd: its leader resigns over HTTP */
+	*url = cluster_etcd_url(c, name);
 	if (!*url && prefix[0])
 		return err_set(e, ERR_INFRA, "resign: no %s%s%swith an etcd "
 			       "URL in the cluster", name ? "component '" : "",
@@ -132,16 +118,6 @@ static int read_owner(const char *url, const char *prefix, char *key,
 	}
 	etcd_kvs_release(&kvs);
 	return 0;
-}
-
-/* "http://host:port" of a status or API URL, whatever path it has. */
-static void url_base(const char *url, char *out, size_t size)
-{
-	const char *host = strstr(url, "://");
-	const char *path = strchr(host ? host + 3 : url, '/');
-
-	snprintf(out, size, "%.*s", path ? (int)(path - url) : (int)strlen(url),
-		 url);
 }
 
 /*
@@ -176,7 +152,7 @@ static int http_resign(struct cluster *c, int service, int64_t timeout,
 		if (!(comp->roles & role) || !comp->http_url)
 			continue;
 		asked++;
-		url_base(comp->http_url, base, sizeof(base));
+		url_origin(comp->http_url, base, sizeof(base));
 		snprintf(url, sizeof(url), "%s%s", base, path);
 		if (!http_request("POST", url, NULL, &body, &status, timeout,
 				  &last) && status == 200) {
@@ -204,47 +180,6 @@ static int http_resign(struct cluster *c, int service, int64_t timeout,
 	return -1;
 }
 
-/* PD's leader by name: GET /pd/api/v1/leader on any PD component. */
-static int pd_leader(struct cluster *c, char *name, size_t size,
-		     struct err *e)
-{
-	struct err last = ERR_INIT;
-
-	for (size_t i = 0; i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		struct buf body = BUF_INIT;
-		char base[256], url[512];
-		json_t *doc;
-		long status;
-
-		if (!(comp->roles & ROLE_PD) || !comp->http_url)
-			continue;
-		url_base(comp->http_url, base, sizeof(base));
-		snprintf(url, sizeof(url), "%s/pd/api/v1/leader", base);
-		err_clear(&last);
-		if (http_request("GET", url, NULL, &body, &status,
-				 5 * NS_PER_SEC, &last) || status != 200) {
-			if (!err_isset(&last))
-				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld",
-					url, status);
-			buf_release(&body);
-			continue;
-		}
-		doc = json_loads(buf_str(&body), 0, NULL);
-		buf_release(&body);
-		if (json_is_string(json_object_get(doc, "name"))) {
-			snprintf(name, size, "%s", json_string_value(
-				 json_object_get(doc, "name")));
-			json_decref(doc);
-			return 0;
-		}
-		json_decref(doc);
-		err_set(&last, ERR_INFRA, "GET '%s': no leader name", url);
-	}
-	return err_set(e, ERR_INFRA, "resign pd: %s", err_isset(&last) ?
-		       last.msg : "no pd component with an HTTP URL");
-}
-
 /* PD: resign over HTTP, then see the leader change. */
 static int pd_resign(struct fault_ctx *ctx, int64_t timeout,
 		     struct buf *value, struct err *e)
@@ -252,13 +187,13 @@ static int pd_resign(struct fault_ctx *ctx, int64_t timeout,
 	int64_t start = clock_mono_ns();
 	char from[256], to[256] = "";
 
-	if (pd_leader(ctx->cluster, from, sizeof(from), e) ||
+	if (cluster_pd_leader(ctx->cluster, from, sizeof(from), e) ||
 	    http_resign(ctx->cluster, SVC_PD, timeout, e))
 		return -1;
 	do {
 		struct err ignored = ERR_INIT;
 
-		if (!pd_leader(ctx->cluster, to, sizeof(to), &ignored) &&
+		if (!cluster_pd_leader(ctx->cluster, to, sizeof(to), &ignored) &&
 		    strcmp(to, from))
 			break;
 		to[0] = '\0';

@@ -81,9 +81,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 			       "SQL node");
 	if (sql_quote_ident(&name, ctx->suite->database, e) ||
 	    buf_addch(&name, '.', e) || sql_quote_ident(&name, table, e) ||
-	    sql_connect(&s, down[0]->sql_host, down[0]->sql_port,
-			down[0]->user ? down[0]->user : "root", NULL, NULL, 10,
-			e) ||
+	    component_connect(down[0], &s, NULL, 10, e) ||
 	    buf_addstr(&q, "SELECT ", e) || sql_quote_ident(&q, key, e) ||
 	    buf_printf(&q, e, " FROM %s ORDER BY 1", buf_str(&name)) ||
 	    sql_query(&s, buf_str(&q), &r, e))

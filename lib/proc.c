@@ -291,7 +291,7 @@ int proc_signal(pid_t pid, int sig, struct err *e)
 
 char proc_state(pid_t pid)
 {
-	char path[64], text[512], *paren;
+	char path[64], text[512];
 	ssize_t n;
 	int fd;
 
@@ -306,8 +306,14 @@ char proc_state(pid_t pid)
 	if (n <= 0)
 		return 0;
 	text[n] = '\0';
+	return proc_stat_state(text);
+}
+
+char proc_stat_state(const char *stat)
+{
 	/* "pid (comm) S ...": comm may hold spaces and parens. */
-	paren = strrchr(text, ')');
+	const char *paren = strrchr(stat, ')');
+
 	if (!paren || paren[1] != ' ' || !paren[2])
 		return 0;
 	if (paren[2] == 'Z' || paren[2] == 'X')

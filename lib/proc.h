@@ -79,6 +79,10 @@ int proc_signal(pid_t pid, int sig, struct err *e);
  */
 char proc_state(pid_t pid);
 
+/* The state letter in the text of a /proc/PID/stat, 0 for a zombie or
+ * text that is not one. */
+char proc_stat_state(const char *stat);
+
 /* Non-zero while `pid` exists and has not exited. */
 int proc_alive(pid_t pid);
 

@@ -45,9 +45,7 @@ static struct cluster *attach(const char *dir, struct cluster *c,
 
 		if (!(u->roles & ROLE_UPSTREAM) || !u->sql_port)
 			continue;
-		if (!sql_connect(&s, u->sql_host, u->sql_port,
-				 u->user ? u->user : "root", NULL, NULL, 5,
-				 &e) &&
+		if (!component_connect(u, &s, NULL, 5, &e) &&
 		    sql_value(&s, "SELECT VERSION()", &v, &e) == 0)
 			*dialect = strstr(buf_str(&v), "TiDB") ? DIALECT_TIDB
 				   : strstr(buf_str(&v), "MariaDB")

@@ -65,7 +65,7 @@ struct state {
 	struct nemesis nemesis;
 	int nemesis_started;
 	/* Where each component's log stood when the run began. */
-	off_t *log_start;
+	int64_t *log_start;
 	struct check_result *checks;
 	time_t started;
 };
@@ -180,8 +180,7 @@ static int detect_dialect(const struct component *comp, int *dialect,
 	struct buf v = BUF_INIT;
 	int rc;
 
-	rc = sql_connect(&s, comp->sql_host, comp->sql_port,
-			 comp->user ? comp->user : "root", NULL, NULL, 10, e) ||
+	rc = component_connect(comp, &s, NULL, 10, e) ||
 	     sql_value(&s, "SELECT VERSION()", &v, e) < 0;
 	if (!rc)
 		*dialect = strstr(buf_str(&v), "TiDB") ? DIALECT_TIDB
@@ -219,8 +218,7 @@ static int create_schema(struct state *st, struct err *e)
 	struct buf q = BUF_INIT;
 	int rc;
 
-	rc = sql_connect(&s, up->sql_host, up->sql_port,
-			 up->user ? up->user : "root", NULL, NULL, 10, e) ||
+	rc = component_connect(up, &s, NULL, 10, e) ||
 	     buf_addstr(&q, "CREATE DATABASE IF NOT EXISTS ", e) ||
 	     sql_quote_ident(&q, st->suite.database, e) ||
 	     sql_exec(&s, buf_str(&q), e);
@@ -268,9 +266,7 @@ static int await_schema(struct state *st, struct err *e)
 			int got;
 
 			err_clear(&last);
-			got = !sql_connect(&s, c->sql_host, c->sql_port,
-					   c->user ? c->user : "root", NULL,
-					   NULL, 5, &last) &&
+			got = !component_connect(c, &s, NULL, 5, &last) &&
 			      sql_value(&s, buf_str(&q), &v, &last) == 0 &&
 			      !strcmp(buf_str(&v), want);
 			sql_close(&s);
@@ -384,9 +380,7 @@ static int start_workers(struct state *st, struct err *e)
 			w->process = (int)k;
 			rand_split(&root, &w->rng);
 			w->node = node->name;
-			w->host = node->sql_host;
-			w->port = node->sql_port;
-			w->user = node->user ? node->user : "root";
+			w->comp = node;
 			w->dialect = st->dialect;
 			w->run = &st->run;
 			if (rate > 0)
@@ -525,58 +519,49 @@ static void progress(struct state *st, int64_t elapsed, int final,
 			 (unsigned long long)active, lag);
 }
 
-static off_t file_size(const char *path)
-{
-	struct stat sb;
-
-	return path && !stat(path, &sb) ? sb.st_size : 0;
-}
-
 static void note_log_starts(struct state *st)
 {
 	st->log_start = calloc(st->cluster.ncomps + 1,
 			       sizeof(*st->log_start));
-	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++)
-		st->log_start[i] = file_size(st->cluster.comps[i].log);
+	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+		struct host *h = component_host(&st->cluster, c);
+		int64_t size = c->log ? h->ops->file_size(h, c->log) : -1;
+
+		st->log_start[i] = size > 0 ? size : 0;
+	}
 }
 
 /* Most of one component log copied into the run directory. */
-#define LOG_COPY_MAX ((off_t)64 << 20)
+#define LOG_COPY_MAX ((int64_t)64 << 20)
 
 /*
  * logs/<component>.log: the part of each component's log written during
- * the run (the last LOG_COPY_MAX bytes of it), for logscan and people.
+ * the run (the last LOG_COPY_MAX bytes of it), for logscan and people;
+ * copied back over SSH from remote hosts.
  */
 static void collect_logs(struct state *st)
 {
 	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
 		const struct component *c = &st->cluster.comps[i];
-		off_t start = st->log_start[i], end = file_size(c->log);
+		struct host *h = component_host(&st->cluster, c);
+		int64_t start = st->log_start[i], end;
+		struct buf text = BUF_INIT;
+		struct err e = ERR_INIT;
 		char dest[4096];
-		int in, out;
 
-		if (!c->log || end <= start)
+		if (!c->log || (end = h->ops->file_size(h, c->log)) <= start)
 			continue;
 		if (end - start > LOG_COPY_MAX)
 			start = end - LOG_COPY_MAX;
 		snprintf(dest, sizeof(dest), "%s/logs/%s.log", st->dir,
 			 c->name);
-		in = open(c->log, O_RDONLY | O_CLOEXEC);
-		out = open(dest, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
-			   0644);
-		if (in >= 0 && out >= 0 && lseek(in, start, SEEK_SET) == start)
-			while (start < end) {
-				char chunk[65536];
-				ssize_t n = read(in, chunk, sizeof(chunk));
-
-				if (n <= 0 || write(out, chunk, (size_t)n) != n)
-					break;
-				start += n;
-			}
-		if (in >= 0)
-			close(in);
-		if (out >= 0)
-			close(out);
+		if (h->ops->read_file(h, c->log, start, end - start, &text,
+				      &e) ||
+		    buf_write_file(&text, dest, 0644, &e))
+			log_warn("%s: log not collected: %s", c->name,
+				 err_isset(&e) ? e.msg : "it is gone");
+		buf_release(&text);
 	}
 }
 

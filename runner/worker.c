@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "lib/history.h"
@@ -58,8 +59,8 @@ int worker_connect(struct worker *w)
 		err_clear(&e);
 		if (w->conn.my)
 			return 0;
-		if (!sql_connect(&w->conn, w->host, w->port, w->user, NULL,
-				 w->suite->database, 5, &e)) {
+		if (!component_connect(w->comp, &w->conn,
+				       w->suite->database, 5, &e)) {
 			w->backoff_ns = 0;
 			return 0;
 		}

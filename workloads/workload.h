@@ -88,6 +88,8 @@ extern const struct workload_type *const workload_types[];
 const struct kind *workload_kind(size_t i);
 
 /* Everything a worker thread owns; filled by the runner (runner/run.c). */
+struct component;
+
 struct worker {
 	const struct suite *suite;
 	const struct suite_item *item;
@@ -98,11 +100,9 @@ struct worker {
 	/* The history's process number of this worker. */
 	int process;
 	struct rand rng;
-	/* The upstream SQL node it uses: name, address, dialect. */
+	/* The upstream SQL node it uses: name, component, dialect. */
 	const char *node;
-	const char *host;
-	int port;
-	const char *user;
+	const struct component *comp;
 	int dialect;
 	struct sql conn;
 	/* Tables it works on: its share of the item's tables. */

@@ -136,6 +136,48 @@ test_expect_success 'a topology changefeed: a typo in it, or no id: exit 2' '
 	test_cmp expect err
 '
 
+# bad_topology NAME EXPECTED: the topology in $TRASH/s/NAME.yaml is
+# refused, exit 2, with exactly "tichaos: FILE:EXPECTED".
+bad_topology() {
+	"$TICHAOS" cluster status --cluster "$TRASH/s/$1.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/$1.yaml:$2" >expect &&
+	test_cmp expect err
+}
+
+test_expect_success 'SSH hosts: every mistake in a host or its use, file:line:col' '
+	printf "hosts:\n  - name: db\n    ssh: {address: h, user: u}\ncomponents:\n  - name: x\n" >"$TRASH/s/nokey.yaml" &&
+	bad_topology nokey "3:10: ssh needs a key (or agent: true)" &&
+	printf "hosts:\n  - name: db\n    ssh: {address: h, user: u, key: k, prot: 22}\ncomponents:\n  - name: x\n" >"$TRASH/s/typo.yaml" &&
+	bad_topology typo "3:40: unknown key '\''prot'\'' in ssh (did you mean '\''port'\''?)" &&
+	printf "hosts:\n  - name: db\n    ssh: {address: h, user: u, key: k, port: 70000}\ncomponents:\n  - name: x\n" >"$TRASH/s/port.yaml" &&
+	bad_topology port "3:46: port must be a port number" &&
+	printf "hosts:\n  - name: local\n    ssh: {address: h, user: u, key: k}\ncomponents:\n  - name: x\n" >"$TRASH/s/local.yaml" &&
+	bad_topology local "2:11: '\''local'\'' is this machine: name SSH hosts otherwise" &&
+	printf "hosts:\n  - name: db\n    ssh: {address: h, user: u, key: k}\n  - name: db\n    ssh: {address: h, user: u, key: k}\ncomponents:\n  - name: x\n" >"$TRASH/s/dup.yaml" &&
+	bad_topology dup "4:5: duplicate host name '\''db'\''" &&
+	printf "hosts:\n  - name: db\n    ssh: {address: h, user: u, key: k}\ncomponents:\n  - name: x\n    host: dbb\n" >"$TRASH/s/unknown.yaml" &&
+	bad_topology unknown "6:11: unknown host '\''dbb'\'' (hosts: are named under hosts:, or '\''local'\'')" &&
+	printf "hosts:\n  - name: db\n    ssh: {address: h, user: u, key: k}\ncomponents:\n  - name: x\n    host: db\n    pidfile: x.pid\n" >"$TRASH/s/relative.yaml" &&
+	bad_topology relative "7:14: pidfile must be an absolute path on an SSH host" &&
+	printf "components:\n  - name: x\n    pidfile: x.pid\n    pid_command: pgrep x\n" >"$TRASH/s/two.yaml" &&
+	bad_topology two "2:5: component '\''x'\'': give one pid source (pidfile, pid_command or status_pid), not 2" &&
+	printf "components:\n  - name: x\n    status_pid: yes\n" >"$TRASH/s/bool.yaml" &&
+	bad_topology bool "3:17: status_pid must be true or false" &&
+	printf "components:\n  - name: x\n    status_pid: true\n" >"$TRASH/s/nourl.yaml" &&
+	bad_topology nourl "3:17: status_pid needs the component'\''s http_url"
+'
+
+test_expect_success 'a pid command: the pid it prints is the component' '
+	sleep 600 & spid=$! && test_track_pid $spid &&
+	printf "components:\n  - name: s\n    roles: [cdc]\n    pid_command: \"echo %s\"\n" $spid >"$TRASH/s/pidcmd.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/pidcmd.yaml" >out &&
+	grep -Eq "^s +cdc +$spid +- +running" out &&
+	"$TICHAOS" cluster kill s --cluster "$TRASH/s/pidcmd.yaml" &&
+	! alive $spid &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/pidcmd.yaml" >out; test $? = 3 &&
+	grep -Eq "^s +cdc +- +- +stopped" out
+'
+
 test_expect_success 'a missing topology file: exit 2' '
 	"$TICHAOS" cluster status --cluster "$TRASH/none.yaml" 2>err; test $? = 2 &&
 	echo "tichaos: cannot open '\''$TRASH/none.yaml'\'': No such file or directory" >expect &&

@@ -203,4 +203,33 @@ test_expect_success 'their fix SQL repairs both tables' '
 	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal .*" tap8
 '
 
+# A password from the environment (password_env): used for every SQL
+# connection, written nowhere.
+user_replicated() {
+	test "$(sql "$DOWN" "select count(*) from mysql.user where user = 'tc'")" = 1
+}
+
+test_expect_success 'password_env: the password is used and never written' '
+	sql "$UP" "create user tc@\"127.0.0.1\" identified by \"s3cret-pw-42\";
+		grant all on *.* to tc@\"127.0.0.1\"" &&
+	wait_for_condition 30 user_replicated &&
+	sed -e "s/^    user: \"root\"$/    user: \"tc\"\n    password_env: \"TC_PW\"/" "$T" >"$TRASH/pw.yaml" &&
+	test "$(grep -c "password_env: \"TC_PW\"" "$TRASH/pw.yaml")" = 2 &&
+	TC_PW=s3cret-pw-42 "$TICHAOS" run "$TRASH/composite.yaml" --cluster "$TRASH/pw.yaml" \
+		--out "$TRASH/r5" >tap9 2>err9 || { cat err9; false; }
+	grep -Eqx "ok 2 - consistency: 2 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap9 &&
+	! grep -rq "s3cret-pw-42" "$TRASH/r5" tap9 err9 &&
+	TC_PW=wrong "$TICHAOS" run "$TRASH/composite.yaml" --cluster "$TRASH/pw.yaml" \
+		--out "$TRASH/r6" >tap10 2>err10; test $? = 3 &&
+	grep -q "Access denied for user .tc.@.127.0.0.1. (using password: YES)" err10 &&
+	! grep -rq "wrong" "$TRASH/r6/results.json"
+'
+
+test_expect_success 'password_env naming an unset variable: file:line:col, exit 2' '
+	(unset TC_PW; "$TICHAOS" cluster status --cluster "$TRASH/pw.yaml" 2>err11); test $? = 2 &&
+	line=$(grep -n "password_env" "$TRASH/pw.yaml" | head -1 | cut -d: -f1) &&
+	echo "tichaos: $TRASH/pw.yaml:$line:19: password_env: the environment variable '\''TC_PW'\'' is not set" >expect &&
+	test_cmp expect err11
+'
+
 test_done
