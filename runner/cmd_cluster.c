@@ -5,6 +5,7 @@
 
 #include "clusters/cluster.h"
 #include "lib/clock.h"
+#include "lib/etcd.h"
 #include "lib/http.h"
 #include "lib/log.h"
 #include "lib/parse.h"
@@ -36,6 +37,81 @@ static void address_text(const struct component *comp, char *out,
 		snprintf(out, size, "%s", comp->http_url);
 	else
 		snprintf(out, size, "-");
+}
+
+/*
+ * The component an election's owner value names, when it does: its name,
+ * its SQL address or its HTTP host:port appear in the value (TiDB writes
+ * its server id or address there, TiCDC its capture id).
+ */
+static const char *owner_component(const struct cluster *c, const char *v)
+{
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		char addr[300] = "";
+
+		if (!strcmp(comp->name, v))
+			return comp->name;
+		if (comp->sql_port)
+			snprintf(addr, sizeof(addr), "%s:%d", comp->sql_host,
+				 comp->sql_port);
+		if (addr[0] && strstr(v, addr))
+			return comp->name;
+		if (comp->http_url) {
+			const char *h = strstr(comp->http_url, "://");
+
+			url_origin(comp->http_url, addr, sizeof(addr));
+			if (h && strstr(v, addr + (h - comp->http_url) + 3))
+				return comp->name;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Who leads each election: the DDL owner, the autoid leader and the TiCDC
+ * owner from etcd (the first etcd or pd component), PD's leader from PD.
+ */
+static void owners(struct cluster *c)
+{
+	static const char *const services[] = { "ddl", "autoid", "cdc", NULL };
+	const char *url = cluster_etcd_url(c, NULL);
+	int pd = 0;
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		pd |= (c->comps[i].roles & ROLE_PD) && c->comps[i].http_url;
+	if (!url && !pd)
+		return;
+	printf("\n%-10s %s\n", "ELECTION", "OWNER");
+	for (int s = 0; url && services[s]; s++) {
+		struct etcd_kvs kvs = ETCD_KVS_INIT;
+		const struct etcd_kv *o;
+		struct err e = ERR_INIT;
+		char prefix[256];
+		const char *comp;
+
+		election_prefix(services[s], NULL, prefix, sizeof(prefix));
+		if (etcd_election(url, prefix, &kvs, &e)) {
+			printf("%-10s ? (%s)\n", services[s], e.msg);
+			continue;
+		}
+		o = etcd_owner(&kvs);
+		comp = o ? owner_component(c, o->value) : NULL;
+		printf("%-10s %s%s%s%s\n", services[s], o ? o->value : "-",
+		       comp && strcmp(comp, o->value) ? " (" : "",
+		       comp && strcmp(comp, o->value) ? comp : "",
+		       comp && strcmp(comp, o->value) ? ")" : "");
+		etcd_kvs_release(&kvs);
+	}
+	if (pd) {
+		struct err e = ERR_INIT;
+		char name[256];
+
+		if (cluster_pd_leader(c, name, sizeof(name), &e))
+			printf("%-10s ? (%s)\n", "pd", e.msg);
+		else
+			printf("%-10s %s\n", "pd", name);
+	}
 }
 
 static int status(struct cluster *c)
@@ -75,6 +151,7 @@ static int status(struct cluster *c)
 		printf("%-10s %-20s %-8s %-26s %-10s %s\n", comp->name, roles,
 		       pid, addr, state, lag);
 	}
+	owners(c);
 	return all_up ? EXIT_PASS : EXIT_INFRA;
 }
 

@@ -56,7 +56,9 @@ test_expect_success 'status: every component running, exit 0' '
 	grep -Eq "^up-0 +upstream +[0-9]+ +127\.0\.0\.1:$UP +running" out &&
 	grep -Eq "^down-0 +downstream,cdc +[0-9]+ +127\.0\.0\.1:$DOWN +running +[0-9]+s$" out &&
 	grep -Eq "^etcd-0 +etcd +[0-9]+ +http://127\.0\.0\.1:$ETCD +running" out &&
-	test "$(wc -l <out)" = 4
+	test "$(wc -l <out)" = 9 &&
+	printf "%-10s %s\n" ELECTION OWNER ddl - autoid - cdc - >expect &&
+	sed -n "/^ELECTION/,\$p" out >got && test_cmp expect got
 '
 
 test_expect_success 'up on a running cluster is a no-op success' '

@@ -173,7 +173,10 @@ test_expect_success 'set up: a local cluster, fakes, a topology with both' '
 	serve pd-0 pd-leader && serve cdc-0 cdc-owner &&
 	{ sed -n "/^components:/,\$p" "$C/topology.yaml" && fakes; } >"$T" &&
 	"$TICHAOS" cluster status --cluster "$T" >out &&
-	test "$(grep -c " running " out)" = 7
+	test "$(grep -c " running " out)" = 7 &&
+	printf "%-10s %s\n" ELECTION OWNER ddl - autoid - cdc - pd pd-0 >expect &&
+	sed -n "/^ELECTION/,\$p" out >got && test_cmp expect got &&
+	serve pd-0 pd-leader	# its leader sequence from the start again
 '
 
 test_expect_success 'the fake answers from its files, logs, 404s the rest' '
@@ -207,6 +210,15 @@ test_expect_success 'campaigners for the DDL owner: tidb-1, then tidb-0' '
 	campaign tidb-1 $DDL &&
 	wait_for_condition 5 "grep -q become \"$TRASH/camp-tidb-1.log\"" &&
 	campaign tidb-0 $DDL
+'
+
+test_expect_success 'status names the owner of each election' '
+	campaign "127.0.0.1:$port_tidb_0" tidb/autoid/leader &&
+	"$TICHAOS" cluster status --cluster "$T" >out &&
+	printf "%-10s %s\n" ELECTION OWNER ddl tidb-1 \
+		autoid "127.0.0.1:$port_tidb_0 (tidb-0)" cdc - pd pd-0 >expect &&
+	sed -n "/^ELECTION/,\$p" out >got && test_cmp expect got &&
+	serve pd-0 pd-leader
 '
 
 suite ddl <<EOF
