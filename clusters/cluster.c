@@ -166,7 +166,7 @@ static pid_t parse_pid(struct buf *text)
 								: (pid_t)v;
 }
 
-/* TiCDC's GET /status at the origin of http_url: {"pid": N, ...}. */
+/* TiCDC's GET /api/v2/status at http_url's origin: {"pid": N, ...}. */
 static pid_t status_pid(const struct component *comp)
 {
 	struct buf body = BUF_INIT;
@@ -178,7 +178,7 @@ static pid_t status_pid(const struct component *comp)
 	if (!comp->http_url)
 		return -1;
 	url_origin(comp->http_url, url, sizeof(url) - 8);
-	strcat(url, "/status");
+	strcat(url, "/api/v2/status");
 	if (http_request("GET", url, NULL, &body, &status, 2 * NS_PER_SEC,
 			 NULL))
 		return 0;	/* nobody answers: not running */
@@ -714,4 +714,78 @@ int cluster_changefeed(struct cluster *c, const char *id, char *state,
 	*checkpoint = (uint64_t)json_integer_value(cp);
 	json_decref(doc);
 	return 0;
+}
+
+void redact_uri(const char *uri, struct buf *out)
+{
+	const char *scheme = strstr(uri, "://");
+	const char *start = scheme ? scheme + 3 : uri;
+	const char *at = strchr(start, '@'), *colon;
+
+	buf_reset(out);
+	colon = at ? memchr(start, ':', (size_t)(at - start)) : NULL;
+	if (!colon) {
+		buf_addstr(out, uri, NULL);
+		return;
+	}
+	buf_add(out, uri, (size_t)(colon + 1 - uri), NULL);
+	buf_addstr(out, "***", NULL);
+	buf_addstr(out, at, NULL);
+}
+
+int cluster_ensure_changefeed(struct cluster *c, struct err *e)
+{
+	struct err missing = ERR_INIT, last = ERR_INIT;
+	char path[512];
+	json_t *doc;
+	char *body;
+
+	if (!c->changefeed || !c->sink_uri || !cluster_ticdc(c))
+		return 0;
+	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s", c->changefeed);
+	if (!cluster_get_json(c, ROLE_CDC, path, &doc, &missing)) {
+		json_decref(doc);
+		log_info("changefeed %s exists", c->changefeed);
+		return 0;
+	}
+	doc = json_pack("{s:s, s:s}", "changefeed_id", c->changefeed,
+			"sink_uri", c->sink_uri);
+	body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	if (!body)
+		return err_set(e, ERR_INFRA, "out of memory");
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct buf answer = BUF_INIT;
+		char url[1024];
+		long status;
+
+		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
+			continue;
+		url_origin(comp->http_url, url, sizeof(url) - 32);
+		strcat(url, "/api/v2/changefeeds");
+		err_clear(&last);
+		if (http_request("POST", url, body, &answer, &status,
+				 30 * NS_PER_SEC, &last)) {
+			buf_release(&answer);
+			continue;	/* no answer: ask the next capture */
+		}
+		buf_rtrim(&answer);
+		if (status < 200 || status > 299)
+			err_set(&last, ERR_INFRA, "POST '%s': HTTP %ld: %.300s",
+				url, status, buf_str(&answer));
+		else
+			log_info("created changefeed %s (%s)", c->changefeed,
+				 comp->name);
+		buf_release(&answer);
+		break;
+	}
+	if (!err_isset(&last)) {
+		free(body);
+		return 0;
+	}
+	free(body);
+	return err_set(e, ERR_INFRA, "changefeed %s: not found (%s), and "
+		       "creating it failed: %s", c->changefeed, missing.msg,
+		       last.msg);
 }

@@ -67,7 +67,7 @@ struct component {
 	char *dir;		/* MAY: working directory of `start` */
 	/* Pid sources, any one (none: its state is told by its endpoints
 	 * only): a pidfile, checked against the start command; a shell
-	 * command run on the host printing the pid; TiCDC's GET /status
+	 * command run on the host printing the pid; TiCDC's GET /api/v2/status
 	 * (its "pid") at http_url's origin. */
 	char *pidfile;
 	char *pid_command;
@@ -190,7 +190,7 @@ const char *component_state_name(enum component_state s);
 /*
  * The pid of the running component on its host: from its pidfile and
  * checked against the process's command line (a recycled pid is not
- * ours), or from its pid command, or from TiCDC's /status. 0 when not
+ * ours), or from its pid command, or from TiCDC's /api/v2/status. 0 when not
  * running; -1 when it cannot be told.
  */
 pid_t component_pid(const struct cluster *c, const struct component *comp);
@@ -271,6 +271,17 @@ const char *cluster_etcd_url(const struct cluster *c, const char *name);
 /* PD's leader by name: GET /pd/api/v1/leader on any pd component. */
 int cluster_pd_leader(struct cluster *c, char *name, size_t size,
 		      struct err *e);
+
+/*
+ * TiCDC: make sure the topology's changefeed exists. When it names a
+ * sink_uri and GET /api/v2/changefeeds/{id} does not find it, create it
+ * (POST /api/v2/changefeeds {changefeed_id, sink_uri}). Nothing to do
+ * without TiCDC or a sink_uri. The sink URI is never printed.
+ */
+int cluster_ensure_changefeed(struct cluster *c, struct err *e);
+
+/* `uri` with the password of its user info, if any, as "***". */
+void redact_uri(const char *uri, struct buf *out);
 
 /* 1 when a cdc component has an HTTP URL: TiCDC's Open API answers. */
 int cluster_ticdc(const struct cluster *c);

@@ -34,10 +34,45 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		rc = buf_addstr(&out, "changefeed:\n  id: ", e) ||
 		     ynode_quote(&out, c->changefeed, e) ||
 		     buf_addch(&out, '\n', e);
-	if (!rc && c->changefeed && c->sink_uri)
+	if (!rc && c->changefeed && c->sink_uri) {
+		struct buf uri = BUF_INIT;
+
+		redact_uri(c->sink_uri, &uri);
 		rc = buf_addstr(&out, "  sink_uri: ", e) ||
-		     ynode_quote(&out, c->sink_uri, e) ||
+		     ynode_quote(&out, buf_str(&uri), e) ||
 		     buf_addch(&out, '\n', e);
+		buf_release(&uri);
+	}
+	if (!rc && c->nhosts)
+		rc = buf_addstr(&out, "hosts:\n", e);
+	for (size_t i = 0; !rc && i < c->nhosts; i++) {
+		const struct host *h = &c->hosts[i];
+		char d[32];
+
+		rc = buf_addstr(&out, "  - name: ", e) ||
+		     ynode_quote(&out, h->name, e) ||
+		     buf_printf(&out, e, "\n    timeout: %s\n    ssh:\n"
+				"      address: ", format_duration(h->timeout_ns,
+							     d, sizeof(d))) ||
+		     ynode_quote(&out, h->ssh.address, e) ||
+		     buf_printf(&out, e, "\n      port: %d\n      user: ",
+				h->ssh.port) ||
+		     ynode_quote(&out, h->ssh.user, e) ||
+		     buf_addch(&out, '\n', e);
+		if (!rc && h->ssh.key)
+			rc = buf_addstr(&out, "      key: ", e) ||
+			     ynode_quote(&out, h->ssh.key, e) ||
+			     buf_addch(&out, '\n', e);
+		if (!rc && h->ssh.known_hosts)
+			rc = buf_addstr(&out, "      known_hosts: ", e) ||
+			     ynode_quote(&out, h->ssh.known_hosts, e) ||
+			     buf_addch(&out, '\n', e);
+		if (!rc && h->ssh.use_agent)
+			rc = buf_addstr(&out, "      agent: true\n", e);
+		if (!rc && h->ssh.insecure_host_key)
+			rc = buf_addstr(&out, "      insecure_host_key: true\n",
+					e);
+	}
 	rc = rc || buf_addstr(&out, "components:\n", e);
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];

@@ -965,7 +965,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	/* Only a cluster the run made is the run's to tear down; an
 	 * attached one is left running (healed). */
 	st.cluster_started = st.cluster.type == cluster_type_find("local");
-	if (cluster_up(&st.cluster, e))
+	if (cluster_up(&st.cluster, e) ||
+	    cluster_ensure_changefeed(&st.cluster, e))
 		goto out;
 	snprintf(cdir, sizeof(cdir), "%s/topology.yaml", st.dir);
 	if (topology_write(&st.cluster, cdir, e))

@@ -178,6 +178,26 @@ test_expect_success 'a pid command: the pid it prints is the component' '
 	grep -Eq "^s +cdc +- +- +stopped" out
 '
 
+test_expect_success 'status_pid: TiCDC names its pid in GET /api/v2/status' '
+	sleep 600 & spid=$! && test_track_pid $spid &&
+	port=$(free_port_base) && mkdir -p "$TRASH/cdc" &&
+	printf "200 application/json\n{\"version\": \"v8.5.0\", \"id\": \"c1\", \"pid\": %s, \"is_owner\": true, \"liveness\": 0}\n" \
+		$spid >"$TRASH/cdc/GET_api_v2_status" &&
+	{ perl "$ROOT/tests/helpers/fake-http.pl" $port "$TRASH/cdc" "$TRASH/cdc.log" 2>"$TRASH/cdc.err" & } &&
+	fake=$! && test_track_pid $fake &&
+	wait_for_condition 5 "listening $port" &&
+	printf "components:\n  - name: cdc-0\n    roles: [cdc]\n    http_url: \"http://127.0.0.1:%s/\"\n    status_pid: true\n" \
+		$port >"$TRASH/s/statuspid.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/statuspid.yaml" >out &&
+	grep -Eq "^cdc-0 +cdc +$spid +http://127.0.0.1:$port/ +running" out &&
+	"$TICHAOS" cluster pause cdc-0 --cluster "$TRASH/s/statuspid.yaml" &&
+	test "$(sed -e "s/.*) //" "/proc/$spid/stat" | cut -c1)" = T &&
+	"$TICHAOS" cluster continue cdc-0 --cluster "$TRASH/s/statuspid.yaml" &&
+	"$TICHAOS" cluster kill cdc-0 --cluster "$TRASH/s/statuspid.yaml" &&
+	! alive $spid &&
+	test "$(grep -c "^GET /api/v2/status$" "$TRASH/cdc.log")" -ge 4
+'
+
 test_expect_success 'a missing topology file: exit 2' '
 	"$TICHAOS" cluster status --cluster "$TRASH/none.yaml" 2>err; test $? = 2 &&
 	echo "tichaos: cannot open '\''$TRASH/none.yaml'\'': No such file or directory" >expect &&

@@ -197,6 +197,38 @@ test_expect_success 'barrier on TiCDC: a checkpoint that stays behind is unknown
 	test "$(grep -c "^GET /api/v2/changefeeds/cfs$" "$TRASH/cdc-0.log")" -ge 5
 '
 
+# A changefeed the topology names with a sink_uri and TiCDC does not know
+# is created before the run (POST /api/v2/changefeeds); its sink URI, which
+# holds a password, is written nowhere.
+test_expect_success 'a missing changefeed is created, its sink password kept out of the run' '
+	sed -e "s|^components:|changefeed:\n  id: cfnew\n  sink_uri: \"mysql://root:pw9@127.0.0.1:3306/\"\n&|" \
+		"$TRASH/topo.yaml" >"$TRASH/topo-new.yaml" &&
+	printf "400 application/json\n{\"error_msg\": \"changefeed not exists\", \"error_code\": \"CDC:ErrChangeFeedNotExists\"}\n" \
+		>"$TRASH/cdc-0/GET_api_v2_changefeeds_cfnew.1" &&
+	feed cfnew 2 normal $AHEAD &&
+	printf "200 application/json\n{\"id\": \"cfnew\", \"state\": \"normal\"}\n" \
+		>"$TRASH/cdc-0/POST_api_v2_changefeeds" &&
+	"$TICHAOS" run "$TRASH/barrier.yaml" --cluster "$TRASH/topo-new.yaml" --out "$TRASH/r7" >tap7 2>err7 ||
+	{ cat err7; false; }
+	grep -Eqx "ok 2 - consistency: .*" tap7 &&
+	printf "{\"changefeed_id\":\"cfnew\",\"sink_uri\":\"mysql://root:pw9@127.0.0.1:3306/\"}" >expect &&
+	test_cmp expect "$TRASH/cdc-0/POST_api_v2_changefeeds.body" &&
+	test "$(grep -c "^POST /api/v2/changefeeds$" "$TRASH/cdc-0.log")" = 1 &&
+	grep -q "created changefeed cfnew (cdc-0)" "$TRASH/r7/logs/tichaos.log" &&
+	grep -qx "  sink_uri: \"mysql://root:\*\*\*@127.0.0.1:3306/\"" "$TRASH/r7/topology.yaml" &&
+	! grep -rq "pw9" "$TRASH/r7" tap7 err7
+'
+
+test_expect_success 'a changefeed TiCDC refuses to create: exit 3 with both answers' '
+	sed -e "s/cfnew/cfbad/g" "$TRASH/topo-new.yaml" >"$TRASH/topo-bad.yaml" &&
+	printf "400 application/json\n{\"error_msg\": \"sink uri invalid\", \"error_code\": \"CDC:ErrSinkURIInvalid\"}\n" \
+		>"$TRASH/cdc-0/POST_api_v2_changefeeds" &&
+	"$TICHAOS" run "$TRASH/barrier.yaml" --cluster "$TRASH/topo-bad.yaml" --out "$TRASH/r8" >tap8 2>err8
+	test $? = 3 &&
+	echo "tichaos: changefeed cfbad: not found (GET '\''http://127.0.0.1:$P1/api/v2/changefeeds/cfbad'\'': HTTP 404: 404 page not found), and creating it failed: POST '\''http://127.0.0.1:$P0/api/v2/changefeeds'\'': HTTP 400: {\"error_msg\": \"sink uri invalid\", \"error_code\": \"CDC:ErrSinkURIInvalid\"}" >expect &&
+	tail -n 1 err8 | test_cmp expect -
+'
+
 test_expect_success 'cluster down stops the captures it started' '
 	pids="$(cat "$TRASH/cdc-0.pid") $(cat "$TRASH/cdc-1.pid")" &&
 	"$TICHAOS" cluster down --cluster "$TRASH/topo.yaml" &&

@@ -88,6 +88,12 @@ test_expect_success 'a run with a kill fault through SSH: killed, restarted, equ
 	test $(( $(accepted) - before )) = 1
 '
 
+test_expect_success 'check on the run directory: its topology keeps the host' '
+	grep -q "^hosts:" "$TRASH/r/topology.yaml" &&
+	"$TICHAOS" check "$TRASH/r" >tap2 2>err2 || { cat err2; false; }
+	grep -Eqx "ok 1 - consistency: 1 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap2
+'
+
 test_expect_success 'a host key that is not the server'\''s: refused, named, exit 3' '
 	ssh-keygen -q -t ed25519 -N "" -f "$TRASH/other" &&
 	echo "[127.0.0.1]:$SSHD_PORT $(cut -d" " -f1,2 "$TRASH/other.pub")" >"$TRASH/bad_known_hosts" &&

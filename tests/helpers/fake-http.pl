@@ -16,6 +16,8 @@
 # - Actions: when the chosen file F has a sibling F.run, `sh F.run` runs
 #   before the answer is sent (e.g. a resign deletes the owner's etcd key,
 #   as the real server does before it answers).
+# - Bodies: a request's body is kept in DIR/NAME.body (the last one), for
+#   the tests to read what tichaos sent.
 # - Unknown paths: 404 with Go's body "404 page not found".
 # - GET /: 200 "ok" unless DIR/GET_ exists (tichaos's readiness check).
 # SIGTERM ends it with exit status 0. Core Perl only.
@@ -58,9 +60,10 @@ sub read_request {
 		last if $h =~ /^\r?\n\z/;
 		$length = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
 	}
-	read $c, my $body, $length if $length;
+	my $body = '';
+	read $c, $body, $length if $length;
 	(my $path = $target) =~ s/\?.*//s;
-	return ($method, $path);
+	return ($method, $path, $body);
 }
 
 sub answer {
@@ -73,7 +76,7 @@ sub answer {
 
 while (1) {
 	my $c = $server->accept or next;
-	my ($method, $path) = eval {
+	my ($method, $path, $request) = eval {
 		local $SIG{ALRM} = sub { die "timeout\n" };
 		alarm 5;
 		my @r = read_request($c);
@@ -87,6 +90,11 @@ while (1) {
 	print $log "$method $path\n";
 	(my $name = $path) =~ s{^/}{};
 	$name = "${method}_$name" =~ s/[^A-Za-z0-9_-]/_/gr;
+	if (length $request) {
+		open my $bf, '>', "$dir/$name.body" or die "fake-http: $!\n";
+		print $bf $request;
+		close $bf;
+	}
 	my $file = response_file($name);
 	if (!$file && $method eq 'GET' && $path eq '/') {
 		answer($c, 200, 'text/plain; charset=utf-8', 'ok');
