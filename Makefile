@@ -5,6 +5,7 @@
 #   make run        deps + build + the default suite on the local cluster
 #   make test       deps + build + every test under prove
 #   make asan       the tests again, built with address + undefined sanitizers
+#   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each
 #   make V=1        show the commands
 #   make DEVELOPER=1  warnings are errors
 
@@ -106,8 +107,16 @@ UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
 TEST_HELPERS = tests/helpers/campaigner tests/helpers/ssh-exec
 
+# The fuzz harnesses (tests/fuzz/fuzz-NAME.c), their shared helpers, and
+# what they link besides lib/: the loaders they call, without main().
+FUZZ_HARNESSES = suite topology history
+FUZZ_OBJS = $(patsubst %,tests/fuzz/fuzz-%.o,$(FUZZ_HARNESSES)) \
+	tests/fuzz/fuzz.o
+FUZZ_DEPS = $(KIND_OBJS) runner/checks.o runner/plan.o runner/suite.o \
+	runner/worker.o
+
 OBJS = $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
-	$(addsuffix .o,$(TEST_HELPERS))
+	$(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_OBJS)
 
 all: $(PROG)
 
@@ -118,6 +127,11 @@ $(PROG): $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -c -o $@ $<
 
 tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
+# Replays tests/data/fuzz-regressions/ through the harnesses' entry points.
+tests/unit/t-fuzz-regress: tests/unit/t-fuzz-regress.o $(FUZZ_OBJS) \
+		$(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 tests/helpers/%: tests/helpers/%.o $(LIB_OBJS)
@@ -149,10 +163,62 @@ asan: deps
 	 $(MAKE) --no-print-directory prove
 	@$(MAKE) --no-print-directory clean >/dev/null
 
+# make fuzz: every harness for FUZZ_SECONDS on one core, built with clang,
+# libFuzzer, ASan and UBSan into $(FUZZ_BUILD)/ (objects never land next to
+# the sources, where the normal build keeps its own). The corpus grows in
+# $(FUZZ_BUILD)/corpus/NAME from the seeds in tests/data; crashes, leaks and
+# hangs are saved in $(FUZZ_BUILD)/artifacts/NAME/ (docs/reliability.md).
+FUZZ_CC = clang
+FUZZ_SECONDS = 60
+FUZZ_OPTS =
+FUZZ_BUILD = fuzz-build
+FUZZ_CFLAGS = -O1 -g -fno-omit-frame-pointer -DLIBFUZZER \
+	-fsanitize=fuzzer-no-link,address,undefined \
+	-fno-sanitize-recover=undefined
+FUZZ_PROGS = $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_HARNESSES))
+FUZZ_LINK = $(addprefix $(FUZZ_BUILD)/,tests/fuzz/fuzz.o $(FUZZ_DEPS) \
+	$(LIB_OBJS))
+FUZZ_SEEDS_suite = tests/data/good-suites tests/data/bad-suites \
+	tests/data/suites suites
+FUZZ_SEEDS_topology = tests/data/topologies
+FUZZ_SEEDS_history = tests/data/histories
+
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(QUIET_CC)$(FUZZ_CC) $(CFLAGS) $(BASIC_CFLAGS) $(FUZZ_CFLAGS) -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz-%: $(FUZZ_BUILD)/tests/fuzz/fuzz-%.o $(FUZZ_LINK)
+	$(QUIET_LINK)$(FUZZ_CC) $(CFLAGS) $(BASIC_CFLAGS) $(FUZZ_CFLAGS) \
+		-fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz-programs: $(FUZZ_PROGS)
+
+fuzz:
+	@scripts/install-deps fuzz
+	@$(MAKE) --no-print-directory fuzz-programs
+	@$(MAKE) --no-print-directory fuzz-run
+
+fuzz-run: $(addprefix fuzz-run-,$(FUZZ_HARNESSES))
+
+fuzz-run-%: $(FUZZ_BUILD)/fuzz-%
+	@mkdir -p $(FUZZ_BUILD)/corpus/$* $(FUZZ_BUILD)/artifacts/$*
+	./$< -max_total_time=$(FUZZ_SECONDS) -timeout=10 -print_final_stats=1 \
+		-dict=tests/fuzz/$*.dict \
+		-artifact_prefix=$(FUZZ_BUILD)/artifacts/$*/ $(FUZZ_OPTS) \
+		$(FUZZ_BUILD)/corpus/$* tests/data/fuzz-regressions/$* \
+		$(FUZZ_SEEDS_$*)
+
+# Not part of clean, which `make asan` runs: the corpus is worth keeping.
+fuzz-clean:
+	$(RM) -r $(FUZZ_BUILD)
+
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
 
-.PHONY: all deps run test prove asan clean unit-tests
-.SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS))
+.PHONY: all deps run test prove asan clean unit-tests fuzz fuzz-programs \
+	fuzz-run fuzz-clean
+.SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_LINK) \
+	$(addprefix $(FUZZ_BUILD)/,$(FUZZ_OBJS))
 
 -include $(OBJS:.o=.d)
+-include $(addprefix $(FUZZ_BUILD)/,$(OBJS:.o=.d))

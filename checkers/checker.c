@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/parse.h"
 #include "runner/suite.h"
 
 const char *verdict_name(enum verdict v)
@@ -31,9 +32,19 @@ void check_verdict(struct check_result *r, enum verdict v, const char *fmt,
 	va_start(ap, fmt);
 	vsnprintf(r->message, sizeof(r->message), fmt, ap);
 	va_end(ap);
-	for (char *p = r->message; *p; p++)
-		if (*p == '\n')
-			*p = ' ';
+	/* The message goes into results.json, which must stay valid JSON:
+	 * bytes of the run's files that are not UTF-8, or a character cut
+	 * by the truncation, become '?'. */
+	for (char *p = r->message, *end = p + strlen(p); p < end;) {
+		size_t n = utf8_len(p, (size_t)(end - p));
+
+		if (!n)
+			*p++ = '?';
+		else if (*p == '\n')
+			*p++ = ' ';
+		else
+			p += n;
+	}
 }
 
 int check_interrupted(const struct check_ctx *ctx)

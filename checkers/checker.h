@@ -99,7 +99,10 @@ void checker_run(const struct check_ctx *ctx, const struct suite_item *it,
 
 void check_result_release(struct check_result *r);
 
-/* Fill r's verdict and message (printf-style). */
+/*
+ * Fill r's verdict and message (printf-style): one line, well-formed UTF-8
+ * (any other byte becomes '?'), truncated to fit.
+ */
 void check_verdict(struct check_result *r, enum verdict v, const char *fmt,
 		   ...) __attribute__((format(printf, 3, 4)));
 

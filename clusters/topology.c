@@ -89,11 +89,17 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		}
 		rc = rc || buf_addstr(&out, "]\n", e) ||
 		     put(&out, "host", comp->host, e);
-		if (!rc && comp->sql_port)
-			rc = buf_printf(&out, e, "    sql: \"%s:%d\"\n",
-					comp->sql_host, comp->sql_port) ||
+		if (!rc && comp->sql_port) {
+			/* The host is the file's text: quoted like it. */
+			struct buf sql = BUF_INIT;
+
+			rc = buf_printf(&sql, e, "%s:%d", comp->sql_host,
+					comp->sql_port) ||
+			     put(&out, "sql", buf_str(&sql), e) ||
 			     put(&out, "user", comp->user, e) ||
 			     put(&out, "password_env", comp->password_env, e);
+			buf_release(&sql);
+		}
 		rc = rc || put(&out, "replicates", comp->replicates, e) ||
 		     put(&out, "http_url", comp->http_url, e) ||
 		     put(&out, "etcd_url", comp->etcd_url, e);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "parse.h"
 
 struct history_slot {
 	pthread_mutex_t lock;
@@ -34,6 +35,7 @@ int json_quote(struct buf *out, const char *s, struct err *e)
 		return -1;
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;
+		size_t n;
 		int rc;
 
 		if (c == '"' || c == '\\')
@@ -46,8 +48,14 @@ int json_quote(struct buf *out, const char *s, struct err *e)
 			rc = buf_addstr(out, "\\r", e);
 		else if (c < 0x20 || c == 0x7f)
 			rc = buf_printf(out, e, "\\u%04x", c);
-		else
+		else if (c < 0x80)
 			rc = buf_addch(out, (char)c, e);
+		else if (!(n = utf8_len(s, strnlen(s, 4))))
+			rc = buf_addstr(out, "\\ufffd", e);
+		else {
+			rc = buf_add(out, s, n, e);
+			s += n - 1;
+		}
 		if (rc)
 			return -1;
 	}

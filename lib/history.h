@@ -68,7 +68,11 @@ int history_format(struct buf *out, const struct history_event *ev,
  */
 int history_close(struct history *h, struct err *e);
 
-/* Append `s` as a JSON string (quoted, escaped). */
+/*
+ * Append `s` as a JSON string (quoted, escaped). Bytes that are not
+ * well-formed UTF-8 (a server's error text, a corrupt file) become
+ * U+FFFD, so that the output always parses.
+ */
 int json_quote(struct buf *out, const char *s, struct err *e);
 
 #endif

@@ -108,3 +108,34 @@ char *format_duration(int64_t ns, char *out, int size)
 		snprintf(out, size, "0s");
 	return out;
 }
+
+size_t utf8_len(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (!len)
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] < 0xc2 || u[0] > 0xf4)
+		return 0;
+	n = u[0] < 0xe0 ? 2 : u[0] < 0xf0 ? 3 : 4;
+	/* The second byte's range rules out overlongs, surrogates and
+	 * code points past U+10FFFF (RFC 3629 section 4). */
+	if (u[0] == 0xe0)
+		lo = 0xa0;
+	else if (u[0] == 0xed)
+		hi = 0x9f;
+	else if (u[0] == 0xf0)
+		lo = 0x90;
+	else if (u[0] == 0xf4)
+		hi = 0x8f;
+	if (len < n || u[1] < lo || u[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (u[i] < 0x80 || u[i] > 0xbf)
+			return 0;
+	return n;
+}

@@ -33,4 +33,12 @@ int parse_duration(const char *s, int64_t *ns, struct err *e);
  */
 char *format_duration(int64_t ns, char *out, int size);
 
+/*
+ * The length (1 to 4) of the well-formed UTF-8 character at `s`, of at most
+ * `len` bytes; 0 when the bytes there are not one (RFC 3629: a stray or
+ * missing continuation byte, an overlong form, a surrogate, beyond
+ * U+10FFFF) or len is 0. Text bound for JSON must be well-formed.
+ */
+size_t utf8_len(const char *s, size_t len);
+
 #endif

@@ -499,7 +499,20 @@ int ynode_quote(struct buf *out, const char *s, struct err *e)
 			rc = buf_addstr(out, "\\t", e);
 		else if (c < 0x20 || c == 0x7f)
 			rc = buf_printf(out, e, "\\x%02x", c);
-		else
+		/* C1 controls, NEL (U+0085) among them, and U+2028, U+2029
+		 * are line breaks or unprintable to YAML: raw, a reader
+		 * folds or refuses them. */
+		else if (c == 0xc2 && (unsigned char)s[1] >= 0x80 &&
+			 (unsigned char)s[1] <= 0x9f)
+			rc = buf_printf(out, e, "\\x%02x",
+					(unsigned char)*++s);
+		else if (c == 0xe2 && (unsigned char)s[1] == 0x80 &&
+			 ((unsigned char)s[2] == 0xa8 ||
+			  (unsigned char)s[2] == 0xa9)) {
+			s += 2;
+			rc = buf_addstr(out, (unsigned char)*s == 0xa8 ? "\\L"
+					: "\\P", e);
+		} else
 			rc = buf_addch(out, (char)c, e);
 		if (rc)
 			return -1;

@@ -84,7 +84,11 @@ int ynode_check_map(const char *file, const struct ynode *node,
  */
 const char *ynode_suggest(const char *s, const char *const *words);
 
-/* Append `s` as a YAML double-quoted scalar (escaping as needed). */
+/*
+ * Append `s` as a YAML double-quoted scalar that reads back as `s`:
+ * quotes, backslashes, control characters (C0 and C1) and the line breaks
+ * NEL, U+2028 and U+2029 escaped.
+ */
 int ynode_quote(struct buf *out, const char *s, struct err *e);
 
 #endif

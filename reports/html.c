@@ -133,9 +133,9 @@ static void read_history(struct timeline *t, const char *run_dir)
 		return;
 	while (getline(&line, &cap, in) > 0) {
 		double at = (double)number(line, "time", 0) / 1e9;
-		int sec = (int)at;
 
-		if (sec >= MAX_SECONDS)
+		/* Not a time of the run (a corrupt line): not drawn. */
+		if (at < 0 || at >= MAX_SECONDS)
 			continue;
 		field(line, "type", type, sizeof(type));
 		field(line, "f", f, sizeof(f));

@@ -46,6 +46,10 @@ static void test_format(void)
 	is_str(buf_str(&b), "{\"time\":7,\"process\":\"monitor\",\"type\":"
 	       "\"fail\",\"f\":\"x\\\"y\",\"error\":\"line\\nbreak\\t\\u0001\"}"
 	       "\n", "strings are escaped");
+	buf_reset(&b);
+	json_quote(&b, "caf\xc3\xa9 \xff\xc3(\xe2\x82", &e);
+	is_str(buf_str(&b), "\"caf\xc3\xa9 \\ufffd\\ufffd(\\ufffd\\ufffd\"",
+	       "UTF-8 is kept, other bytes become U+FFFD");
 	buf_release(&b);
 }
 

@@ -1,4 +1,7 @@
-/* lib/parse.c: checked integers and durations, and formatting durations. */
+/*
+ * lib/parse.c: checked integers and durations, formatting durations, and
+ * well-formed UTF-8.
+ */
 
 #include <string.h>
 
@@ -185,11 +188,43 @@ static void test_format(void)
 	is_str(small, "1m3", "a short buffer is truncated, NUL-terminated");
 }
 
+static void test_utf8(void)
+{
+	static const struct {
+		const char *s;
+		size_t len, want;
+		const char *what;
+	} cases[] = {
+		{ "a", 1, 1, "ASCII" },
+		{ "", 0, 0, "nothing" },
+		{ "\xc3\xa9", 2, 2, "U+00E9" },
+		{ "\xe2\x82\xac", 3, 3, "U+20AC" },
+		{ "\xf0\x9f\x92\xa9", 4, 4, "U+1F4A9" },
+		{ "\xf4\x8f\xbf\xbf", 4, 4, "U+10FFFF" },
+		{ "\xc2\x85", 2, 2, "NEL (U+0085)" },
+		{ "\x80", 1, 0, "a stray continuation byte" },
+		{ "\xc3", 1, 0, "a cut sequence" },
+		{ "\xe2\x82\xac", 2, 0, "a sequence longer than len" },
+		{ "\xc3(", 2, 0, "a missing continuation byte" },
+		{ "\xc0\xaf", 2, 0, "overlong '/' (2 bytes)" },
+		{ "\xe0\x80\xaf", 3, 0, "overlong '/' (3 bytes)" },
+		{ "\xf0\x80\x80\xaf", 4, 0, "overlong '/' (4 bytes)" },
+		{ "\xed\xa0\x80", 3, 0, "a surrogate (U+D800)" },
+		{ "\xf4\x90\x80\x80", 4, 0, "past U+10FFFF" },
+		{ "\xff", 1, 0, "0xff" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_uint(utf8_len(cases[i].s, cases[i].len), cases[i].want,
+			"utf8_len: %s", cases[i].what);
+}
+
 int main(void)
 {
 	test_durations();
 	test_duration_errors();
 	test_ints();
 	test_format();
+	test_utf8();
 	return done_testing();
 }
