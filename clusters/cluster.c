@@ -416,6 +416,10 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 	for (;;) {
 		enum component_state state = component_state(c, comp);
 
+		if (c->interrupted && c->interrupt_at &&
+		    *c->interrupted >= c->interrupt_at)
+			return err_set(e, ERR_INTERRUPTED, "interrupted while "
+				       "waiting for %s", comp->name);
 		err_clear(&last);
 		if (state == STATE_RUNNING || state == STATE_UNKNOWN)
 			if (!ready(c, comp, ping_only, &last))
@@ -478,7 +482,10 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e)
 	pid_t pid = component_pid(c, comp);
 	struct err ignored = ERR_INIT;
 
-	if (pid > 0 && component_kill(c, comp, SIGTERM, &ignored)) {
+	if (pid > 0 && c->interrupted && *c->interrupted >= 2) {
+		if (component_kill(c, comp, SIGKILL, e))
+			return -1;
+	} else if (pid > 0 && component_kill(c, comp, SIGTERM, &ignored)) {
 		log_warn("%s (pid %ld) did not stop on TERM: %s; killing it",
 			 comp->name, (long)pid, ignored.msg);
 		if (component_kill(c, comp, SIGKILL, e))

@@ -16,6 +16,7 @@
  */
 
 #include <jansson.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -126,6 +127,13 @@ struct cluster {
 	size_t ncomps;
 	/* How long start, stop and readiness may take. */
 	int64_t timeout_ns;
+	/*
+	 * MAY: the runner's count of SIGINT/SIGTERM. Waits for readiness
+	 * give up once it reaches `interrupt_at` (0: never); from 2 on,
+	 * stopping a component is SIGKILL at once (a second ^C).
+	 */
+	const volatile sig_atomic_t *interrupted;
+	int interrupt_at;
 	/* SSH hosts of the topology (docs/topology.md). */
 	struct host *hosts;
 	size_t nhosts;

@@ -123,6 +123,11 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 			buf_addstr(out, "\"\n  ...\n", e);
 		}
 	}
+	/* An interrupted run is no verdict on the cluster: TAP's way to
+	 * say the stream stopped short, which prove reports as a failure. */
+	if (!strcmp(str(results, "verdict"), "interrupted"))
+		buf_printf(out, e, "Bail out! interrupted by a signal; what "
+			   "was recorded is in %s\n", dir);
 	return err_isset(e) ? -1 : 0;
 }
 

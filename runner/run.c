@@ -804,6 +804,7 @@ static int finish(struct state *st, const char *skip,
 {
 	char d[32], started[32], reason[64];
 	struct buf out = BUF_INIT, tap = BUF_INIT, summary = BUF_INIT;
+	struct err re = ERR_INIT;
 	char path[4200];
 	time_t now = st->started ? st->started : time(NULL);
 	struct tm tm;
@@ -836,10 +837,15 @@ static int finish(struct state *st, const char *skip,
 		: results_verdict(r)));
 	text = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	snprintf(path, sizeof(path), "%s/results.json", st->dir);
-	rc = !text || buf_addstr(&out, text, e) || buf_addch(&out, '\n', e) ||
-	     buf_write_file(&out, path, 0644, e) ||
-	     reports_write(r, st->dir, e) ||
-	     report_tap_sections(r, tap_sections, &tap, e);
+	/* An error already recorded (an interrupted start) must not stop
+	 * the reports of what was done: they get an error of their own. */
+	rc = !text || buf_addstr(&out, text, &re) ||
+	     buf_addch(&out, '\n', &re) ||
+	     buf_write_file(&out, path, 0644, &re) ||
+	     reports_write(r, st->dir, &re) ||
+	     report_tap_sections(r, tap_sections, &tap, &re);
+	if (rc)
+		err_set(e, re.class ? re.class : ERR_INFRA, "%s", re.msg);
 	free(text);
 	if (!rc) {
 		fputs(buf_str(&tap), stdout);
@@ -882,6 +888,8 @@ static void release(struct state *st, int keep_cluster)
 	free(st->checks);
 	if (st->cluster_started && !keep_cluster) {
 		err_clear(&e);
+		if (interrupted >= 2)
+			log_warn("interrupted twice: killing the cluster (SIGKILL)");
 		if (cluster_down(&st->cluster, &e))
 			log_error("%s", e.msg);
 	} else if (st->cluster_started) {
@@ -956,6 +964,10 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	if (cluster_open(&st.cluster, &co, e))
 		goto out;
 	st.cluster_open = 1;
+	/* ^C while the cluster starts stops it; later, heals still wait
+	 * for their servers unless ^C comes twice. */
+	st.cluster.interrupted = &interrupted;
+	st.cluster.interrupt_at = 1;
 	if (st.cluster.type == cluster_type_find("local") &&
 	    (st.suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
 		/* Known without starting anything: MariaDB, no TiCDC. */
@@ -966,8 +978,12 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	 * attached one is left running (healed). */
 	st.cluster_started = st.cluster.type == cluster_type_find("local");
 	if (cluster_up(&st.cluster, e) ||
-	    cluster_ensure_changefeed(&st.cluster, e))
+	    cluster_ensure_changefeed(&st.cluster, e)) {
+		if (interrupted)
+			goto report;
 		goto out;
+	}
+	st.cluster.interrupt_at = 2;
 	snprintf(cdir, sizeof(cdir), "%s/topology.yaml", st.dir);
 	if (topology_write(&st.cluster, cdir, e))
 		goto out;
@@ -989,8 +1005,11 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	skip = missing_requirement(&st);
 	if (skip)
 		goto report;
-	if (create_schema(&st, e) || await_schema(&st, e))
+	if (create_schema(&st, e) || await_schema(&st, e)) {
+		if (interrupted)
+			goto report;
 		goto out;
+	}
 	note_log_starts(&st);
 
 	snprintf(cdir, sizeof(cdir), "%s/history.jsonl", st.dir);

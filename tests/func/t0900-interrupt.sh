@@ -1,0 +1,142 @@
+#!/bin/sh
+# SIGINT and SIGTERM in every phase of a run on the local cluster the run
+# starts itself: it stops within 15 s with exit 4, the reports say
+# "interrupted", and nothing of it is left: no process whose command line
+# names its directory, no port of its cluster listening. A second SIGINT
+# kills the cluster at once instead of healing it.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+# suite NAME DURATION: $TRASH/NAME.yaml, inserts for DURATION, the fault
+# and check items from stdin.
+suite() {
+	{
+		cat <<-EOF
+		name: $1
+		duration: $2
+		seed: 9
+		database: intr
+		tables:
+		  - name: t
+		    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+		workloads:
+		  - kind: insert
+		    tables: t
+		    rate: 200
+		EOF
+		cat
+	} >"$TRASH/$1.yaml"
+}
+
+# start OUT SUITE: run SUITE in the background into $TRASH/OUT, on a
+# local cluster of its own; its pid in $run.
+start() {
+	"$TICHAOS" run "$TRASH/$2.yaml" --out "$TRASH/$1" --port-base auto \
+		>"$TRASH/$1.tap" 2>"$TRASH/$1.err" &
+	run=$!
+	test_track_pid $run
+}
+
+# stopped OUT: the run ended within 15 s with exit 4.
+stopped() {
+	end=$(( $(date +%s) + 15 ))
+	while alive $run && [ "$(date +%s)" -lt "$end" ]; do
+		sleep 0.1
+	done
+	! alive $run || { echo "run $1 still running after 15 s"; return 1; }
+	wait $run
+	code=$?
+	test $code = 4 || { echo "run $1: exit $code"; cat "$TRASH/$1.err"; return 1; }
+}
+
+# nothing_left OUT: no process names the run directory, no port of its
+# cluster listens.
+nothing_left() {
+	for f in /proc/[0-9]*/cmdline; do
+		if tr '\0' ' ' <"$f" 2>/dev/null | grep -q "$TRASH/$1/"; then
+			echo "left running: $f: $(tr '\0' ' ' <"$f")"
+			return 1
+		fi
+	done
+	base=$(cat "$TRASH/$1/cluster/port-base" 2>/dev/null) || return 0
+	for p in 0 1 2 3; do
+		! listening $((base + p)) || { echo "port $((base + p)) listens"; return 1; }
+	done
+}
+
+# interrupted OUT: the results say interrupted; the TAP bails out.
+interrupted() {
+	grep -q "\"verdict\": *\"interrupted\"" "$TRASH/$1/results.json" &&
+	tail -n 1 "$TRASH/$1.tap" | grep -qx "Bail out! interrupted by a signal; what was recorded is in $TRASH/$1" ||
+	{ echo "$1: not reported as interrupted:"; cat "$TRASH/$1.tap" "$TRASH/$1.err"; tail -5 "$TRASH/$1/results.json"; false; }
+}
+
+# history_has OUT PATTERN: a line of OUT's history matches.
+history_has() {
+	grep -q "$2" "$TRASH/$1/history.jsonl" 2>/dev/null
+}
+
+suite long 60s </dev/null
+
+test_expect_success 'SIGINT while the cluster starts: stopped, torn down, exit 4' '
+	start start long &&
+	wait_for_condition 20 "test -e \"$TRASH/start/cluster/port-base\"" &&
+	kill -INT $run &&
+	stopped start && interrupted start && nothing_left start
+'
+
+test_expect_success 'SIGTERM while the workload runs: stopped, torn down, exit 4' '
+	start work long &&
+	wait_for_condition 60 "history_has work \"\\\"type\\\":\\\"ok\\\"\"" &&
+	kill -TERM $run &&
+	stopped work && interrupted work && nothing_left work &&
+	history_has work "\"type\":\"ok\"" &&
+	test "$(tail -c 1 "$TRASH/work/history.jsonl" | od -An -c | tr -d " ")" = "\\n"
+'
+
+suite down 60s <<EOF
+faults:
+  - kind: kill
+    target: cdc
+    at: [1s]
+    down: 50s
+EOF
+
+test_expect_success 'SIGINT in a fault'\''s down time: healed, then torn down, exit 4' '
+	start down down &&
+	wait_for_condition 60 "history_has down \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"kill\\\"\"" &&
+	kill -INT $run &&
+	stopped down && interrupted down && nothing_left down &&
+	history_has down "\"type\":\"info\",\"f\":\"restart\"" &&
+	! grep -q "interrupted twice" "$TRASH/down/logs/tichaos.log"
+'
+
+test_expect_success 'a second SIGINT kills the cluster instead of healing it' '
+	start twice down &&
+	wait_for_condition 60 "history_has twice \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"kill\\\"\"" &&
+	kill -INT $run && sleep 0.2 && kill -INT $run &&
+	stopped twice && interrupted twice && nothing_left twice &&
+	grep -q "interrupted twice: killing the cluster (SIGKILL)" "$TRASH/twice/logs/tichaos.log"
+'
+
+suite barrier 3s <<EOF
+checks:
+  - kind: consistency
+    sync_timeout: 120s
+EOF
+
+test_expect_success 'SIGINT while the barrier waits: unknown, interrupted, exit 4' '
+	start barrier barrier &&
+	wait_for_condition 60 "test -s \"$TRASH/barrier/cluster/port-base\" && history_has barrier \"\\\"type\\\":\\\"ok\\\"\"" &&
+	DOWN=$(( $(cat "$TRASH/barrier/cluster/port-base") + 1 )) &&
+	sql $DOWN "stop slave sql_thread" &&
+	wait_for_condition 30 "grep -q \"check 1 consistency\" \"$TRASH/barrier/logs/tichaos.log\"" &&
+	sleep 0.5 && kill -INT $run &&
+	stopped barrier && interrupted barrier && nothing_left barrier &&
+	grep -q "interrupted while waiting for down-0 to sync" "$TRASH/barrier/results.json"
+'
+
+test_done
