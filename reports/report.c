@@ -1,8 +1,11 @@
 #include "reports/report.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/parse.h"
 
 static const char *const all_sections[] = {
 	"workloads", "faults", "checks", NULL,
@@ -21,7 +24,8 @@ int results_exit_code(const json_t *results)
 							    "verdict"));
 	int fail = 0, error = 0;
 
-	if (top && !strcmp(top, "interrupted"))
+	if (top && (!strcmp(top, "interrupted") ||
+		    !strcmp(top, "incomplete")))
 		return 4;
 	if (top && !strcmp(top, "skip"))
 		return 0;
@@ -128,6 +132,9 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 	if (!strcmp(str(results, "verdict"), "interrupted"))
 		buf_printf(out, e, "Bail out! interrupted by a signal; what "
 			   "was recorded is in %s\n", dir);
+	else if (!strcmp(str(results, "verdict"), "incomplete"))
+		buf_printf(out, e, "Bail out! incomplete: %s (%s)\n",
+			   str(results, "incomplete"), dir);
 	return err_isset(e) ? -1 : 0;
 }
 
@@ -142,6 +149,211 @@ const struct report_type report_tap = {
 	"tap", "report.tap", "TAP (13): one test point per workload, fault "
 	"and check", build_tap,
 };
+
+void results_judge_workload(json_t *item, const char *skip_reason)
+{
+	json_int_t ok = json_integer_value(json_object_get(item, "ok"));
+	json_int_t fail = json_integer_value(json_object_get(item, "fail"));
+	json_int_t info = json_integer_value(json_object_get(item, "info"));
+	json_int_t skipped = json_integer_value(json_object_get(item,
+								"skipped"));
+	int ignore = json_is_true(json_object_get(item, "ignore_errors"));
+	const char *verdict, *skip = NULL;
+	struct buf text = BUF_INIT;
+
+	buf_printf(&text, NULL, "%lld ok, %lld fail, %lld info", (long long)ok,
+		   (long long)fail, (long long)info);
+	if (skipped)
+		buf_printf(&text, NULL, ", %lld skipped (%s)",
+			   (long long)skipped, skip_reason);
+	if (ignore && fail + info && ok)
+		buf_addstr(&text, ", errors ignored", NULL);
+	verdict = (!ignore && fail + info) || (!ok && fail + info) ? "fail"
+								   : "pass";
+	if (!strcmp(verdict, "pass") && !ok) {
+		verdict = "skip";
+		skip = skipped ? skip_reason : "no operation was due";
+	}
+	json_object_set_new(item, "verdict", json_string(verdict));
+	json_object_set_new(item, "summary", json_string(buf_str(&text)));
+	json_object_set_new(item, "message", json_string(ok ? "operations "
+			    "failed and ignore_errors is false" : "no operation "
+			    "succeeded"));
+	if (skip)
+		json_object_set_new(item, "skip", json_string(skip));
+	else
+		json_object_del(item, "skip");
+	buf_release(&text);
+}
+
+/* The item of `items` whose "processes" range holds `process`. */
+static json_t *worker_item(json_t *items, json_int_t process)
+{
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		json_t *it = json_array_get(items, i);
+		json_t *p = json_object_get(it, "processes");
+
+		if (json_integer_value(json_array_get(p, 0)) <= process &&
+		    process <= json_integer_value(json_array_get(p, 1)))
+			return it;
+	}
+	return NULL;
+}
+
+static void add(json_t *o, const char *key, json_int_t n)
+{
+	json_object_set_new(o, key, json_integer(
+		json_integer_value(json_object_get(o, key)) + n));
+}
+
+/* One history line: its worker's or its fault's counts. */
+static void count_line(json_t *results, json_t *line, json_int_t *last)
+{
+	json_t *proc = json_object_get(line, "process");
+	const char *type = json_string_value(json_object_get(line, "type"));
+	const char *f = json_string_value(json_object_get(line, "f"));
+	json_int_t time = json_integer_value(json_object_get(line, "time"));
+	json_t *items;
+
+	if (!type)
+		return;
+	if (time > *last)
+		*last = time;
+	if (json_is_integer(proc)) {
+		json_t *it = worker_item(json_object_get(results, "workloads"),
+					 json_integer_value(proc));
+		json_t *steps = json_object_get(it, "per_step");
+		json_int_t step_s = json_integer_value(json_object_get(steps,
+								       "step_s"));
+		json_t *arr;
+		size_t at;
+
+		if (!it || !strcmp(type, "invoke"))
+			return;
+		if (strcmp(type, "ok") && strcmp(type, "fail") &&
+		    strcmp(type, "info"))
+			return;
+		add(it, type, 1);
+		arr = json_object_get(steps, strcmp(type, "ok") ? "errors"
+								: "ok");
+		at = step_s > 0 ? (size_t)(time / (step_s * 1000000000)) : 0;
+		if (time >= 0 && at < json_array_size(arr))
+			json_array_set_new(arr, at, json_integer(
+				json_integer_value(json_array_get(arr, at)) +
+				1));
+		return;
+	}
+	/* The nemesis: an injection that took effect (info) or not (fail),
+	 * credited to the first fault of that kind. */
+	if (!f || !json_is_string(proc) ||
+	    strcmp(json_string_value(proc), "nemesis"))
+		return;
+	items = json_object_get(results, "faults");
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		json_t *it = json_array_get(items, i);
+
+		if (strcmp(str(it, "kind"), f))
+			continue;
+		if (!strcmp(type, "info"))
+			add(it, "injected", 1);
+		else if (!strcmp(type, "fail"))
+			add(it, "failed", 1);
+		break;
+	}
+}
+
+int results_recount(json_t *results, const char *run_dir, struct err *e)
+{
+	json_t *items = json_object_get(results, "workloads");
+	json_int_t last = 0;
+	char path[4200], total[32];
+	struct buf text = BUF_INIT;
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t n;
+	FILE *f;
+
+	/* From zero: a second report of the same run counts the same. */
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		json_t *it = json_array_get(items, i);
+		json_t *steps = json_object_get(it, "per_step");
+		static const char *const keys[] = { "ok", "errors", NULL };
+
+		json_object_set_new(it, "ok", json_integer(0));
+		json_object_set_new(it, "fail", json_integer(0));
+		json_object_set_new(it, "info", json_integer(0));
+		for (int k = 0; keys[k]; k++) {
+			json_t *arr = json_object_get(steps, keys[k]);
+
+			for (size_t s = 0; s < json_array_size(arr); s++)
+				json_array_set_new(arr, s, json_integer(0));
+		}
+	}
+	for (size_t i = 0; i < json_array_size(json_object_get(results,
+							       "faults")); i++) {
+		json_t *it = json_array_get(json_object_get(results, "faults"),
+					    i);
+
+		json_object_set_new(it, "injected", json_integer(0));
+		json_object_set_new(it, "failed", json_integer(0));
+	}
+	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
+	f = fopen(path, "re");
+	if (!f && errno != ENOENT)
+		return err_errno(e, errno, "cannot open '%s'", path);
+	while (f && (n = getline(&line, &size, f)) > 0) {
+		json_t *doc;
+
+		/* A last line without its newline was cut by the kill. */
+		if (line[n - 1] != '\n')
+			break;
+		doc = json_loads(line, 0, NULL);
+		if (doc)
+			count_line(results, doc, &last);
+		json_decref(doc);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	for (size_t i = 0; i < json_array_size(items); i++)
+		results_judge_workload(json_array_get(items, i), "");
+	items = json_object_get(results, "faults");
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		json_t *it = json_array_get(items, i);
+		json_int_t inj = json_integer_value(json_object_get(it,
+								    "injected"));
+		json_int_t bad = json_integer_value(json_object_get(it,
+								    "failed"));
+
+		buf_reset(&text);
+		buf_printf(&text, NULL, "%lld of %lld injected", (long long)inj,
+			   (long long)json_integer_value(json_object_get(it,
+				   "planned")));
+		if (bad)
+			buf_printf(&text, NULL, ", %lld did not take effect",
+				   (long long)bad);
+		buf_addstr(&text, " (heals not known: the run did not finish)",
+			   NULL);
+		json_object_set_new(it, "summary", json_string(buf_str(&text)));
+		json_object_set_new(it, "verdict", json_string(
+			bad ? "error" : inj ? "pass" : "skip"));
+		if (!bad && !inj)
+			json_object_set_new(it, "skip",
+					    json_string("nothing was recorded"));
+		else
+			json_object_del(it, "skip");
+	}
+	buf_reset(&text);
+	format_duration((int64_t)json_integer_value(json_object_get(results,
+			"duration_ns")), total, sizeof(total));
+	buf_printf(&text, NULL, "the run did not finish: counted from "
+		   "history.jsonl, up to %.1fs of %s; no check ran",
+		   (double)last / 1e9, total);
+	json_object_set_new(results, "incomplete",
+			    json_string(buf_str(&text)));
+	buf_release(&text);
+	return 0;
+}
 
 int reports_write(const json_t *results, const char *run_dir, struct err *e)
 {
@@ -159,6 +371,21 @@ int reports_write(const json_t *results, const char *run_dir, struct err *e)
 			return -1;
 	}
 	return 0;
+}
+
+int results_save(const json_t *results, const char *run_dir, struct err *e)
+{
+	char *text = json_dumps(results, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	struct buf out = BUF_INIT;
+	char path[4200];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/results.json", run_dir);
+	rc = !text || buf_addstr(&out, text, e) || buf_addch(&out, '\n', e) ||
+	     buf_write_file(&out, path, 0644, e);
+	free(text);
+	buf_release(&out);
+	return rc ? -1 : 0;
 }
 
 int results_load(const char *run_dir, json_t **results, struct err *e)

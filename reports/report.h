@@ -50,6 +50,24 @@ int reports_write(const json_t *results, const char *run_dir, struct err *e);
 int report_summary_text(const json_t *results, struct buf *out,
 			struct err *e);
 
+/*
+ * A workload item's verdict, summary, message and skip from its counts
+ * ("ok", "fail", "info", "skipped", "ignore_errors"); `skip_reason` says
+ * why operations were skipped ("" when none were).
+ */
+void results_judge_workload(json_t *item, const char *skip_reason);
+
+/*
+ * The results of a run that did not finish (verdict "incomplete", as the
+ * runner writes them before its workers start): every workload's and
+ * fault's counts taken from history.jsonl, up to its last complete line.
+ * Checks did not run. The verdict stays "incomplete" (exit 4).
+ */
+int results_recount(json_t *results, const char *run_dir, struct err *e);
+
+/* Write RUN_DIR/results.json as the runner does. */
+int results_save(const json_t *results, const char *run_dir, struct err *e);
+
 /* Load RUN_DIR/results.json (ERR_USAGE when it is not there). */
 int results_load(const char *run_dir, json_t **results, struct err *e);
 

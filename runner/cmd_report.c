@@ -1,4 +1,5 @@
 #include <stdio.h>
+#include <string.h>
 
 #include "reports/report.h"
 #include "runner/runner.h"
@@ -21,6 +22,13 @@ int cmd_report(int argc, char **argv)
 		die(EXIT_USAGE, "report: expected one RUN_DIR (see 'tichaos "
 		    "help report')");
 	if (results_load(argv[1], &results, &e))
+		die_err(&e);
+	/* A run that did not finish: what its history recorded. */
+	if (!strcmp(json_string_value(json_object_get(results, "verdict")) ?
+		    json_string_value(json_object_get(results, "verdict")) : "",
+		    "incomplete") &&
+	    (results_recount(results, argv[1], &e) ||
+	     results_save(results, argv[1], &e)))
 		die_err(&e);
 	if (reports_write(results, argv[1], &e) ||
 	    report_tap_sections(results, sections, &tap, &e))

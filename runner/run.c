@@ -1,5 +1,6 @@
 #include "runner/run.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -19,6 +20,7 @@
 #include "lib/history.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "lib/proc.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
 #include "reports/report.h"
@@ -345,7 +347,11 @@ static int share_tables(struct worker *w, const struct optval *tables)
 	return 0;
 }
 
-static int start_workers(struct state *st, struct err *e)
+static int write_stub(struct state *st, const struct run_options *o,
+		      struct err *e);
+
+static int start_workers(struct state *st, const struct run_options *o,
+			 struct err *e)
 {
 	struct rand root;
 	size_t total = 0, k = 0;
@@ -404,6 +410,8 @@ static int start_workers(struct state *st, struct err *e)
 		}
 	}
 	st->nworkers = total;
+	if (write_stub(st, o, e))
+		return -1;
 	for (size_t i = 0; i < total; i++) {
 		int rc = pthread_create(&st->threads[i], NULL, worker_main,
 					&st->workers[i]);
@@ -683,9 +691,8 @@ static json_t *workload_items(struct state *st)
 		const struct suite_item *it = &st->suite.workloads[i];
 		uint64_t ok = 0, fail = 0, info = 0, skipped = 0;
 		int ignore = suite_opt(it, "ignore_errors")->i != 0;
-		const char *reason = "", *verdict, *skip = NULL;
-		char name[128], summary[512];
-		struct buf text = BUF_INIT;
+		const char *reason = "";
+		char name[128];
 		json_t *o;
 
 		for (size_t j = 0; j < st->nworkers; j++) {
@@ -700,32 +707,15 @@ static json_t *workload_items(struct state *st)
 			if (w->skip_reason[0])
 				reason = w->skip_reason;
 		}
-		buf_printf(&text, NULL, "%llu ok, %llu fail, %llu info",
-			   (unsigned long long)ok, (unsigned long long)fail,
-			   (unsigned long long)info);
-		if (skipped)
-			buf_printf(&text, NULL, ", %llu skipped (%s)",
-				   (unsigned long long)skipped, reason);
-		if (ignore && fail + info && ok)
-			buf_addstr(&text, ", errors ignored", NULL);
-		verdict = (!ignore && fail + info) || (!ok && fail + info)
-			  ? "fail" : "pass";
-		if (!strcmp(verdict, "pass") && !ok) {
-			verdict = "skip";
-			skip = skipped ? reason : "no operation was due";
-		}
 		snprintf(name, sizeof(name), "workload %zu %s", i + 1,
 			 it->kind);
-		snprintf(summary, sizeof(summary), "%s", buf_str(&text));
-		o = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:b}",
+		o = json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:b, s:s}",
 			      "index", (json_int_t)(i + 1), "kind", it->kind,
 			      "ok", (json_int_t)ok, "fail", (json_int_t)fail,
 			      "info", (json_int_t)info,
 			      "skipped", (json_int_t)skipped,
-			      "ignore_errors", ignore);
-		set_item(o, name, verdict, summary, ok ? "operations failed "
-			 "and ignore_errors is false" : "no operation "
-			 "succeeded", skip);
+			      "ignore_errors", ignore, "name", name);
+		results_judge_workload(o, reason);
 		json_object_set_new(o, "per_step", per_step(st, it));
 		/* Its workers' process numbers in the history. */
 		for (size_t j = 0; j < st->nworkers; j++)
@@ -739,7 +729,6 @@ static json_t *workload_items(struct state *st)
 				break;
 			}
 		json_array_append_new(items, o);
-		buf_release(&text);
 	}
 	return items;
 }
@@ -799,18 +788,14 @@ static json_t *fault_items(struct state *st)
  * stream also goes to stdout, the summary to stderr. Returns the exit
  * code the results call for.
  */
-static int finish(struct state *st, const char *skip,
-		  const struct run_options *o, struct err *e)
+/* results.json's items and identity, without its verdict. */
+static json_t *results_json(struct state *st, const char *skip,
+			    const struct run_options *o)
 {
 	char d[32], started[32], reason[64];
-	struct buf out = BUF_INIT, tap = BUF_INIT, summary = BUF_INIT;
-	struct err re = ERR_INIT;
-	char path[4200];
 	time_t now = st->started ? st->started : time(NULL);
 	struct tm tm;
 	json_t *r;
-	char *text;
-	int rc;
 
 	gmtime_r(&now, &tm);
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", &tm);
@@ -832,21 +817,47 @@ static int finish(struct state *st, const char *skip,
 	json_object_set_new(r, "faults", fault_items(st));
 	json_object_set_new(r, "checks", checks_items(&st->suite,
 						      st->checks));
+	return r;
+}
+
+/*
+ * Before the workers start: results.json with every item at zero and the
+ * verdict "incomplete", which the end of the run replaces. A runner
+ * killed in between leaves it for `tichaos report`, which counts what
+ * history.jsonl recorded (results_recount).
+ */
+static int write_stub(struct state *st, const struct run_options *o,
+		      struct err *e)
+{
+	json_t *r = results_json(st, NULL, o);
+	int rc;
+
+	json_object_set_new(r, "verdict", json_string("incomplete"));
+	json_object_set_new(r, "incomplete", json_string("the run has not "
+							 "finished"));
+	rc = results_save(r, st->dir, e);
+	json_decref(r);
+	return rc;
+}
+
+static int finish(struct state *st, const char *skip,
+		  const struct run_options *o, struct err *e)
+{
+	struct buf tap = BUF_INIT, summary = BUF_INIT;
+	struct err re = ERR_INIT;
+	json_t *r = results_json(st, skip, o);
+	int rc;
+
 	json_object_set_new(r, "verdict", json_string(
 		skip ? "skip" : interrupted ? "interrupted"
 		: results_verdict(r)));
-	text = json_dumps(r, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	snprintf(path, sizeof(path), "%s/results.json", st->dir);
 	/* An error already recorded (an interrupted start) must not stop
 	 * the reports of what was done: they get an error of their own. */
-	rc = !text || buf_addstr(&out, text, &re) ||
-	     buf_addch(&out, '\n', &re) ||
-	     buf_write_file(&out, path, 0644, &re) ||
+	rc = results_save(r, st->dir, &re) ||
 	     reports_write(r, st->dir, &re) ||
 	     report_tap_sections(r, tap_sections, &tap, &re);
 	if (rc)
 		err_set(e, re.class ? re.class : ERR_INFRA, "%s", re.msg);
-	free(text);
 	if (!rc) {
 		fputs(buf_str(&tap), stdout);
 		fflush(stdout);
@@ -855,7 +866,6 @@ static int finish(struct state *st, const char *skip,
 	}
 	rc = rc ? -1 : results_exit_code(r);
 	json_decref(r);
-	buf_release(&out);
 	buf_release(&tap);
 	buf_release(&summary);
 	return rc;
@@ -898,10 +908,79 @@ static void release(struct state *st, int keep_cluster)
 	}
 	if (st->cluster_open)
 		cluster_close(&st->cluster);
+	if (st->dir[0]) {
+		char pidfile[PATH_MAX + 16];
+
+		snprintf(pidfile, sizeof(pidfile), "%s/runner.pid", st->dir);
+		unlink(pidfile);
+	}
 	plan_release(&st->plan);
 	if (st->suite_loaded)
 		suite_release(&st->suite);
 	log_close();
+}
+
+/* Is `pid` a tichaos runner, alive? */
+static int runner_alive(pid_t pid)
+{
+	struct buf cmd = BUF_INIT;
+	int alive = 0;
+
+	if (pid > 0 && !proc_cmdline(pid, &cmd, NULL))
+		alive = strstr(buf_str(&cmd), "tichaos") != NULL;
+	buf_release(&cmd);
+	return alive;
+}
+
+/*
+ * The local clusters of runs beside this one whose runner is gone (killed
+ * with SIGKILL: RUN/runner.pid names a pid that is no tichaos any more):
+ * stopped by their pidfiles, so one killed run does not leave servers
+ * behind for good.
+ */
+static void reap_orphans(const char *run_dir)
+{
+	char parent[PATH_MAX], sub[PATH_MAX + 300];
+	const char *slash = strrchr(run_dir, '/');
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(parent, sizeof(parent), "%.*s", slash ?
+		 (int)(slash - run_dir) : 1, slash ? run_dir : ".");
+	dir = opendir(parent);
+	while (dir && (d = readdir(dir))) {
+		struct cluster_options co = { "local", NULL, 0 };
+		struct cluster c;
+		struct err e = ERR_INIT;
+		pid_t pid;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/runner.pid", parent,
+			 d->d_name);
+		if (proc_read_pidfile(sub, &pid, NULL) || !pid ||
+		    runner_alive(pid))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/cluster/port-base", parent,
+			 d->d_name);
+		if (!access(sub, F_OK)) {
+			snprintf(sub, sizeof(sub), "%s/%s/cluster", parent,
+				 d->d_name);
+			co.dir = sub;
+			if (cluster_open(&c, &co, &e) || cluster_down(&c, &e))
+				log_warn("%s: %s", sub, e.msg);
+			else
+				log_warn("stopped the cluster of %s/%s: its "
+					 "runner (pid %ld) is gone", parent,
+					 d->d_name, (long)pid);
+			cluster_close(&c);
+		}
+		snprintf(sub, sizeof(sub), "%s/%s/runner.pid", parent,
+			 d->d_name);
+		unlink(sub);
+	}
+	if (dir)
+		closedir(dir);
 }
 
 int run_suite(const char *path, const struct run_options *o, struct err *e)
@@ -945,6 +1024,12 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		goto out;
 	snprintf(logs, sizeof(logs), "%s/logs/tichaos.log", st.dir);
 	log_open(logs);
+	reap_orphans(st.dir);
+	snprintf(logs, sizeof(logs), "%ld\n", (long)getpid());
+	buf_addstr(&text, logs, NULL);
+	if (write_file(st.dir, "runner.pid", &text, e))
+		goto out;
+	buf_reset(&text);
 	log_info("%s: seed %llu, duration %s, run directory %s",
 		 st.suite.name, (unsigned long long)seed,
 		 format_duration(duration, cdir, sizeof(cdir)), st.dir);
@@ -1016,7 +1101,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	st.run.suite = &st.suite;
 	st.run.plan = &st.plan;
 	if (history_open(&st.run.history, cdir, clock_mono_ns(), e) ||
-	    start_workers(&st, e))
+	    start_workers(&st, o, e))
 		goto out;
 	st.nemesis_started = 1;
 	if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))

@@ -3,7 +3,9 @@
 # starts itself: it stops within 15 s with exit 4, the reports say
 # "interrupted", and nothing of it is left: no process whose command line
 # names its directory, no port of its cluster listening. A second SIGINT
-# kills the cluster at once instead of healing it.
+# kills the cluster at once instead of healing it. A runner killed with
+# SIGKILL leaves whole history lines, a report of what they record, and
+# servers that the next run beside it stops.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -137,6 +139,28 @@ test_expect_success 'SIGINT while the barrier waits: unknown, interrupted, exit 
 	sleep 0.5 && kill -INT $run &&
 	stopped barrier && interrupted barrier && nothing_left barrier &&
 	grep -q "interrupted while waiting for down-0 to sync" "$TRASH/barrier/results.json"
+'
+
+suite short 2s </dev/null
+
+test_expect_success 'SIGKILL: whole history lines; report counts them; the next run stops the orphans' '
+	start killed long &&
+	wait_for_condition 60 "history_has killed \"\\\"type\\\":\\\"ok\\\"\"" && sleep 1 &&
+	kill -KILL $run && { wait $run; test $? = 137; } &&
+	pids=$(cat "$TRASH/killed/cluster"/*/tichaos.pid) &&
+	for p in $pids; do alive $p || return 1; done &&
+	test "$(tail -c 1 "$TRASH/killed/history.jsonl" | od -An -c | tr -d " ")" = "\\n" &&
+	perl -MJSON::PP -ne "decode_json(\$_)" "$TRASH/killed/history.jsonl" &&
+	ok=$(grep -c "\"type\":\"ok\"" "$TRASH/killed/history.jsonl") &&
+	"$TICHAOS" report "$TRASH/killed" >rtap; test $? = 4 &&
+	grep -qx "ok 1 - workload 1 insert: $ok ok, 0 fail, 0 info" rtap &&
+	tail -n 1 rtap | grep -Eqx "Bail out! incomplete: the run did not finish: counted from history.jsonl, up to [0-9]+\.[0-9]s of 1m; no check ran \($TRASH/killed\)" &&
+	"$TICHAOS" report "$TRASH/killed" >rtap2; test $? = 4 && test_cmp rtap rtap2 &&
+	"$TICHAOS" run "$TRASH/short.yaml" --out "$TRASH/next" --port-base auto >ntap 2>nerr ||
+	{ cat nerr; false; }
+	for p in $pids; do ! alive $p || return 1; done &&
+	grep -q "stopped the cluster of $TRASH/killed: its runner (pid $run) is gone" "$TRASH/next/logs/tichaos.log" &&
+	nothing_left killed && nothing_left next && test ! -e "$TRASH/killed/runner.pid"
 '
 
 test_done
