@@ -209,13 +209,15 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 					      d, cf, last.msg);
 				break;
 			}
+			/* Why the downstream is behind (replication stopped,
+			 * with its error) says more than the last query. */
 			component_ready(ctx->cluster, sides[DOWN].comp, &why);
 			check_verdict(r, VERDICT_UNKNOWN, "sync timed out after "
 				      "%s: the finish mark did not reach %s%s%s",
 				      d, sides[DOWN].comp->name,
 				      err_isset(&why) || err_isset(&last) ?
-				      " (" : "", err_isset(&last) ? last.msg
-				      : err_isset(&why) ? why.msg : "");
+				      " (" : "", err_isset(&why) ? why.msg
+				      : err_isset(&last) ? last.msg : "");
 			if (err_isset(&why) || err_isset(&last))
 				strncat(r->message, ")", sizeof(r->message) -
 					strlen(r->message) - 1);

@@ -265,9 +265,13 @@ static struct component *source_of(const struct cluster *c,
 int component_connect(const struct component *comp, struct sql *s,
 		      const char *database, int timeout_s, struct err *e)
 {
-	return sql_connect(s, comp->sql_host, comp->sql_port,
-			   comp->user ? comp->user : "root", comp->password,
-			   database, timeout_s, e);
+	struct err why = ERR_INIT;
+
+	if (!sql_connect(s, comp->sql_host, comp->sql_port,
+			 comp->user ? comp->user : "root", comp->password,
+			 database, timeout_s, &why))
+		return 0;
+	return err_set(e, why.class, "%s: %s", comp->name, why.msg);
 }
 
 static int sql_open(const struct component *comp, struct sql *s,

@@ -177,7 +177,8 @@ struct component *cluster_find(struct cluster *c, const char *name);
 
 /*
  * Connect to the component's SQL endpoint as its user (default root) with
- * its password; `database` may be NULL.
+ * its password; `database` may be NULL. Errors name the component:
+ * "up-0: cannot connect to '127.0.0.1:24000': ...".
  */
 int component_connect(const struct component *comp, struct sql *s,
 		      const char *database, int timeout_s, struct err *e);

@@ -1,0 +1,150 @@
+#!/bin/sh
+# Servers that misbehave: one that will not start (its port taken, its
+# program missing, its directory not one), one that dies in a run and does
+# not come back, one stopped for good (SIGSTOP), replication broken by an
+# error downstream. Each ends with a message naming the component (and its
+# last log line where it has one), exit 3, never a hang and never a pass.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+# within SECONDS CMD...: CMD's exit code, or 124 when it ran longer.
+within() {
+	s=$1
+	shift
+	timeout "$s" "$@"
+}
+
+test_expect_success 'a port taken: up names it and up-0 before starting anything, exit 3' '
+	base=$(free_port_base) &&
+	{ perl -MIO::Socket::INET -e "
+		my \$s = IO::Socket::INET->new(LocalAddr => q(127.0.0.1),
+			LocalPort => $base, Listen => 1, ReuseAddr => 1) or die;
+		sleep 600;" & } && holder=$! && test_track_pid $holder &&
+	wait_for_condition 5 "listening $base" &&
+	within 120 "$TICHAOS" cluster up --dir "$TRASH/taken" --port-base $base 2>err; code=$?
+	kill $holder; test $code = 3 &&
+	echo "tichaos: port $base of up-0 is already in use (choose another --port-base)" >expect &&
+	test_cmp expect err &&
+	test -z "$(cat "$TRASH/taken"/*/tichaos.pid 2>/dev/null)" &&
+	for p in 1 2 3; do ! listening $((base + p)) || return 1; done
+'
+
+mkdir -p "$TRASH/s"
+
+test_expect_success 'a program that is not there: start names it, exit 3' '
+	printf "components:\n  - name: ghost\n    roles: [cdc]\n    start: [/nonexistent/bin/ghostd, --x]\n    pidfile: ghost.pid\n    log: ghost.log\n" \
+		>"$TRASH/s/ghost.yaml" &&
+	within 60 "$TICHAOS" cluster up --cluster "$TRASH/s/ghost.yaml" 2>err; test $? = 3 &&
+	echo "tichaos: cannot run '\''/nonexistent/bin/ghostd'\'': No such file or directory" >expect &&
+	test_cmp expect err && test ! -e "$TRASH/s/ghost.pid"
+'
+
+test_expect_success 'a cluster directory that is a file: up says so, exit 3' '
+	echo not a directory >"$TRASH/file" &&
+	within 60 "$TICHAOS" cluster up --dir "$TRASH/file" --port-base auto 2>err; test $? = 3 &&
+	grep -q "^tichaos: .*$TRASH/file.*: Not a directory$" err
+'
+
+# A server that comes up once: its second start finds no flag and exits.
+cat >"$TRASH/s/once.sh" <<EOF
+test -e "$TRASH/s/flag" || { echo "once: no flag, giving up"; exit 1; }
+rm -f "$TRASH/s/flag"
+while :; do sleep 1; done
+EOF
+
+C="$TRASH/c"
+test_expect_success 'set up a cluster to attach to, with a server that starts once' '
+	test_cluster_up "$C" &&
+	touch "$TRASH/s/flag" &&
+	{
+		cat "$C/topology.yaml" &&
+		printf "%s\n" "  - name: \"once\"" "    roles: [kv]" \
+			"    start: [\"/bin/sh\", \"$TRASH/s/once.sh\"]" \
+			"    pidfile: \"$TRASH/s/once.pid\"" "    log: \"$TRASH/s/once.log\""
+	} >"$TRASH/t.yaml" &&
+	"$TICHAOS" cluster up --cluster "$TRASH/t.yaml" >/dev/null &&
+	test_track_pid "$(cat "$TRASH/s/once.pid")"
+'
+UP=$(port_of "$C" up-0)
+DOWN=$(port_of "$C" down-0)
+
+# suite NAME DURATION: inserts (errors ignored: the servers, not the
+# workload, are on trial), then the faults and checks on stdin.
+suite() {
+	{
+		cat <<-EOF
+		name: $1
+		duration: $2
+		seed: 3
+		database: mis
+		tables:
+		  - name: t
+		    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+		workloads:
+		  - kind: insert
+		    tables: t
+		    rate: 100
+		    ignore_errors: true
+		EOF
+		cat
+	} >"$TRASH/$1.yaml"
+}
+
+suite dies 3s <<EOF
+faults:
+  - kind: kill
+    target: once
+    at: [1s]
+    down: 1s
+EOF
+
+test_expect_success 'a server killed that does not come back: the heal fails naming it, exit 3' '
+	within 120 "$TICHAOS" run "$TRASH/dies.yaml" --cluster "$TRASH/t.yaml" --out "$TRASH/r1" >tap 2>err
+	test $? = 3 &&
+	grep -qx "not ok 2 - fault 1 kill: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
+	grep -qx "  message: \"once exited while starting; last log line: once: no flag, giving up\"" tap
+'
+
+suite hangs 3s <<EOF
+checks:
+  - kind: consistency
+    sync_timeout: 5s
+EOF
+
+T="$C/topology.yaml"
+
+test_expect_success 'the upstream stopped for good (SIGSTOP): no hang, no pass, exit 3' '
+	up=$(cat "$C/up-0/tichaos.pid") &&
+	{ "$TICHAOS" run "$TRASH/hangs.yaml" --cluster "$T" --out "$TRASH/r2" >tap2 2>err2 & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r2/history.jsonl\"" &&
+	kill -STOP $up &&
+	end=$(( $(date +%s) + 300 )) &&
+	while alive $run && [ "$(date +%s)" -lt "$end" ]; do sleep 0.2; done
+	kill -CONT $up
+	! alive $run && { wait $run; test $? = 3; } &&
+	grep -qx "not ok 2 - consistency" tap2 &&
+	grep -q "^  message: \"up-0: cannot connect to .127.0.0.1:$UP.: " tap2
+'
+
+suite broken 3s <<EOF
+checks:
+  - kind: consistency
+    sync_timeout: 5s
+EOF
+
+test_expect_success 'replication broken by an error downstream: unknown, named, exit 3' '
+	{ "$TICHAOS" run "$TRASH/broken.yaml" --cluster "$T" --out "$TRASH/r3" >tap3 2>err3 & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r3/history.jsonl\"" &&
+	sql "$DOWN" "set sql_log_bin = 0; insert into mis.t (id, data) values (1000000, \"in the way\")" &&
+	sql "$UP" "insert into mis.t (id, data) values (1000000, \"upstream\")" &&
+	{ wait $run; test $? = 3; } &&
+	grep -qx "not ok 2 - consistency" tap3 &&
+	grep -q "^  message: \"sync timed out after 5s: the finish mark did not reach down-0 (down-0: replication is not running (io Yes, sql No): .*Duplicate entry .1000000. for key .PRIMARY.*)\"$" tap3
+'
+
+test_done
