@@ -17,6 +17,10 @@
 #include "lib/proc.h"
 #include "lib/sql.h"
 
+/* How long a server just started, or stopped by an interrupted run, may
+ * take to go on TERM before it is killed. */
+#define STOP_GRACE_NS (5 * NS_PER_SEC)
+
 const char *const role_names[] = {
 	"upstream", "downstream", "cdc", "pd", "kv", "etcd", NULL,
 };
@@ -461,8 +465,9 @@ int component_start(struct cluster *c, struct component *comp, struct err *e)
 	return spawn(c, comp, e) || await(c, comp, 0, e) ? -1 : 0;
 }
 
-int component_kill(struct cluster *c, struct component *comp, int sig,
-		   struct err *e)
+/* Send `sig`, then wait at most `timeout_ns` for the process to go. */
+static int kill_within(struct cluster *c, struct component *comp, int sig,
+		       int64_t timeout_ns, struct err *e)
 {
 	struct host *h = component_host(c, comp);
 	pid_t pid = component_pid(c, comp);
@@ -474,14 +479,25 @@ int component_kill(struct cluster *c, struct component *comp, int sig,
 	/* A stopped process does not die of TERM until continued. */
 	if (sig != SIGKILL)
 		h->ops->signal(h, pid, SIGCONT, NULL);
-	if (h->ops->wait_gone(h, pid, c->timeout_ns, e))
+	if (h->ops->wait_gone(h, pid, timeout_ns, e))
 		return -1;
 	log_debug("%s (pid %ld) is gone after signal %d", comp->name,
 		  (long)pid, sig);
 	return 0;
 }
 
-int component_stop(struct cluster *c, struct component *comp, struct err *e)
+int component_kill(struct cluster *c, struct component *comp, int sig,
+		   struct err *e)
+{
+	return kill_within(c, comp, sig, c->timeout_ns, e);
+}
+
+/*
+ * TERM, KILL when it is not gone within `grace_ns`; KILL at once after a
+ * second ^C. The pidfile is removed.
+ */
+static int stop_within(struct cluster *c, struct component *comp,
+		       int64_t grace_ns, struct err *e)
 {
 	pid_t pid = component_pid(c, comp);
 	struct err ignored = ERR_INIT;
@@ -489,7 +505,8 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e)
 	if (pid > 0 && c->interrupted && *c->interrupted >= 2) {
 		if (component_kill(c, comp, SIGKILL, e))
 			return -1;
-	} else if (pid > 0 && component_kill(c, comp, SIGTERM, &ignored)) {
+	} else if (pid > 0 && kill_within(c, comp, SIGTERM, grace_ns,
+					  &ignored)) {
 		log_warn("%s (pid %ld) did not stop on TERM: %s; killing it",
 			 comp->name, (long)pid, ignored.msg);
 		if (component_kill(c, comp, SIGKILL, e))
@@ -503,6 +520,16 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e)
 		return h->ops->remove(h, comp->pidfile, e);
 	}
 	return 0;
+}
+
+int component_stop(struct cluster *c, struct component *comp, struct err *e)
+{
+	/* Interrupted, the run must end soon: a server that ignores TERM
+	 * (mariadbd does in its first moments) is not waited for long. */
+	int64_t grace = c->interrupted && *c->interrupted ? STOP_GRACE_NS
+							  : c->timeout_ns;
+
+	return stop_within(c, comp, grace, e);
 }
 
 static int signal_checked(struct host *h, struct component *comp, pid_t pid,
@@ -583,7 +610,7 @@ out:
 	 * stops (the error already names what went wrong). */
 	for (size_t i = c->ncomps; rc && i-- > 0;)
 		if (started[i])
-			component_stop(c, &c->comps[i], NULL);
+			stop_within(c, &c->comps[i], STOP_GRACE_NS, NULL);
 	free(started);
 	return rc;
 }

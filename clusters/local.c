@@ -397,6 +397,29 @@ static int remove_tree(const char *path, struct err *e)
 }
 
 /*
+ * Wait for mariadb-install-db: its exit code, or -1 after 120 s or once
+ * the runner is interrupted (the caller kills it).
+ */
+static int install_wait(struct cluster *c, struct proc *p, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + 120 * NS_PER_SEC;
+
+	for (;;) {
+		struct err slice = ERR_INIT;
+		int code = proc_wait(p, 100 * NS_PER_MS, &slice);
+
+		if (code >= 0)
+			return code;
+		if (c->interrupted && c->interrupt_at &&
+		    *c->interrupted >= c->interrupt_at)
+			return err_set(e, ERR_INTERRUPTED, "interrupted while "
+				       "initialising the cluster");
+		if (clock_mono_ns() >= deadline)
+			return err_set(e, slice.class, "%s", slice.msg);
+	}
+}
+
+/*
  * Initialise the data directories that do not exist yet, in parallel.
  * Each is created under a temporary name and renamed when complete, so an
  * interrupted initialisation is redone, never half-used.
@@ -439,6 +462,9 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 		procs[i].out = logs[i];
 		procs[i].append = 1;
 		procs[i].err_to_out = 1;
+		/* Its own process group: the mariadbd it starts goes with
+		 * it when it has to be killed. */
+		procs[i].new_session = 1;
 		log_info("initialising %s in '%s'", comp->name,
 			 comp->data_dir);
 		if (proc_start(&procs[i], e)) {
@@ -452,9 +478,9 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 
 		if (!procs[i].pid)
 			continue;
-		code = proc_wait(&procs[i], 120 * NS_PER_SEC, e);
+		code = install_wait(c, &procs[i], e);
 		if (code < 0) {
-			kill(procs[i].pid, SIGKILL);
+			kill(-procs[i].pid, SIGKILL);
 			proc_wait(&procs[i], -1, NULL);
 			rc = -1;
 		} else if (code != 0) {
