@@ -5,6 +5,8 @@
 #   make run        deps + build + the default suite on the local cluster
 #   make test       deps + build + every test under prove
 #   make asan       the tests again, built with address + undefined sanitizers
+#   make bench      deps + build + the benchmarks against sysbench and
+#                   percona-toolkit (bench/README.md; BENCH_QUICK=1: short)
 #   make V=1        show the commands
 #   make DEVELOPER=1  warnings are errors
 
@@ -139,6 +141,10 @@ test: deps
 prove:
 	$(PROVE) $(PROVE_OPTS) $(UNIT_TESTS) $(wildcard tests/func/t[0-9]*.sh)
 
+bench: deps
+	@$(MAKE) --no-print-directory $(PROG)
+	bench/bench.pl
+
 asan: deps
 	@$(MAKE) --no-print-directory clean >/dev/null
 	@$(MAKE) --no-print-directory SANITIZE=1 DEVELOPER=1 $(PROG) unit-tests
@@ -150,7 +156,7 @@ asan: deps
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
 
-.PHONY: all deps run test prove asan clean unit-tests
+.PHONY: all deps run test prove asan bench clean unit-tests
 .SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS))
 
 -include $(OBJS:.o=.d)
