@@ -218,7 +218,7 @@ sub results($dir) {
 
 sub bench_insert {
 	my $secs = $CFG{insert_secs};
-	my %ops;		# {tool}{threads} = [ops/s per rep]
+	my (%ops, %cpu);	# {tool}{threads} = [ops/s or client CPU us/op per rep]
 	my @sb = ('sysbench', 'oltp_insert', '--db-driver=mysql',
 		  '--mysql-host=127.0.0.1', "--mysql-port=$port",
 		  '--mysql-user=root', '--mysql-db=sbtest', '--tables=1');
@@ -229,23 +229,24 @@ sub bench_insert {
 			# Alternate who goes first, so drift hits both.
 			my @order = $rep % 2 ? qw(sysbench tichaos) : qw(tichaos sysbench);
 			for my $tool (@order) {
-				my $rate;
+				my ($rate, $cpu_us);
 				if ($tool eq 'sysbench') {
 					run_ok([@sb, 'cleanup']);
 					run_ok([@sb, '--table-size=1', 'prepare']);
 					wait_sync();
 					my $out = "$work/sysbench.out";
 					# k is drawn from 1..table-size.
-					run_ok([@sb, '--table-size=100000', "--threads=$n", "--time=$secs",
+					my $r = run_ok([@sb, '--table-size=100000', "--threads=$n", "--time=$secs",
 						'--report-interval=0', 'run'], out => $out);
-					(slurp($out) =~ /transactions:\s+\d+\s+\(([\d.]+) per sec/)
+					(slurp($out) =~ /transactions:\s+(\d+)\s+\(([\d.]+) per sec/)
 						or die "bench: no rate in sysbench's output\n";
-					$rate = $1 + 0;
+					$rate = $2 + 0;
+					$cpu_us = $r->{cpu_s} * 1e6 / ($1 || 1);
 				} else {
 					(my $s = $suite) =~ s/threads: \d+/threads: $n/;
 					spew("$work/insert.yaml", $s);
 					my $dir = "$work/insert-$n-$rep";
-					run_ok([$TICHAOS, 'run', "$work/insert.yaml",
+					my $t = run_ok([$TICHAOS, 'run', "$work/insert.yaml",
 						'--cluster', "$cluster_dir/topology.yaml",
 						'--duration', "${secs}s", '--out', $dir,
 						'--quiet'], out => "$work/insert.tap");
@@ -253,12 +254,14 @@ sub bench_insert {
 					my $ok = 0;
 					$ok += $_->{ok} for @{$r->{workloads}};
 					$rate = $ok / ($r->{duration_ns} / 1e9);
+					$cpu_us = $t->{cpu_s} * 1e6 / ($ok || 1);
 					remove_tree($dir);	# its history is large
 				}
 				wait_sync();
 				push @{$ops{$tool}{$n}}, $rate;
-				say_progress sprintf("insert rep %d, %2d threads: %-8s %8.0f ops/s",
-						     $rep, $n, $tool, $rate);
+				push @{$cpu{$tool}{$n}}, $cpu_us;
+				say_progress sprintf("insert rep %d, %2d threads: %-8s %8.0f ops/s, %5.1f us CPU/op",
+						     $rep, $n, $tool, $rate, $cpu_us);
 			}
 		}
 	}
@@ -268,6 +271,8 @@ sub bench_insert {
 		push @rows, { threads => $n, seconds => $secs,
 			      sysbench_ops => $sb, tichaos_ops => $tc,
 			      ratio => $tc / $sb, target => 'tichaos >= sysbench',
+			      sysbench_cpu_us_per_op => median(@{$cpu{sysbench}{$n}}),
+			      tichaos_cpu_us_per_op => median(@{$cpu{tichaos}{$n}}),
 			      met => $tc >= $sb ? JSON::PP::true : JSON::PP::false,
 			      samples => { sysbench => $ops{sysbench}{$n},
 					   tichaos => $ops{tichaos}{$n} } };
@@ -586,10 +591,11 @@ sub markdown($r) {
 	       . "side on the same servers.\n";
 	if (my $x = $r->{insert}) {
 		$md .= "\n### Insert throughput (ops/s, $x->[0]{seconds} s per point)\n\n"
-		     . "| threads | sysbench oltp_insert | tichaos insert | ratio | >= sysbench |\n"
-		     . "|---:|---:|---:|---:|:--|\n";
-		$md .= sprintf("| %d | %.0f | %.0f | %.2f | %s |\n", $_->{threads},
-			       $_->{sysbench_ops}, $_->{tichaos_ops}, $_->{ratio}, yes($_->{met}))
+		     . "| threads | sysbench oltp_insert | tichaos insert | ratio | >= sysbench "
+		     . "| client CPU us/op sysbench / tichaos |\n|---:|---:|---:|---:|:--|---:|\n";
+		$md .= sprintf("| %d | %.0f | %.0f | %.2f | %s | %.0f / %.0f |\n", $_->{threads},
+			       $_->{sysbench_ops}, $_->{tichaos_ops}, $_->{ratio}, yes($_->{met}),
+			       $_->{sysbench_cpu_us_per_op} // 0, $_->{tichaos_cpu_us_per_op} // 0)
 			for @$x;
 	}
 	if (my $x = $r->{consistency}) {
