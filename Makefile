@@ -5,6 +5,8 @@
 #   make run        deps + build + the default suite on the local cluster
 #   make test       deps + build + every test under prove
 #   make asan       the tests again, built with address + undefined sanitizers
+#   make bench      deps + build + the benchmarks against sysbench and
+#                   percona-toolkit (bench/README.md; BENCH_QUICK=1: short)
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each
 #   make V=1        show the commands
 #   make DEVELOPER=1  warnings are errors
@@ -155,6 +157,11 @@ test: deps
 prove:
 	$(PROVE) $(PROVE_OPTS) $(UNIT_TESTS) $(wildcard tests/func/t[0-9]*.sh)
 
+bench:
+	@scripts/install-deps bench
+	@$(MAKE) --no-print-directory $(PROG)
+	bench/bench.pl
+
 asan: deps
 	@$(MAKE) --no-print-directory clean >/dev/null
 	@$(MAKE) --no-print-directory SANITIZE=1 DEVELOPER=1 $(PROG) unit-tests
@@ -215,8 +222,8 @@ fuzz-clean:
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
 
-.PHONY: all deps run test prove asan clean unit-tests fuzz fuzz-programs \
-	fuzz-run fuzz-clean
+.PHONY: all deps run test prove asan bench clean unit-tests fuzz \
+	fuzz-programs fuzz-run fuzz-clean
 .SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_LINK) \
 	$(addprefix $(FUZZ_BUILD)/,$(FUZZ_OBJS))
 

@@ -1,0 +1,698 @@
+#!/usr/bin/perl
+# bench/bench.pl — tichaos side by side with its peers, in one run on the
+# same servers (issue 10). Run from the repository root by `make bench`.
+#
+#   insert       sysbench oltp_insert vs tichaos's insert workload
+#   consistency  tichaos's consistency check vs pt-table-checksum and
+#                CHECKSUM TABLE on each side
+#   diff         a table with known differences: tichaos's report and fix
+#                SQL vs pt-table-sync --print; both must name the same keys
+#   ids          the ids checker on generated histories
+#   footprint    tichaos's own RSS and CPU during fail_over_ddl_mix
+#
+# Environment:
+#   BENCH_QUICK=1          everything scaled down, one repetition
+#   BENCH_ONLY=a,b         only these benchmarks (names above)
+#   BENCH_REPS=N           repetitions (median reported; default 3, quick 1)
+#   BENCH_FOOTPRINT=D      footprint run's duration (default 10m, quick 60s)
+#   BENCH_KEEP=1           keep the scratch directory
+#
+# Writes bench/results/<date>.json and bench/results/latest.md (quick runs:
+# <date>-quick.json and quick.md), and after a full run the table in
+# README.md between its bench markers. Every server and tool it starts it
+# stops by pid; the cluster it starts is brought down by directory, also
+# when interrupted.
+use v5.36;
+use DBI;
+use File::Path qw(make_path remove_tree);
+use File::Temp qw(tempdir);
+use JSON::PP;
+use POSIX qw(strftime WNOHANG);
+use Time::HiRes qw(time sleep);
+
+my $QUICK = $ENV{BENCH_QUICK} ? 1 : 0;
+my $REPS = $ENV{BENCH_REPS} || ($QUICK ? 1 : 3);
+my %ONLY = map { $_ => 1 } split /,/, ($ENV{BENCH_ONLY} // '');
+my $TICHAOS = './tichaos';
+
+# Sizes: full run, quick run.
+my %CFG = $QUICK ? (
+	insert_threads => [1, 4, 16], insert_secs => 5,
+	tables => [[100_000, 0], [200_000, 1], [500_000, 0]],
+	diff_rows => 200_000, diff_n => 100,
+	histories => [100_000, 1_000_000],
+	footprint => $ENV{BENCH_FOOTPRINT} || '60s',
+) : (
+	insert_threads => [1, 4, 16], insert_secs => 20,
+	tables => [[100_000, 0], [1_000_000, 1], [5_000_000, 0]],
+	diff_rows => 1_000_000, diff_n => 100,
+	histories => [1_000_000, 10_000_000],
+	footprint => $ENV{BENCH_FOOTPRINT} || '10m',
+);
+
+my $JSON = JSON::PP->new->canonical->pretty;
+my $work = tempdir('tichaos-bench.XXXXXX', TMPDIR => 1);
+my $cluster_dir = "$work/cluster";
+my (@clusters, %children);	# what to tear down: cluster dirs, pids
+my ($port, $dbh_up, $dbh_down);
+
+sub say_progress { printf STDERR "bench: %s\n", join '', @_ }
+
+# `tichaos cluster down` of a directory that holds a cluster; its output
+# goes to stderr, stdout is for the tables.
+sub cluster_down($dir) {
+	return unless -e "$dir/port-base";
+	my $pid = fork // return;
+	if (!$pid) {
+		open STDOUT, ">&", \*STDERR;
+		exec $TICHAOS, "cluster", "down", "--dir", $dir;
+		exit 127;
+	}
+	waitpid $pid, 0;
+}
+
+sub cleanup {
+	for my $pid (keys %children) {
+		kill 'TERM', -$pid;	# its process group: time(1) and child
+		waitpid $pid, 0;
+	}
+	%children = ();
+	$_ && $_->disconnect for $dbh_up, $dbh_down;
+	($dbh_up, $dbh_down) = ();
+	for my $dir (@clusters) {
+		cluster_down($dir);
+	}
+	@clusters = ();
+	if ($ENV{BENCH_KEEP}) {
+		say_progress "kept $work";
+	} else {
+		remove_tree($work);
+	}
+}
+$SIG{INT} = $SIG{TERM} = sub { say_progress 'interrupted'; cleanup(); exit 4 };
+END { local $?; cleanup() if defined $work && -d $work }
+
+# ---- processes ----------------------------------------------------------
+
+# Run argv under time(1) in its own process group, stdout and stderr to
+# files. Returns { rc, secs, rss_kb, cpu_s }. A `poll` sub gets the pid of
+# time(1)'s child every 200 ms while it runs.
+sub run_timed($argv, %o) {
+	my $tf = "$work/time.$$";
+	my $out = $o{out} // '/dev/null';
+	my $err = $o{err} // "$work/last.stderr";
+	my $t0 = time;
+	my $pid = fork // die "bench: fork: $!\n";
+	if (!$pid) {
+		setpgrp(0, 0);
+		open STDOUT, '>', $out or die "bench: $out: $!\n";
+		open STDERR, '>', $err or die "bench: $err: $!\n";
+		exec '/usr/bin/time', '-f', '%e %M %U %S', '-o', $tf, @$argv;
+		die "bench: exec: $!\n";
+	}
+	$children{$pid} = 1;
+	while (waitpid($pid, WNOHANG) == 0) {
+		$o{poll}->(child_of($pid) // 0) if $o{poll};
+		sleep 0.2;
+	}
+	my $rc = $? >> 8;
+	delete $children{$pid};
+	my $secs = time - $t0;
+	my ($e, $rss, $u, $s) = split ' ', (slurp($tf) =~ /([\d.]+ \d+ [\d.]+ [\d.]+)\s*$/)[0] // '';
+	unlink $tf;
+	return { rc => $rc, secs => $secs, rss_kb => $rss // 0,
+		 cpu_s => ($u // 0) + ($s // 0) };
+}
+
+sub child_of($pid) {
+	my $c = slurp("/proc/$pid/task/$pid/children") // '';
+	my ($first) = split ' ', $c;
+	return $first;
+}
+
+sub run_ok($argv, %o) {
+	my $r = run_timed($argv, %o);
+	die sprintf("bench: '%s' exited with %d: %s\n", "@$argv", $r->{rc},
+		    tail($o{err} // "$work/last.stderr") || tail($o{out} // "/dev/null"))
+		if $r->{rc} && !grep { $_ == $r->{rc} } @{$o{ok_rc} // []};
+	return $r;
+}
+
+sub slurp($path) {
+	open my $fh, '<', $path or return undef;
+	local $/;
+	return scalar <$fh>;
+}
+
+sub spew($path, $text) {
+	open my $fh, '>', $path or die "bench: $path: $!\n";
+	print $fh $text;
+	close $fh or die "bench: $path: $!\n";
+}
+
+sub tail($path) {
+	my @l = split /\n/, slurp($path) // '';
+	return join ' | ', @l[($#l > 4 ? $#l - 4 : 0) .. $#l];
+}
+
+sub first_line(@argv) {
+	my $v = `@argv 2>/dev/null` // '';
+	return (split /\n/, $v)[0] // 'unknown';
+}
+
+sub median(@v) {
+	@v = sort { $a <=> $b } grep { defined } @v;
+	return undef unless @v;
+	return @v % 2 ? $v[$#v / 2] : ($v[@v / 2 - 1] + $v[@v / 2]) / 2;
+}
+
+# ---- the cluster --------------------------------------------------------
+
+sub connect_port($p, $db = undef) {
+	my $driver = (grep { $_ eq 'mysql' } DBI->available_drivers) ? 'mysql'
+		   : 'MariaDB';
+	my $dsn = "DBI:$driver:host=127.0.0.1;port=$p" . ($db ? ";database=$db" : '');
+	return DBI->connect($dsn, 'root', '', { RaiseError => 1,
+		PrintError => 0, AutoCommit => 1 });
+}
+
+sub cluster_up {
+	push @clusters, $cluster_dir;
+	run_ok([$TICHAOS, 'cluster', 'up', '--dir', $cluster_dir,
+		'--port-base', 'auto']);
+	chomp($port = slurp("$cluster_dir/port-base"));
+	$dbh_up = connect_port($port);
+	$dbh_down = connect_port($port + 1);
+	say_progress "cluster up on ports $port..", $port + 3;
+}
+
+# Wait until the replica has applied everything the upstream logged.
+sub wait_sync($limit = 900) {
+	my $t0 = time;
+	my ($want) = $dbh_up->selectrow_array('SELECT @@gtid_binlog_pos');
+	while (1) {
+		my ($have) = $dbh_down->selectrow_array('SELECT @@gtid_slave_pos');
+		return if $have eq $want;
+		die "bench: replica not in sync after ${limit}s ($have, want $want)\n"
+			if time - $t0 > $limit;
+		sleep 0.1;
+	}
+}
+
+# A run directory holding only a suite and the cluster's topology: what
+# `tichaos check` needs to run the live checks on the cluster.
+sub check_dir($name, $suite) {
+	my $dir = "$work/check-$name";
+	remove_tree($dir);
+	make_path($dir);
+	spew("$dir/suite.yaml", $suite);
+	spew("$dir/topology.yaml", slurp("$cluster_dir/topology.yaml"));
+	return $dir;
+}
+
+sub results($dir) {
+	return decode_json(slurp("$dir/results.json") // die "bench: no results.json in $dir\n");
+}
+
+# ---- 1. insert throughput -----------------------------------------------
+
+sub bench_insert {
+	my $secs = $CFG{insert_secs};
+	my (%ops, %cpu);	# {tool}{threads} = [ops/s or client CPU us/op per rep]
+	my @sb = ('sysbench', 'oltp_insert', '--db-driver=mysql',
+		  '--mysql-host=127.0.0.1', "--mysql-port=$port",
+		  '--mysql-user=root', '--mysql-db=sbtest', '--tables=1');
+	my $suite = slurp('bench/suites/insert.yaml');
+	$dbh_up->do('CREATE DATABASE IF NOT EXISTS sbtest');
+	for my $rep (1 .. $REPS) {
+		for my $n (@{$CFG{insert_threads}}) {
+			# Alternate who goes first, so drift hits both.
+			my @order = $rep % 2 ? qw(sysbench tichaos) : qw(tichaos sysbench);
+			for my $tool (@order) {
+				my ($rate, $cpu_us);
+				if ($tool eq 'sysbench') {
+					run_ok([@sb, 'cleanup']);
+					run_ok([@sb, '--table-size=1', 'prepare']);
+					wait_sync();
+					my $out = "$work/sysbench.out";
+					# k is drawn from 1..table-size.
+					my $r = run_ok([@sb, '--table-size=100000', "--threads=$n", "--time=$secs",
+						'--report-interval=0', 'run'], out => $out);
+					(slurp($out) =~ /transactions:\s+(\d+)\s+\(([\d.]+) per sec/)
+						or die "bench: no rate in sysbench's output\n";
+					$rate = $2 + 0;
+					$cpu_us = $r->{cpu_s} * 1e6 / ($1 || 1);
+				} else {
+					(my $s = $suite) =~ s/threads: \d+/threads: $n/;
+					spew("$work/insert.yaml", $s);
+					my $dir = "$work/insert-$n-$rep";
+					my $t = run_ok([$TICHAOS, 'run', "$work/insert.yaml",
+						'--cluster', "$cluster_dir/topology.yaml",
+						'--duration', "${secs}s", '--out', $dir,
+						'--quiet'], out => "$work/insert.tap");
+					my $r = results($dir);
+					my $ok = 0;
+					$ok += $_->{ok} for @{$r->{workloads}};
+					$rate = $ok / ($r->{duration_ns} / 1e9);
+					$cpu_us = $t->{cpu_s} * 1e6 / ($ok || 1);
+					remove_tree($dir);	# its history is large
+				}
+				wait_sync();
+				push @{$ops{$tool}{$n}}, $rate;
+				push @{$cpu{$tool}{$n}}, $cpu_us;
+				say_progress sprintf("insert rep %d, %2d threads: %-8s %8.0f ops/s, %5.1f us CPU/op",
+						     $rep, $n, $tool, $rate, $cpu_us);
+			}
+		}
+	}
+	my @rows;
+	for my $n (@{$CFG{insert_threads}}) {
+		my ($sb, $tc) = (median(@{$ops{sysbench}{$n}}), median(@{$ops{tichaos}{$n}}));
+		push @rows, { threads => $n, seconds => $secs,
+			      sysbench_ops => $sb, tichaos_ops => $tc,
+			      ratio => $tc / $sb, target => 'tichaos >= sysbench',
+			      sysbench_cpu_us_per_op => median(@{$cpu{sysbench}{$n}}),
+			      tichaos_cpu_us_per_op => median(@{$cpu{tichaos}{$n}}),
+			      met => $tc >= $sb ? JSON::PP::true : JSON::PP::false,
+			      samples => { sysbench => $ops{sysbench}{$n},
+					   tichaos => $ops{tichaos}{$n} } };
+	}
+	return \@rows;
+}
+
+# ---- 2. consistency check -----------------------------------------------
+
+my $COLUMNS = 'id INT NOT NULL PRIMARY KEY, a INT NOT NULL, b BIGINT NOT NULL, '
+	    . 's VARCHAR(64) NOT NULL, t DATETIME NOT NULL, n INT NULL';
+
+sub label($rows) {
+	return $rows >= 1e6 && $rows % 1e6 == 0 ? ($rows / 1e6) . 'M'
+	     : ($rows / 1e3) . 'k';
+}
+
+# Create `name` upstream with `rows` rows (ids `step`, 2*step, ...) in
+# batches, and wait for the replica to have them.
+sub load_table($name, $rows, $partitioned, $step = 1) {
+	my $t0 = time;
+	my $part = '';
+	if ($partitioned) {
+		my $q = int($rows * $step / 4);
+		$part = " PARTITION BY RANGE (id) (PARTITION p0 VALUES LESS THAN ($q),"
+		      . ' PARTITION p1 VALUES LESS THAN (' . 2 * $q . '),'
+		      . ' PARTITION p2 VALUES LESS THAN (' . 3 * $q . '),'
+		      . ' PARTITION p3 VALUES LESS THAN MAXVALUE)';
+	}
+	$dbh_up->do('CREATE DATABASE IF NOT EXISTS bench');
+	$dbh_up->do("DROP TABLE IF EXISTS bench.$name");
+	$dbh_up->do("CREATE TABLE bench.$name ($COLUMNS)$part");
+	$dbh_up->do('USE bench');
+	for (my $lo = 1; $lo <= $rows; $lo += 100_000) {
+		my $hi = $lo + 99_999 > $rows ? $rows : $lo + 99_999;
+		$dbh_up->do("INSERT INTO bench.$name SELECT seq * $step, "
+			. 'seq * 7 % 1000003, seq * 2654435761 % 4294967296, '
+			. "CONCAT('row-', seq, '-', LEFT(MD5(seq), 12)), "
+			. "'2020-01-01' + INTERVAL seq SECOND, "
+			. "IF(seq % 10 = 0, NULL, seq % 97) FROM seq_${lo}_to_$hi");
+	}
+	wait_sync();
+	my $secs = time - $t0;
+	say_progress sprintf('loaded bench.%s (%d rows%s) in %.1fs', $name,
+			     $rows, $partitioned ? ', partitioned' : '', $secs);
+	return $secs;
+}
+
+sub consistency_suite($table, $partitioned) {
+	(my $s = slurp('bench/suites/consistency.yaml')) =~ s/\bTABLE\b/$table/g;
+	return $s;
+}
+
+sub checksum_table($dbh, $table) {
+	my $t0 = time;
+	my $row = $dbh->selectrow_arrayref("CHECKSUM TABLE bench.$table");
+	return (time - $t0, $row->[1]);
+}
+
+sub pt_checksum($table) {
+	my $out = "$work/pt-checksum.out";
+	my $r = run_ok(['pt-table-checksum', "h=127.0.0.1,P=$port,u=root",
+		'--databases', 'bench', '--tables', $table,
+		'--recursion-method', "dsn=h=127.0.0.1,P=$port,u=root,D=percona,t=dsns",
+		'--replicate', 'percona.checksums', '--no-check-binlog-format',
+		'--no-check-replication-filters', '--no-version-check'],
+		out => $out);
+	# TS ERRORS DIFFS ROWS DIFF_ROWS CHUNKS SKIPPED TIME TABLE
+	my ($errors, $diffs, $rows) = slurp($out) =~ /^\S+\s+(\d+)\s+(\d+)\s+(\d+)\s.*bench\.$table$/m
+		or die "bench: no result line in pt-table-checksum's output\n";
+	die "bench: pt-table-checksum: $errors errors, $diffs diffs on bench.$table\n"
+		if $errors || $diffs;
+	return $r->{secs};
+}
+
+sub bench_consistency {
+	# pt-table-checksum finds the replica from a DSN table.
+	$dbh_up->do('CREATE DATABASE IF NOT EXISTS percona');
+	$dbh_up->do('CREATE TABLE IF NOT EXISTS percona.dsns (id INT '
+		. 'AUTO_INCREMENT PRIMARY KEY, parent_id INT, dsn VARCHAR(255) NOT NULL)');
+	$dbh_up->do('REPLACE INTO percona.dsns VALUES (1, NULL, ?)', undef,
+		    'h=127.0.0.1,P=' . ($port + 1) . ',u=root');
+	my @rows;
+	for my $t (@{$CFG{tables}}) {
+		my ($n, $partitioned) = @$t;
+		my $name = 'c_' . lc label($n);
+		my $load = load_table($name, $n, $partitioned);
+		my $dir = check_dir($name, consistency_suite($name, $partitioned));
+		my %s;
+		checksum_table($_, $name) for $dbh_up, $dbh_down;	# warm up
+		for my $rep (1 .. $REPS) {
+			my ($tu, $cu) = checksum_table($dbh_up, $name);
+			my ($td, $cd) = checksum_table($dbh_down, $name);
+			die "bench: CHECKSUM TABLE differs on bench.$name\n" if $cu ne $cd;
+			my $r = run_ok([$TICHAOS, 'check', $dir], out => "$work/check.tap");
+			my $c = results($dir)->{checks}[0];
+			die "bench: tichaos check of bench.$name: $c->{verdict}: $c->{message}\n"
+				if $c->{verdict} ne 'pass';
+			my $pt = pt_checksum($name);
+			push @{$s{checksum_up}}, $tu;
+			push @{$s{checksum_down}}, $td;
+			push @{$s{tichaos}}, $r->{secs};
+			push @{$s{tichaos_rss_kb}}, $r->{rss_kb};
+			push @{$s{pt}}, $pt;
+			say_progress sprintf('consistency %s rep %d: tichaos %.2fs (%d MB), '
+				. 'pt-table-checksum %.2fs, CHECKSUM TABLE %.2fs / %.2fs',
+				$name, $rep, $r->{secs}, $r->{rss_kb} / 1024, $pt, $tu, $td);
+		}
+		my %m = map { $_ => median(@{$s{$_}}) } keys %s;
+		my $slower = $m{checksum_up} > $m{checksum_down} ? $m{checksum_up}
+								: $m{checksum_down};
+		my $rss_mb = $m{tichaos_rss_kb} / 1024;
+		push @rows, { table => $name, rows => $n,
+			      partitioned => $partitioned ? JSON::PP::true : JSON::PP::false,
+			      load_s => $load,
+			      tichaos_s => $m{tichaos}, pt_table_checksum_s => $m{pt},
+			      checksum_table_up_s => $m{checksum_up},
+			      checksum_table_down_s => $m{checksum_down},
+			      tichaos_rss_mb => $rss_mb,
+			      vs_checksum_table => $m{tichaos} / $slower,
+			      pt_speedup => $m{pt} / $m{tichaos},
+			      samples => \%s };
+		$rows[-1]{met} = {
+			checksum_table => $m{tichaos} <= 1.5 * $slower ? JSON::PP::true : JSON::PP::false,
+			pt => $m{pt} >= 2 * $m{tichaos} ? JSON::PP::true : JSON::PP::false,
+			rss => $rss_mb <= 64 ? JSON::PP::true : JSON::PP::false,
+		};
+		$dbh_up->do("DROP TABLE bench.$name");
+		wait_sync();
+	}
+	return \@rows;
+}
+
+# ---- 3. diff with differences -------------------------------------------
+
+sub bench_diff {
+	my ($n, $k) = ($CFG{diff_rows}, $CFG{diff_n});
+	my $name = 'd_' . lc label($n);
+	# Even ids upstream, so that extra rows fit between them.
+	load_table($name, $n, 0, 2);
+	my $span = int($n / $k);
+	my (%want, @sql);
+	for my $i (0 .. $k - 1) {
+		my $base = $i * $span;
+		my ($del, $chg, $ext) = (2 * ($base + 1), 2 * ($base + int($span / 2)),
+					 2 * ($base + int($span / 4)) + 1);
+		push @{$want{missing}}, $del;
+		push @{$want{changed}}, $chg;
+		push @{$want{extra}}, $ext;
+		push @sql, "DELETE FROM bench.$name WHERE id = $del",
+			   $i % 2 ? "UPDATE bench.$name SET s = CONCAT(s, '!') WHERE id = $chg"
+				  : "UPDATE bench.$name SET n = IF(n IS NULL, 0, NULL) WHERE id = $chg",
+			   "INSERT INTO bench.$name VALUES ($ext, 1, 2, 'extra', '2021-01-01', NULL)";
+	}
+	# Written to the replica alone: the upstream does not log them.
+	$dbh_down->do('SET SESSION sql_log_bin = 0');
+	$dbh_down->do($_) for @sql;
+	$dbh_down->do('SET SESSION sql_log_bin = 1');
+	my $dir = check_dir($name, consistency_suite($name, 0));
+	my (%s, $agree, %got);
+	for my $rep (1 .. $REPS) {
+		my $r = run_timed([$TICHAOS, 'check', $dir], out => "$work/check.tap");
+		die "bench: tichaos check of bench.$name exited $r->{rc}, not 1\n"
+			if $r->{rc} != 1;
+		my $t = results($dir)->{checks}[0]{details}{tables}[0];
+		my %tc = map { my $kind = $_; ($kind => [sort { $a <=> $b }
+			map { /^id=(-?\d+)$/ ? $1 : die "bench: key '$_'\n" } @{$t->{"${kind}_keys"}}]) }
+			qw(missing extra changed);
+		# The fix SQL names the same keys: REPLACE for missing and
+		# changed rows, DELETE for extra ones.
+		my $fix = slurp("$dir/$t->{fix_sql}") // die "bench: no fix SQL\n";
+		my @rep = sort { $a <=> $b } $fix =~ /^REPLACE INTO .* VALUES \('(-?\d+)'/mg;
+		my @del = sort { $a <=> $b } $fix =~ /^DELETE FROM .* WHERE `id` <=> '(-?\d+)';$/mg;
+		my $fix_ok = "@rep" eq join(' ', sort { $a <=> $b } @{$tc{missing}}, @{$tc{changed}})
+			  && "@del" eq "@{$tc{extra}}";
+
+		my $out = "$work/pt-sync.out";
+		my $p = run_ok(['pt-table-sync', '--print', '--no-check-slave',
+			'--no-version-check', "h=127.0.0.1,P=$port,u=root,D=bench,t=$name",
+			'h=127.0.0.1,P=' . ($port + 1) . ',u=root'], out => $out, ok_rc => [2]);
+		my $text = slurp($out);
+		my %pt = (
+			missing => [sort { $a <=> $b } $text =~ /^INSERT INTO .*? VALUES \('(-?\d+)'/mg],
+			changed => [sort { $a <=> $b } $text =~ /^UPDATE .*? WHERE `id`='(-?\d+)' LIMIT 1/mg],
+			extra => [sort { $a <=> $b } $text =~ /^DELETE FROM .*? WHERE `id`='(-?\d+)' LIMIT 1/mg],
+		);
+		$agree = 1;
+		for my $kind (qw(missing extra changed)) {
+			my $w = join ' ', sort { $a <=> $b } @{$want{$kind}};
+			$agree &&= "@{$tc{$kind}}" eq $w && "@{$pt{$kind}}" eq $w;
+			$got{$kind} = { tichaos => scalar @{$tc{$kind}}, pt => scalar @{$pt{$kind}} };
+		}
+		$agree &&= $fix_ok;
+		push @{$s{tichaos}}, $r->{secs};
+		push @{$s{tichaos_rss_kb}}, $r->{rss_kb};
+		push @{$s{pt}}, $p->{secs};
+		say_progress sprintf('diff %s rep %d: tichaos %.2fs, pt-table-sync %.2fs, %s',
+			$name, $rep, $r->{secs}, $p->{secs}, $agree ? 'same keys'
+			: 'KEYS DIFFER: ' . encode_json(\%got));
+	}
+	$dbh_up->do("DROP TABLE bench.$name");
+	wait_sync();
+	my %m = map { $_ => median(@{$s{$_}}) } keys %s;
+	return { table => $name, rows => $n, missing => $k, extra => $k, changed => $k,
+		 tichaos_s => $m{tichaos}, tichaos_rss_mb => $m{tichaos_rss_kb} / 1024,
+		 pt_table_sync_s => $m{pt}, pt_speedup => $m{pt} / $m{tichaos},
+		 found => \%got, agree => $agree ? JSON::PP::true : JSON::PP::false,
+		 samples => \%s };
+}
+
+# ---- 4. ids checker -----------------------------------------------------
+
+# A history of `ops` inserts by eight processes over four tables, up to
+# five in flight, ids increasing per table in invoke order (so no
+# violation), and a kill fault every 100000 operations.
+sub write_history($path, $ops) {
+	open my $fh, '>', $path or die "bench: $path: $!\n";
+	my @next = (0) x 4;
+	my $t = 1_000_000;
+	for my $i (0 .. $ops - 1) {
+		my $p = $i % 8;
+		my $tb = $p % 4;
+		my $node = 'up-0';
+		my $id = ++$next[$tb];
+		$t += 1000;
+		print $fh qq({"time":$t,"process":$p,"type":"invoke","f":"insert","table":"test.t_), $tb + 1,
+			  qq(","node":"$node"}\n{"time":), $t + 4500,
+			  qq(,"process":$p,"type":"ok","f":"insert","table":"test.t_), $tb + 1,
+			  qq(","node":"$node","id":$id}\n);
+		if ($i % 100_000 == 50_000) {
+			print $fh qq({"time":$t,"process":"nemesis","type":"invoke","f":"kill","target":"cdc"}\n),
+				  qq({"time":), $t + 100, qq(,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{"component":"down-0"}}\n);
+		}
+	}
+	close $fh or die "bench: $path: $!\n";
+}
+
+sub bench_ids {
+	my @rows;
+	for my $ops (@{$CFG{histories}}) {
+		my $dir = "$work/ids-$ops";
+		make_path($dir);
+		spew("$dir/suite.yaml", slurp('bench/suites/ids.yaml'));
+		my $t0 = time;
+		write_history("$dir/history.jsonl", $ops);
+		my $size = -s "$dir/history.jsonl";
+		say_progress sprintf('history of %d operations: %.0f MB in %.1fs', $ops,
+				     $size / 1e6, time - $t0);
+		my %s;
+		for my $rep (1 .. $REPS) {
+			my $r = run_ok([$TICHAOS, 'check', $dir], out => "$work/check.tap");
+			my $c = results($dir)->{checks}[0];
+			die "bench: ids check: $c->{verdict}: $c->{message}\n"
+				if $c->{verdict} ne 'pass';
+			push @{$s{secs}}, $r->{secs};
+			push @{$s{check_ms}}, $c->{took_ms};
+			push @{$s{rss_kb}}, $r->{rss_kb};
+			say_progress sprintf('ids %d ops rep %d: %.2fs (check %.2fs), %d MB',
+				$ops, $rep, $r->{secs}, ($c->{took_ms} // 0) / 1000, $r->{rss_kb} / 1024);
+		}
+		remove_tree($dir);
+		push @rows, { ops => $ops, history_mb => $size / 1e6,
+			      tichaos_check_s => median(@{$s{secs}}),
+			      ids_check_s => defined $s{check_ms}[0] ? median(@{$s{check_ms}}) / 1000 : undef,
+			      rss_mb => median(@{$s{rss_kb}}) / 1024, samples => \%s };
+	}
+	return \@rows;
+}
+
+# ---- 5. runner footprint ------------------------------------------------
+
+sub bench_footprint {
+	my $dir = "$work/footprint";
+	push @clusters, "$dir/cluster";
+	my $tck = POSIX::sysconf(POSIX::_SC_CLK_TCK()) || 100;
+	my ($hwm, $cpu, $t0) = (0, 0, time);
+	# VmHWM and utime + stime of tichaos itself (not the servers it starts).
+	my $poll = sub ($pid) {
+		return unless $pid;
+		my $st = slurp("/proc/$pid/status") // return;
+		$hwm = $1 if $st =~ /^VmHWM:\s+(\d+)/m && $1 > $hwm;
+		my $stat = slurp("/proc/$pid/stat") // return;
+		my @f = split ' ', ($stat =~ /\)\s+(.*)/)[0];
+		$cpu = ($f[11] + $f[12]) / $tck;
+	};
+	say_progress "footprint: fail_over_ddl_mix for $CFG{footprint}";
+	my $r = run_timed([$TICHAOS, 'run', 'suites/fail_over_ddl_mix.yaml',
+		'--duration', $CFG{footprint}, '--port-base', 'auto', '--out', $dir,
+		'--quiet'], out => "$work/footprint.tap", err => "$work/footprint.err",
+		poll => $poll);
+	my $res = -e "$dir/results.json" ? results($dir) : {};
+	my $ops = 0;
+	$ops += $_->{ok} for @{$res->{workloads} // []};
+	my $row = { suite => 'fail_over_ddl_mix', duration => $CFG{footprint},
+		    wall_s => $r->{secs}, exit => $r->{rc},
+		    verdict => $res->{verdict} // 'none',
+		    ok_ops => $ops, peak_rss_mb => $hwm / 1024, cpu_s => $cpu,
+		    cpu_pct => 100 * $cpu / $r->{secs} };
+	say_progress sprintf('footprint: %.0f MB peak, %.1f s CPU (%.1f%% of a core), verdict %s',
+			     $row->{peak_rss_mb}, $cpu, $row->{cpu_pct}, $row->{verdict});
+	cluster_down("$dir/cluster");
+	return $row;
+}
+
+# ---- the report ---------------------------------------------------------
+
+sub yes($b) { $b ? 'yes' : '**no**' }
+
+sub markdown($r) {
+	my $m = $r->{machine};
+	my $v = $r->{versions};
+	my $md = "## Benchmarks ($r->{date}" . ($r->{quick} ? ', quick' : '') . ")\n\n"
+	       . "$m->{nproc} cores, $m->{memory_gb} GB, Linux $m->{kernel}, load $m->{load_at_start} "
+	       . "at the start; $v->{tichaos}, MariaDB $v->{mariadb}, $v->{sysbench}, "
+	       . "$v->{percona_toolkit}. Median of $r->{repetitions}; peers run side by "
+	       . "side on the same servers.\n";
+	if (my $x = $r->{insert}) {
+		$md .= "\n### Insert throughput (ops/s, $x->[0]{seconds} s per point)\n\n"
+		     . "| threads | sysbench oltp_insert | tichaos insert | ratio | >= sysbench "
+		     . "| client CPU us/op sysbench / tichaos |\n|---:|---:|---:|---:|:--|---:|\n";
+		$md .= sprintf("| %d | %.0f | %.0f | %.2f | %s | %.0f / %.0f |\n", $_->{threads},
+			       $_->{sysbench_ops}, $_->{tichaos_ops}, $_->{ratio}, yes($_->{met}),
+			       $_->{sysbench_cpu_us_per_op} // 0, $_->{tichaos_cpu_us_per_op} // 0)
+			for @$x;
+	}
+	if (my $x = $r->{consistency}) {
+		$md .= "\n### Consistency check (seconds)\n\n"
+		     . "| table | tichaos | pt-table-checksum | CHECKSUM TABLE up / down "
+		     . "| tichaos / slower CHECKSUM (<= 1.5) | pt / tichaos (>= 2) "
+		     . "| tichaos RSS MB (<= 64) |\n|:--|---:|---:|---:|---:|---:|---:|\n";
+		$md .= sprintf("| %s rows%s | %.2f | %.2f | %.2f / %.2f | %.1f %s | %.2f %s | %.0f %s |\n",
+			label($_->{rows}), $_->{partitioned} ? ', partitioned' : '',
+			$_->{tichaos_s}, $_->{pt_table_checksum_s},
+			$_->{checksum_table_up_s}, $_->{checksum_table_down_s},
+			$_->{vs_checksum_table}, yes($_->{met}{checksum_table}),
+			$_->{pt_speedup}, yes($_->{met}{pt}),
+			$_->{tichaos_rss_mb}, yes($_->{met}{rss})) for @$x;
+	}
+	if (my $x = $r->{diff}) {
+		$md .= sprintf("\n### Diff with differences (%s rows; %d missing, %d changed, "
+			. "%d extra downstream)\n\n| tool | seconds | keys found (missing / changed / extra) |\n"
+			. "|:--|---:|:--|\n| tichaos check (report + fix SQL) | %.2f | %d / %d / %d |\n"
+			. "| pt-table-sync --print | %.2f | %d / %d / %d |\n\nSame keys: %s.\n",
+			label($x->{rows}), $x->{missing}, $x->{changed}, $x->{extra},
+			$x->{tichaos_s}, map({ $x->{found}{$_}{tichaos} } qw(missing changed extra)),
+			$x->{pt_table_sync_s}, map({ $x->{found}{$_}{pt} } qw(missing changed extra)),
+			$x->{agree} ? 'yes' : '**no**');
+	}
+	if (my $x = $r->{ids}) {
+		$md .= "\n### ids checker\n\n| operations | history MB | tichaos check s | ids check s | peak RSS MB |\n"
+		     . "|---:|---:|---:|---:|---:|\n";
+		$md .= sprintf("| %s | %.0f | %.2f | %s | %.0f |\n", label($_->{ops}),
+			$_->{history_mb}, $_->{tichaos_check_s},
+			defined $_->{ids_check_s} ? sprintf('%.2f', $_->{ids_check_s}) : '-',
+			$_->{rss_mb}) for @$x;
+	}
+	if (my $x = $r->{footprint}) {
+		$md .= sprintf("\n### Runner footprint (%s, %s)\n\n| peak RSS MB | CPU s | CPU %% of a core "
+			. "| operations | verdict |\n|---:|---:|---:|---:|:--|\n| %.0f | %.1f | %.1f | %d | %s |\n",
+			$x->{suite}, $x->{duration}, $x->{peak_rss_mb}, $x->{cpu_s},
+			$x->{cpu_pct}, $x->{ok_ops}, $x->{verdict});
+	}
+	return $md;
+}
+
+# The README's copy of the table, between its markers.
+sub update_readme($md) {
+	my $readme = slurp('README.md') // return;
+	(my $body = $md) =~ s/^## .*\n\n//;
+	$body =~ s/^###/####/mg;
+	$readme =~ s/(<!-- bench:begin -->\n).*?(<!-- bench:end -->)/$1$body$2/s
+		or return;
+	spew('README.md', $readme);
+}
+
+# ---- main ---------------------------------------------------------------
+
+-x $TICHAOS or die "bench: run from the repository root after make\n";
+my %meminfo = (slurp('/proc/meminfo') // '') =~ /^(\w+):\s+(\d+)/mg;
+my %r = (
+	date => strftime('%Y-%m-%d %H:%M:%S %z', localtime),
+	quick => $QUICK ? JSON::PP::true : JSON::PP::false,
+	repetitions => $REPS,
+	machine => {
+		nproc => first_line('nproc') + 0,
+		memory_gb => sprintf('%.1f', ($meminfo{MemTotal} // 0) / 1048576),
+		kernel => first_line('uname', '-r'),
+		load_at_start => (split ' ', slurp('/proc/loadavg') // '')[0],
+	},
+	versions => {
+		tichaos => first_line($TICHAOS, '--version'),
+		sysbench => first_line('sysbench', '--version'),
+		percona_toolkit => first_line('pt-table-checksum', '--version'),
+		commit => first_line('git', 'describe', '--always', '--dirty'),
+	},
+);
+my @all = qw(insert consistency diff ids footprint);
+my @todo = %ONLY ? grep { $ONLY{$_} } @all : @all;
+my %need_cluster = map { $_ => 1 } qw(insert consistency diff);
+if (grep { $need_cluster{$_} } @todo) {
+	cluster_up();
+	($r{versions}{mariadb}) = $dbh_up->selectrow_array('SELECT VERSION()');
+	$r{versions}{mariadb} =~ s/-log$//;
+} else {
+	($r{versions}{mariadb}) = first_line('mariadbd', '--version') =~ /Ver (\S+)/;
+}
+my %fn = (insert => \&bench_insert, consistency => \&bench_consistency,
+	  diff => \&bench_diff, ids => \&bench_ids, footprint => \&bench_footprint);
+for my $b (@todo) {
+	my $t0 = time;
+	$r{$b} = $fn{$b}->();
+	say_progress sprintf('%s done in %.0fs', $b, time - $t0);
+}
+cleanup();
+
+make_path('bench/results');
+my $stem = strftime('%Y-%m-%d', localtime) . ($QUICK ? '-quick' : '');
+spew("bench/results/$stem.json", $JSON->encode(\%r));
+my $md = markdown(\%r);
+spew('bench/results/' . ($QUICK ? 'quick.md' : 'latest.md'), $md);
+update_readme($md) unless $QUICK || %ONLY;
+print $md;
+say_progress "results in bench/results/$stem.json";
