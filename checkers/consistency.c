@@ -12,9 +12,9 @@
  *    other key (composite, string, date) is cut at every chunk_rows-th key
  *    of the upstream's key order. Both sides checksum every chunk in
  *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
- *    64-bit row hash (the first 16 hex digits of the MD5 of the row's
- *    columns, each written with its length, NULL distinct from any
- *    string). Mismatching chunks are bisected (at the middle key) down to
+ *    64-bit row hash (the first 16 hex digits of the SHA1 of the row's
+ *    columns, strings written with their length, NULL distinct from any
+ *    value). Mismatching chunks are bisected (at the middle key) down to
  *    a few thousand rows, whose rows are then compared in key order. A
  *    table without a key is compared whole as a multiset of rows, with a
  *    warning.
@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "checkers/checker.h"
@@ -287,6 +288,25 @@ static void schema_query(struct buf *q, const char *select, const char *db,
 	buf_addstr(q, rest, NULL);
 }
 
+static const char *const int_types[] = {
+	"tinyint", "smallint", "mediumint", "int", "bigint", NULL,
+};
+
+/* Types whose text is digits, signs, points, dashes, colons, spaces. */
+static const char *const plain_types[] = {
+	"tinyint", "smallint", "mediumint", "int", "bigint", "decimal",
+	"float", "double", "date", "time", "datetime", "timestamp", "year",
+	NULL,
+};
+
+static int type_in(const char *type, const char *const *list)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcasecmp(type, list[i]))
+			return 1;
+	return 0;
+}
+
 /* Column names and definitions; the primary key; the row hash. */
 static int describe(struct side *sides, struct table *t, struct buf *schema,
 		    struct err *e)
@@ -329,37 +349,45 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 		     " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX");
 	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &t->keys,
 			       &t->nkeys, e);
+	schema_query(&q, "SELECT DATA_TYPE FROM information_schema.COLUMNS",
+		     t->db, t->name, " ORDER BY ORDINAL_POSITION");
+	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &types,
+			       &ntypes, e);
+	if (!rc && ntypes != t->ncols)
+		rc = err_set(e, ERR_INFRA, "%s.%s changed while it was read",
+			     t->db, t->name);
 	if (!rc && t->nkeys) {
 		t->key_int = calloc(t->nkeys, sizeof(*t->key_int));
 		if (!t->key_int)
 			abort();
 	}
-	for (size_t k = 0; !rc && k < t->nkeys; k++) {
-		static const char *const ints[] = { "tinyint", "smallint",
-			"mediumint", "int", "bigint", NULL };
-
-		schema_query(&q, "SELECT DATA_TYPE FROM "
-			     "information_schema.COLUMNS", t->db, t->name,
-			     " AND COLUMN_NAME = ");
-		sql_quote_string(&q, t->keys[k], NULL);
-		rc = string_list(&sides[UP].conn, buf_str(&q), &types,
-				 &ntypes, e);
-		for (size_t i = 0; !rc && ntypes == 1 && ints[i]; i++)
-			t->key_int[k] |= !strcmp(types[0], ints[i]);
-		free_list(types, ntypes);
-	}
-	t->int_key = t->nkeys == 1 && t->key_int[0];
-	/* Each column as <length>:<text>, or '-' for NULL: unambiguous. */
+	for (size_t k = 0; !rc && k < t->nkeys; k++)
+		for (size_t i = 0; i < t->ncols; i++)
+			if (!strcmp(t->cols[i], t->keys[k]))
+				t->key_int[k] = type_in(types[i], int_types);
+	t->int_key = !rc && t->nkeys == 1 && t->key_int[0];
+	/*
+	 * Each column's text, '-' for NULL; a column whose text may hold
+	 * anything (strings, binary, JSON, BIT, ...) as <length>:<text>, so
+	 * no two rows share an encoding. Numbers and times cannot hold the
+	 * separator or be '-', and go as they are: half the conversions.
+	 */
 	buf_addstr(&t->hash_expr, "CONCAT_WS(','", NULL);
-	for (size_t i = 0; i < t->ncols; i++) {
+	for (size_t i = 0; !rc && i < t->ncols; i++) {
 		struct buf c = BUF_INIT;
 
 		sql_quote_ident(&c, t->cols[i], NULL);
-		buf_printf(&t->hash_expr, NULL, ", IFNULL(CONCAT(LENGTH(%s), "
-			   "':', %s), '-')", buf_str(&c), buf_str(&c));
+		if (type_in(types[i], plain_types))
+			buf_printf(&t->hash_expr, NULL, ", IFNULL(%s, '-')",
+				   buf_str(&c));
+		else
+			buf_printf(&t->hash_expr, NULL, ", IFNULL(CONCAT("
+				   "LENGTH(%s), ':', %s), '-')", buf_str(&c),
+				   buf_str(&c));
 		buf_release(&c);
 	}
 	buf_addch(&t->hash_expr, ')', NULL);
+	free_list(types, ntypes);
 	sql_quote_ident(&t->qname, t->db, NULL);
 	buf_addch(&t->qname, '.', NULL);
 	sql_quote_ident(&t->qname, t->name, NULL);
@@ -511,7 +539,7 @@ static int checksum(struct sql *s, const struct table *t,
 	int rc;
 
 	buf_printf(&q, NULL, "SELECT COUNT(*), COALESCE(BIT_XOR(CAST(CONV("
-		   "SUBSTRING(MD5(%s), 1, 16), 16, 10) AS UNSIGNED)), 0) "
+		   "SUBSTRING(SHA1(%s), 1, 16), 16, 10) AS UNSIGNED)), 0) "
 		   "FROM %s", buf_str(&t->hash_expr), buf_str(&t->qname));
 	range_where(&q, t, rg);
 	rc = sql_query(s, buf_str(&q), &r, e);
@@ -568,7 +596,7 @@ static void *pool_worker(void *arg)
 struct row {
 	char *key;		/* key columns' text, for sorting */
 	long long ikey;
-	char hash[40];
+	char hash[48];		/* SHA1 in hex */
 	char **vals;		/* ncols values; NULL for SQL NULL */
 };
 
@@ -612,7 +640,7 @@ static int fetch_rows(struct sql *s, const struct table *t,
 	size_t nk = t->nkeys ? t->nkeys : 0;
 	int rc;
 
-	buf_printf(&q, NULL, "SELECT MD5(%s)", buf_str(&t->hash_expr));
+	buf_printf(&q, NULL, "SELECT SHA1(%s)", buf_str(&t->hash_expr));
 	for (size_t i = 0; i < t->ncols; i++) {
 		buf_addstr(&q, ", ", NULL);
 		sql_quote_ident(&q, t->cols[i], NULL);
