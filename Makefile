@@ -5,6 +5,8 @@
 #   make run        deps + build + the default suite on the local cluster
 #   make test       deps + build + every test under prove
 #   make asan       the tests again, built with address + undefined sanitizers
+#   make valgrind   the unit tests under valgrind
+#   make stress     deps + build + 100 up/down cycles, a 30-minute load run
 #   make bench      deps + build + the benchmarks against sysbench and
 #                   percona-toolkit (bench/README.md; BENCH_QUICK=1: short)
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each
@@ -157,6 +159,23 @@ test: deps
 prove:
 	$(PROVE) $(PROVE_OPTS) $(UNIT_TESTS) $(wildcard tests/func/t[0-9]*.sh)
 
+# make valgrind: every unit test under valgrind (memcheck); any error or
+# definite leak fails it.
+valgrind:
+	@scripts/install-deps valgrind
+	@$(MAKE) --no-print-directory unit-tests
+	@for t in $(UNIT_TESTS); do \
+		valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+			--error-exitcode=99 $$t >/dev/null || \
+			{ echo "valgrind: $$t failed"; exit 1; }; \
+	done; echo "valgrind: $(words $(UNIT_TESTS)) unit tests clean"
+
+# make stress: 100 cluster up/down cycles and a 30-minute run under load
+# (tests/stress/stress.sh; STRESS_CYCLES, STRESS_DURATION, STRESS_THREADS).
+stress: deps
+	@$(MAKE) --no-print-directory $(PROG)
+	tests/stress/stress.sh
+
 bench:
 	@scripts/install-deps bench
 	@$(MAKE) --no-print-directory $(PROG)
@@ -222,7 +241,7 @@ fuzz-clean:
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
 
-.PHONY: all deps run test prove asan bench clean unit-tests fuzz \
+.PHONY: all deps run test prove asan valgrind bench stress clean unit-tests fuzz \
 	fuzz-programs fuzz-run fuzz-clean
 .SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_LINK) \
 	$(addprefix $(FUZZ_BUILD)/,$(FUZZ_OBJS))
