@@ -64,7 +64,9 @@ test_expect_success() {
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
-		sed -e 's/^/# /' "$out"
+		# On stderr, as Test::More's diag: prove shows it even when
+		# it is not verbose, so a CI log says why.
+		sed -e 's/^/# /' "$out" >&2
 	fi
 }
 
