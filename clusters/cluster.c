@@ -149,8 +149,10 @@ static int runs_component(struct host *h, pid_t pid,
 
 	if (!comp->start)
 		return h->ops->state(h, pid) != 0;
-	if (h->ops->cmdline(h, pid, &cmdline, NULL))
+	if (h->ops->cmdline(h, pid, &cmdline, NULL)) {
+		buf_release(&cmdline);
 		return 0;
+	}
 	for (char **a = comp->start; *a; a++)
 		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
 			   *a);

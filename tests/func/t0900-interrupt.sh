@@ -58,7 +58,7 @@ stopped() {
 # cluster listens.
 nothing_left() {
 	for f in /proc/[0-9]*/cmdline; do
-		if tr '\0' ' ' <"$f" 2>/dev/null | grep -q "$TRASH/$1/"; then
+		if { tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q "$TRASH/$1/"; then
 			echo "left running: $f: $(tr '\0' ' ' <"$f")"
 			return 1
 		fi
