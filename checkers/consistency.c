@@ -82,7 +82,9 @@ struct diff {
 	uint64_t rows[2];
 	uint64_t chunks, compared;	/* chunks; rows fetched to compare */
 	uint64_t missing, extra, changed;
-	struct buf keys[3];	/* JSON arrays' insides, first max_report */
+	struct buf keys[3];	/* the first max_report, JSON strings, one
+				 * a line */
+	int64_t nkeys[3];	/* how many are in keys[] */
 	struct buf fix;		/* fix SQL */
 	int64_t max_report;
 };
@@ -618,14 +620,12 @@ static void release_rows(struct rows *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
-static int int_key_order;
-
-static int by_key(const void *a, const void *b)
+static int by_key(const void *a, const void *b, void *int_key)
 {
 	const struct row *x = a, *y = b;
 	int c;
 
-	if (int_key_order)
+	if (*(const int *)int_key)
 		return x->ikey < y->ikey ? -1 : x->ikey > y->ikey;
 	c = strcmp(x->key, y->key);
 	return c ? c : strcmp(x->hash, y->hash);
@@ -683,20 +683,19 @@ static int fetch_rows(struct sql *s, const struct table *t,
 		row->ikey = strtoll(row->key, NULL, 10);
 	}
 	sql_result_release(&r);
-	int_key_order = t->int_key;
-	qsort(out->rows, out->n, sizeof(*out->rows), by_key);
+	qsort_r(out->rows, out->n, sizeof(*out->rows), by_key,
+		(void *)&t->int_key);
 	return 0;
 }
 
 static void note_key(struct diff *d, int kind, const struct table *t,
 		     const struct row *row)
 {
-	uint64_t n = kind == 0 ? d->missing : kind == 1 ? d->extra
-							: d->changed;
 	struct buf text = BUF_INIT;
 
-	if ((int64_t)n >= d->max_report)
+	if (d->nkeys[kind] >= d->max_report)
 		return;
+	d->nkeys[kind]++;
 	/* The key as "id=5" or "a=1,b=x". */
 	if (t->nkeys) {
 		char *k = row->key, *sep;
@@ -710,11 +709,10 @@ static void note_key(struct diff *d, int kind, const struct table *t,
 				break;
 		}
 	} else {
-		buf_printf(&text, NULL, "row md5 %s", row->hash);
+		buf_printf(&text, NULL, "row sha1 %s", row->hash);
 	}
-	if (d->keys[kind].len)
-		buf_addch(&d->keys[kind], ',', NULL);
 	json_quote(&d->keys[kind], buf_str(&text), NULL);
+	buf_addch(&d->keys[kind], '\n', NULL);
 	buf_release(&text);
 }
 
@@ -772,7 +770,6 @@ static void compare_rows(struct diff *d, const struct table *t,
 {
 	size_t i = 0, j = 0;
 
-	int_key_order = t->int_key;
 	while (i < up->n || j < down->n) {
 		int c;
 
@@ -865,6 +862,135 @@ static int compare_range(struct side *sides, const struct table *t,
 	release_rows(&rows[UP]);
 	release_rows(&rows[DOWN]);
 	return rc ? -1 : 0;
+}
+
+/* What one chunk's comparison found, added to the table's. */
+static void merge_diff(struct diff *into, struct diff *from)
+{
+	const char *line = NULL, *end;
+
+	into->compared += from->compared;
+	into->missing += from->missing;
+	into->extra += from->extra;
+	into->changed += from->changed;
+	for (int k = 0; k < 3; k++)
+		for (line = buf_str(&from->keys[k]);
+		     *line && into->nkeys[k] < into->max_report;
+		     line = end + 1) {
+			end = strchr(line, '\n');
+			buf_add(&into->keys[k], line, (size_t)(end - line + 1),
+				NULL);
+			into->nkeys[k]++;
+		}
+	buf_add(&into->fix, from->fix.data, from->fix.len, NULL);
+}
+
+/* The chunks whose checksums differ, compared by a pool of workers. */
+struct differ {
+	const struct side *sides;
+	const struct table *t;
+	const struct range *ranges;
+	const struct sum *sums[2];
+	size_t *todo, ntodo;
+	struct diff *diffs;	/* one per entry of todo */
+	size_t next;		/* atomic */
+	struct err err;
+	pthread_mutex_t lock;
+};
+
+static void *differ_worker(void *arg)
+{
+	struct differ *p = arg;
+	struct side s[2] = { { p->sides[UP].comp, SQL_INIT },
+			     { p->sides[DOWN].comp, SQL_INIT } };
+	struct err e = ERR_INIT;
+
+	sql_thread_init();
+	if (!connect_side(&s[UP], &e) && !connect_side(&s[DOWN], &e))
+		for (;;) {
+			size_t n = __atomic_fetch_add(&p->next, 1,
+						      __ATOMIC_RELAXED);
+			size_t i;
+
+			if (n >= p->ntodo)
+				break;
+			i = p->todo[n];
+			if (compare_range(s, p->t, &p->ranges[i],
+					  &p->sums[UP][i], &p->sums[DOWN][i],
+					  &p->diffs[n], &e))
+				break;
+		}
+	if (err_isset(&e)) {
+		pthread_mutex_lock(&p->lock);
+		err_set(&p->err, e.class, "%s", e.msg);
+		pthread_mutex_unlock(&p->lock);
+		__atomic_store_n(&p->next, p->ntodo, __ATOMIC_RELAXED);
+	}
+	sql_close(&s[UP].conn);
+	sql_close(&s[DOWN].conn);
+	sql_thread_end();
+	return NULL;
+}
+
+/*
+ * Bisect and compare the mismatching chunks, `threads` at a time (each
+ * worker with a connection to either side); their findings merged in
+ * chunk order, so keys and fix SQL come out as one pass would give them.
+ */
+static int compare_chunks(struct side *sides, const struct table *t,
+			  const struct range *ranges, size_t nchunks,
+			  const struct sum *up, const struct sum *down,
+			  int threads, struct diff *d, struct err *e)
+{
+	struct differ p;
+	pthread_t *th;
+	int n, rc = 0;
+
+	memset(&p, 0, sizeof(p));
+	p.sides = sides;
+	p.t = t;
+	p.ranges = ranges;
+	p.sums[UP] = up;
+	p.sums[DOWN] = down;
+	p.todo = calloc(nchunks + 1, sizeof(*p.todo));
+	if (!p.todo)
+		abort();
+	for (size_t i = 0; i < nchunks; i++)
+		if (up[i].count != down[i].count || strcmp(up[i].xor,
+							   down[i].xor))
+			p.todo[p.ntodo++] = i;
+	if (!p.ntodo) {
+		free(p.todo);
+		return 0;
+	}
+	p.diffs = calloc(p.ntodo, sizeof(*p.diffs));
+	if (!p.diffs)
+		abort();
+	for (size_t i = 0; i < p.ntodo; i++)
+		p.diffs[i].max_report = d->max_report;
+	pthread_mutex_init(&p.lock, NULL);
+	n = (size_t)threads < p.ntodo ? threads : (int)p.ntodo;
+	th = calloc((size_t)n, sizeof(*th));
+	if (!th)
+		abort();
+	for (int i = 0; i < n; i++)
+		pthread_create(&th[i], NULL, differ_worker, &p);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	if (err_isset(&p.err))
+		rc = err_set(e, p.err.class, "%s", p.err.msg);
+	for (size_t i = 0; i < p.ntodo; i++) {
+		if (!rc)
+			merge_diff(d, &p.diffs[i]);
+		for (int k = 0; k < 3; k++)
+			buf_release(&p.diffs[i].keys[k]);
+		buf_release(&p.diffs[i].fix);
+	}
+	pthread_mutex_destroy(&p.lock);
+	free(p.diffs);
+	free(p.todo);
+	return rc;
 }
 
 /*
@@ -1015,9 +1141,9 @@ static int compare_table(struct side *sides, const struct table *t,
 		d->rows[UP] += pools[UP].sums[i].count;
 		d->rows[DOWN] += pools[DOWN].sums[i].count;
 	}
-	for (size_t i = 0; !rc && i < nchunks; i++)
-		rc = compare_range(sides, t, &ranges[i], &pools[UP].sums[i],
-				   &pools[DOWN].sums[i], d, e);
+	if (!rc)
+		rc = compare_chunks(sides, t, ranges, nchunks, pools[UP].sums,
+				    pools[DOWN].sums, threads, d, e);
 	for (int s = 0; s < 2; s++) {
 		free(pools[s].sums);
 		pthread_mutex_destroy(&pools[s].lock);
@@ -1102,7 +1228,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		struct table t = { db, all[i], NULL, 0, NULL, 0, NULL, 0,
 				   BUF_INIT, BUF_INIT };
 		struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT,
-				  BUF_INIT, BUF_INIT }, BUF_INIT, 0 };
+				  BUF_INIT, BUF_INIT }, { 0, 0, 0 }, BUF_INIT,
+				  0 };
 		struct buf schema = BUF_INIT;
 		int on[2] = { 0, 0 };
 		char fix[512] = "";
@@ -1150,10 +1277,16 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 				   (unsigned long long)d.changed,
 				   (unsigned long long)d.chunks,
 				   (unsigned long long)d.compared);
-			for (int k = 0; k < 3; k++)
+			for (int k = 0; k < 3; k++) {
 				buf_printf(&r->details, NULL, ",\"%s_keys\":"
-					   "[%s]", kind_names[k],
-					   buf_str(&d.keys[k]));
+					   "[", kind_names[k]);
+				buf_rtrim(&d.keys[k]);
+				for (size_t c = 0; c < d.keys[k].len; c++)
+					buf_addch(&r->details, d.keys[k].data[c]
+						  == '\n' ? ',' :
+						  d.keys[k].data[c], NULL);
+				buf_addch(&r->details, ']', NULL);
+			}
 			if (!t.nkeys)
 				buf_addstr(&r->details, ",\"warning\":\"no "
 					   "primary key: rows compared as a "

@@ -176,9 +176,9 @@ void results_judge_workload(json_t *item, const char *skip_reason)
 	}
 	json_object_set_new(item, "verdict", json_string(verdict));
 	json_object_set_new(item, "summary", json_string(buf_str(&text)));
-	json_object_set_new(item, "message", json_string(ok ? "operations "
-			    "failed and ignore_errors is false" : "no operation "
-			    "succeeded"));
+	json_object_set_new(item, "message", json_string(
+		strcmp(verdict, "fail") ? "" : ok ? "operations failed and "
+		"ignore_errors is false" : "no operation succeeded"));
 	if (skip)
 		json_object_set_new(item, "skip", json_string(skip));
 	else

@@ -24,6 +24,7 @@ THREADS=${STRESS_THREADS:-64}
 OUT=${STRESS_OUT:-$ROOT/tests/stress/results/latest.txt}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tichaos-stress.XXXXXX") || exit 1
 RUN_PID=
+KEEP=
 
 cleanup() {
 	[ -n "$RUN_PID" ] && kill -TERM "$RUN_PID" 2>/dev/null && wait "$RUN_PID"
@@ -31,7 +32,14 @@ cleanup() {
 	for d in "$WORK"/load/cluster; do
 		[ -d "$d" ] && "$TICHAOS" cluster down --dir "$d" >/dev/null 2>&1
 	done
-	rm -rf "$WORK"
+	# A failure keeps its evidence (the run directory, without the
+	# servers' data).
+	if [ -n "$KEEP" ]; then
+		rm -rf "$WORK/c" "$WORK"/load/cluster/*/data
+		echo "kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -43,6 +51,7 @@ say() {
 
 fail() {
 	say "FAIL: $*"
+	KEEP=1
 	exit 1
 }
 
@@ -119,7 +128,7 @@ RUN_PID=
 kills=$(grep -c '"type":"info","f":"kill"' "$WORK/load/history.jsonl" 2>/dev/null)
 ops=$(grep -c '"type":"ok"' "$WORK/load/history.jsonl" 2>/dev/null)
 say "load: $DURATION, $THREADS threads, $kills kills survived, $ops ok operations, exit $code, peak RSS $((peak / 1024)) MB, open files after 1 min ${fds_1m:-?}, at the end ${fds_end:-?}"
-[ "$code" = 0 ] || fail "the load run did not pass (exit $code): $(tail -n 3 "$WORK/load.err")"
+[ "$code" = 0 ] || fail "the load run did not pass (exit $code): $(grep -A3 "^not ok" "$WORK/load.tap" | tr '\n' ' ')"
 if [ -n "$fds_1m" ] && [ -n "$fds_end" ] && [ "$fds_end" -gt $((fds_1m + 8)) ]; then
 	fail "open files grew from $fds_1m to $fds_end"
 fi
