@@ -40,6 +40,8 @@ start() {
 		>"$TRASH/$1.tap" 2>"$TRASH/$1.err" &
 	run=$!
 	test_track_pid $run
+	# If the run itself cannot, the file's end stops its servers.
+	test_clusters="$test_clusters $TRASH/$1/cluster"
 }
 
 # stopped OUT: the run ended within 15 s with exit 4.
