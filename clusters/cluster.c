@@ -183,8 +183,7 @@ static pid_t status_pid(const struct component *comp)
 
 	if (!comp->http_url)
 		return -1;
-	url_origin(comp->http_url, url, sizeof(url) - 8);
-	strcat(url, "/api/v2/status");
+	url_origin(comp->http_url, "/api/v2/status", url, sizeof(url));
 	if (http_request("GET", url, NULL, &body, &status, 2 * NS_PER_SEC,
 			 NULL))
 		return 0;	/* nobody answers: not running */
@@ -688,13 +687,13 @@ const char *cluster_changefeed_id(const struct cluster *c, const char *asked)
 	return c->changefeed ? c->changefeed : "tichaos";
 }
 
-void url_origin(const char *url, char *out, size_t size)
+void url_origin(const char *url, const char *path, char *out, size_t size)
 {
 	const char *host = strstr(url, "://");
-	const char *path = strchr(host ? host + 3 : url, '/');
+	const char *rest = strchr(host ? host + 3 : url, '/');
 
-	snprintf(out, size, "%.*s", path ? (int)(path - url) : (int)strlen(url),
-		 url);
+	snprintf(out, size, "%.*s%s", rest ? (int)(rest - url)
+		 : (int)strlen(url), url, path ? path : "");
 }
 
 int cluster_get_json(struct cluster *c, unsigned role, const char *path,
@@ -711,8 +710,7 @@ int cluster_get_json(struct cluster *c, unsigned role, const char *path,
 
 		if (!(comp->roles & role) || !comp->http_url)
 			continue;
-		url_origin(comp->http_url, url, sizeof(url) - 512);
-		snprintf(url + strlen(url), 512, "%s", path);
+		url_origin(comp->http_url, path, url, sizeof(url));
 		err_clear(&last);
 		if (!http_request("GET", url, NULL, &body, &status,
 				  5 * NS_PER_SEC, &last)) {
@@ -802,8 +800,8 @@ int cluster_ensure_changefeed(struct cluster *c, struct err *e)
 
 		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
 			continue;
-		url_origin(comp->http_url, url, sizeof(url) - 32);
-		strcat(url, "/api/v2/changefeeds");
+		url_origin(comp->http_url, "/api/v2/changefeeds", url,
+			   sizeof(url));
 		err_clear(&last);
 		if (http_request("POST", url, body, &answer, &status,
 				 30 * NS_PER_SEC, &last)) {

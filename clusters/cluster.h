@@ -249,8 +249,11 @@ int component_continue(struct cluster *c, struct component *comp,
 void component_last_log_line(const struct cluster *c,
 			     const struct component *comp, struct buf *out);
 
-/* "http://host:port" of a component's URL, whatever path follows. */
-void url_origin(const char *url, char *out, size_t size);
+/*
+ * "http://host:port" of a component's URL, whatever path follows, then
+ * `path` ("/api/v2/status"; NULL: none).
+ */
+void url_origin(const char *url, const char *path, char *out, size_t size);
 
 /*
  * GET `path` ("/pd/api/v1/leader") at the origin of the http_url of each

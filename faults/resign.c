@@ -146,14 +146,13 @@ static int http_resign(struct cluster *c, int service, int64_t timeout,
 		const struct component *comp = &c->comps[i];
 		struct err last = ERR_INIT;
 		struct buf body = BUF_INIT;
-		char base[256], url[512];
+		char url[512];
 		long status;
 
 		if (!(comp->roles & role) || !comp->http_url)
 			continue;
 		asked++;
-		url_origin(comp->http_url, base, sizeof(base));
-		snprintf(url, sizeof(url), "%s%s", base, path);
+		url_origin(comp->http_url, path, url, sizeof(url));
 		if (!http_request("POST", url, NULL, &body, &status, timeout,
 				  &last) && status == 200) {
 			buf_release(&body);

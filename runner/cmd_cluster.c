@@ -60,7 +60,7 @@ static const char *owner_component(const struct cluster *c, const char *v)
 		if (comp->http_url) {
 			const char *h = strstr(comp->http_url, "://");
 
-			url_origin(comp->http_url, addr, sizeof(addr));
+			url_origin(comp->http_url, NULL, addr, sizeof(addr));
 			if (h && strstr(v, addr + (h - comp->http_url) + 3))
 				return comp->name;
 		}

@@ -15,6 +15,7 @@ int cmd_report(int argc, char **argv)
 	int n = opts_parse(command_find("report"), opts, argc, argv);
 	struct buf tap = BUF_INIT;
 	struct err e = ERR_INIT;
+	const char *verdict;
 	json_t *results;
 	int rc;
 
@@ -23,10 +24,9 @@ int cmd_report(int argc, char **argv)
 		    "help report')");
 	if (results_load(argv[1], &results, &e))
 		die_err(&e);
+	verdict = json_string_value(json_object_get(results, "verdict"));
 	/* A run that did not finish: what its history recorded. */
-	if (!strcmp(json_string_value(json_object_get(results, "verdict")) ?
-		    json_string_value(json_object_get(results, "verdict")) : "",
-		    "incomplete") &&
+	if (verdict && !strcmp(verdict, "incomplete") &&
 	    (results_recount(results, argv[1], &e) ||
 	     results_save(results, argv[1], &e)))
 		die_err(&e);
