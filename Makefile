@@ -62,6 +62,7 @@ LIB_OBJS += lib/ynode.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/host.o
 KIND_OBJS += clusters/local.o
+KIND_OBJS += clusters/playground.o
 KIND_OBJS += clusters/static.o
 KIND_OBJS += clusters/topology.o
 

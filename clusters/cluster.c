@@ -56,6 +56,55 @@ const char *component_state_name(enum component_state s)
 	return "unknown";
 }
 
+char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct buf dirs = BUF_INIT;
+	char *found = NULL;
+	const char *d;
+
+	buf_printf(&dirs, NULL, "%s:/usr/sbin:/usr/local/sbin:/sbin",
+		   path ? path : "/usr/bin:/bin");
+	for (d = buf_str(&dirs); d && !found;) {
+		const char *colon = strchr(d, ':');
+		int len = colon ? (int)(colon - d) : (int)strlen(d);
+		char *candidate = len ? xprintf("%.*s/%s", len, d, name)
+				      : xprintf("./%s", name);
+
+		if (!access(candidate, X_OK))
+			found = candidate;
+		else
+			free(candidate);
+		d = colon ? colon + 1 : NULL;
+	}
+	buf_release(&dirs);
+	return found;
+}
+
+char *absolute_dir(const char *dir)
+{
+	char cwd[4096], *real = realpath(dir, NULL), *slash, *parent;
+
+	if (real)
+		return real;
+	/* Not created yet: resolve its parent. */
+	slash = strrchr(dir, '/');
+	parent = slash ? strndup(dir, (size_t)(slash - dir + (slash == dir)))
+		       : strdup(".");
+	real = parent ? realpath(parent, NULL) : NULL;
+	free(parent);
+	if (real) {
+		char *out = xprintf("%s/%s", strcmp(real, "/") ? real : "",
+				    slash ? slash + 1 : dir);
+
+		free(real);
+		return out;
+	}
+	if (dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		return xstrdup(dir);
+	return xprintf("%s/%s", cwd, dir);
+}
+
 const struct cluster_type *cluster_type_find(const char *name)
 {
 	for (int i = 0; cluster_types[i]; i++)
@@ -69,6 +118,10 @@ int cluster_open(struct cluster *c, const struct cluster_options *o,
 {
 	const char *kind = !o->cluster || !strcmp(o->cluster, "local")
 			   ? "local" : "static";
+
+	if (o->cluster && (!strcmp(o->cluster, "playground") ||
+			   !strncmp(o->cluster, "playground:", 11)))
+		kind = "playground";
 
 	memset(c, 0, sizeof(*c));
 	c->timeout_ns = 60 * NS_PER_SEC;
@@ -140,7 +193,8 @@ struct host *component_host(const struct cluster *c,
 	return &host_local;
 }
 
-/* Is `pid` running the component's start command? */
+/* Is `pid` running the component's start command (perhaps through the
+ * interpreter of a script)? */
 static int runs_component(struct host *h, pid_t pid,
 			  const struct component *comp)
 {
@@ -156,7 +210,12 @@ static int runs_component(struct host *h, pid_t pid,
 	for (char **a = comp->start; *a; a++)
 		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
 			   *a);
-	same = !strcmp(buf_str(&cmdline), buf_str(&want));
+	/* A script's interpreter comes first: "/usr/bin/perl SCRIPT ...". */
+	same = !strcmp(buf_str(&cmdline), buf_str(&want)) ||
+	       (cmdline.len > want.len &&
+		cmdline.data[cmdline.len - want.len - 1] == ' ' &&
+		!strcmp(buf_str(&cmdline) + cmdline.len - want.len,
+			buf_str(&want)));
 	buf_release(&cmdline);
 	buf_release(&want);
 	return same;
@@ -573,13 +632,14 @@ int component_continue(struct cluster *c, struct component *comp,
 
 int cluster_up(struct cluster *c, struct err *e)
 {
-	unsigned char *started = calloc(c->ncomps + 1, 1);
+	unsigned char *started = NULL;
 	int rc = -1;
 
-	if (!started)
-		return err_set(e, ERR_INFRA, "out of memory");
+	/* Before the list is known: prepare may find the components. */
 	if (c->type->prepare && c->type->prepare(c, e))
-		goto out;
+		return -1;
+	if (!(started = calloc(c->ncomps + 1, 1)))
+		return err_set(e, ERR_INFRA, "out of memory");
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 		enum component_state state = component_state(c, comp);
@@ -624,6 +684,8 @@ int cluster_down(struct cluster *c, struct err *e)
 	for (size_t i = c->ncomps; i-- > 0;)
 		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
 			rc = -1;
+	if (!rc && c->type->down && c->type->down(c, e))
+		rc = -1;
 	return rc;
 }
 

@@ -87,6 +87,12 @@ struct cluster_options {
 	/* First port of the local cluster; 0: the default or the one the
 	 * cluster in `dir` was created with; -1: find a free block. */
 	int port_base;
+	/* The suite's hints for a cluster tichaos starts (playground): how
+	 * many TiDB, PD, TiKV servers and TiCDC captures; 0: one. */
+	int tidb;
+	int pd;
+	int kv;
+	int captures;
 };
 
 #define DEFAULT_PORT_BASE 24000
@@ -112,6 +118,11 @@ struct cluster_type {
 	 * replication), before full readiness is awaited.
 	 */
 	int (*setup)(struct cluster *c, struct err *e);
+	/*
+	 * MAY: once cluster_down stopped every component, stop what they
+	 * belonged to and clean up after it.
+	 */
+	int (*down)(struct cluster *c, struct err *e);
 	/* MAY: release c->priv. */
 	void (*close)(struct cluster *c);
 };
@@ -151,7 +162,9 @@ const struct cluster_type *cluster_type_find(const char *name);
 
 /*
  * Open the cluster the options name: "local" (or NULL) is the local
- * cluster in o->dir, anything else a topology file (static cluster).
+ * cluster in o->dir, "playground" or "playground:VERSION" a tiup
+ * playground kept in o->dir, anything else a topology file (static
+ * cluster).
  * The caller closes it with cluster_close().
  */
 int cluster_open(struct cluster *c, const struct cluster_options *o,
@@ -311,6 +324,15 @@ const char *cluster_changefeed_id(const struct cluster *c, const char *asked);
  */
 int cluster_changefeed(struct cluster *c, const char *id, char *state,
 		       size_t size, uint64_t *checkpoint, struct err *e);
+
+/* An executable called `name` in PATH or an sbin directory, or NULL. */
+char *find_program(const char *name);
+
+/*
+ * `dir` as an absolute path with symlinks resolved, whether it exists or
+ * only its parent does, so that processes started in it name one path.
+ */
+char *absolute_dir(const char *dir);
 
 /* Release a component's strings. */
 void component_release(struct component *comp);

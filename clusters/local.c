@@ -56,55 +56,6 @@ struct local {
 	int recorded_base;
 };
 
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		abort();
-	return p;
-}
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *p;
-
-	va_start(ap, fmt);
-	if (vasprintf(&p, fmt, ap) < 0)
-		abort();
-	va_end(ap);
-	return p;
-}
-
-/* An executable called `name` in PATH or an sbin directory, or NULL. */
-static char *find_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	struct buf dirs = BUF_INIT;
-	char *found = NULL;
-	const char *d;
-
-	buf_printf(&dirs, NULL, "%s:/usr/sbin:/usr/local/sbin:/sbin",
-		   path ? path : "/usr/bin:/bin");
-	for (d = buf_str(&dirs); d && !found;) {
-		const char *colon = strchr(d, ':');
-		int len = colon ? (int)(colon - d) : (int)strlen(d);
-		char *candidate = len ? xprintf("%.*s/%s", len, d, name)
-				      : xprintf("./%s", name);
-
-		if (!access(candidate, X_OK))
-			found = candidate;
-		else
-			free(candidate);
-		d = colon ? colon + 1 : NULL;
-	}
-	buf_release(&dirs);
-	return found;
-}
-
 static int port_free(int port)
 {
 	struct sockaddr_in addr;
@@ -230,35 +181,6 @@ static void fill_etcd(struct cluster *c, struct component *comp,
 	free(initial);
 }
 
-/*
- * The directory as an absolute path with symlinks resolved, so that the
- * start commands written into pidfile checks are the same however the
- * directory is named (runs/x/latest/cluster is a symlinked path).
- */
-static char *absolute(const char *dir)
-{
-	char cwd[4096], *real = realpath(dir, NULL), *slash, *parent;
-
-	if (real)
-		return real;
-	/* Not created yet: resolve its parent. */
-	slash = strrchr(dir, '/');
-	parent = slash ? strndup(dir, (size_t)(slash - dir + (slash == dir)))
-		       : strdup(".");
-	real = parent ? realpath(parent, NULL) : NULL;
-	free(parent);
-	if (real) {
-		char *out = xprintf("%s/%s", strcmp(real, "/") ? real : "",
-				    slash ? slash + 1 : dir);
-
-		free(real);
-		return out;
-	}
-	if (dir[0] == '/' || !getcwd(cwd, sizeof(cwd)))
-		return xstrdup(dir);
-	return xprintf("%s/%s", cwd, dir);
-}
-
 static int local_open(struct cluster *c, const struct cluster_options *o,
 		      struct err *e)
 {
@@ -272,7 +194,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	if (strlen(dir) > 200)
 		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
 			       "long (at most 200 bytes)", dir);
-	c->dir = absolute(dir);
+	c->dir = absolute_dir(dir);
 	c->topology_path = xprintf("%s/topology.yaml", c->dir);
 	l->recorded_base = read_recorded_base(c->dir);
 	l->mariadbd = find_program("mariadbd");

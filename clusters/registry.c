@@ -2,10 +2,12 @@
 
 extern const struct cluster_type cluster_local;
 extern const struct cluster_type cluster_static;
+extern const struct cluster_type cluster_playground;
 
 /* The only place a cluster kind is added. */
 const struct cluster_type *const cluster_types[] = {
 	&cluster_local,
 	&cluster_static,
+	&cluster_playground,
 	NULL,
 };

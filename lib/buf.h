@@ -73,4 +73,11 @@ void buf_release(struct buf *b);
  */
 char *buf_detach(struct buf *b, size_t *len);
 
+/*
+ * Small strings outside any buffer: a copy of `s`, or a formatted string,
+ * malloc'd. Running out of memory aborts (as it does for argv copies).
+ */
+char *xstrdup(const char *s);
+char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 #endif

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -289,24 +290,32 @@ int proc_signal(pid_t pid, int sig, struct err *e)
 	return 0;
 }
 
-char proc_state(pid_t pid)
+/* The text of /proc/PID/stat into `text`; -1 when there is none. */
+static int read_stat(pid_t pid, char *text, size_t size)
 {
-	char path[64], text[512];
+	char path[64];
 	ssize_t n;
 	int fd;
 
 	if (pid <= 0)
-		return 0;
+		return -1;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	n = read(fd, text, sizeof(text) - 1);
+		return -1;
+	n = read(fd, text, size - 1);
 	close(fd);
 	if (n <= 0)
-		return 0;
+		return -1;
 	text[n] = '\0';
-	return proc_stat_state(text);
+	return 0;
+}
+
+char proc_state(pid_t pid)
+{
+	char text[512];
+
+	return read_stat(pid, text, sizeof(text)) ? 0 : proc_stat_state(text);
 }
 
 char proc_stat_state(const char *stat)
@@ -372,6 +381,76 @@ int proc_cmdline(pid_t pid, struct buf *out, struct err *e)
 			out->data[i] = ' ';
 	buf_rtrim(out);
 	return 0;
+}
+
+int proc_argv(pid_t pid, char ***argv, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	char path[64];
+	size_t n = 0, at = 0;
+	char **v;
+
+	*argv = NULL;
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	if (buf_read_file(&text, path, NULL) || !text.len) {
+		buf_release(&text);
+		return err_set(e, ERR_INFRA, "no process with pid %ld",
+			       (long)pid);
+	}
+	for (size_t i = 0; i < text.len; i++)
+		n += text.data[i] == '\0';
+	n += text.data[text.len - 1] != '\0';
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strnlen(text.data + at, text.len - at);
+
+		v[i] = strndup(text.data + at, len);
+		if (!v[i])
+			abort();
+		at += len + 1;
+	}
+	buf_release(&text);
+	*argv = v;
+	return 0;
+}
+
+void proc_argv_free(char **argv)
+{
+	for (char **a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
+}
+
+pid_t proc_parent(pid_t pid)
+{
+	char text[512];
+	const char *paren;
+	long ppid;
+
+	if (read_stat(pid, text, sizeof(text)))
+		return 0;
+	/* "pid (comm) S ppid ...": comm may hold spaces and parens. */
+	paren = strrchr(text, ')');
+	if (!paren || sscanf(paren + 1, " %*c %ld", &ppid) != 1 || ppid < 0)
+		return 0;
+	return (pid_t)ppid;
+}
+
+int proc_cwd(pid_t pid, struct buf *out, struct err *e)
+{
+	char path[64], target[PATH_MAX];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cwd", (long)pid);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return err_set(e, ERR_INFRA, "cannot read the working "
+			       "directory of pid %ld: %s", (long)pid,
+			       strerror(errno));
+	buf_reset(out);
+	return buf_add(out, target, (size_t)n, e);
 }
 
 int proc_read_pidfile(const char *path, pid_t *pid, struct err *e)

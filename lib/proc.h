@@ -99,6 +99,20 @@ int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e);
 int proc_cmdline(pid_t pid, struct buf *out, struct err *e);
 
 /*
+ * The arguments of `pid` as a NULL-terminated argv (each one as the
+ * process was given it, spaces and all); the caller frees it with
+ * proc_argv_free(). -1 when the process does not exist.
+ */
+int proc_argv(pid_t pid, char ***argv, struct err *e);
+void proc_argv_free(char **argv);
+
+/* The parent pid of `pid`, 0 when it does not exist. */
+pid_t proc_parent(pid_t pid);
+
+/* The working directory of `pid` into `out`; -1 when it cannot be read. */
+int proc_cwd(pid_t pid, struct buf *out, struct err *e);
+
+/*
  * Read a pidfile: a positive decimal pid and an optional newline. 0 and
  * *pid = 0 when the file does not exist; -1 when it is unreadable or does
  * not hold a pid.

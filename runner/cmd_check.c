@@ -18,7 +18,7 @@
 static struct cluster *attach(const char *dir, struct cluster *c,
 			      int *dialect)
 {
-	struct cluster_options o = { NULL, NULL, 0 };
+	struct cluster_options o = { .cluster = NULL };
 	char path[4096];
 	struct stat sb;
 	struct err e = ERR_INIT;

@@ -212,7 +212,7 @@ int cmd_cluster(int argc, char **argv)
 		{ "verbose", 'v', NULL, &verbose },
 		{ NULL, 0, NULL, NULL },
 	};
-	struct cluster_options o = { NULL, NULL, 0 };
+	struct cluster_options o = { .cluster = NULL };
 	struct cluster c;
 	struct err e = ERR_INIT;
 	const char *action;
@@ -236,9 +236,13 @@ int cmd_cluster(int argc, char **argv)
 		die(EXIT_USAGE, "cluster: %s takes no arguments", action);
 	if (verbose)
 		log_set_level(LOG_DEBUG);
-	if (cluster && strcmp(cluster, "local") && (dir || port_base))
-		die(EXIT_USAGE, "cluster: --dir and --port-base apply to the "
-		    "local cluster, not to '%s'", cluster);
+	if (cluster && strcmp(cluster, "local") && port_base)
+		die(EXIT_USAGE, "cluster: --port-base applies to the local "
+		    "cluster, not to '%s'", cluster);
+	if (cluster && strcmp(cluster, "local") && dir &&
+	    strncmp(cluster, "playground", 10))
+		die(EXIT_USAGE, "cluster: --dir applies to the local cluster "
+		    "and the playground, not to '%s'", cluster);
 	if (purge && strcmp(action, "down"))
 		die(EXIT_USAGE, "cluster: --purge goes with 'down'");
 	if (signal_name && strcmp(action, "kill"))

@@ -8,12 +8,14 @@
 
 static const struct command commands[] = {
 	{ "run", "run suites against a cluster and check the outcome",
-	  "tichaos run SUITE.yaml... [--cluster local|TOPOLOGY.yaml]\n"
+	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
 	  "            [--port-base N] [-v] [--quiet] [--dry-run]\n"
 	  "\n"
-	  "  --cluster C      'local' (default: start the embedded cluster)\n"
-	  "                   or a topology file to attach to\n"
+	  "  --cluster C      'local' (default: start the embedded cluster),\n"
+	  "                   'playground[:VERSION]' (start tiup playground\n"
+	  "                   with the suite's cluster hints) or a topology\n"
+	  "                   file to attach to\n"
 	  "  --duration D     override the suite's duration (500ms, 15s, 2m, 1h);\n"
 	  "                   every schedule is scaled with it\n"
 	  "  --seed N         the seed of the plan (default: the suite's, or a\n"
@@ -29,7 +31,7 @@ static const struct command commands[] = {
 	{ "validate", "parse and validate suites without running them",
 	  "tichaos validate SUITE.yaml...\n", cmd_validate },
 	{ "cluster", "start, stop or inspect a cluster",
-	  "tichaos cluster up|down|status [--cluster local|TOPOLOGY.yaml]\n"
+	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--dir DIR] [--port-base N|auto] [--purge]\n"
 	  "       tichaos cluster kill|start|pause|continue COMPONENT\n"
 	  "            [--cluster ...] [--dir DIR] [--signal KILL|TERM]\n"
@@ -43,8 +45,10 @@ static const struct command commands[] = {
 	  "                   wait until it is gone\n"
 	  "  start C          start a stopped component and wait until ready\n"
 	  "  pause C          SIGSTOP component C; continue C sends SIGCONT\n"
-	  "  --cluster C      'local' (default) or a topology file\n"
-	  "  --dir DIR        where the local cluster lives (default ./cluster)\n"
+	  "  --cluster C      'local' (default), 'playground[:VERSION]' or a\n"
+	  "                   topology file\n"
+	  "  --dir DIR        where the local cluster or the playground's\n"
+	  "                   files live (default ./cluster)\n"
 	  "  --port-base N    first of the cluster's ports (default 24000);\n"
 	  "                   'auto' picks a free block\n",
 	  cmd_cluster },

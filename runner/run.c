@@ -495,13 +495,16 @@ static void progress(struct state *st, int64_t elapsed, int final,
 		char state[64];
 		uint64_t ts;
 
-		/* A TSO's physical part is its milliseconds >> 18. */
+		/* A TSO's physical part is its milliseconds >> 18; one
+		 * ahead of our clock (another host's) is no lag. */
 		if (!cluster_changefeed(&st->cluster, cdc_changefeed(st),
 					state, sizeof(state), &ts, NULL))
 			snprintf(lag + off, sizeof(lag) - off, "  lag "
 				 "changefeed %s %llds", cdc_changefeed(st),
-				 (long long)((clock_wall_ms() -
-					      (int64_t)(ts >> 18)) / 1000));
+				 (long long)(clock_wall_ms() > (int64_t)(ts >> 18)
+					     ? (clock_wall_ms() -
+						(int64_t)(ts >> 18)) / 1000
+					     : 0));
 		else
 			snprintf(lag + off, sizeof(lag) - off, "  lag "
 				 "changefeed %s ?", cdc_changefeed(st));
@@ -933,10 +936,10 @@ static int runner_alive(pid_t pid)
 }
 
 /*
- * The local clusters of runs beside this one whose runner is gone (killed
- * with SIGKILL: RUN/runner.pid names a pid that is no tichaos any more):
- * stopped by their pidfiles, so one killed run does not leave servers
- * behind for good.
+ * The clusters (local or playground) of runs beside this one whose runner
+ * is gone (killed with SIGKILL: RUN/runner.pid names a pid that is no
+ * tichaos any more): stopped by their pidfiles, so one killed run does
+ * not leave servers behind for good.
  */
 static void reap_orphans(const char *run_dir)
 {
@@ -949,7 +952,7 @@ static void reap_orphans(const char *run_dir)
 		 (int)(slash - run_dir) : 1, slash ? run_dir : ".");
 	dir = opendir(parent);
 	while (dir && (d = readdir(dir))) {
-		struct cluster_options co = { "local", NULL, 0 };
+		struct cluster_options co = { .cluster = "local" };
 		struct cluster c;
 		struct err e = ERR_INIT;
 		pid_t pid;
@@ -961,8 +964,13 @@ static void reap_orphans(const char *run_dir)
 		if (proc_read_pidfile(sub, &pid, NULL) || !pid ||
 		    runner_alive(pid))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s/cluster/port-base", parent,
-			 d->d_name);
+		snprintf(sub, sizeof(sub), "%s/%s/cluster/playground.pid",
+			 parent, d->d_name);
+		if (!access(sub, F_OK))
+			co.cluster = "playground";
+		else
+			snprintf(sub, sizeof(sub), "%s/%s/cluster/port-base",
+				 parent, d->d_name);
 		if (!access(sub, F_OK)) {
 			snprintf(sub, sizeof(sub), "%s/%s/cluster", parent,
 				 d->d_name);
@@ -986,7 +994,7 @@ static void reap_orphans(const char *run_dir)
 int run_suite(const char *path, const struct run_options *o, struct err *e)
 {
 	struct state st;
-	struct cluster_options co = { NULL, NULL, 0 };
+	struct cluster_options co = { .cluster = NULL };
 	struct buf text = BUF_INIT;
 	char cdir[PATH_MAX + 16], logs[PATH_MAX + 16];
 	const char *skip = NULL;
@@ -1046,6 +1054,10 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	co.cluster = o->cluster;
 	co.dir = cdir;
 	co.port_base = o->port_base;
+	co.tidb = st.suite.tidb;
+	co.pd = st.suite.pd;
+	co.kv = st.suite.kv;
+	co.captures = st.suite.captures;
 	if (cluster_open(&st.cluster, &co, e))
 		goto out;
 	st.cluster_open = 1;
@@ -1061,7 +1073,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	}
 	/* Only a cluster the run made is the run's to tear down; an
 	 * attached one is left running (healed). */
-	st.cluster_started = st.cluster.type == cluster_type_find("local");
+	st.cluster_started = st.cluster.type == cluster_type_find("local") ||
+			     st.cluster.type == cluster_type_find("playground");
 	if (cluster_up(&st.cluster, e) ||
 	    cluster_ensure_changefeed(&st.cluster, e)) {
 		if (interrupted)

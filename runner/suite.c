@@ -76,15 +76,6 @@ static const struct section sections[] = {
 	{ "checks", "check", checker_kind },
 };
 
-static char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (!p)
-		abort();
-	return p;
-}
-
 static int load_tables(struct suite *s, const char *file,
 		       const struct ynode *root, struct err *e)
 {

@@ -128,9 +128,8 @@ wait_for_condition() {
 
 # alive PID: the process exists and has not exited (a zombie has).
 alive() {
-	[ -r "/proc/$1/stat" ] || return 1
-	state=$(sed -e 's/.*) //' "/proc/$1/stat" | cut -c1)
-	[ "$state" != Z ] && [ "$state" != X ]
+	state=$(sed -e 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
 # listening PORT: something listens on 127.0.0.1:PORT.

@@ -651,6 +651,49 @@ static void test_cmdline(void)
 	buf_release(&out);
 }
 
+/* proc_argv, proc_parent and proc_cwd: what the playground reads of
+ * processes it did not start. */
+static void test_argv_parent_cwd(struct tmpdir *t)
+{
+	static const char *const argv[] = {
+		"sh", "-c", "sleep 30", "arg with spaces", "", NULL,
+	};
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct proc p = PROC_INIT;
+	char **got = NULL, want[128], real[4096];
+	pid_t pid;
+
+	p.argv = argv;
+	p.dir = tmpdir_path(t, "");
+	if (start(&p)) {
+		skip(11, "cannot start sh");
+		return;
+	}
+	is_int(proc_argv(p.pid, &got, &e), 0, "proc_argv of a child");
+	ok(got && got[0] && got[1] && got[2] && got[3] && got[4] && !got[5],
+	   "five arguments");
+	if (got && got[0] && got[1] && got[2] && got[3] && got[4]) {
+		is_str(got[2], "sleep 30", "an argument with a space whole");
+		is_str(got[3], "arg with spaces", "another");
+		is_str(got[4], "", "an empty argument kept");
+	} else {
+		skip(3, "no arguments");
+	}
+	proc_argv_free(got);
+	is_int(proc_parent(p.pid), getpid(), "proc_parent of a child: us");
+	is_int(proc_cwd(p.pid, &out, &e), 0, "proc_cwd of a child");
+	is_str(buf_str(&out), realpath(tmpdir_path(t, ""), real) ? real : "?",
+	       "its working directory");
+	pid = p.pid;
+	kill_and_reap(&p);
+	is_int(proc_argv(pid, &got, &e), -1, "proc_argv of a gone pid");
+	snprintf(want, sizeof(want), "no process with pid %ld", (long)pid);
+	is_str(e.msg, want, "gone pid message");
+	is_int(proc_parent(pid), 0, "proc_parent of a gone pid: 0");
+	buf_release(&out);
+}
+
 static void pidfile_bad(struct tmpdir *t, const char *text, const char *what)
 {
 	struct err e = ERR_INIT;
@@ -738,6 +781,7 @@ int main(int argc, char **argv)
 	test_signal();
 	test_wait_gone();
 	test_cmdline();
+	test_argv_parent_cwd(&t);
 	test_pidfile(&t);
 
 	fds_after = count_fds();

@@ -1,0 +1,616 @@
+/*
+ * A TiDB playground (DESIGN §5): `tiup playground` started by tichaos,
+ * its instances found and driven like any other components.
+ *
+ * Two playgrounds run: the upstream one with the suite's hints (TiDB, PD,
+ * TiKV servers, TiCDC captures; one of each by default) and a downstream
+ * one (one TiDB, PD and TiKV, no TiCDC) that the changefeed "tichaos"
+ * replicates to. Components, in the order cluster_down stops them
+ * backwards:
+ *
+ *   playground          the upstream `tiup playground` process
+ *   pd-N tikv-N tidb-N cdc-N   its instances (pd; kv; upstream; cdc)
+ *   playground-down     the downstream `tiup playground`
+ *   down-pd-0 down-tikv-0 down-0   its instances (no role; no role;
+ *                       downstream)
+ *
+ * An instance is a process below the playground's pid whose argv names
+ * pd-server, tikv-server, tidb-server or `cdc server` (an interpreter in
+ * front of it is allowed); its command line tells its ports and log file,
+ * /proc its working directory. That command line is also its start
+ * command: the playground does not restart what a fault killed, tichaos
+ * does, through the common component code. Each instance gets a pidfile
+ * of tichaos's in DIR, so a restarted instance (a child of tichaos, not
+ * of the playground) is still stopped by pid.
+ *
+ * DIR holds playground{,-down}.{pid,log}, NAME.pid and topology.yaml; the
+ * playgrounds' data is tiup's, under the tags "tichaos-<hash of DIR>" and
+ * that plus "-down", and `cluster down` removes it with `tiup clean`.
+ */
+#include "clusters/cluster.h"
+
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/parse.h"
+#include "lib/proc.h"
+
+/* tiup may download the servers first: starting may take long. */
+#define START_TIMEOUT_NS (600 * NS_PER_SEC)
+/* The first start of a TiDB bootstraps its system tables. */
+#define READY_TIMEOUT_NS (180 * NS_PER_SEC)
+
+#define INSTALL_HINT \
+	"install it with: curl --proto '=https' --tlsv1.2 -sSf " \
+	"https://tiup-mirrors.pingcap.com/install.sh | sh " \
+	"(https://docs.pingcap.com/tidb/stable/tiup-overview), " \
+	"or use --cluster local or a topology file"
+
+enum prog { PD, TIKV, TIDB, CDC, NPROGS };
+
+static const char *const programs[NPROGS] = {
+	"pd-server", "tikv-server", "tidb-server", "cdc",
+};
+
+/* Component names of each program's instances, up- and downstream. */
+static const char *const up_names[NPROGS] = { "pd", "tikv", "tidb", "cdc" };
+static const char *const down_names[NPROGS] = {
+	"down-pd", "down-tikv", "down", "down-cdc",
+};
+
+struct playground {
+	char *tiup;		/* on PATH, or NULL */
+	char *version;		/* NULL: tiup's default */
+	char tag[32];
+	int counts[NPROGS];	/* of the upstream playground */
+};
+
+/* One instance seen below a playground. */
+struct instance {
+	pid_t pid;
+	enum prog prog;
+	char **argv;
+};
+
+static int cmp_instance(const void *a, const void *b)
+{
+	const struct instance *x = a, *y = b;
+
+	if (x->prog != y->prog)
+		return x->prog < y->prog ? -1 : 1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* The program an argv runs, counting from the first element that names
+ * one (an interpreter may come first); -1 for any other process. */
+static int argv_program(char **argv, char ***args)
+{
+	for (char **a = argv; *a; a++) {
+		const char *slash = strrchr(*a, '/');
+		const char *base = slash ? slash + 1 : *a;
+
+		for (int p = 0; p < NPROGS; p++) {
+			if (strcmp(base, programs[p]))
+				continue;
+			if (p == CDC && (!a[1] || strcmp(a[1], "server")))
+				return -1;
+			*args = a + 1;
+			return p;
+		}
+		/* Only an interpreter and its options come before. */
+		if (a != argv && **a != '-')
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * The value of flag `name` ("log-file") in Go's flag syntax: -name=V,
+ * --name=V, -name V or --name V. NULL when absent.
+ */
+static const char *flag(char **args, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (char **a = args; *a; a++) {
+		const char *f = *a;
+
+		if (*f++ != '-')
+			continue;
+		if (*f == '-')
+			f++;
+		if (strncmp(f, name, len))
+			continue;
+		if (f[len] == '=')
+			return f + len + 1;
+		if (!f[len] && a[1])
+			return a[1];
+	}
+	return NULL;
+}
+
+/* The first of flags `a` and `b` that is given, else `dflt`. */
+static const char *either(char **args, const char *a, const char *b,
+			  const char *dflt)
+{
+	const char *v = flag(args, a);
+
+	if (!v)
+		v = flag(args, b);
+	return v ? v : dflt;
+}
+
+/* "http://h:p,http://..." or "h:p" into "h:p" (the first), 0.0.0.0 and
+ * an empty host meaning the loopback. */
+static void host_port(const char *v, char *out, size_t size)
+{
+	const char *s = strstr(v, "://");
+	const char *end;
+	size_t n;
+
+	s = s ? s + 3 : v;
+	end = s + strcspn(s, ",/");
+	n = (size_t)(end - s);
+	if (!strncmp(s, "0.0.0.0:", 8) || *s == ':') {
+		const char *colon = memchr(s, ':', n);
+
+		snprintf(out, size, "127.0.0.1%.*s", (int)(end - colon), colon);
+		return;
+	}
+	snprintf(out, size, "%.*s", (int)n, s);
+}
+
+static char **argv_copy(char **argv)
+{
+	size_t n = 0;
+	char **out;
+
+	while (argv[n])
+		n++;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(argv[i]);
+	return out;
+}
+
+/*
+ * Describe instance `in` as component `comp` named `name`: its addresses
+ * from its flags, its argv and directory to restart it, a pidfile.
+ */
+static int describe(struct cluster *c, struct component *comp,
+		    const struct instance *in, const char *name,
+		    unsigned roles, struct err *e)
+{
+	char **args = NULL, addr[256];
+	const char *v;
+	struct buf cwd = BUF_INIT, text = BUF_INIT;
+	int rc;
+
+	argv_program(in->argv, &args);
+	comp->name = xstrdup(name);
+	comp->roles = roles;
+	comp->host = xstrdup("local");
+	comp->start = argv_copy(in->argv);
+	comp->pidfile = xprintf("%s/%s.pid", c->dir, name);
+	if ((v = flag(args, "log-file")))
+		comp->log = xstrdup(v);
+	if ((v = flag(args, "data-dir")))
+		comp->data_dir = xstrdup(v);
+	switch (in->prog) {
+	case PD:
+		host_port(either(args, "advertise-client-urls", "client-urls",
+				 "127.0.0.1:2379"), addr, sizeof(addr));
+		comp->etcd_url = xprintf("http://%s", addr);
+		comp->http_url = xprintf("http://%s/pd/api/v1/health", addr);
+		break;
+	case TIKV:
+		host_port(either(args, "advertise-status-addr", "status-addr",
+				 "127.0.0.1:20180"), addr, sizeof(addr));
+		comp->http_url = xprintf("http://%s/status", addr);
+		break;
+	case TIDB:
+		v = flag(args, "host");
+		snprintf(addr, sizeof(addr), "%s", v && *v &&
+			 strcmp(v, "0.0.0.0") ? v : "127.0.0.1");
+		comp->sql_host = xstrdup(addr);
+		v = flag(args, "P");
+		comp->sql_port = v ? atoi(v) : 4000;
+		comp->user = xstrdup("root");
+		v = flag(args, "status");
+		comp->http_url = xprintf("http://%s:%s/status", addr,
+					 v ? v : "10080");
+		break;
+	case CDC:
+	default:
+		host_port(either(args, "advertise-addr", "addr",
+				 "127.0.0.1:8300"), addr, sizeof(addr));
+		comp->http_url = xprintf("http://%s/api/v2/health", addr);
+		break;
+	}
+	if (comp->sql_port <= 0 || comp->sql_port > 65535)
+		comp->sql_port = 0;
+	rc = proc_cwd(in->pid, &cwd, e) ? -1 : 0;
+	if (!rc)
+		comp->dir = xstrdup(buf_str(&cwd));
+	rc = rc || buf_printf(&text, e, "%ld\n", (long)in->pid) ||
+	     buf_write_file(&text, comp->pidfile, 0644, e);
+	buf_release(&cwd);
+	buf_release(&text);
+	return rc ? -1 : 0;
+}
+
+/* Is `pid` below `root` in the process tree? */
+static int descends(pid_t pid, pid_t root)
+{
+	for (int depth = 0; pid > 1 && depth < 32; depth++) {
+		pid = proc_parent(pid);
+		if (pid == root)
+			return 1;
+	}
+	return 0;
+}
+
+/* Is an ancestor of `pid` below `root` one of the n instances? */
+static int forked_by(const struct instance *v, size_t n, pid_t pid,
+		     pid_t root)
+{
+	for (int depth = 0; pid > 1 && depth < 32; depth++) {
+		pid = proc_parent(pid);
+		if (pid == root)
+			return 0;
+		for (size_t i = 0; i < n; i++)
+			if (v[i].pid == pid)
+				return 1;
+	}
+	return 0;
+}
+
+static void instances_release(struct instance *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		proc_argv_free(v[i].argv);
+	free(v);
+}
+
+/* The instances below `root`, sorted by program and pid. */
+static size_t instances_of(pid_t root, struct instance **out)
+{
+	struct instance *v = NULL;
+	size_t n = 0;
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+
+	while (dir && (d = readdir(dir))) {
+		pid_t pid = (pid_t)atol(d->d_name);
+		char **argv, **args;
+		int p;
+
+		if (pid <= 0 || !descends(pid, root) ||
+		    proc_argv(pid, &argv, NULL))
+			continue;
+		if ((p = argv_program(argv, &args)) < 0) {
+			proc_argv_free(argv);
+			continue;
+		}
+		v = realloc(v, (n + 1) * sizeof(*v));
+		if (!v)
+			abort();
+		v[n++] = (struct instance){ pid, (enum prog)p, argv };
+	}
+	if (dir)
+		closedir(dir);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_instance);
+	/* A process an instance forked (and the moment before it execs
+	 * something else) is part of that instance. */
+	for (size_t i = 0; i < n;) {
+		if (forked_by(v, n, v[i].pid, root)) {
+			proc_argv_free(v[i].argv);
+			memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(*v));
+			n--;
+		} else {
+			i++;
+		}
+	}
+	*out = v;
+	return n;
+}
+
+static struct component *add_component(struct cluster *c)
+{
+	struct component *v = realloc(c->comps, (c->ncomps + 1) * sizeof(*v));
+
+	if (!v)
+		abort();
+	c->comps = v;
+	memset(&v[c->ncomps], 0, sizeof(*v));
+	return &v[c->ncomps++];
+}
+
+/* The `tiup playground` component: upstream (down 0) or downstream. */
+static void fill_tiup(struct cluster *c, struct component *comp, int down)
+{
+	struct playground *p = c->priv;
+	const int *n = p->counts;
+	char *argv[20];
+	int i = 0;
+
+	comp->name = xstrdup(down ? "playground-down" : "playground");
+	comp->host = xstrdup("local");
+	argv[i++] = xstrdup(p->tiup ? p->tiup : "tiup");
+	argv[i++] = xstrdup("playground");
+	if (p->version)
+		argv[i++] = xstrdup(p->version);
+	argv[i++] = xstrdup("--db");
+	argv[i++] = xprintf("%d", down ? 1 : n[TIDB]);
+	argv[i++] = xstrdup("--pd");
+	argv[i++] = xprintf("%d", down ? 1 : n[PD]);
+	argv[i++] = xstrdup("--kv");
+	argv[i++] = xprintf("%d", down ? 1 : n[TIKV]);
+	argv[i++] = xstrdup("--ticdc");
+	argv[i++] = xprintf("%d", down ? 0 : n[CDC]);
+	argv[i++] = xstrdup("--without-monitor");
+	argv[i++] = xstrdup("--tag");
+	argv[i++] = xprintf("%s%s", p->tag, down ? "-down" : "");
+	argv[i] = NULL;
+	comp->start = calloc((size_t)i + 1, sizeof(char *));
+	if (!comp->start)
+		abort();
+	memcpy(comp->start, argv, ((size_t)i + 1) * sizeof(char *));
+	comp->dir = xstrdup(c->dir);
+	comp->pidfile = xprintf("%s/%s.pid", c->dir, comp->name);
+	comp->log = xprintf("%s/%s.log", c->dir, comp->name);
+}
+
+/*
+ * Wait until the playground `tiup` has every instance it was asked for,
+ * then add them as components. Fails when it exits first or takes too
+ * long, with the last line it printed.
+ */
+static int discover(struct cluster *c, struct component *tiup, int down,
+		    struct err *e)
+{
+	struct playground *p = c->priv;
+	const int want[NPROGS] = {
+		down ? 1 : p->counts[PD], down ? 1 : p->counts[TIKV],
+		down ? 1 : p->counts[TIDB], down ? 0 : p->counts[CDC],
+	};
+	int64_t deadline = clock_mono_ns() + START_TIMEOUT_NS;
+	struct instance *v = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	for (;;) {
+		int have[NPROGS] = { 0 }, enough = 1;
+		pid_t root = component_pid(c, tiup);
+		struct buf line = BUF_INIT;
+		char d[32];
+
+		if (root > 0) {
+			n = instances_of(root, &v);
+			for (size_t i = 0; i < n; i++)
+				have[v[i].prog]++;
+			for (int i = 0; i < NPROGS; i++)
+				enough &= have[i] >= want[i];
+			if (enough)
+				break;
+			instances_release(v, n);
+			v = NULL;
+		}
+		if (c->interrupted && c->interrupt_at &&
+		    *c->interrupted >= c->interrupt_at)
+			return err_set(e, ERR_INTERRUPTED, "interrupted while "
+				       "waiting for %s", tiup->name);
+		if (root > 0 && clock_mono_ns() < deadline) {
+			clock_sleep_ns(200 * NS_PER_MS, NULL);
+			continue;
+		}
+		component_last_log_line(c, tiup, &line);
+		if (root > 0)
+			err_set(e, ERR_INFRA, "%s: not every instance started "
+				"after %s (pd %d/%d, tikv %d/%d, tidb %d/%d, "
+				"cdc %d/%d); last log line: %s", tiup->name,
+				format_duration(START_TIMEOUT_NS, d, sizeof(d)),
+				have[PD], want[PD], have[TIKV], want[TIKV],
+				have[TIDB], want[TIDB], have[CDC], want[CDC],
+				line.len ? buf_str(&line) : "(none)");
+		else
+			err_set(e, ERR_INFRA, "%s exited while starting; last "
+				"log line: %s", tiup->name, line.len ?
+				buf_str(&line) : "(none)");
+		buf_release(&line);
+		return -1;
+	}
+	for (size_t i = 0, k = 0; i < n && !rc; i++) {
+		enum prog prog = v[i].prog;
+		unsigned roles = 0;
+		char name[64];
+
+		k = i && v[i - 1].prog == prog ? k + 1 : 0;
+		if (!down)
+			roles = prog == PD ? ROLE_PD : prog == TIKV ? ROLE_KV
+				: prog == TIDB ? ROLE_UPSTREAM : ROLE_CDC;
+		else if (prog == TIDB)
+			roles = ROLE_DOWNSTREAM;
+		snprintf(name, sizeof(name), "%s-%zu", down ? down_names[prog]
+			 : up_names[prog], k);
+		rc = describe(c, add_component(c), &v[i], name, roles, e);
+	}
+	instances_release(v, n);
+	return rc;
+}
+
+/* tiup on PATH, or the error saying how to get it. */
+static int need_tiup(struct cluster *c, struct err *e)
+{
+	struct playground *p = c->priv;
+
+	if (p->tiup)
+		return 0;
+	return err_set(e, ERR_INFRA, "tiup is not on PATH: %s",
+		       INSTALL_HINT);
+}
+
+static void drop_components(struct cluster *c)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		component_release(&c->comps[i]);
+	c->ncomps = 0;
+}
+
+/*
+ * Start both playgrounds and find their instances, unless the upstream
+ * one already runs (a second `cluster up`: then what a fault stopped is
+ * started again from its recorded command line, by cluster_up).
+ */
+static int playground_prepare(struct cluster *c, struct err *e)
+{
+	struct component *up = cluster_find(c, "playground");
+	struct component *down;
+	struct buf sink = BUF_INIT;
+
+	if (up && component_state(c, up) == STATE_RUNNING &&
+	    cluster_find(c, "down-0"))
+		return 0;
+	if (need_tiup(c, e))
+		return -1;
+	/* What an earlier up left of itself goes first. */
+	for (size_t i = c->ncomps; i-- > 0;)
+		if (component_stop(c, &c->comps[i], e))
+			return -1;
+	drop_components(c);
+	if (mkdir(c->dir, 0755) && access(c->dir, W_OK))
+		return err_set(e, ERR_INFRA, "cannot create '%s'", c->dir);
+	fill_tiup(c, add_component(c), 0);
+	log_info("starting tiup playground (tag %s)",
+		 ((struct playground *)c->priv)->tag);
+	if (component_start(c, &c->comps[0], e) ||
+	    discover(c, &c->comps[0], 0, e))
+		goto fail;
+	fill_tiup(c, add_component(c), 1);
+	down = &c->comps[c->ncomps - 1];
+	if (component_start(c, down, e) || discover(c, down, 1, e))
+		goto fail;
+	down = cluster_find(c, "down-0");
+	if (!down || buf_printf(&sink, e, "mysql://root@%s:%d/",
+				down->sql_host, down->sql_port))
+		goto fail;
+	free(c->sink_uri);
+	c->sink_uri = xstrdup(buf_str(&sink));
+	buf_release(&sink);
+	return 0;
+fail:
+	buf_release(&sink);
+	for (size_t i = c->ncomps; i-- > 0;)
+		component_stop(c, &c->comps[i], NULL);
+	return -1;
+}
+
+/* Once every server answers: the changefeed to the downstream. */
+static int playground_setup(struct cluster *c, struct err *e)
+{
+	return cluster_ensure_changefeed(c, e);
+}
+
+/* After every component stopped: tiup's data of both tags. */
+static int playground_down(struct cluster *c, struct err *e)
+{
+	struct playground *p = c->priv;
+
+	for (int down = 0; p->tiup && down < 2; down++) {
+		char tag[48];
+		const char *argv[] = { p->tiup, "clean", tag, NULL };
+		struct buf out = BUF_INIT;
+		int rc;
+
+		snprintf(tag, sizeof(tag), "%s%s", p->tag, down ? "-down" : "");
+		rc = proc_capture(argv, &out, &out, 60 * NS_PER_SEC, e);
+		buf_rtrim(&out);
+		if (rc > 0)
+			err_set(e, ERR_INFRA, "tiup clean %s: exit %d: %s",
+				tag, rc, buf_str(&out));
+		buf_release(&out);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* "tichaos-" and eight hex digits of the directory's FNV-1a hash. */
+static void make_tag(const char *dir, char *tag, size_t size)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *s = dir; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	snprintf(tag, size, "tichaos-%08x", (unsigned)h);
+}
+
+static int playground_open(struct cluster *c, const struct cluster_options *o,
+			   struct err *e)
+{
+	struct playground *p = calloc(1, sizeof(*p));
+	const char *version = strchr(o->cluster, ':');
+	const int hints[NPROGS] = { o->pd, o->kv, o->tidb, o->captures };
+
+	if (!p)
+		return err_set(e, ERR_INFRA, "out of memory");
+	c->priv = p;
+	if (version && (!version[1] || strspn(version + 1, "abcdefghijklmnopq"
+		"rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+") !=
+			strlen(version + 1)))
+		return err_set(e, ERR_USAGE, "--cluster %s: a version is "
+			       "letters, digits and . - _ + (playground:v8.5.0)",
+			       o->cluster);
+	p->version = version ? xstrdup(version + 1) : NULL;
+	for (int i = 0; i < NPROGS; i++)
+		p->counts[i] = hints[i] > 0 ? hints[i] : 1;
+	p->tiup = find_program("tiup");
+	c->dir = absolute_dir(o->dir ? o->dir : "cluster");
+	c->topology_path = xprintf("%s/topology.yaml", c->dir);
+	c->timeout_ns = READY_TIMEOUT_NS;
+	make_tag(c->dir, p->tag, sizeof(p->tag));
+	/* A playground started before is known by the topology it wrote. */
+	if (!access(c->topology_path, F_OK) &&
+	    topology_read(c, c->topology_path, e))
+		return -1;
+	if (!cluster_find(c, "playground")) {
+		drop_components(c);
+		fill_tiup(c, add_component(c), 0);
+	}
+	if (!c->changefeed)
+		c->changefeed = xstrdup("tichaos");
+	return 0;
+}
+
+static void playground_close(struct cluster *c)
+{
+	struct playground *p = c->priv;
+
+	if (!p)
+		return;
+	free(p->tiup);
+	free(p->version);
+	free(p);
+	c->priv = NULL;
+}
+
+const struct cluster_type cluster_playground = {
+	.name = "playground",
+	.doc = "tiup playground: TiDB, PD, TiKV and TiCDC, replicating to a "
+	       "second playground (--cluster playground[:VERSION])",
+	.open = playground_open,
+	.prepare = playground_prepare,
+	.setup = playground_setup,
+	.down = playground_down,
+	.close = playground_close,
+};

@@ -1,0 +1,171 @@
+#!/bin/sh
+# --cluster playground: tichaos starts `tiup playground` (upstream, with
+# the suite's hints, and a downstream one), finds the instances below it,
+# creates the changefeed, restarts what a fault killed (the playground
+# does not) and stops everything by pid. tiup and the TiDB servers cannot
+# run here: tests/helpers/fake-tiup.pl starts fake instances under the
+# servers' names and flags (tests/helpers/fake-instance.pl: a real mariadbd
+# for TiDB's SQL, fake-http.pl with tests/data/http/playground/ for the
+# HTTP APIs). Without tiup: one line saying how to install it, exit 3.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v mariadb-install-db >/dev/null 2>&1 ||
+	skip_all "mariadb-install-db is not installed (make deps)"
+
+C="$TRASH/c"
+export TIUP_HOME="$TRASH/tiup-home"
+export FAKE_TIUP_BIN="$TRASH/fake-bin"
+export FAKE_TIUP_HTTP="$DATA/http/playground"
+FAKE_TIUP_PORT=$(free_port_base) && export FAKE_TIUP_PORT
+mkdir -p "$TIUP_HOME" "$FAKE_TIUP_BIN" "$TRASH/path"
+for p in pd-server tikv-server tidb-server cdc; do
+	ln -s "$ROOT/tests/helpers/fake-instance.pl" "$FAKE_TIUP_BIN/$p"
+done
+ln -s "$ROOT/tests/helpers/fake-tiup.pl" "$TRASH/path/tiup"
+WITH_TIUP="$TRASH/path:$PATH"
+
+# Whatever a test leaves running goes by pid: every playground process
+# and instance this file started is below a pidfile in $C or $TRASH/r*.
+cleanup_playgrounds() {
+	for d in "$C" "$TRASH"/r*/cluster; do
+		[ -d "$d" ] && PATH=$WITH_TIUP "$TICHAOS" cluster down \
+			--cluster playground --dir "$d" >/dev/null 2>&1
+	done
+}
+trap 'cleanup_playgrounds; test_cleanup' EXIT
+
+# left DIR: processes whose command line names DIR.
+left() {
+	for f in /proc/[0-9]*/cmdline; do
+		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q "$1/" &&
+			echo "${f%/cmdline}"
+	done
+}
+
+test_expect_success 'without tiup: one line saying how to install it, exit 3, nothing made' '
+	PATH=/usr/bin:/bin "$TICHAOS" cluster up --cluster playground --dir "$TRASH/none" >out 2>err
+	test $? = 3 &&
+	echo "tichaos: tiup is not on PATH: install it with: curl --proto '\''=https'\'' --tlsv1.2 -sSf https://tiup-mirrors.pingcap.com/install.sh | sh (https://docs.pingcap.com/tidb/stable/tiup-overview), or use --cluster local or a topology file" >expect &&
+	test_cmp expect err && test ! -s out && test ! -e "$TRASH/none"
+'
+
+test_expect_success 'a bad version is a usage error' '
+	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster "playground:v8;rm" --dir "$TRASH/none" 2>err
+	test $? = 2 &&
+	echo "tichaos: --cluster playground:v8;rm: a version is letters, digits and . - _ + (playground:v8.5.0)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'a playground that fails: its last line, exit 3, nothing left' '
+	FAKE_TIUP_FAIL=1 PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground --dir "$TRASH/fail" 2>err
+	test $? = 3 &&
+	echo "tichaos: playground exited while starting; last log line: Error: cannot start the playground: fake failure" >expect &&
+	tail -n 1 err >got && test_cmp expect got &&
+	test -z "$(left "$TRASH/fail")"
+'
+
+test_expect_success 'up: both playgrounds, their instances found, the changefeed created' '
+	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground:v8.5.0 --dir "$C" >out 2>err ||
+	{ cat err; false; }
+	for n in playground pd-0 tikv-0 tidb-0 cdc-0 playground-down down-pd-0 down-tikv-0 down-0; do
+		grep -Eq "^$n .* running" out || { echo "no $n"; cat out; return 1; }
+	done &&
+	test "$(grep -c " running" out)" = 9 &&
+	tag=$(sed -n "s/.*--tag \(tichaos-[0-9a-f]*\)$/\1/p" "$TIUP_HOME"/data/*/args | sort | head -n 1) &&
+	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --without-monitor --tag $tag" >expect &&
+	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
+	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --without-monitor --tag $tag-down" >expect &&
+	test_cmp expect "$TIUP_HOME/data/$tag-down/args" &&
+	grep -Eq "^tidb-0 +upstream .* 127\.0\.0\.1:[0-9]+ " out &&
+	grep -Eq "^down-0 +downstream " out &&
+	grep -Eq "^cdc-0 +cdc " out &&
+	cdc="$TIUP_HOME/data/$tag/ticdc-0" &&
+	printf "GET /api/v2/health\nGET /api/v2/changefeeds/tichaos\nPOST /api/v2/changefeeds\n" >expect &&
+	grep -v "^GET /$" "$cdc/requests.log" | sort -u | sort -r >got && sort -r expect >want && test_cmp want got &&
+	down=$(sed -n "s/^down-0 .* 127\.0\.0\.1:\([0-9]*\) .*/\1/p" out) &&
+	printf "{\"changefeed_id\":\"tichaos\",\"sink_uri\":\"mysql://root@127.0.0.1:%s/\"}" "$down" >expect &&
+	test_cmp expect "$cdc/http/POST_api_v2_changefeeds.body"
+'
+
+test_expect_success 'the topology: each instance by its command line, restartable' '
+	grep -q "^changefeed:" "$C/topology.yaml" &&
+	grep -q "sink_uri: \"mysql://root@127.0.0.1:" "$C/topology.yaml" &&
+	pid=$(cat "$C/cdc-0.pid") &&
+	tr "\0" " " <"/proc/$pid/cmdline" | grep -q "/cdc server --addr=127.0.0.1:" &&
+	grep -q "ticdc-0/ticdc.log\"$" "$C/topology.yaml" &&
+	sql "$(sed -n "s/^tidb-0 .* 127\.0\.0\.1:\([0-9]*\) .*/\1/p" out)" "SELECT 1" >got &&
+	echo 1 >expect && test_cmp expect got
+'
+
+test_expect_success 'kill: the playground does not restart it; start does, same command line' '
+	old=$(cat "$C/cdc-0.pid") && cmd=$(tr "\0" " " <"/proc/$old/cmdline") &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster kill cdc-0 --cluster playground --dir "$C" &&
+	! alive "$old" && sleep 1 &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster status --cluster playground --dir "$C" >st; test $? = 3 &&
+	grep -Eq "^cdc-0 .* stopped" st &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster start cdc-0 --cluster playground --dir "$C" &&
+	new=$(cat "$C/cdc-0.pid") && test "$new" != "$old" && alive "$new" &&
+	test "$(tr "\0" " " <"/proc/$new/cmdline")" = "$cmd" &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster status --cluster playground --dir "$C" >st &&
+	test "$(grep -c " running" st)" = 9
+'
+
+test_expect_success 'down: every process gone by pid, tiup clean for both tags' '
+	pids=$(cat "$C"/*.pid) &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster down --cluster playground --dir "$C" &&
+	for p in $pids; do ! alive "$p" || { echo "pid $p alive"; return 1; }; done &&
+	test -z "$(left "$TIUP_HOME/data")" &&
+	printf "clean %s\nclean %s-down\n" "$tag" "$tag" >expect &&
+	test_cmp expect "$TIUP_HOME/clean.log" &&
+	test ! -e "$TIUP_HOME/data/$tag" && test ! -e "$TIUP_HOME/data/$tag-down"
+'
+
+cat >"$TRASH/pg.yaml" <<EOF
+name: pgkill
+requires: [ticdc]
+cluster: { captures: 2 }
+duration: 8s
+seed: 7
+database: pgdb
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+workloads:
+  - kind: insert
+    tables: t
+    rate: 50
+faults:
+  - kind: kill
+    target: cdc
+    pick: one
+    at: [2s, 5s]
+    down: 1s
+checks:
+  - kind: consistency
+    sync_timeout: 60s
+  - kind: ids
+  - kind: logscan
+    patterns: ['panic']
+EOF
+
+test_expect_success 'a suite on the playground: hints, kills healed by tichaos, data replicated, all stopped' '
+	: >"$TIUP_HOME/clean.log" &&
+	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/pg.yaml" --cluster playground --out "$TRASH/r1" >tap 2>err ||
+	{ cat err tap; false; }
+	grep -qx "ok 2 - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
+	n=$(sed -n "s/^ok 1 - workload 1 insert: \([0-9]*\) ok, 0 fail, 0 info$/\1/p" tap) &&
+	test "$n" -gt 100 &&
+	grep -Eqx "ok 3 - consistency: 1 tables, $n rows equal on both sides \(sync [0-9.]+s\)" tap &&
+	grep -qx "ok 4 - ids: 1 table, $n inserts: ids unique and increasing" tap &&
+	grep -q "^ok 5 - logscan: " tap &&
+	test "$(grep -c "\"f\":\"kill\".*\"killed\":\[{\"component\":\"cdc-[01]\",\"pid\":[0-9]*}\]" "$TRASH/r1/history.jsonl")" = 2 &&
+	grep -q "\"--ticdc\", \"2\", \"--without-monitor\"" "$TRASH/r1/topology.yaml" &&
+	test "$(grep -c "^  - name: \"cdc-[01]\"$" "$TRASH/r1/topology.yaml")" = 2 &&
+	test -z "$(left "$TIUP_HOME/data")" && test -z "$(left "$TRASH/r1")" &&
+	test "$(sed "s/tichaos-[0-9a-f]*/TAG/" "$TIUP_HOME/clean.log")" = "clean TAG
+clean TAG-down"
+'
+
+test_done

@@ -1,0 +1,152 @@
+#!/usr/bin/perl
+# fake-tiup.pl: stands in for tiup in the playground tests (tiup, TiDB, PD,
+# TiKV and TiCDC cannot run on the CI machine). Two commands:
+#
+#   tiup playground [VERSION] --db N --pd N --kv N --ticdc N
+#        --without-monitor --tag TAG
+#       Starts the instances the way tiup playground does: as its
+#       children, one directory each under $TIUP_HOME/data/TAG, with the
+#       real servers' flags (ports, --log-file, --data-dir), programs from
+#       $FAKE_TIUP_BIN (tests/helpers/fake-instance.pl under the servers'
+#       names). Ports are free ones from $FAKE_TIUP_PORT up. Its argv goes
+#       to $TIUP_HOME/data/TAG/args. An instance that exits is not
+#       restarted. TERM or INT stops them all; then it exits 0.
+#       FAKE_TIUP_FAIL=1: prints an error and exits 1 instead.
+#   tiup clean TAG
+#       Removes $TIUP_HOME/data/TAG; appends "clean TAG" to
+#       $TIUP_HOME/clean.log.
+# Core Perl only.
+use strict;
+use warnings;
+use IO::Socket::INET;
+use POSIX ':sys_wait_h';
+
+$| = 1;
+my $home = $ENV{TIUP_HOME} or die "fake-tiup.pl: TIUP_HOME is not set\n";
+my $cmd = shift @ARGV // '';
+
+if ($cmd eq 'clean') {
+	my $tag = shift @ARGV or die "fake-tiup.pl: clean TAG\n";
+	system('rm', '-rf', '--', "$home/data/$tag") == 0 or exit 1;
+	open my $l, '>>', "$home/clean.log" or die "$!\n";
+	print $l "clean $tag\n";
+	exit 0;
+}
+$cmd eq 'playground' or die "fake-tiup.pl: unknown command '$cmd'\n";
+
+my %n = (db => 1, pd => 1, kv => 1, ticdc => 1);
+my ($tag, $version);
+my @args = @ARGV;
+while (@ARGV) {
+	my $a = shift @ARGV;
+	if ($a =~ /^--(db|pd|kv|ticdc)$/) { $n{$1} = shift @ARGV }
+	elsif ($a eq '--tag') { $tag = shift @ARGV }
+	elsif ($a eq '--without-monitor') { }
+	elsif ($a !~ /^-/ && !defined $version) { $version = $a }
+	else { die "fake-tiup.pl: unknown flag '$a'\n" }
+}
+defined $tag or die "fake-tiup.pl: --tag is required here\n";
+if ($ENV{FAKE_TIUP_FAIL}) {
+	print "Error: cannot start the playground: fake failure\n";
+	exit 1;
+}
+my $data = "$home/data/$tag";
+system('mkdir', '-p', $data) == 0 or exit 1;
+open my $af, '>', "$data/args" or die "$!\n";
+print $af "playground @args\n";
+close $af;
+
+# A free port from the shared counter, as tiup's MustGetFreePort.
+sub free_port {
+	my $f = "$home/next-port";
+	my $p = $ENV{FAKE_TIUP_PORT} // 30000;
+	if (open my $in, '<', $f) { $p = <$in>; chomp $p; close $in }
+	for (;; $p++) {
+		my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1',
+					      LocalPort => $p, Listen => 1,
+					      ReuseAddr => 1) or next;
+		close $s;
+		last;
+	}
+	open my $out, '>', $f or die "$!\n";
+	print $out $p + 1, "\n";
+	close $out;
+	return $p;
+}
+
+my $bin = $ENV{FAKE_TIUP_BIN} or die "fake-tiup.pl: FAKE_TIUP_BIN is not set\n";
+my %kids;
+my ($pd_port, @starts);
+for my $i (0 .. $n{pd} - 1) {
+	my ($c, $p) = (free_port(), free_port());
+	$pd_port //= $c;
+	push @starts, ["pd-$i", "$bin/pd-server", "--name=pd-$i",
+		"--data-dir=$data/pd-$i/data",
+		"--peer-urls=http://127.0.0.1:$p",
+		"--advertise-peer-urls=http://127.0.0.1:$p",
+		"--client-urls=http://127.0.0.1:$c",
+		"--advertise-client-urls=http://127.0.0.1:$c",
+		"--log-file=$data/pd-$i/pd.log"];
+}
+for my $i (0 .. $n{kv} - 1) {
+	my ($a, $s) = (free_port(), free_port());
+	push @starts, ["tikv-$i", "$bin/tikv-server",
+		"--addr=127.0.0.1:$a", "--advertise-addr=127.0.0.1:$a",
+		"--status-addr=127.0.0.1:$s", "--pd=http://127.0.0.1:$pd_port",
+		"--config=$data/tikv-$i/tikv.toml",
+		"--data-dir=$data/tikv-$i/data",
+		"--log-file=$data/tikv-$i/tikv.log"];
+}
+for my $i (0 .. $n{db} - 1) {
+	my ($p, $s) = (free_port(), free_port());
+	push @starts, ["tidb-$i", "$bin/tidb-server", "-P", $p,
+		"--host=127.0.0.1", "--store=tikv", "--status=$s",
+		"--path=127.0.0.1:$pd_port",
+		"--log-file=$data/tidb-$i/tidb.log"];
+}
+# The fake changefeed replicates from the first TiDB (fake-instance.pl).
+$ENV{FAKE_UPSTREAM_SQL} = $starts[-$n{db}][3] if $n{db};
+for my $i (0 .. $n{ticdc} - 1) {
+	my $a = free_port();
+	push @starts, ["ticdc-$i", "$bin/cdc", "server",
+		"--addr=127.0.0.1:$a", "--advertise-addr=127.0.0.1:$a",
+		"--pd=http://127.0.0.1:$pd_port",
+		"--log-file=$data/ticdc-$i/ticdc.log",
+		"--data-dir=$data/ticdc-$i/data"];
+}
+
+my $stopping = 0;
+sub stop_all {
+	$stopping = 1;
+	kill 'TERM', keys %kids;
+	my $until = time + 20;
+	while (%kids && time < $until) {
+		my $pid = waitpid(-1, WNOHANG);
+		if ($pid > 0) { delete $kids{$pid} } else { select undef, undef, undef, 0.1 }
+	}
+	kill 'KILL', keys %kids;
+	exit 0;
+}
+$SIG{TERM} = $SIG{INT} = \&stop_all;
+
+for my $s (@starts) {
+	my ($name, @argv) = @$s;
+	system('mkdir', '-p', "$data/$name") == 0 or exit 1;
+	my $pid = fork // die "fork: $!\n";
+	if (!$pid) {
+		chdir "$data/$name" or die "$!\n";
+		exec @argv or die "fake-tiup.pl: cannot run $argv[0]: $!\n";
+	}
+	$kids{$pid} = $name;
+	print "Start $name instance (pid $pid)\n";
+}
+print "CLUSTER START SUCCESSFULLY, Enjoy it ^-^\n";
+# Like the playground: an instance that exits is noted, not restarted.
+for (;;) {
+	my $pid = waitpid(-1, 0);
+	if ($pid > 0 && exists $kids{$pid}) {
+		print "$kids{$pid} quit\n";
+		delete $kids{$pid};
+	}
+	select undef, undef, undef, 0.2 if $pid <= 0;
+}
