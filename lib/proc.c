@@ -343,18 +343,16 @@ int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e)
 
 	for (;;) {
 		int status;
+		pid_t r;
 
-		/* Our child: reap it so it does not linger as a zombie. */
-		while (waitpid(pid, &status, WNOHANG) < 0 && errno == EINTR)
+		/* Our child is gone once reaped: a multithreaded one shows
+		 * as a zombie while its threads still exit, and cannot be
+		 * reaped until they have. Anyone else's, once not alive. */
+		while ((r = waitpid(pid, &status, WNOHANG)) < 0 &&
+		       errno == EINTR)
 			;
-		if (!proc_alive(pid)) {
-			/* It may have become a zombie since the waitpid
-			 * above: not alive, but still ours to reap. */
-			while (waitpid(pid, &status, WNOHANG) < 0 &&
-			       errno == EINTR)
-				;
+		if (r == pid || (r < 0 && !proc_alive(pid)))
 			return 0;
-		}
 		if (clock_mono_ns() >= deadline)
 			return err_set(e, ERR_INFRA, "pid %ld still running "
 				       "after %s", (long)pid,

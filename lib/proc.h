@@ -87,8 +87,10 @@ char proc_stat_state(const char *stat);
 int proc_alive(pid_t pid);
 
 /*
- * Wait until `pid` is gone, reaping it if it is our child. 0 when gone,
- * -1 with "pid N still running after 10s" otherwise.
+ * Wait until `pid` is gone: our child once reaped (a zombie is not gone
+ * yet: a killed multithreaded child cannot be reaped until its threads
+ * have exited), anyone else's once not alive. 0 when gone, -1 with
+ * "pid N still running after 10s" otherwise.
  */
 int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e);
 
