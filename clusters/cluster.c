@@ -630,16 +630,50 @@ int component_continue(struct cluster *c, struct component *comp,
 			      e);
 }
 
+/*
+ * The kind's prepare, which may start components itself (a playground
+ * does): those running after it that did not before are marked in
+ * *started (one byte per component; the caller frees it), for a failed
+ * up to stop.
+ */
+static int prepare(struct cluster *c, unsigned char **started,
+		   struct err *e)
+{
+	char **before = calloc(c->ncomps + 1, sizeof(*before));
+	size_t nbefore = 0;
+	int rc = 0;
+
+	*started = NULL;
+	if (!before)
+		return err_set(e, ERR_INFRA, "out of memory");
+	for (size_t i = 0; c->type->prepare && i < c->ncomps; i++)
+		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+			before[nbefore++] = xstrdup(c->comps[i].name);
+	if (c->type->prepare)
+		rc = c->type->prepare(c, e);
+	if (!rc && !(*started = calloc(c->ncomps + 1, 1)))
+		rc = err_set(e, ERR_INFRA, "out of memory");
+	for (size_t i = 0; !rc && c->type->prepare && i < c->ncomps; i++) {
+		size_t j = 0;
+
+		while (j < nbefore && strcmp(before[j], c->comps[i].name))
+			j++;
+		(*started)[i] = j == nbefore && component_state(c,
+					&c->comps[i]) != STATE_STOPPED;
+	}
+	for (size_t j = 0; j < nbefore; j++)
+		free(before[j]);
+	free(before);
+	return rc;
+}
+
 int cluster_up(struct cluster *c, struct err *e)
 {
-	unsigned char *started = NULL;
+	unsigned char *started;
 	int rc = -1;
 
-	/* Before the list is known: prepare may find the components. */
-	if (c->type->prepare && c->type->prepare(c, e))
+	if (prepare(c, &started, e))
 		return -1;
-	if (!(started = calloc(c->ncomps + 1, 1)))
-		return err_set(e, ERR_INFRA, "out of memory");
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 		enum component_state state = component_state(c, comp);
@@ -672,6 +706,12 @@ out:
 	for (size_t i = c->ncomps; rc && i-- > 0;)
 		if (started[i])
 			stop_within(c, &c->comps[i], STOP_GRACE_NS, NULL);
+	/* Down to nothing: the kind's clean-up after a down, too. */
+	for (size_t i = 0; rc && c->type->down && i <= c->ncomps; i++)
+		if (i == c->ncomps)
+			c->type->down(c, NULL);
+		else if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+			break;
 	free(started);
 	return rc;
 }

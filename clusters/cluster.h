@@ -110,7 +110,10 @@ struct cluster_type {
 		    struct err *e);
 	/*
 	 * MAY: make the components startable (create data directories,
-	 * configuration) before any is started. Called by cluster_up only.
+	 * configuration) before any is started, or start what starts them
+	 * and fill c->comps (a playground). Called by cluster_up only; what
+	 * it started and a later step of the up fails on, cluster_up stops.
+	 * When it fails itself, it leaves nothing it started running.
 	 */
 	int (*prepare)(struct cluster *c, struct err *e);
 	/*

@@ -467,62 +467,8 @@ static void drop_components(struct cluster *c)
 	c->ncomps = 0;
 }
 
-/*
- * Start both playgrounds and find their instances, unless the upstream
- * one already runs (a second `cluster up`: then what a fault stopped is
- * started again from its recorded command line, by cluster_up).
- */
-static int playground_prepare(struct cluster *c, struct err *e)
-{
-	struct component *up = cluster_find(c, "playground");
-	struct component *down;
-	struct buf sink = BUF_INIT;
-
-	if (up && component_state(c, up) == STATE_RUNNING &&
-	    cluster_find(c, "down-0"))
-		return 0;
-	if (need_tiup(c, e))
-		return -1;
-	/* What an earlier up left of itself goes first. */
-	for (size_t i = c->ncomps; i-- > 0;)
-		if (component_stop(c, &c->comps[i], e))
-			return -1;
-	drop_components(c);
-	if (mkdir(c->dir, 0755) && access(c->dir, W_OK))
-		return err_set(e, ERR_INFRA, "cannot create '%s'", c->dir);
-	fill_tiup(c, add_component(c), 0);
-	log_info("starting tiup playground (tag %s)",
-		 ((struct playground *)c->priv)->tag);
-	if (component_start(c, &c->comps[0], e) ||
-	    discover(c, &c->comps[0], 0, e))
-		goto fail;
-	fill_tiup(c, add_component(c), 1);
-	down = &c->comps[c->ncomps - 1];
-	if (component_start(c, down, e) || discover(c, down, 1, e))
-		goto fail;
-	down = cluster_find(c, "down-0");
-	if (!down || buf_printf(&sink, e, "mysql://root@%s:%d/",
-				down->sql_host, down->sql_port))
-		goto fail;
-	free(c->sink_uri);
-	c->sink_uri = xstrdup(buf_str(&sink));
-	buf_release(&sink);
-	return 0;
-fail:
-	buf_release(&sink);
-	for (size_t i = c->ncomps; i-- > 0;)
-		component_stop(c, &c->comps[i], NULL);
-	return -1;
-}
-
-/* Once every server answers: the changefeed to the downstream. */
-static int playground_setup(struct cluster *c, struct err *e)
-{
-	return cluster_ensure_changefeed(c, e);
-}
-
-/* After every component stopped: tiup's data of both tags. */
-static int playground_down(struct cluster *c, struct err *e)
+/* tiup's data of both tags, once nothing of them runs. */
+static int clean_tags(struct cluster *c, struct err *e)
 {
 	struct playground *p = c->priv;
 
@@ -543,6 +489,76 @@ static int playground_down(struct cluster *c, struct err *e)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * Start both playgrounds and find their instances, unless the upstream
+ * one already runs (a second `cluster up`: then what a fault stopped is
+ * started again from its recorded command line, by cluster_up).
+ */
+static int playground_prepare(struct cluster *c, struct err *e)
+{
+	struct component *up = cluster_find(c, "playground");
+	struct component *down;
+	struct buf sink = BUF_INIT;
+
+	if (up && component_state(c, up) == STATE_RUNNING &&
+	    cluster_find(c, "down-0"))
+		return 0;
+	if (need_tiup(c, e))
+		return -1;
+	/* What an earlier up left of itself goes first. */
+	for (size_t i = c->ncomps; i-- > 0;)
+		if (component_stop(c, &c->comps[i], e))
+			return -1;
+	/* A tag's old data (ports, cluster ids) is not reused. */
+	if (clean_tags(c, e))
+		return -1;
+	drop_components(c);
+	if (mkdir(c->dir, 0755) && access(c->dir, W_OK))
+		return err_set(e, ERR_INFRA, "cannot create '%s'", c->dir);
+	fill_tiup(c, add_component(c), 0);
+	log_info("starting tiup playground (tag %s)",
+		 ((struct playground *)c->priv)->tag);
+	/* The topology is written as soon as anything runs: a later
+	 * tichaos (cluster down, a run reaping this one's orphans) knows
+	 * the playground by the command line it was started with. */
+	if (component_start(c, &c->comps[0], e) ||
+	    topology_write(c, c->topology_path, e) ||
+	    discover(c, &c->comps[0], 0, e))
+		goto fail;
+	fill_tiup(c, add_component(c), 1);
+	down = &c->comps[c->ncomps - 1];
+	if (component_start(c, down, e) ||
+	    topology_write(c, c->topology_path, e) ||
+	    discover(c, down, 1, e))
+		goto fail;
+	down = cluster_find(c, "down-0");
+	if (!down || buf_printf(&sink, e, "mysql://root@%s:%d/",
+				down->sql_host, down->sql_port))
+		goto fail;
+	free(c->sink_uri);
+	c->sink_uri = xstrdup(buf_str(&sink));
+	buf_release(&sink);
+	return 0;
+fail:
+	buf_release(&sink);
+	for (size_t i = c->ncomps; i-- > 0;)
+		component_stop(c, &c->comps[i], NULL);
+	clean_tags(c, NULL);
+	return -1;
+}
+
+/* After every component stopped. */
+static int playground_down(struct cluster *c, struct err *e)
+{
+	return clean_tags(c, e);
+}
+
+/* Once every server answers: the changefeed to the downstream. */
+static int playground_setup(struct cluster *c, struct err *e)
+{
+	return cluster_ensure_changefeed(c, e);
 }
 
 /* "tichaos-" and eight hex digits of the directory's FNV-1a hash. */

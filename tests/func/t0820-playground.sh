@@ -66,6 +66,18 @@ test_expect_success 'a playground that fails: its last line, exit 3, nothing lef
 	test -z "$(left "$TRASH/fail")"
 '
 
+test_expect_success 'a changefeed that cannot be created: exit 3, every instance stopped' '
+	cp -R "$FAKE_TIUP_HTTP" "$TRASH/http-bad" &&
+	printf "500 application/json\n{\"error_msg\":\"[CDC:ErrPDEtcdAPIError]etcd api call error\",\"error_code\":\"CDC:ErrPDEtcdAPIError\"}\n" \
+		>"$TRASH/http-bad/cdc/POST_api_v2_changefeeds" &&
+	rm "$TRASH/http-bad/cdc/POST_api_v2_changefeeds.run" &&
+	FAKE_TIUP_HTTP="$TRASH/http-bad" PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground --dir "$TRASH/bad" 2>err
+	test $? = 3 &&
+	tail -n 1 err | grep -q "^tichaos: changefeed tichaos: not found (GET .*/api/v2/changefeeds/tichaos.: HTTP 400: .*), and creating it failed: POST .http://127.0.0.1:[0-9]*/api/v2/changefeeds.: HTTP 500: {\"error_msg\":\"\[CDC:ErrPDEtcdAPIError\]etcd api call error\",\"error_code\":\"CDC:ErrPDEtcdAPIError\"}$" &&
+	test -z "$(left "$TRASH/bad")" && test -z "$(left "$TIUP_HOME/data")" &&
+	test -z "$(ls "$TRASH/bad"/*.pid 2>/dev/null)" && test -z "$(ls "$TIUP_HOME/data")"
+'
+
 test_expect_success 'up: both playgrounds, their instances found, the changefeed created' '
 	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground:v8.5.0 --dir "$C" >out 2>err ||
 	{ cat err; false; }
@@ -73,7 +85,7 @@ test_expect_success 'up: both playgrounds, their instances found, the changefeed
 		grep -Eq "^$n .* running" out || { echo "no $n"; cat out; return 1; }
 	done &&
 	test "$(grep -c " running" out)" = 9 &&
-	tag=$(sed -n "s/.*--tag \(tichaos-[0-9a-f]*\)$/\1/p" "$TIUP_HOME"/data/*/args | sort | head -n 1) &&
+	tag=$(sed -n "s/.*\"--tag\", \"\(tichaos-[0-9a-f]*\)\"\]$/\1/p" "$C/topology.yaml") &&
 	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --without-monitor --tag $tag" >expect &&
 	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
 	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --without-monitor --tag $tag-down" >expect &&
@@ -113,7 +125,7 @@ test_expect_success 'kill: the playground does not restart it; start does, same 
 '
 
 test_expect_success 'down: every process gone by pid, tiup clean for both tags' '
-	pids=$(cat "$C"/*.pid) &&
+	pids=$(cat "$C"/*.pid) && : >"$TIUP_HOME/clean.log" &&
 	PATH=$WITH_TIUP "$TICHAOS" cluster down --cluster playground --dir "$C" &&
 	for p in $pids; do ! alive "$p" || { echo "pid $p alive"; return 1; }; done &&
 	test -z "$(left "$TIUP_HOME/data")" &&
@@ -165,7 +177,28 @@ test_expect_success 'a suite on the playground: hints, kills healed by tichaos, 
 	test "$(grep -c "^  - name: \"cdc-[01]\"$" "$TRASH/r1/topology.yaml")" = 2 &&
 	test -z "$(left "$TIUP_HOME/data")" && test -z "$(left "$TRASH/r1")" &&
 	test "$(sed "s/tichaos-[0-9a-f]*/TAG/" "$TIUP_HOME/clean.log")" = "clean TAG
-clean TAG-down"
+clean TAG-down
+clean TAG
+clean TAG-down" && test -z "$(ls "$TIUP_HOME/data")"
+'
+
+sed -e "s/^duration: 8s$/duration: 60s/" -e "s/^name: pgkill$/name: pglong/" \
+	-e "/^faults:/,/^checks:/{/^checks:/!d}" "$TRASH/pg.yaml" >"$TRASH/long.yaml"
+
+test_expect_success 'a runner killed with SIGKILL: the next run beside it stops its playground' '
+	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/long.yaml" --cluster playground --out "$TRASH/r2/killed" >/dev/null 2>&1 &
+	run=$! &&
+	wait_for_condition 120 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r2/killed/history.jsonl\"" &&
+	kill -KILL $run && { wait $run; test $? = 137; } &&
+	pids=$(cat "$TRASH/r2/killed/cluster"/*.pid) &&
+	test "$(echo $pids | wc -w)" = 10 &&
+	for p in $pids; do alive $p || { echo "$p not running"; return 1; }; done &&
+	sed -e "s/^duration: 8s$/duration: 2s/" -e "/^faults:/,/^checks:/{/^checks:/!d}" "$TRASH/pg.yaml" >"$TRASH/short.yaml" &&
+	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/short.yaml" --cluster playground --out "$TRASH/r2/next" >tap 2>err ||
+	{ cat err tap; false; }
+	for p in $pids; do ! alive $p || { echo "$p alive"; return 1; }; done &&
+	grep -q "stopped the cluster of $TRASH/r2/killed: its runner (pid $run) is gone" "$TRASH/r2/next/logs/tichaos.log" &&
+	test -z "$(left "$TRASH/r2")" && test -z "$(left "$TIUP_HOME/data")"
 '
 
 test_done

@@ -7,10 +7,11 @@
 #    one process could leak over many operations, the load run shows).
 # 2. load: a run of STRESS_DURATION (30m) with STRESS_THREADS (64)
 #    workload threads (STRESS_RATE, 2000 inserts/s in all) and a kill of
-#    the CDC role every 5 s; the runner's
-#    resident memory and open files are sampled every 5 s. It must pass,
-#    its open files must end where they were after the first minute (give
-#    or take 8), and the peak resident memory is reported.
+#    the CDC role every 5 s; the runner's resident memory, open files and
+#    unreaped children are sampled every 5 s. It must pass, its open files
+#    must end where they were after the first minute (give or take 8), no
+#    sample may see more than one zombie child, and the peak resident
+#    memory is reported.
 #
 # Figures go to stdout and STRESS_OUT (tests/stress/results/latest.txt).
 # Every process it starts it stops by pid; ports come from --port-base
@@ -119,10 +120,12 @@ EOF
 "$TICHAOS" run "$WORK/load.yaml" --out "$WORK/load" --port-base auto --quiet \
 	>"$WORK/load.tap" 2>"$WORK/load.err" &
 RUN_PID=$!
-peak=0 fds_1m= fds_end= samples=0
+peak=0 fds_1m= fds_end= samples=0 zombies=0
 while kill -0 "$RUN_PID" 2>/dev/null; do
 	rss=$(awk '/^VmRSS/ { print $2 }' /proc/$RUN_PID/status 2>/dev/null)
 	fds=$(ls /proc/$RUN_PID/fd 2>/dev/null | wc -l)
+	z=$(ps -o stat= --ppid "$RUN_PID" 2>/dev/null | grep -c '^Z')
+	[ "$z" -gt "$zombies" ] && zombies=$z
 	[ -n "$rss" ] && [ "$rss" -gt "$peak" ] && peak=$rss
 	samples=$((samples + 1))
 	[ "$samples" = 12 ] && fds_1m=$fds
@@ -134,10 +137,13 @@ code=$?
 RUN_PID=
 kills=$(grep -c '"type":"info","f":"kill"' "$WORK/load/history.jsonl" 2>/dev/null)
 ops=$(grep -c '"type":"ok"' "$WORK/load/history.jsonl" 2>/dev/null)
-say "load: $DURATION, $THREADS threads, $kills kills survived, $ops ok operations, exit $code, peak RSS $((peak / 1024)) MB, open files after 1 min ${fds_1m:-?}, at the end ${fds_end:-?}"
+say "load: $DURATION, $THREADS threads, $kills kills survived, $ops ok operations, exit $code, peak RSS $((peak / 1024)) MB, open files after 1 min ${fds_1m:-?}, at the end ${fds_end:-?}, unreaped children at most $zombies"
 [ "$code" = 0 ] || fail "the load run did not pass (exit $code): $(grep -A3 "^not ok" "$WORK/load.tap" | tr '\n' ' ')"
 if [ -n "$fds_1m" ] && [ -n "$fds_end" ] && [ "$fds_end" -gt $((fds_1m + 8)) ]; then
 	fail "open files grew from $fds_1m to $fds_end"
 fi
+# A server killed by a fault is reaped by the heal; one sample may catch
+# it between the two.
+[ "$zombies" -le 1 ] || fail "$zombies children of the runner left unreaped (zombies)"
 [ -z "$(left "$WORK/load")" ] || fail "left running after the load run: $(left "$WORK/load")"
 say "PASS"
