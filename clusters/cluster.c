@@ -56,6 +56,21 @@ const char *component_state_name(enum component_state s)
 	return "unknown";
 }
 
+char **argv_dup(const char *const *argv)
+{
+	size_t n = 0;
+	char **out;
+
+	while (argv[n])
+		n++;
+	out = calloc(n + 1, sizeof(*out));
+	if (!out)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		out[i] = xstrdup(argv[i]);
+	return out;
+}
+
 char *find_program(const char *name)
 {
 	const char *path = getenv("PATH");

@@ -331,6 +331,9 @@ int cluster_changefeed(struct cluster *c, const char *id, char *state,
 /* An executable called `name` in PATH or an sbin directory, or NULL. */
 char *find_program(const char *name);
 
+/* A malloc'd copy of a NULL-terminated argv (a component's start). */
+char **argv_dup(const char *const *argv);
+
 /*
  * `dir` as an absolute path with symlinks resolved, whether it exists or
  * only its parent does, so that processes started in it name one path.

@@ -114,21 +114,6 @@ static int read_recorded_base(const char *dir)
 	return (int)v;
 }
 
-static char **argv_dup(const char *const *argv)
-{
-	size_t n = 0;
-	char **out;
-
-	while (argv[n])
-		n++;
-	out = calloc(n + 1, sizeof(*out));
-	if (!out)
-		abort();
-	for (size_t i = 0; i < n; i++)
-		out[i] = xstrdup(argv[i]);
-	return out;
-}
-
 static void fill_mariadb(struct cluster *c, struct component *comp,
 			 const char *name, unsigned roles, int port,
 			 const char *mariadbd)

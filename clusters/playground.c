@@ -167,21 +167,6 @@ static void host_port(const char *v, char *out, size_t size)
 	snprintf(out, size, "%.*s", (int)n, s);
 }
 
-static char **argv_copy(char **argv)
-{
-	size_t n = 0;
-	char **out;
-
-	while (argv[n])
-		n++;
-	out = calloc(n + 1, sizeof(*out));
-	if (!out)
-		abort();
-	for (size_t i = 0; i < n; i++)
-		out[i] = xstrdup(argv[i]);
-	return out;
-}
-
 /*
  * Describe instance `in` as component `comp` named `name`: its addresses
  * from its flags, its argv and directory to restart it, a pidfile.
@@ -199,7 +184,7 @@ static int describe(struct cluster *c, struct component *comp,
 	comp->name = xstrdup(name);
 	comp->roles = roles;
 	comp->host = xstrdup("local");
-	comp->start = argv_copy(in->argv);
+	comp->start = argv_dup((const char *const *)in->argv);
 	comp->pidfile = xprintf("%s/%s.pid", c->dir, name);
 	if ((v = flag(args, "log-file")))
 		comp->log = xstrdup(v);

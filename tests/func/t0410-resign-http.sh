@@ -76,20 +76,7 @@ campaign() {
 # suite NAME: $TRASH/NAME.yaml, 2 s of inserts at 100/s with the fault
 # items read from stdin (2 s, not 4: eight runs stay well under a minute).
 suite() {
-	cat >"$TRASH/$1.yaml" <<-EOF
-	name: $1
-	duration: 2s
-	seed: 7
-	database: rh
-	tables:
-	  - name: t
-	    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-	workloads:
-	  - kind: insert
-	    tables: t
-	    rate: 100
-	faults:
-	EOF
+	{ insert_suite "$1" 2s 7 rh 100 && echo "faults:"; } >"$TRASH/$1.yaml"
 	cat >>"$TRASH/$1.yaml"
 }
 

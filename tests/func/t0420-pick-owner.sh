@@ -44,18 +44,9 @@ test_expect_success 'set up a cluster and two fake TiCDC captures' '
 	grep -Eq "^cdc-1 +cdc +[0-9]+ +http://127.0.0.1:$P1 +running" up.out
 '
 
-cat >"$TRASH/owner.yaml" <<EOF
-name: owner
-duration: 4s
-seed: 1
-database: own
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 100
+{
+	insert_suite owner 4s 1 own 100
+	cat <<EOF
 faults:
   - kind: kill
     target: cdc
@@ -63,6 +54,7 @@ faults:
     at: [1s]
     down: 1s
 EOF
+} >"$TRASH/owner.yaml"
 
 test_expect_success 'pick: owner kills the capture TiCDC names, and restarts it' '
 	old=$(cat "$TRASH/cdc-1.pid") &&
@@ -90,23 +82,15 @@ test_expect_success 'without an owner named, pick: owner did not take effect: ex
 	grep -qx "  message: \"pick owner: no TiCDC capture named an owner among the targets\"" tap2
 '
 
-cat >"$TRASH/progress.yaml" <<EOF
-name: progress
-duration: 2s
-seed: 1
-database: own
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 100
+{
+	insert_suite progress 2s 1 own 100
+	cat <<EOF
 checks:
   - kind: progress
     timeout: 3s
     changefeed: CF
 EOF
+} >"$TRASH/progress.yaml"
 
 # changefeed ID "STATE CHECKPOINT"...: the n-th GET of changefeed ID gets
 # the n-th pair, as TiCDC's Open API answers it; progress-ID.yaml checks it.
@@ -146,22 +130,14 @@ test_expect_success 'progress on TiCDC: a stuck changefeed fails with its state'
 # @@tidb_last_txn_info, so the local clock's). The topology names the
 # changefeed; a check's `changefeed` overrides it.
 sed -e "s/^components:/changefeed:\n  id: cfb\n&/" "$TRASH/topo.yaml" >"$TRASH/topo-cf.yaml"
-cat >"$TRASH/barrier.yaml" <<EOF
-name: barrier
-duration: 1s
-seed: 1
-database: own
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 50
+{
+	insert_suite barrier 1s 1 own 50
+	cat <<EOF
 checks:
   - kind: consistency
     sync_timeout: 2s
 EOF
+} >"$TRASH/barrier.yaml"
 NOW_MS=$(perl -MTime::HiRes=time -e 'printf "%d", time * 1000')
 BEHIND=$(( (NOW_MS - 60000) << 18 ))
 AHEAD=$(( (NOW_MS + 3600000) << 18 ))

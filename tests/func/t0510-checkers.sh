@@ -64,22 +64,14 @@ test_expect_success 'its fix SQL repairs it' '
 	grep -q "^ok 1 - consistency: " tap3
 '
 
-cat >"$TRASH/planted.yaml" <<EOF
-name: planted
-duration: 4s
-seed: 3
-database: comp
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 100
+{
+	insert_suite planted 4s 3 comp 100
+	cat <<EOF
 checks:
   - kind: logscan
     patterns: ['panic:']
 EOF
+} >"$TRASH/planted.yaml"
 
 test_expect_success 'logscan finds a panic logged during the run, with file and line' '
 	echo "panic: planted before this run too" >>"$C/up-0/mariadbd.log" &&

@@ -51,18 +51,9 @@ test_expect_success 'kill and start through SSH: a new pid, started detached' '
 	grep -Eq "^down-0 .* $new .* running" out
 '
 
-cat >"$TRASH/kill.yaml" <<EOF
-name: sshkill
-duration: 6s
-seed: 5
-database: sshdb
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 100
+{
+	insert_suite sshkill 6s 5 sshdb 100
+	cat <<EOF
 faults:
   - kind: kill
     target: cdc
@@ -73,6 +64,7 @@ checks:
     sync_timeout: 60s
   - kind: logscan
 EOF
+} >"$TRASH/kill.yaml"
 
 test_expect_success 'a run with a kill fault through SSH: killed, restarted, equal, logs back' '
 	old=$(cat "$C/down-0/tichaos.pid") && before=$(accepted) &&

@@ -134,20 +134,11 @@ test_expect_success 'down: every process gone by pid, tiup clean for both tags' 
 	test ! -e "$TIUP_HOME/data/$tag" && test ! -e "$TIUP_HOME/data/$tag-down"
 '
 
-cat >"$TRASH/pg.yaml" <<EOF
-name: pgkill
+{
+	insert_suite pgkill 8s 7 pgdb 50
+	cat <<EOF
 requires: [ticdc]
 cluster: { captures: 2 }
-duration: 8s
-seed: 7
-database: pgdb
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 50
 faults:
   - kind: kill
     target: cdc
@@ -161,6 +152,7 @@ checks:
   - kind: logscan
     patterns: ['panic']
 EOF
+} >"$TRASH/pg.yaml"
 
 test_expect_success 'a suite on the playground: hints, kills healed by tichaos, data replicated, all stopped' '
 	: >"$TIUP_HOME/clean.log" &&

@@ -16,19 +16,7 @@ command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
 # and check items from stdin.
 suite() {
 	{
-		cat <<-EOF
-		name: $1
-		duration: $2
-		seed: 9
-		database: intr
-		tables:
-		  - name: t
-		    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-		workloads:
-		  - kind: insert
-		    tables: t
-		    rate: 200
-		EOF
+		insert_suite "$1" "$2" 9 intr 200
 		cat
 	} >"$TRASH/$1.yaml"
 }

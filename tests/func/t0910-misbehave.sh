@@ -75,20 +75,8 @@ DOWN=$(port_of "$C" down-0)
 # workload, are on trial), then the faults and checks on stdin.
 suite() {
 	{
-		cat <<-EOF
-		name: $1
-		duration: $2
-		seed: 3
-		database: mis
-		tables:
-		  - name: t
-		    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-		workloads:
-		  - kind: insert
-		    tables: t
-		    rate: 100
-		    ignore_errors: true
-		EOF
+		insert_suite "$1" "$2" 3 mis 100
+		echo "    ignore_errors: true"
 		cat
 	} >"$TRASH/$1.yaml"
 }

@@ -106,6 +106,25 @@ port_of() {
 	esac
 }
 
+# insert_suite NAME DURATION SEED DATABASE RATE: the head of a suite with
+# one table `t` and one insert workload on it at RATE, to which a test
+# appends its faults and checks.
+insert_suite() {
+	cat <<EOF
+name: $1
+duration: $2
+seed: $3
+database: $4
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+workloads:
+  - kind: insert
+    tables: t
+    rate: $5
+EOF
+}
+
 # sql PORT QUERY: run QUERY on 127.0.0.1:PORT as root; tab-separated rows.
 sql() {
 	mariadb --no-defaults -h127.0.0.1 -P"$1" -uroot -N -B -e "$2"
