@@ -59,6 +59,7 @@ LIB_OBJS += lib/sql.o
 LIB_OBJS += lib/ssh.o
 LIB_OBJS += lib/ynode.o
 
+KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/host.o
 KIND_OBJS += clusters/local.o

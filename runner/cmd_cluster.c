@@ -3,6 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
