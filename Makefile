@@ -80,6 +80,7 @@ KIND_OBJS += reports/junit.o
 KIND_OBJS += reports/registry.o
 KIND_OBJS += reports/report.o
 KIND_OBJS += reports/summary.o
+KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/kill.o
 KIND_OBJS += faults/pause.o

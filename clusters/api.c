@@ -179,6 +179,36 @@ static int change(struct cluster *c, const char *method, const char *path,
 	return rc;
 }
 
+static int change_id(struct cluster *c, const char *method, const char *id,
+		     const char *op, const char *body,
+		     struct component **via, struct err *e)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s%s%s", id,
+		 op ? "/" : "", op ? op : "");
+	return change(c, method, path, body, via, e);
+}
+
+int cluster_changefeed_pause(struct cluster *c, const char *id,
+			     struct component **via, struct err *e)
+{
+	return change_id(c, "POST", id, "pause", NULL, via, e);
+}
+
+int cluster_changefeed_resume(struct cluster *c, const char *id,
+			      struct component **via, struct err *e)
+{
+	/* TiCDC binds the body as JSON: an empty one is refused. */
+	return change_id(c, "POST", id, "resume", "{}", via, e);
+}
+
+int cluster_changefeed_remove(struct cluster *c, const char *id,
+			      struct component **via, struct err *e)
+{
+	return change_id(c, "DELETE", id, NULL, NULL, via, e);
+}
+
 int cluster_changefeed_create(struct cluster *c, const char *id,
 			      const char *sink_uri, uint64_t start_ts,
 			      struct component **via, struct err *e)

@@ -90,10 +90,19 @@ int cluster_changefeed(struct cluster *c, const char *id,
  * mean it is done: callers verify with cluster_changefeed(). `via` (may be
  * NULL) receives the capture that answered.
  *
+ * pause:  POST /api/v2/changefeeds/{id}/pause
+ * resume: POST /api/v2/changefeeds/{id}/resume with {} (no new checkpoint)
+ * remove: DELETE /api/v2/changefeeds/{id}
  * create: POST /api/v2/changefeeds {changefeed_id, sink_uri[, start_ts]}
  *         (start_ts 0: TiCDC's default, now). The sink URI is never
  *         printed.
  */
+int cluster_changefeed_pause(struct cluster *c, const char *id,
+			     struct component **via, struct err *e);
+int cluster_changefeed_resume(struct cluster *c, const char *id,
+			      struct component **via, struct err *e);
+int cluster_changefeed_remove(struct cluster *c, const char *id,
+			      struct component **via, struct err *e);
 int cluster_changefeed_create(struct cluster *c, const char *id,
 			      const char *sink_uri, uint64_t start_ts,
 			      struct component **via, struct err *e);

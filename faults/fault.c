@@ -203,9 +203,14 @@ static void record(struct fault_ctx *ctx, const char *type, const char *f,
 	history_record(ctx->slot, &ev);
 }
 
-static const char *target_of(const struct suite_item *it)
+static const char *target_of(struct fault_ctx *ctx,
+			     const struct suite_item *it)
 {
-	const struct optval *v = suite_opt(it, "target");
+	const struct optval *v = suite_opt(it, "changefeed");
+
+	if (v)
+		return cluster_changefeed_id(ctx->cluster, v->s);
+	v = suite_opt(it, "target");
 
 	if (v && v->s)
 		return v->s;
@@ -233,7 +238,7 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 {
 	const struct fault_type *t = it->type;
 	struct buf members = BUF_INIT, value = BUF_INIT;
-	const char *target = target_of(it);
+	const char *target = target_of(ctx, it);
 	int64_t start = clock_mono_ns();
 	int rc;
 
@@ -275,7 +280,7 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 	t = act->item->type;
 	if (!t->heal)
 		return 0;
-	target = target_of(act->item);
+	target = target_of(ctx, act->item);
 	record(ctx, "invoke", t->heal_name, target, NULL, NULL);
 	rc = t->heal(ctx, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);

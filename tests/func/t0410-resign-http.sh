@@ -13,7 +13,6 @@ command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
 command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
 command -v etcdctl >/dev/null 2>&1 || skip_all "etcdctl is not installed (make deps)"
 
-FAKE="$ROOT/tests/helpers/fake-http.pl"
 CAMPAIGNER="$ROOT/tests/helpers/campaigner"
 [ -x "$CAMPAIGNER" ] || { echo "Bail out! $CAMPAIGNER is not built (make unit-tests)"; exit 1; }
 
@@ -21,19 +20,6 @@ C="$TRASH/c"
 T="$TRASH/topology.yaml"
 DDL=/tidb/ddl/fg/owner
 CDC=/tidb/cdc/default/__cdc_meta__/owner
-
-# take_port VAR: a port for a fake, from a base derived from our pid below
-# the ephemeral range (where a client socket could take it after the
-# check), skipping any port a socket uses; taken once the local cluster
-# listens (its block is not ours to extend).
-next_port=$((20000 + $$ % 600 * 20))
-take_port() {
-	while ss -tanH "sport = :$next_port" | grep -q .; do
-		next_port=$((next_port + 1))
-	done
-	eval "$1=$next_port"
-	next_port=$((next_port + 1))
-}
 
 # serve NAME SET: (re)start the fake server NAME on its port with a fresh
 # copy of tests/data/http/SET and an empty log $TRASH/NAME.log. Before any
@@ -58,11 +44,8 @@ serve() {
 			EOF
 		fi
 	done
-	perl "$FAKE" "$port" "$TRASH/srv/$1" "$TRASH/$1.log" >"$TRASH/$1.err" 2>&1 &
-	eval "pid_$v=$!"
-	test_track_pid $!
-	wait_for_condition 5 "listening $port || ! alive $!" && alive $! ||
-	{ cat "$TRASH/$1.err"; return 1; }
+	fake_http "$1" "$port" "$TRASH/srv/$1" &&
+	eval "pid_$v=$fake_pid"
 }
 
 # campaign NAME PREFIX: a candidate NAME in election PREFIX; returns once
