@@ -269,3 +269,37 @@ int cluster_pd_leader(struct cluster *c, char *name, size_t size,
 	api_reply_release(&r);
 	return rc ? -1 : 0;
 }
+
+/* TiDB */
+
+int cluster_ddl_owner(struct cluster *c, char *id, size_t id_size,
+		      char *addr, size_t addr_size, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *owner, *servers, *ip, *port;
+	char path[300];
+	int rc;
+
+	id[0] = addr[0] = '\0';
+	rc = cluster_api(c, ROLE_UPSTREAM, "GET", "/info/all", NULL, API_JSON,
+			 &r, e) ||
+	     http_field(r.doc, "owner_id", WANT_STRING, r.where, &owner, e) ||
+	     http_field(r.doc, "all_servers_info", WANT_OBJECT | WANT_OPTIONAL,
+			r.where, &servers, e);
+	if (rc)
+		goto out;
+	copy_string(id, id_size, owner);
+	/* all_servers_info is keyed by ddl_id; a dot would split the path. */
+	if (!servers || !json_object_get(servers, id) || strchr(id, '.'))
+		goto out;
+	snprintf(path, sizeof(path), "all_servers_info.%s.ip", id);
+	rc = http_field(r.doc, path, WANT_STRING, r.where, &ip, e);
+	snprintf(path, sizeof(path), "all_servers_info.%s.listening_port", id);
+	rc = rc || http_field(r.doc, path, WANT_INTEGER, r.where, &port, e);
+	if (!rc)
+		snprintf(addr, addr_size, "%s:%lld", json_string_value(ip),
+			 (long long)json_integer_value(port));
+out:
+	api_reply_release(&r);
+	return rc ? -1 : 0;
+}

@@ -120,4 +120,14 @@ int cluster_ensure_changefeed(struct cluster *c, struct err *e);
 int cluster_pd_leader(struct cluster *c, char *name, size_t size,
 		      struct err *e);
 
+/* TiDB's status port (pingcap/tidb server/handler). */
+
+/*
+ * The DDL owner by GET /info/all on the upstream components: its ddl_id
+ * ("" when nobody owns) and the SQL address "ip:listening_port" that
+ * all_servers_info gives for it ("" when it is not listed).
+ */
+int cluster_ddl_owner(struct cluster *c, char *id, size_t id_size,
+		      char *addr, size_t addr_size, struct err *e);
+
 #endif

@@ -2,7 +2,7 @@
 # The HTTP API clients against fake servers (tests/helpers/fake-http.pl)
 # answering in the documented shapes of tests/data/http/: TiCDC's
 # changefeeds — the changefeed fault (pause, recreate) and what the checks
-# say of a changefeed's state. Checked: the exact requests each fake got
+# say of a changefeed's state —, and TiDB's /info/all in `cluster status`. Checked: the exact requests each fake got
 # and in which order, the bodies tichaos sent, the TAP, the history and the
 # one-line errors of error answers and malformed ones.
 . "$(dirname "$0")/test-lib.sh"
@@ -286,6 +286,73 @@ test_expect_success 'malformed answers: not JSON, a field missing, wrong types' 
 		echo "not ok 5 - progress" &&
 		diag malformed "$U/cf8'\'': '\''error'\'' is not an object" unknown
 	} >expect && test_cmp expect malformed.tap
+'
+
+# A topology of up-0 with a fake TiDB status port (tidb-0), and one with
+# the local etcd too.
+OWNER=5c3b6a6e-7d1f-4e0a-9c2b-8f4d2e1a0b37
+
+test_expect_success 'set up: a fake TiDB status port for up-0' '
+	take_port port_tidb_0 &&
+	UP=$(port_of "$C" up-0) &&
+	TIDB="http://127.0.0.1:$port_tidb_0" &&
+	printf "%s\n" "components:" "  - name: \"up-0\"" "    roles: [upstream]" \
+		"    sql: \"127.0.0.1:$UP\"" "    http_url: \"$TIDB/status\"" \
+		>"$TRASH/tidb.yaml" &&
+	{
+		cat "$TRASH/tidb.yaml" &&
+		printf "%s\n" "  - name: \"etcd-0\"" "    roles: [etcd]" \
+			"    etcd_url: \"http://127.0.0.1:$(port_of "$C" etcd-0)\""
+	} >"$TRASH/tidb-etcd.yaml"
+'
+
+# elections TOPOLOGY [ROW...]: `cluster status` on TOPOLOGY exits 0 and
+# its election block is these rows ("NAME OWNER").
+elections() {
+	"$TICHAOS" cluster status --cluster "$1" >"$TRASH/status.out" ||
+	{ cat "$TRASH/status.out"; return 1; }
+	shift
+	{
+		printf "%-10s %s\n" ELECTION OWNER &&
+		for row in "$@"; do
+			printf "%-10s %s\n" "${row%% *}" "${row#* }"
+		done
+	} >"$TRASH/expect.status" &&
+	sed -n "/^ELECTION/,\$p" "$TRASH/status.out" >"$TRASH/got.status" &&
+	test_cmp "$TRASH/expect.status" "$TRASH/got.status"
+}
+
+test_expect_success 'status without etcd: the DDL owner from /info/all, at its address' '
+	serve tidb-0 tidb-info-all &&
+	elections "$TRASH/tidb.yaml" "ddl $OWNER (127.0.0.1:4000) [/info/all]" &&
+	printf "%s\n" "GET /status" "GET /info/all" >expect &&
+	requests tidb-0 >got && test_cmp expect got
+'
+
+test_expect_success 'status: the owner at up-0 SQL address is named up-0' '
+	sed -i -e "s/\"listening_port\": 4000,/\"listening_port\": $UP,/" \
+		"$TRASH/srv/tidb-0/GET_info_all" &&
+	elections "$TRASH/tidb.yaml" "ddl $OWNER (up-0) [/info/all]"
+'
+
+test_expect_success 'status with etcd: the election from etcd, /info/all in addition' '
+	elections "$TRASH/tidb-etcd.yaml" "ddl -" "ddl $OWNER (up-0) [/info/all]" \
+		"autoid -" "cdc -"
+'
+
+test_expect_success 'status: a TiDB error answer is one line naming the URL' '
+	serve tidb-0 tidb-info-all tidb-info-all-error &&
+	elections "$TRASH/tidb.yaml" \
+		"ddl ? (GET '\''$TIDB/info/all'\'': HTTP 400: ddl server information not found)"
+'
+
+test_expect_success 'status: not JSON, owner_id missing, a port of the wrong type' '
+	serve tidb-0 tidb-info-all tidb-info-all-malformed &&
+	elections "$TRASH/tidb.yaml" "ddl ? (GET '\''$TIDB/info/all'\'': not JSON)" &&
+	elections "$TRASH/tidb.yaml" \
+		"ddl ? (GET '\''$TIDB/info/all'\'': no '\''owner_id'\'' in the answer)" &&
+	elections "$TRASH/tidb.yaml" \
+		"ddl ? (GET '\''$TIDB/info/all'\'': '\''all_servers_info.$OWNER.listening_port'\'' is not an integer >= 0)"
 '
 
 test_expect_success 'a changefeed fault needs requires: [ticdc] (validate)' '
