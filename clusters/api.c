@@ -270,6 +270,87 @@ int cluster_pd_leader(struct cluster *c, char *name, size_t size,
 	return rc ? -1 : 0;
 }
 
+static int pd_member(json_t *m, const char *where, struct pd_member *out,
+		     struct err *e)
+{
+	json_t *name, *urls, *first;
+
+	if (http_field(m, "name", WANT_STRING, where, &name, e) ||
+	    http_field(m, "client_urls", WANT_ARRAY, where, &urls, e))
+		return -1;
+	first = json_array_get(urls, 0);
+	if (first && !json_is_string(first))
+		return err_set(e, ERR_INFRA, "%s: 'client_urls' of '%s' is not "
+			       "a list of strings", where,
+			       json_string_value(name));
+	copy_string(out->name, sizeof(out->name), name);
+	copy_string(out->client_url, sizeof(out->client_url), first);
+	out->health = -1;
+	return 0;
+}
+
+int cluster_pd_members(struct cluster *c, struct pd_member **members,
+		       size_t *n, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *list;
+	int rc = -1;
+
+	*members = NULL;
+	*n = 0;
+	if (cluster_api(c, ROLE_PD, "GET", "/pd/api/v1/members", NULL,
+			API_JSON | API_BIG_INTS, &r, e) ||
+	    http_field(r.doc, "members", WANT_ARRAY, r.where, &list, e))
+		goto out;
+	*members = calloc(json_array_size(list) + 1, sizeof(**members));
+	if (!*members) {
+		err_set(e, ERR_INFRA, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(list); i++)
+		if (pd_member(json_array_get(list, i), r.where,
+			      &(*members)[(*n)++], e))
+			goto out;
+	rc = 0;
+out:
+	if (rc) {
+		free(*members);
+		*members = NULL;
+		*n = 0;
+	}
+	api_reply_release(&r);
+	return rc;
+}
+
+int cluster_pd_health(struct cluster *c, struct pd_member *members, size_t n,
+		      struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	int rc = -1;
+
+	if (cluster_api(c, ROLE_PD, "GET", "/pd/api/v1/health", NULL,
+			API_JSON | API_BIG_INTS, &r, e))
+		goto out;
+	if (!json_is_array(r.doc)) {
+		err_set(e, ERR_INFRA, "%s: the answer is not a list", r.where);
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(r.doc); i++) {
+		json_t *h = json_array_get(r.doc, i), *name, *healthy;
+
+		if (http_field(h, "name", WANT_STRING, r.where, &name, e) ||
+		    http_field(h, "health", WANT_BOOL, r.where, &healthy, e))
+			goto out;
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(members[j].name, json_string_value(name)))
+				members[j].health = json_is_true(healthy);
+	}
+	rc = 0;
+out:
+	api_reply_release(&r);
+	return rc;
+}
+
 /* TiDB */
 
 int cluster_ddl_owner(struct cluster *c, char *id, size_t id_size,

@@ -120,6 +120,23 @@ int cluster_ensure_changefeed(struct cluster *c, struct err *e);
 int cluster_pd_leader(struct cluster *c, char *name, size_t size,
 		      struct err *e);
 
+struct pd_member {
+	char name[128];
+	char client_url[256];	/* the first of its client_urls, or "" */
+	int health;		/* 1 healthy, 0 not, -1 not said */
+};
+
+/*
+ * PD's members, GET /pd/api/v1/members: *members (caller frees) holds *n
+ * of them in PD's order, health -1.
+ */
+int cluster_pd_members(struct cluster *c, struct pd_member **members,
+		       size_t *n, struct err *e);
+
+/* Their health by name from GET /pd/api/v1/health. */
+int cluster_pd_health(struct cluster *c, struct pd_member *members, size_t n,
+		      struct err *e);
+
 /* TiDB's status port (pingcap/tidb server/handler). */
 
 /*

@@ -1,5 +1,6 @@
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -172,6 +173,41 @@ static void owners(struct cluster *c)
 	}
 }
 
+/*
+ * PD's members (GET /pd/api/v1/members) with their health (GET
+ * /pd/api/v1/health): name, healthy or unhealthy (? when /health does not
+ * list it), the first client URL and the component at its address.
+ */
+static void pd_members(struct cluster *c)
+{
+	struct pd_member *m;
+	struct err e = ERR_INIT, why = ERR_INIT;
+	size_t n;
+
+	printf("\n%-20s %-10s %s\n", "PD MEMBER", "HEALTH", "CLIENT URL");
+	if (cluster_pd_members(c, &m, &n, &e)) {
+		printf("? (%s)\n", e.msg);
+		return;
+	}
+	cluster_pd_health(c, m, n, &why);
+	for (size_t i = 0; i < n; i++) {
+		const char *host, *comp;
+		char origin[300];
+
+		url_origin(m[i].client_url, NULL, origin, sizeof(origin));
+		host = strstr(origin, "://");
+		comp = host ? component_at(c, host + 3) : NULL;
+
+		printf("%-20s %-10s %s%s%s%s\n", m[i].name,
+		       m[i].health < 0 ? "?" : m[i].health ? "healthy"
+		       : "unhealthy", m[i].client_url[0] ? m[i].client_url : "-",
+		       comp ? " (" : "", comp ? comp : "", comp ? ")" : "");
+	}
+	if (err_isset(&why))
+		printf("health ? (%s)\n", why.msg);
+	free(m);
+}
+
 static int status(struct cluster *c)
 {
 	int all_up = 1;
@@ -210,6 +246,8 @@ static int status(struct cluster *c)
 		       pid, addr, state, lag);
 	}
 	owners(c);
+	if (cluster_has_api(c, ROLE_PD))
+		pd_members(c);
 	return all_up ? EXIT_PASS : EXIT_INFRA;
 }
 

@@ -2,7 +2,8 @@
 # The HTTP API clients against fake servers (tests/helpers/fake-http.pl)
 # answering in the documented shapes of tests/data/http/: TiCDC's
 # changefeeds — the changefeed fault (pause, recreate) and what the checks
-# say of a changefeed's state —, and TiDB's /info/all in `cluster status`. Checked: the exact requests each fake got
+# say of a changefeed's state —, TiDB's /info/all and PD's members and
+# health in `cluster status`. Checked: the exact requests each fake got
 # and in which order, the bodies tichaos sent, the TAP, the history and the
 # one-line errors of error answers and malformed ones.
 . "$(dirname "$0")/test-lib.sh"
@@ -353,6 +354,65 @@ test_expect_success 'status: not JSON, owner_id missing, a port of the wrong typ
 		"ddl ? (GET '\''$TIDB/info/all'\'': no '\''owner_id'\'' in the answer)" &&
 	elections "$TRASH/tidb.yaml" \
 		"ddl ? (GET '\''$TIDB/info/all'\'': '\''all_servers_info.$OWNER.listening_port'\'' is not an integer >= 0)"
+'
+
+# A topology of one fake PD; its data names pd-0 at 127.0.0.1:2379, which
+# the tests make its port.
+test_expect_success 'set up: a fake PD' '
+	take_port port_pd_0 &&
+	PD="http://127.0.0.1:$port_pd_0" &&
+	printf "%s\n" "components:" "  - name: \"pd-0\"" "    roles: [pd]" \
+		"    http_url: \"$PD\"" >"$TRASH/pd.yaml"
+'
+
+# pd_status [ROW...]: `cluster status` on the PD topology exits 0 and its
+# PD block is these rows ("MEMBER HEALTH URL..." or one line).
+pd_status() {
+	"$TICHAOS" cluster status --cluster "$TRASH/pd.yaml" >"$TRASH/status.out" ||
+	{ cat "$TRASH/status.out"; return 1; }
+	{
+		printf "%-20s %-10s %s\n" "PD MEMBER" HEALTH "CLIENT URL" &&
+		for row in "$@"; do
+			case $row in
+			"? "*|"health "*) echo "$row" ;;
+			*) rest=${row#* }
+			   printf "%-20s %-10s %s\n" "${row%% *}" "${rest%% *}" \
+				"${rest#* }" ;;
+			esac
+		done
+	} >"$TRASH/expect.status" &&
+	sed -n "/^PD MEMBER/,\$p" "$TRASH/status.out" >"$TRASH/got.status" &&
+	test_cmp "$TRASH/expect.status" "$TRASH/got.status"
+}
+
+# pd_here DIR: pd-0's client URL in the canned answers is the fake's.
+pd_here() {
+	sed -i -e "s|http://127.0.0.1:2379|$PD|" "$TRASH/srv/pd-0/"GET_pd_api_v1_*
+}
+
+test_expect_success 'status: PD members with their health, pd-0 at its component' '
+	serve pd-0 pd-members && pd_here &&
+	pd_status "pd-0 healthy $PD (pd-0)" "pd-1 unhealthy http://127.0.0.1:2381" &&
+	printf "%-10s %s\n" ELECTION OWNER pd pd-0 >expect &&
+	sed -n "/^ELECTION/,/^\$/p" status.out | sed "/^\$/d" >got &&
+	test_cmp expect got &&
+	printf "%s\n" "GET /pd/api/v1/leader" "GET /pd/api/v1/members" \
+		"GET /pd/api/v1/health" >expect &&
+	requests pd-0 >got && test_cmp expect got
+'
+
+test_expect_success 'status: PD errors, each one line naming the URL' '
+	serve pd-0 pd-members pd-members-error && pd_here &&
+	pd_status "pd-0 ? $PD (pd-0)" "pd-1 ? http://127.0.0.1:2381" \
+		"health ? (GET '\''$PD/pd/api/v1/health'\'': HTTP 500: etcdserver: request timed out)" &&
+	pd_status "? (GET '\''$PD/pd/api/v1/members'\'': HTTP 500: etcdserver: request timed out)"
+'
+
+test_expect_success 'status: PD answers of the wrong shape: a name missing, health a string' '
+	serve pd-0 pd-members pd-members-malformed && pd_here &&
+	pd_status "? (GET '\''$PD/pd/api/v1/members'\'': no '\''name'\'' in the answer)" &&
+	pd_status "pd-0 ? $PD (pd-0)" "pd-1 ? http://127.0.0.1:2381" \
+		"health ? (GET '\''$PD/pd/api/v1/health'\'': '\''health'\'' is not true or false)"
 '
 
 test_expect_success 'a changefeed fault needs requires: [ticdc] (validate)' '
