@@ -71,6 +71,7 @@ static int ask(struct component *comp, const char *method, const char *path,
 {
 	int get = !strcmp(method, "GET");
 	struct buf answer = BUF_INIT;
+	json_error_t why;
 	char url[1024];
 	long status;
 	int rc = -1;
@@ -91,8 +92,8 @@ static int ask(struct component *comp, const char *method, const char *path,
 	} else if ((flags & API_JSON) &&
 		   !(r->doc = json_loads(buf_str(&answer),
 					 flags & API_BIG_INTS ?
-					 JSON_DECODE_INT_AS_REAL : 0, NULL))) {
-		err_set(e, ERR_INFRA, "%s: not JSON", r->where);
+					 JSON_DECODE_INT_AS_REAL : 0, &why))) {
+		err_set(e, ERR_INFRA, "%s: not JSON (%s)", r->where, why.text);
 		*next = get;
 	} else {
 		rc = 0;

@@ -9,8 +9,8 @@
  * Every field read from an answer is checked for presence and type
  * (http_field); every failure is one line naming the request that got it:
  * "GET 'http://127.0.0.1:8300/api/v2/changefeeds/cf': HTTP 500: <the
- * server's error message>", "...: not JSON", "...: no 'state' in the
- * answer". The shapes, and where each comes from: tests/data/http/
+ * server's error message>", "...: not JSON (<jansson's reason>)", "...:
+ * no 'state' in the answer". The shapes, and where each comes from: tests/data/http/
  * README.md; what was verified against what: docs/topology.md.
  */
 

@@ -279,7 +279,7 @@ test_expect_success 'malformed answers: not JSON, a field missing, wrong types' 
 		printf "%s\n" "TAP version 13" "1..5" \
 			"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" &&
 		echo "not ok 2 - progress" &&
-		diag malformed "$U/cf5'\'': not JSON" unknown &&
+		diag malformed "$U/cf5'\'': not JSON ('\''}'\'' expected near end of file)" unknown &&
 		echo "not ok 3 - progress" &&
 		diag malformed "$U/cf6'\'': no '\''checkpoint_ts'\'' in the answer" unknown &&
 		echo "not ok 4 - progress" &&
@@ -349,7 +349,8 @@ test_expect_success 'status: a TiDB error answer is one line naming the URL' '
 
 test_expect_success 'status: not JSON, owner_id missing, a port of the wrong type' '
 	serve tidb-0 tidb-info-all tidb-info-all-malformed &&
-	elections "$TRASH/tidb.yaml" "ddl ? (GET '\''$TIDB/info/all'\'': not JSON)" &&
+	elections "$TRASH/tidb.yaml" \
+		"ddl ? (GET '\''$TIDB/info/all'\'': not JSON ('\''['\'' or '\''{'\'' expected near '\''<'\''))" &&
 	elections "$TRASH/tidb.yaml" \
 		"ddl ? (GET '\''$TIDB/info/all'\'': no '\''owner_id'\'' in the answer)" &&
 	elections "$TRASH/tidb.yaml" \
