@@ -27,13 +27,8 @@ CDC=/tidb/cdc/default/__cdc_meta__/owner
 # deletes NAME's key in its election when NAME campaigns ($TRASH/camp-NAME
 # .log), as the real server resigns its election before it answers.
 serve() {
-	v=$(echo "$1" | tr - _)
-	eval "port=\$port_$v old=\${pid_$v:-}"
-	if [ -n "$old" ]; then
-		kill -TERM "$old" 2>/dev/null
-		wait "$old" 2>/dev/null
-	fi
-	rm -rf "$TRASH/srv/$1" "$TRASH/$1.log" &&
+	eval "port=\$port_$(echo "$1" | tr - _)"
+	rm -rf "$TRASH/srv/$1" &&
 	mkdir -p "$TRASH/srv" && cp -R "$DATA/http/$2" "$TRASH/srv/$1" || return 1
 	for f in "$TRASH/srv/$1"/POST_*; do
 		echo "echo $1 >>'$TRASH/order'" >"$f.run"
@@ -44,8 +39,7 @@ serve() {
 			EOF
 		fi
 	done
-	fake_http "$1" "$port" "$TRASH/srv/$1" &&
-	eval "pid_$v=$fake_pid"
+	fake_http "$1" "$port" "$TRASH/srv/$1"
 }
 
 # campaign NAME PREFIX: a candidate NAME in election PREFIX; returns once
@@ -358,13 +352,13 @@ test_expect_success 'ddl via http, tidb-1 down: exit 3, the refused URL named' '
 	{
 		(
 			wait_for_condition 30 "test -e \"$TRASH/down/history.jsonl\"" &&
-			kill -TERM $pid_tidb_1
+			kill -TERM $fake_pid_tidb_1
 		) &
 	} &&
 	watcher=$! &&
 	test_track_pid $watcher &&
 	run down ddl --duration 4s &&
-	wait $watcher && wait $pid_tidb_1 && ! listening $port_tidb_1 &&
+	wait $watcher && wait $fake_pid_tidb_1 && ! listening $port_tidb_1 &&
 	msg="resign via http: no server resigned: tidb-0: POST '\''http://127.0.0.1:$port_tidb_0/ddl/owner/resign'\'': HTTP 400: This node is not a owner, can'\''t be resigned; tidb-1: cannot POST '\''http://127.0.0.1:$port_tidb_1/ddl/owner/resign'\'': Couldn'\''t connect to server" &&
 	not_injected down "$msg" &&
 	cat >expect <<-EOF &&

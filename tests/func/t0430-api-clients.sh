@@ -19,20 +19,13 @@ T="$TRASH/topology.yaml"
 # a fresh copy of the scenarios tests/data/http/SET... and an empty log.
 serve() {
 	name=$1
-	v=$(echo "$name" | tr - _)
 	shift
-	eval "port=\$port_$v old=\${pid_$v:-}"
-	if [ -n "$old" ]; then
-		kill -TERM "$old" 2>/dev/null
-		wait "$old" 2>/dev/null
-	fi
-	rm -rf "$TRASH/srv/$name" "$TRASH/$name.log" &&
-	mkdir -p "$TRASH/srv/$name" || return 1
+	eval "port=\$port_$(echo "$name" | tr - _)"
+	rm -rf "$TRASH/srv/$name" && mkdir -p "$TRASH/srv/$name" || return 1
 	for set in "$@"; do
 		cp -R "$DATA/http/$set/." "$TRASH/srv/$name" || return 1
 	done
-	fake_http "$name" "$port" "$TRASH/srv/$name" &&
-	eval "pid_$v=$fake_pid"
+	fake_http "$name" "$port" "$TRASH/srv/$name"
 }
 
 # requests NAME: what fake NAME was asked, readiness GETs and the progress
@@ -85,7 +78,19 @@ tap() {
 	test_cmp "$TRASH/expect.tap" "$TRASH/$out.tap"
 }
 
-# diag OUT MESSAGE: the YAML diagnostics of a failed test point of run OUT.
+# not_injected OUT MESSAGE: the TAP of run OUT says that its one fault did
+# not take effect because of MESSAGE.
+not_injected() {
+	{
+		printf "%s\n" "TAP version 13" "1..2" \
+			"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
+			"not ok 2 - fault 1 changefeed: 0 of 1 injected, 0 healed, 1 did not take effect" &&
+		diag "$1" "$2"
+	} >"$TRASH/expect.tap" && test_cmp "$TRASH/expect.tap" "$TRASH/$1.tap"
+}
+
+# diag OUT MESSAGE [VERDICT]: the YAML diagnostics of a failed test point
+# of run OUT (verdict error unless said).
 diag() {
 	printf "%s\n" "  ---" "  verdict: ${3:-error}" "  message: \"$2\"" \
 		"  run_dir: \"$TRASH/$1\"" "  seed: 7" \
@@ -196,12 +201,7 @@ test_expect_success 'recreate where TiCDC masks the sink password: not injected,
 	serve cdc-0 cdc-changefeed-pause &&
 	sed -e "s/cf2/cf1/" "$TRASH/recreate.yaml" >"$TRASH/recreate1.yaml" &&
 	run masked recreate1 && test $rc = 3 &&
-	{
-		printf "%s\n" "TAP version 13" "1..2" \
-			"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
-			"not ok 2 - fault 1 changefeed: 0 of 1 injected, 0 healed, 1 did not take effect" &&
-		diag masked "changefeed cf1: TiCDC masks the password of its sink URI; give the changefeed with its sink_uri in the topology"
-	} >expect && test_cmp expect masked.tap &&
+	not_injected masked "changefeed cf1: TiCDC masks the password of its sink URI; give the changefeed with its sink_uri in the topology" &&
 	echo "GET /api/v2/changefeeds/cf1" >expect &&
 	requests cdc-0 >got && test_cmp expect got
 '
@@ -248,12 +248,7 @@ EOF
 test_expect_success 'HTTP 500 with TiCDC error_msg: not injected, one line naming the URL' '
 	serve cdc-0 cdc-changefeed-error &&
 	run error error && test $rc = 3 &&
-	{
-		printf "%s\n" "TAP version 13" "1..2" \
-			"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
-			"not ok 2 - fault 1 changefeed: 0 of 1 injected, 0 healed, 1 did not take effect" &&
-		diag error "POST '\''$CDC/api/v2/changefeeds/cf4/pause'\'': HTTP 500: [CDC:ErrPDEtcdAPIError]etcd api call error: context deadline exceeded"
-	} >expect && test_cmp expect error.tap &&
+	not_injected error "POST '\''$CDC/api/v2/changefeeds/cf4/pause'\'': HTTP 500: [CDC:ErrPDEtcdAPIError]etcd api call error: context deadline exceeded" &&
 	echo "POST /api/v2/changefeeds/cf4/pause" >expect &&
 	requests cdc-0 >got && test_cmp expect got &&
 	grep -q "\"type\":\"fail\",\"f\":\"changefeed\",\"target\":\"cf4\",\"error\":\"POST " error.nemesis

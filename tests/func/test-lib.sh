@@ -226,14 +226,23 @@ take_port() {
 	next_port=$((next_port + 1))
 }
 
-# fake_http NAME PORT DIR: tests/helpers/fake-http.pl answering on
-# 127.0.0.1:PORT from DIR, logging requests to $TRASH/NAME.log (its own
-# errors to $TRASH/NAME.err); killed when the file ends. Its pid in
-# $fake_pid once it listens.
+# fake_http NAME PORT DIR: (re)start the fake server NAME,
+# tests/helpers/fake-http.pl answering on 127.0.0.1:PORT from DIR, with an
+# empty log of its requests $TRASH/NAME.log (its own errors in
+# $TRASH/NAME.err); the one started before under NAME is stopped first.
+# Returns once it listens; killed when the file ends.
 fake_http() {
+	fake_var=fake_pid_$(echo "$1" | tr - _)
+	eval "fake_pid=\${$fake_var:-}"
+	if [ -n "$fake_pid" ]; then
+		kill -TERM "$fake_pid" 2>/dev/null
+		wait "$fake_pid" 2>/dev/null
+	fi
+	rm -f "$TRASH/$1.log"
 	perl "$ROOT/tests/helpers/fake-http.pl" "$2" "$3" "$TRASH/$1.log" \
 		>"$TRASH/$1.err" 2>&1 &
 	fake_pid=$!
+	eval "$fake_var=$fake_pid"
 	test_track_pid $fake_pid
 	wait_for_condition 5 "listening $2 || ! alive $fake_pid" &&
 	alive $fake_pid || { cat "$TRASH/$1.err"; return 1; }
