@@ -44,6 +44,7 @@ static int answer_error(struct api_reply *r, long status, const char *body,
 	json_t *doc = json_loads(body, JSON_DECODE_ANY, NULL);
 	json_t *msg = json_object_get(doc, "error_msg");
 	json_t *code = json_object_get(doc, "error_code");
+	int json = doc != NULL;
 
 	if (json_is_string(code))
 		snprintf(r->code, sizeof(r->code), "%s",
@@ -58,7 +59,7 @@ static int answer_error(struct api_reply *r, long status, const char *body,
 		err_set(e, ERR_INFRA, "%s: HTTP %ld: %.200s", r->where, status,
 			body);
 	json_decref(doc);
-	return doc != NULL;
+	return json;
 }
 
 /*

@@ -52,8 +52,8 @@ struct api_reply {
  * answer (a server that answered has acted, or refused). Failures keep
  * the last one: "METHOD 'URL': HTTP 400: <error_msg of a TiCDC error, the
  * string of a PD error, else the body's start>", "cannot GET 'URL': ...",
- * "no cdc component with an HTTP URL". `r` is filled either way and
- * released by the caller.
+ * "no cdc component with an HTTP URL". `r` (API_REPLY_INIT, or one used
+ * before) is filled either way and released by the caller.
  */
 int cluster_api(struct cluster *c, unsigned role, const char *method,
 		const char *path, const char *body, unsigned flags,
