@@ -59,6 +59,7 @@ LIB_OBJS += lib/sql.o
 LIB_OBJS += lib/ssh.o
 LIB_OBJS += lib/ynode.o
 
+KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/host.o
 KIND_OBJS += clusters/local.o
@@ -79,6 +80,7 @@ KIND_OBJS += reports/junit.o
 KIND_OBJS += reports/registry.o
 KIND_OBJS += reports/report.o
 KIND_OBJS += reports/summary.o
+KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/kill.o
 KIND_OBJS += faults/pause.o

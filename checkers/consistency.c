@@ -31,6 +31,7 @@
 #include <sys/stat.h>
 
 #include "checkers/checker.h"
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/history.h"
@@ -143,7 +144,7 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 	struct err last = ERR_INIT;
 	const char *cf = NULL, *from = NULL;
 	uint64_t mark_ts = 0, checkpoint = 0;
-	char state[64] = "?";
+	struct changefeed feed = { "?", 0, "", "" };
 	int rc, seen = 0;
 
 	rc = sql_exec(&sides[UP].conn, "CREATE DATABASE IF NOT EXISTS "
@@ -173,10 +174,9 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 			seen = !strcmp(buf_str(&v), "1");
 		if (!seen && err_isset(&last))
 			sql_close(&sides[DOWN].conn);
-		if (seen && cf && !cluster_changefeed(ctx->cluster, cf, state,
-						      sizeof(state),
-						      &checkpoint, &last) &&
-		    checkpoint >= mark_ts)
+		if (seen && cf && !cluster_changefeed(ctx->cluster, cf, &feed,
+						      &last) &&
+		    (checkpoint = feed.checkpoint_ts) >= mark_ts)
 			break;
 		if (seen && !cf)
 			break;
@@ -198,12 +198,15 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 					      "out after %s: changefeed %s "
 					      "(state %s) checkpoint_ts %llu "
 					      "is %.1fs behind the finish "
-					      "mark's %s %llu", d, cf, state,
+					      "mark's %s %llu%s%s", d, cf,
+					      feed.state,
 					      (unsigned long long)checkpoint,
 					      (double)(TSO_MS(mark_ts) -
 						       TSO_MS(checkpoint)) /
 					      1000, from,
-					      (unsigned long long)mark_ts);
+					      (unsigned long long)mark_ts,
+					      feed.error[0] ? "; error: " : "",
+					      feed.error);
 				break;
 			}
 			if (seen) {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "checkers/checker.h"
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/history.h"
@@ -29,29 +30,35 @@ static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 	const char *id = cluster_changefeed_id(ctx->cluster,
 					       suite_opt(it, "changefeed")->s);
 	int64_t deadline = clock_mono_ns() + suite_opt(it, "timeout")->i;
-	uint64_t first = 0, now = 0;
-	char state[64];
+	struct changefeed cf;
+	uint64_t first;
 
-	if (cluster_changefeed(ctx->cluster, id, state, sizeof(state), &first,
-			       e))
+	if (cluster_changefeed(ctx->cluster, id, &cf, e))
 		return -1;
+	first = cf.checkpoint_ts;
 	for (;;) {
-		if (cluster_changefeed(ctx->cluster, id, state, sizeof(state),
-				       &now, e))
+		if (cluster_changefeed(ctx->cluster, id, &cf, e))
 			return -1;
-		if (!strcmp(state, "normal") && now > first)
+		if (!strcmp(cf.state, "normal") && cf.checkpoint_ts > first)
 			break;
 		if (clock_mono_ns() >= deadline || check_interrupted(ctx)) {
 			check_verdict(r, VERDICT_FAIL, "changefeed %s: state %s, "
-				      "checkpoint_ts %llu did not advance",
-				      id, state, (unsigned long long)now);
+				      "checkpoint_ts %llu did not advance%s%s",
+				      id, cf.state,
+				      (unsigned long long)cf.checkpoint_ts,
+				      cf.error[0] ? "; error: " : "", cf.error);
 			break;
 		}
 		clock_sleep_ns(500 * NS_PER_MS, NULL);
 	}
 	buf_printf(&r->details, NULL, "\"changefeed\":\"%s\",\"state\":\"%s\","
-		   "\"checkpoint_from\":%llu,\"checkpoint_to\":%llu", id, state,
-		   (unsigned long long)first, (unsigned long long)now);
+		   "\"checkpoint_from\":%llu,\"checkpoint_to\":%llu", id,
+		   cf.state, (unsigned long long)first,
+		   (unsigned long long)cf.checkpoint_ts);
+	if (cf.error[0]) {
+		buf_addstr(&r->details, ",\"error\":", NULL);
+		json_quote(&r->details, cf.error, NULL);
+	}
 	if (r->verdict != VERDICT_FAIL)
 		check_verdict(r, VERDICT_PASS, "changefeed %s normal, "
 			      "checkpoint advanced", id);

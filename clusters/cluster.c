@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clusters/api.h"
 #include "lib/clock.h"
 #include "lib/http.h"
 #include "lib/log.h"
@@ -772,29 +773,9 @@ const char *cluster_etcd_url(const struct cluster *c, const char *name)
 	return NULL;
 }
 
-int cluster_pd_leader(struct cluster *c, char *name, size_t size,
-		      struct err *e)
-{
-	json_t *doc, *n;
-	int rc = 0;
-
-	if (cluster_get_json(c, ROLE_PD, "/pd/api/v1/leader", &doc, e))
-		return -1;
-	n = json_object_get(doc, "name");
-	if (json_is_string(n))
-		snprintf(name, size, "%s", json_string_value(n));
-	else
-		rc = err_set(e, ERR_INFRA, "PD's leader answer has no name");
-	json_decref(doc);
-	return rc;
-}
-
 int cluster_ticdc(const struct cluster *c)
 {
-	for (size_t i = 0; i < c->ncomps; i++)
-		if ((c->comps[i].roles & ROLE_CDC) && c->comps[i].http_url)
-			return 1;
-	return 0;
+	return cluster_has_api(c, ROLE_CDC);
 }
 
 const char *cluster_changefeed_id(const struct cluster *c, const char *asked)
@@ -813,64 +794,6 @@ void url_origin(const char *url, const char *path, char *out, size_t size)
 		 : (int)strlen(url), url, path ? path : "");
 }
 
-int cluster_get_json(struct cluster *c, unsigned role, const char *path,
-		     json_t **doc, struct err *e)
-{
-	struct err last = ERR_INIT;
-
-	*doc = NULL;
-	for (size_t i = 0; i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		struct buf body = BUF_INIT;
-		char url[1024];
-		long status;
-
-		if (!(comp->roles & role) || !comp->http_url)
-			continue;
-		url_origin(comp->http_url, path, url, sizeof(url));
-		err_clear(&last);
-		if (!http_request("GET", url, NULL, &body, &status,
-				  5 * NS_PER_SEC, &last)) {
-			buf_rtrim(&body);
-			if (status != 200)
-				err_set(&last, ERR_INFRA, "GET '%s': HTTP %ld: "
-					"%.200s", url, status, buf_str(&body));
-			else if (!(*doc = json_loads(buf_str(&body), 0, NULL)))
-				err_set(&last, ERR_INFRA, "GET '%s': not JSON",
-					url);
-		}
-		buf_release(&body);
-		if (*doc)
-			return 0;
-	}
-	if (err_isset(&last))
-		return err_set(e, last.class, "%s", last.msg);
-	return err_set(e, ERR_INFRA, "no %s component with an HTTP URL",
-		       role_name(role));
-}
-
-int cluster_changefeed(struct cluster *c, const char *id, char *state,
-		       size_t size, uint64_t *checkpoint, struct err *e)
-{
-	char path[512];
-	json_t *doc, *st, *cp;
-
-	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s", id);
-	if (cluster_get_json(c, ROLE_CDC, path, &doc, e))
-		return -1;
-	st = json_object_get(doc, "state");
-	cp = json_object_get(doc, "checkpoint_ts");
-	if (!json_is_string(st) || !json_is_integer(cp)) {
-		json_decref(doc);
-		return err_set(e, ERR_INFRA, "changefeed '%s': the answer has "
-			       "no state string and checkpoint_ts number", id);
-	}
-	snprintf(state, size, "%s", json_string_value(st));
-	*checkpoint = (uint64_t)json_integer_value(cp);
-	json_decref(doc);
-	return 0;
-}
-
 void redact_uri(const char *uri, struct buf *out)
 {
 	const char *scheme = strstr(uri, "://");
@@ -886,61 +809,4 @@ void redact_uri(const char *uri, struct buf *out)
 	buf_add(out, uri, (size_t)(colon + 1 - uri), NULL);
 	buf_addstr(out, "***", NULL);
 	buf_addstr(out, at, NULL);
-}
-
-int cluster_ensure_changefeed(struct cluster *c, struct err *e)
-{
-	struct err missing = ERR_INIT, last = ERR_INIT;
-	char path[512];
-	json_t *doc;
-	char *body;
-
-	if (!c->changefeed || !c->sink_uri || !cluster_ticdc(c))
-		return 0;
-	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s", c->changefeed);
-	if (!cluster_get_json(c, ROLE_CDC, path, &doc, &missing)) {
-		json_decref(doc);
-		log_info("changefeed %s exists", c->changefeed);
-		return 0;
-	}
-	doc = json_pack("{s:s, s:s}", "changefeed_id", c->changefeed,
-			"sink_uri", c->sink_uri);
-	body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
-	json_decref(doc);
-	if (!body)
-		return err_set(e, ERR_INFRA, "out of memory");
-	for (size_t i = 0; i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		struct buf answer = BUF_INIT;
-		char url[1024];
-		long status;
-
-		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
-			continue;
-		url_origin(comp->http_url, "/api/v2/changefeeds", url,
-			   sizeof(url));
-		err_clear(&last);
-		if (http_request("POST", url, body, &answer, &status,
-				 30 * NS_PER_SEC, &last)) {
-			buf_release(&answer);
-			continue;	/* no answer: ask the next capture */
-		}
-		buf_rtrim(&answer);
-		if (status < 200 || status > 299)
-			err_set(&last, ERR_INFRA, "POST '%s': HTTP %ld: %.300s",
-				url, status, buf_str(&answer));
-		else
-			log_info("created changefeed %s (%s)", c->changefeed,
-				 comp->name);
-		buf_release(&answer);
-		break;
-	}
-	if (!err_isset(&last)) {
-		free(body);
-		return 0;
-	}
-	free(body);
-	return err_set(e, ERR_INFRA, "changefeed %s: not found (%s), and "
-		       "creating it failed: %s", c->changefeed, missing.msg,
-		       last.msg);
 }

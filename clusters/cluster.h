@@ -272,16 +272,6 @@ void component_last_log_line(const struct cluster *c,
 void url_origin(const char *url, const char *path, char *out, size_t size);
 
 /*
- * GET `path` ("/pd/api/v1/leader") at the origin of the http_url of each
- * component with `role`, in order, until one answers 200 with JSON: the
- * document in *doc (the caller json_decref()s it). Otherwise -1 with the
- * last failure: "GET 'URL': HTTP 500: <body>", "GET 'URL': not JSON",
- * or "no pd component with an HTTP URL".
- */
-int cluster_get_json(struct cluster *c, unsigned role, const char *path,
-		     json_t **doc, struct err *e);
-
-/*
  * The etcd key prefix of a TiDB or TiCDC election: service "ddl" (the DDL
  * owner), "autoid" (the autoid leader), "cdc" (the TiCDC owner of cluster
  * `cdc_cluster`, "default" when NULL). -1 for anything else.
@@ -296,18 +286,6 @@ int election_prefix(const char *service, const char *cdc_cluster,
  */
 const char *cluster_etcd_url(const struct cluster *c, const char *name);
 
-/* PD's leader by name: GET /pd/api/v1/leader on any pd component. */
-int cluster_pd_leader(struct cluster *c, char *name, size_t size,
-		      struct err *e);
-
-/*
- * TiCDC: make sure the topology's changefeed exists. When it names a
- * sink_uri and GET /api/v2/changefeeds/{id} does not find it, create it
- * (POST /api/v2/changefeeds {changefeed_id, sink_uri}). Nothing to do
- * without TiCDC or a sink_uri. The sink URI is never printed.
- */
-int cluster_ensure_changefeed(struct cluster *c, struct err *e);
-
 /* `uri` with the password of its user info, if any, as "***". */
 void redact_uri(const char *uri, struct buf *out);
 
@@ -319,14 +297,6 @@ int cluster_ticdc(const struct cluster *c);
  * topology's, else "tichaos".
  */
 const char *cluster_changefeed_id(const struct cluster *c, const char *asked);
-
-/*
- * TiCDC: the state ("normal", ...) and checkpoint_ts (a TSO) of
- * changefeed `id`, asked of any cdc component with an HTTP URL
- * (GET /api/v2/changefeeds/{id}).
- */
-int cluster_changefeed(struct cluster *c, const char *id, char *state,
-		       size_t size, uint64_t *checkpoint, struct err *e);
 
 /* An executable called `name` in PATH or an sbin directory, or NULL. */
 char *find_program(const char *name);

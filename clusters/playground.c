@@ -37,6 +37,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clusters/api.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/parse.h"

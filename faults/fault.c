@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/http.h"
@@ -109,38 +110,50 @@ const char *const fault_pick_names[] = {
 
 /*
  * The TiCDC owner among `cands`: GET /api/v2/captures on the cluster's
- * captures ({"items": [{"id", "is_owner", "address"}], ...}), the owner's
- * address matched to a candidate's http_url.
+ * captures ({"items": [{"id", "is_owner", "address"}], ...}; older TiCDC
+ * answered the bare list), the owner's address matched to a candidate's
+ * http_url.
  */
 static struct component *cdc_owner(struct cluster *c,
 				   struct component **cands, size_t n,
 				   struct err *e)
 {
+	struct api_reply r = API_REPLY_INIT;
 	struct component *owner = NULL;
 	const char *address = NULL;
-	json_t *doc, *items;
+	json_t *items;
 
-	if (cluster_get_json(c, ROLE_CDC, "/api/v2/captures", &doc, e))
+	if (cluster_api(c, ROLE_CDC, "GET", "/api/v2/captures", NULL, API_JSON,
+			&r, e))
 		return NULL;
-	items = json_is_array(doc) ? doc : json_object_get(doc, "items");
+	items = r.doc;
+	if (!json_is_array(items) &&
+	    http_field(r.doc, "items", WANT_ARRAY, r.where, &items, e))
+		goto out;
 	for (size_t j = 0; j < json_array_size(items); j++) {
-		json_t *cap = json_array_get(items, j);
+		json_t *cap = json_array_get(items, j), *is_owner, *addr;
 
-		if (json_is_true(json_object_get(cap, "is_owner")))
-			address = json_string_value(json_object_get(cap,
-								    "address"));
+		if (http_field(cap, "is_owner", WANT_BOOL, r.where, &is_owner,
+			       e) ||
+		    http_field(cap, "address", WANT_STRING, r.where, &addr, e))
+			goto out;
+		if (json_is_true(is_owner))
+			address = json_string_value(addr);
 	}
 	for (size_t j = 0; address && j < n; j++) {
 		const char *u = cands[j]->http_url;
 		const char *host = u ? strstr(u, "://") : NULL;
+		size_t len = strlen(address);
 
-		if (host && !strncmp(host + 3, address, strlen(address)))
+		if (host && !strncmp(host + 3, address, len) &&
+		    (host[3 + len] == '\0' || host[3 + len] == '/'))
 			owner = cands[j];
 	}
-	json_decref(doc);
 	if (!owner)
 		err_set(e, ERR_INFRA, "pick owner: no TiCDC capture named an "
 			"owner among the targets");
+out:
+	api_reply_release(&r);
 	return owner;
 }
 
@@ -190,9 +203,14 @@ static void record(struct fault_ctx *ctx, const char *type, const char *f,
 	history_record(ctx->slot, &ev);
 }
 
-static const char *target_of(const struct suite_item *it)
+static const char *target_of(struct fault_ctx *ctx,
+			     const struct suite_item *it)
 {
-	const struct optval *v = suite_opt(it, "target");
+	const struct optval *v = suite_opt(it, "changefeed");
+
+	if (v)
+		return cluster_changefeed_id(ctx->cluster, v->s);
+	v = suite_opt(it, "target");
 
 	if (v && v->s)
 		return v->s;
@@ -220,7 +238,7 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 {
 	const struct fault_type *t = it->type;
 	struct buf members = BUF_INIT, value = BUF_INIT;
-	const char *target = target_of(it);
+	const char *target = target_of(ctx, it);
 	int64_t start = clock_mono_ns();
 	int rc;
 
@@ -262,7 +280,7 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 	t = act->item->type;
 	if (!t->heal)
 		return 0;
-	target = target_of(act->item);
+	target = target_of(ctx, act->item);
 	record(ctx, "invoke", t->heal_name, target, NULL, NULL);
 	rc = t->heal(ctx, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);

@@ -68,6 +68,11 @@ struct fault_action {
 	struct component *targets[FAULT_MAX_TARGETS];
 	size_t ntargets;
 	int healed;
+	/* MAY: what a kind's heal needs besides its targets (changefeed
+	 * recreate: the checkpoint to start from and the sink URI, which is
+	 * never written anywhere and wiped by the heal). */
+	uint64_t start_ts;
+	char sink_uri[1024];
 };
 
 /* What a fault works with; filled by the runner. */

@@ -1,5 +1,6 @@
 #include "faults/fault.h"
 
+extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_kill;
 extern const struct fault_type fault_pause;
 extern const struct fault_type fault_resign;
@@ -10,6 +11,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_kill,
 	&fault_pause,
 	&fault_resign,
+	&fault_changefeed,
 	&fault_tamper,
 	NULL,
 };

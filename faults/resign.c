@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "faults/fault.h"
 #include "lib/clock.h"

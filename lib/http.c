@@ -1,6 +1,7 @@
 #include "http.h"
 
 #include <curl/curl.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
@@ -70,5 +71,62 @@ int http_request(const char *method, const char *url, const char *body,
 	if (rc != CURLE_OK)
 		return err_set(e, ERR_INFRA, "cannot %s '%s': %s", method, url,
 			       curl_easy_strerror(rc));
+	return 0;
+}
+
+static int is_wanted(json_t *v, enum http_want want)
+{
+	switch (want) {
+	case WANT_STRING:
+		return json_is_string(v);
+	case WANT_INTEGER:
+		return json_is_integer(v) && json_integer_value(v) >= 0;
+	case WANT_BOOL:
+		return json_is_boolean(v);
+	case WANT_OBJECT:
+		return json_is_object(v);
+	case WANT_ARRAY:
+		return json_is_array(v);
+	}
+	return 0;
+}
+
+static const char *want_name(enum http_want want)
+{
+	static const char *const names[] = {
+		"a string", "an integer >= 0", "true or false", "an object",
+		"an array",
+	};
+
+	return names[want];
+}
+
+int http_field(json_t *root, const char *path, unsigned want,
+	       const char *where, json_t **out, struct err *e)
+{
+	enum http_want type = (enum http_want)(want & ~WANT_OPTIONAL);
+	const char *key = path, *dot;
+	json_t *v = root;
+
+	*out = NULL;
+	do {
+		char name[256];
+
+		dot = strchr(key, '.');
+		snprintf(name, sizeof(name), "%.*s",
+			 dot ? (int)(dot - key) : (int)strlen(key), key);
+		v = json_is_object(v) ? json_object_get(v, name) : NULL;
+		key = dot + 1;
+	} while (v && dot);
+	if (!v || json_is_null(v)) {
+		if (want & WANT_OPTIONAL)
+			return 0;
+		return err_set(e, ERR_INFRA, "%s: no '%s' in the answer", where,
+			       path);
+	}
+	if (!is_wanted(v, type))
+		return err_set(e, ERR_INFRA, "%s: '%s' is not %s", where, path,
+			       want_name(type));
+	*out = v;
 	return 0;
 }

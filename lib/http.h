@@ -6,6 +6,7 @@
  * gateway, TiDB status ports, the TiCDC Open API, PD.
  */
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "buf.h"
@@ -25,5 +26,28 @@ void http_library_end(void);
 int http_request(const char *method, const char *url, const char *body,
 		 struct buf *out, long *status, int64_t timeout_ns,
 		 struct err *e);
+
+/* What http_field() accepts at a path. */
+enum http_want {
+	WANT_STRING,
+	WANT_INTEGER,		/* an integer >= 0 */
+	WANT_BOOL,
+	WANT_OBJECT,
+	WANT_ARRAY,
+};
+
+/* Or'ed into the want: an absent or null member is no error. */
+#define WANT_OPTIONAL 0x100
+
+/*
+ * The member at `path` of an API answer `root`: object keys separated by
+ * dots ("error.message"), checked to be what `want` says. 0 with *out
+ * borrowed from `root` (NULL for an absent optional member); otherwise -1
+ * with `e` (ERR_INFRA) led by `where`, the request ("GET 'URL'"):
+ * "GET 'URL': no 'state' in the answer", "...: 'checkpoint_ts' is not an
+ * integer >= 0".
+ */
+int http_field(json_t *root, const char *path, unsigned want,
+	       const char *where, json_t **out, struct err *e);
 
 #endif

@@ -1,8 +1,10 @@
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
@@ -69,39 +71,96 @@ static const char *owner_component(const struct cluster *c, const char *v)
 }
 
 /*
+ * The component whose SQL address, or HTTP origin's host:port, is exactly
+ * `addr` ("127.0.0.1:4000"); NULL when none is.
+ */
+static const char *component_at(const struct cluster *c, const char *addr)
+{
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		char mine[300];
+		const char *host;
+
+		if (comp->sql_port) {
+			snprintf(mine, sizeof(mine), "%s:%d", comp->sql_host,
+				 comp->sql_port);
+			if (!strcmp(mine, addr))
+				return comp->name;
+		}
+		if (comp->http_url) {
+			url_origin(comp->http_url, NULL, mine, sizeof(mine));
+			host = strstr(mine, "://");
+			if (host && !strcmp(host + 3, addr))
+				return comp->name;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The DDL owner as TiDB's GET /info/all tells it: its id, then the
+ * component at the address TiDB lists for it (or the address).
+ */
+static void ddl_owner_http(struct cluster *c)
+{
+	char id[256], addr[300];
+	struct err e = ERR_INIT;
+	const char *comp;
+
+	if (cluster_ddl_owner(c, id, sizeof(id), addr, sizeof(addr), &e)) {
+		printf("%-10s ? (%s)\n", "ddl", e.msg);
+		return;
+	}
+	comp = addr[0] ? component_at(c, addr) : NULL;
+	printf("%-10s %s%s%s%s [/info/all]\n", "ddl", id[0] ? id : "-",
+	       addr[0] ? " (" : "", comp ? comp : addr, addr[0] ? ")" : "");
+}
+
+/* The owner of one etcd election: its value, and the component named. */
+static void election_owner(const struct cluster *c, const char *url,
+			   const char *service)
+{
+	struct etcd_kvs kvs = ETCD_KVS_INIT;
+	const struct etcd_kv *o;
+	struct err e = ERR_INIT;
+	const char *comp;
+	char prefix[256];
+	int named;
+
+	election_prefix(service, NULL, prefix, sizeof(prefix));
+	if (etcd_election(url, prefix, &kvs, &e)) {
+		printf("%-10s ? (%s)\n", service, e.msg);
+		etcd_kvs_release(&kvs);
+		return;
+	}
+	o = etcd_owner(&kvs);
+	comp = o ? owner_component(c, o->value) : NULL;
+	named = comp && strcmp(comp, o->value);
+	printf("%-10s %s%s%s%s\n", service, o ? o->value : "-",
+	       named ? " (" : "", named ? comp : "", named ? ")" : "");
+	etcd_kvs_release(&kvs);
+}
+
+/*
  * Who leads each election: the DDL owner, the autoid leader and the TiCDC
- * owner from etcd (the first etcd or pd component), PD's leader from PD.
+ * owner from etcd (the first etcd or pd component), the DDL owner from
+ * TiDB's /info/all too, PD's leader from PD.
  */
 static void owners(struct cluster *c)
 {
 	static const char *const services[] = { "ddl", "autoid", "cdc", NULL };
 	const char *url = cluster_etcd_url(c, NULL);
-	int pd = 0;
+	int pd = cluster_has_api(c, ROLE_PD);
+	int tidb = cluster_has_api(c, ROLE_UPSTREAM);
 
-	for (size_t i = 0; i < c->ncomps; i++)
-		pd |= (c->comps[i].roles & ROLE_PD) && c->comps[i].http_url;
-	if (!url && !pd)
+	if (!url && !pd && !tidb)
 		return;
 	printf("\n%-10s %s\n", "ELECTION", "OWNER");
-	for (int s = 0; url && services[s]; s++) {
-		struct etcd_kvs kvs = ETCD_KVS_INIT;
-		const struct etcd_kv *o;
-		struct err e = ERR_INIT;
-		char prefix[256];
-		const char *comp;
-
-		election_prefix(services[s], NULL, prefix, sizeof(prefix));
-		if (etcd_election(url, prefix, &kvs, &e)) {
-			printf("%-10s ? (%s)\n", services[s], e.msg);
-			continue;
-		}
-		o = etcd_owner(&kvs);
-		comp = o ? owner_component(c, o->value) : NULL;
-		printf("%-10s %s%s%s%s\n", services[s], o ? o->value : "-",
-		       comp && strcmp(comp, o->value) ? " (" : "",
-		       comp && strcmp(comp, o->value) ? comp : "",
-		       comp && strcmp(comp, o->value) ? ")" : "");
-		etcd_kvs_release(&kvs);
+	for (int s = 0; services[s]; s++) {
+		if (url)
+			election_owner(c, url, services[s]);
+		if (tidb && !strcmp(services[s], "ddl"))
+			ddl_owner_http(c);
 	}
 	if (pd) {
 		struct err e = ERR_INIT;
@@ -112,6 +171,41 @@ static void owners(struct cluster *c)
 		else
 			printf("%-10s %s\n", "pd", name);
 	}
+}
+
+/*
+ * PD's members (GET /pd/api/v1/members) with their health (GET
+ * /pd/api/v1/health): name, healthy or unhealthy (? when /health does not
+ * list it), the first client URL and the component at its address.
+ */
+static void pd_members(struct cluster *c)
+{
+	struct pd_member *m;
+	struct err e = ERR_INIT, why = ERR_INIT;
+	size_t n;
+
+	printf("\n%-20s %-10s %s\n", "PD MEMBER", "HEALTH", "CLIENT URL");
+	if (cluster_pd_members(c, &m, &n, &e)) {
+		printf("? (%s)\n", e.msg);
+		return;
+	}
+	cluster_pd_health(c, m, n, &why);
+	for (size_t i = 0; i < n; i++) {
+		const char *host, *comp;
+		char origin[300];
+
+		url_origin(m[i].client_url, NULL, origin, sizeof(origin));
+		host = strstr(origin, "://");
+		comp = host ? component_at(c, host + 3) : NULL;
+
+		printf("%-20s %-10s %s%s%s%s\n", m[i].name,
+		       m[i].health < 0 ? "?" : m[i].health ? "healthy"
+		       : "unhealthy", m[i].client_url[0] ? m[i].client_url : "-",
+		       comp ? " (" : "", comp ? comp : "", comp ? ")" : "");
+	}
+	if (err_isset(&why))
+		printf("health ? (%s)\n", why.msg);
+	free(m);
 }
 
 static int status(struct cluster *c)
@@ -152,6 +246,8 @@ static int status(struct cluster *c)
 		       pid, addr, state, lag);
 	}
 	owners(c);
+	if (cluster_has_api(c, ROLE_PD))
+		pd_members(c);
 	return all_up ? EXIT_PASS : EXIT_INFRA;
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
@@ -463,7 +464,7 @@ static void progress(struct state *st, int64_t elapsed, int final,
 		     struct pace *pace)
 {
 	uint64_t ok = 0, errors = 0, active = 0;
-	char a[32], b[32], lag[160] = "";
+	char a[32], b[32], lag[400] = "";
 	double rate;
 	size_t off = 0;
 
@@ -492,22 +493,30 @@ static void progress(struct state *st, int64_t elapsed, int final,
 					   "  lag %s ?", c->name));
 	}
 	if (cdc_changefeed(st)) {
-		char state[64];
-		uint64_t ts;
+		struct changefeed cf;
+		int odd;
 
 		/* A TSO's physical part is its milliseconds >> 18; one
-		 * ahead of our clock (another host's) is no lag. */
-		if (!cluster_changefeed(&st->cluster, cdc_changefeed(st),
-					state, sizeof(state), &ts, NULL))
+		 * ahead of our clock (another host's) is no lag. A
+		 * changefeed that is not normal says so, with its error. */
+		if (!cluster_changefeed(&st->cluster, cdc_changefeed(st), &cf,
+					NULL)) {
+			int64_t at = (int64_t)(cf.checkpoint_ts >> 18);
+
+			odd = strcmp(cf.state, "normal") != 0;
 			snprintf(lag + off, sizeof(lag) - off, "  lag "
-				 "changefeed %s %llds", cdc_changefeed(st),
-				 (long long)(clock_wall_ms() > (int64_t)(ts >> 18)
-					     ? (clock_wall_ms() -
-						(int64_t)(ts >> 18)) / 1000
-					     : 0));
-		else
+				 "changefeed %s %llds%s%s%s%s%s",
+				 cdc_changefeed(st),
+				 (long long)(clock_wall_ms() > at
+					     ? (clock_wall_ms() - at) / 1000
+					     : 0), odd ? " (" : "",
+				 odd ? cf.state : "",
+				 odd && cf.error[0] ? ": " : "",
+				 odd ? cf.error : "", odd ? ")" : "");
+		} else {
 			snprintf(lag + off, sizeof(lag) - off, "  lag "
 				 "changefeed %s ?", cdc_changefeed(st));
+		}
 	}
 	rate = elapsed > pace->at ? (double)(ok - pace->ok) * NS_PER_SEC /
 				    (double)(elapsed - pace->at) : 0;

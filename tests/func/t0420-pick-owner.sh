@@ -195,13 +195,13 @@ test_expect_success 'a missing changefeed is created, its sink password kept out
 	! grep -rq "pw9" "$TRASH/r7" tap7 err7
 '
 
-test_expect_success 'a changefeed TiCDC refuses to create: exit 3 with both answers' '
+test_expect_success 'a changefeed TiCDC refuses to create: exit 3 with both answers, TiCDC'\''s error_msg' '
 	sed -e "s/cfnew/cfbad/g" "$TRASH/topo-new.yaml" >"$TRASH/topo-bad.yaml" &&
 	printf "400 application/json\n{\"error_msg\": \"sink uri invalid\", \"error_code\": \"CDC:ErrSinkURIInvalid\"}\n" \
 		>"$TRASH/cdc-0/POST_api_v2_changefeeds" &&
 	"$TICHAOS" run "$TRASH/barrier.yaml" --cluster "$TRASH/topo-bad.yaml" --out "$TRASH/r8" >tap8 2>err8
 	test $? = 3 &&
-	echo "tichaos: changefeed cfbad: not found (GET '\''http://127.0.0.1:$P1/api/v2/changefeeds/cfbad'\'': HTTP 404: 404 page not found), and creating it failed: POST '\''http://127.0.0.1:$P0/api/v2/changefeeds'\'': HTTP 400: {\"error_msg\": \"sink uri invalid\", \"error_code\": \"CDC:ErrSinkURIInvalid\"}" >expect &&
+	echo "tichaos: changefeed cfbad: not found (GET '\''http://127.0.0.1:$P1/api/v2/changefeeds/cfbad'\'': HTTP 404: 404 page not found), and creating it failed: POST '\''http://127.0.0.1:$P0/api/v2/changefeeds'\'': HTTP 400: sink uri invalid" >expect &&
 	tail -n 1 err8 | test_cmp expect -
 '
 

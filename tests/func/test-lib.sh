@@ -232,6 +232,41 @@ test_sshd_up() {
 	export SSHD_PORT SSH_USER SSH_KEY SSH_KEY_RSA SSH_KNOWN_HOSTS
 }
 
+# take_port VAR: a port for a fake server, from a base derived from our
+# pid below the ephemeral range (where a client socket could take it after
+# the check), skipping any port a socket uses; take them once the local
+# cluster listens (its block is not ours to extend).
+next_port=$((20000 + $$ % 600 * 20))
+take_port() {
+	while ss -tanH "sport = :$next_port" | grep -q .; do
+		next_port=$((next_port + 1))
+	done
+	eval "$1=$next_port"
+	next_port=$((next_port + 1))
+}
+
+# fake_http NAME PORT DIR: (re)start the fake server NAME,
+# tests/helpers/fake-http.pl answering on 127.0.0.1:PORT from DIR, with an
+# empty log of its requests $TRASH/NAME.log (its own errors in
+# $TRASH/NAME.err); the one started before under NAME is stopped first.
+# Returns once it listens; killed when the file ends.
+fake_http() {
+	fake_var=fake_pid_$(echo "$1" | tr - _)
+	eval "fake_pid=\${$fake_var:-}"
+	if [ -n "$fake_pid" ]; then
+		kill -TERM "$fake_pid" 2>/dev/null
+		wait "$fake_pid" 2>/dev/null
+	fi
+	rm -f "$TRASH/$1.log"
+	perl "$ROOT/tests/helpers/fake-http.pl" "$2" "$3" "$TRASH/$1.log" \
+		>"$TRASH/$1.err" 2>&1 &
+	fake_pid=$!
+	eval "$fake_var=$fake_pid"
+	test_track_pid $fake_pid
+	wait_for_condition 5 "listening $2 || ! alive $fake_pid" &&
+	alive $fake_pid || { cat "$TRASH/$1.err"; return 1; }
+}
+
 # test_cmp EXPECTED ACTUAL: files are equal; show the diff otherwise.
 test_cmp() {
 	diff -u "$1" "$2"

@@ -1,0 +1,388 @@
+/*
+ * The HTTP API clients of TiDB, TiCDC and PD (clusters/api.h): one
+ * request mechanism, cluster_api(), and what each client reads of the
+ * answers.
+ */
+#include "clusters/api.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clusters/cluster.h"
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/http.h"
+#include "lib/log.h"
+
+/* A GET is quick; TiCDC answers a DELETE once the owner removed it. */
+#define GET_TIMEOUT_NS (5 * NS_PER_SEC)
+#define CHANGE_TIMEOUT_NS (60 * NS_PER_SEC)
+
+void api_reply_release(struct api_reply *r)
+{
+	json_decref(r->doc);
+	*r = (struct api_reply)API_REPLY_INIT;
+}
+
+int cluster_has_api(const struct cluster *c, unsigned role)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & role) && c->comps[i].http_url)
+			return 1;
+	return 0;
+}
+
+/*
+ * The failure of a non-2xx answer: TiCDC's {"error_msg", "error_code"}
+ * (the code kept in r->code), PD's JSON string, else the body's start.
+ * Returns whether the body was JSON.
+ */
+static int answer_error(struct api_reply *r, long status, const char *body,
+			struct err *e)
+{
+	json_t *doc = json_loads(body, JSON_DECODE_ANY, NULL);
+	json_t *msg = json_object_get(doc, "error_msg");
+	json_t *code = json_object_get(doc, "error_code");
+	int json = doc != NULL;
+
+	if (json_is_string(code))
+		snprintf(r->code, sizeof(r->code), "%s",
+			 json_string_value(code));
+	if (json_is_string(msg))
+		err_set(e, ERR_INFRA, "%s: HTTP %ld: %s", r->where, status,
+			json_string_value(msg));
+	else if (json_is_string(doc))
+		err_set(e, ERR_INFRA, "%s: HTTP %ld: %s", r->where, status,
+			json_string_value(doc));
+	else
+		err_set(e, ERR_INFRA, "%s: HTTP %ld: %.200s", r->where, status,
+			body);
+	json_decref(doc);
+	return json;
+}
+
+/*
+ * One request to one component: 0, or -1 with `e` and in *next whether
+ * another component may be asked.
+ */
+static int ask(struct component *comp, const char *method, const char *path,
+	       const char *body, unsigned flags, struct api_reply *r,
+	       int *next, struct err *e)
+{
+	int get = !strcmp(method, "GET");
+	struct buf answer = BUF_INIT;
+	json_error_t why;
+	char url[1024];
+	long status;
+	int rc = -1;
+
+	url_origin(comp->http_url, path, url, sizeof(url));
+	snprintf(r->where, sizeof(r->where), "%s '%s'", method, url);
+	r->code[0] = '\0';
+	*next = 1;
+	if (http_request(method, url, body, &answer, &status,
+			 get ? GET_TIMEOUT_NS : CHANGE_TIMEOUT_NS, e))
+		goto out;
+	r->comp = comp;
+	buf_rtrim(&answer);
+	if (status < 200 || status > 299) {
+		int json = answer_error(r, status, buf_str(&answer), e);
+
+		*next = get && (status >= 500 || !json);
+	} else if ((flags & API_JSON) &&
+		   !(r->doc = json_loads(buf_str(&answer),
+					 flags & API_BIG_INTS ?
+					 JSON_DECODE_INT_AS_REAL : 0, &why))) {
+		err_set(e, ERR_INFRA, "%s: not JSON (%s)", r->where, why.text);
+		*next = get;
+	} else {
+		rc = 0;
+	}
+out:
+	buf_release(&answer);
+	return rc;
+}
+
+int cluster_api(struct cluster *c, unsigned role, const char *method,
+		const char *path, const char *body, unsigned flags,
+		struct api_reply *r, struct err *e)
+{
+	struct err last = ERR_INIT;
+	int next = 1;
+
+	api_reply_release(r);
+	for (size_t i = 0; next && i < c->ncomps; i++) {
+		struct component *comp = &c->comps[i];
+
+		if (!(comp->roles & role) || !comp->http_url)
+			continue;
+		err_clear(&last);
+		if (!ask(comp, method, path, body, flags, r, &next, &last))
+			return 0;
+	}
+	if (err_isset(&last))
+		return err_set(e, last.class, "%s", last.msg);
+	return err_set(e, ERR_INFRA, "no %s component with an HTTP URL",
+		       role_name(role));
+}
+
+/* TiCDC */
+
+/* Copy a checked string member (or "" for an absent one). */
+static void copy_string(char *out, size_t size, json_t *v)
+{
+	snprintf(out, size, "%s", v ? json_string_value(v) : "");
+}
+
+int cluster_changefeed(struct cluster *c, const char *id,
+		       struct changefeed *cf, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *state, *checkpoint, *sink, *error, *message = NULL;
+	char path[512];
+	int rc;
+
+	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s", id);
+	if (cluster_api(c, ROLE_CDC, "GET", path, NULL, API_JSON, &r, e)) {
+		rc = !strcmp(r.code, "CDC:ErrChangeFeedNotExists") ? 1 : -1;
+		goto out;
+	}
+	rc = http_field(r.doc, "state", WANT_STRING, r.where, &state, e) ||
+	     http_field(r.doc, "checkpoint_ts", WANT_INTEGER, r.where,
+			&checkpoint, e) ||
+	     http_field(r.doc, "sink_uri", WANT_STRING | WANT_OPTIONAL,
+			r.where, &sink, e) ||
+	     http_field(r.doc, "error", WANT_OBJECT | WANT_OPTIONAL, r.where,
+			&error, e) ||
+	     (error && http_field(r.doc, "error.message", WANT_STRING,
+				  r.where, &message, e)) ? -1 : 0;
+	if (!rc) {
+		copy_string(cf->state, sizeof(cf->state), state);
+		cf->checkpoint_ts = (uint64_t)json_integer_value(checkpoint);
+		copy_string(cf->sink_uri, sizeof(cf->sink_uri), sink);
+		copy_string(cf->error, sizeof(cf->error), message);
+	}
+out:
+	api_reply_release(&r);
+	return rc;
+}
+
+/* One changefeed operation: `method` on `path`, its answer not read. */
+static int change(struct cluster *c, const char *method, const char *path,
+		  const char *body, struct component **via, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	int rc = cluster_api(c, ROLE_CDC, method, path, body, 0, &r, e);
+
+	if (via)
+		*via = rc ? NULL : r.comp;
+	api_reply_release(&r);
+	return rc;
+}
+
+static int change_id(struct cluster *c, const char *method, const char *id,
+		     const char *op, const char *body,
+		     struct component **via, struct err *e)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s%s%s", id,
+		 op ? "/" : "", op ? op : "");
+	return change(c, method, path, body, via, e);
+}
+
+int cluster_changefeed_pause(struct cluster *c, const char *id,
+			     struct component **via, struct err *e)
+{
+	return change_id(c, "POST", id, "pause", NULL, via, e);
+}
+
+int cluster_changefeed_resume(struct cluster *c, const char *id,
+			      struct component **via, struct err *e)
+{
+	/* TiCDC binds the body as JSON: an empty one is refused. */
+	return change_id(c, "POST", id, "resume", "{}", via, e);
+}
+
+int cluster_changefeed_remove(struct cluster *c, const char *id,
+			      struct component **via, struct err *e)
+{
+	return change_id(c, "DELETE", id, NULL, NULL, via, e);
+}
+
+int cluster_changefeed_create(struct cluster *c, const char *id,
+			      const char *sink_uri, uint64_t start_ts,
+			      struct component **via, struct err *e)
+{
+	json_t *doc = json_pack("{s:s, s:s}", "changefeed_id", id, "sink_uri",
+				sink_uri);
+	char *body;
+	int rc;
+
+	if (doc && start_ts)
+		json_object_set_new(doc, "start_ts",
+				    json_integer((json_int_t)start_ts));
+	body = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	if (!body)
+		return err_set(e, ERR_INFRA, "out of memory");
+	rc = change(c, "POST", "/api/v2/changefeeds", body, via, e);
+	memset(body, 0, strlen(body));	/* the sink's password */
+	free(body);
+	return rc;
+}
+
+int cluster_ensure_changefeed(struct cluster *c, struct err *e)
+{
+	struct err missing = ERR_INIT, refused = ERR_INIT;
+	struct component *via;
+	struct changefeed cf;
+
+	if (!c->changefeed || !c->sink_uri || !cluster_ticdc(c))
+		return 0;
+	if (!cluster_changefeed(c, c->changefeed, &cf, &missing)) {
+		log_info("changefeed %s exists", c->changefeed);
+		return 0;
+	}
+	if (cluster_changefeed_create(c, c->changefeed, c->sink_uri, 0, &via,
+				      &refused))
+		return err_set(e, ERR_INFRA, "changefeed %s: not found (%s), "
+			       "and creating it failed: %s", c->changefeed,
+			       missing.msg, refused.msg);
+	log_info("created changefeed %s (%s)", c->changefeed, via->name);
+	return 0;
+}
+
+/* PD */
+
+int cluster_pd_leader(struct cluster *c, char *name, size_t size,
+		      struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *n;
+	int rc;
+
+	rc = cluster_api(c, ROLE_PD, "GET", "/pd/api/v1/leader", NULL,
+			 API_JSON | API_BIG_INTS, &r, e) ||
+	     http_field(r.doc, "name", WANT_STRING, r.where, &n, e);
+	if (!rc)
+		snprintf(name, size, "%s", json_string_value(n));
+	api_reply_release(&r);
+	return rc ? -1 : 0;
+}
+
+static int pd_member(json_t *m, const char *where, struct pd_member *out,
+		     struct err *e)
+{
+	json_t *name, *urls, *first;
+
+	if (http_field(m, "name", WANT_STRING, where, &name, e) ||
+	    http_field(m, "client_urls", WANT_ARRAY, where, &urls, e))
+		return -1;
+	first = json_array_get(urls, 0);
+	if (first && !json_is_string(first))
+		return err_set(e, ERR_INFRA, "%s: 'client_urls' of '%s' is not "
+			       "a list of strings", where,
+			       json_string_value(name));
+	copy_string(out->name, sizeof(out->name), name);
+	copy_string(out->client_url, sizeof(out->client_url), first);
+	out->health = -1;
+	return 0;
+}
+
+int cluster_pd_members(struct cluster *c, struct pd_member **members,
+		       size_t *n, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *list;
+	int rc = -1;
+
+	*members = NULL;
+	*n = 0;
+	if (cluster_api(c, ROLE_PD, "GET", "/pd/api/v1/members", NULL,
+			API_JSON | API_BIG_INTS, &r, e) ||
+	    http_field(r.doc, "members", WANT_ARRAY, r.where, &list, e))
+		goto out;
+	*members = calloc(json_array_size(list) + 1, sizeof(**members));
+	if (!*members) {
+		err_set(e, ERR_INFRA, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(list); i++)
+		if (pd_member(json_array_get(list, i), r.where,
+			      &(*members)[(*n)++], e))
+			goto out;
+	rc = 0;
+out:
+	if (rc) {
+		free(*members);
+		*members = NULL;
+		*n = 0;
+	}
+	api_reply_release(&r);
+	return rc;
+}
+
+int cluster_pd_health(struct cluster *c, struct pd_member *members, size_t n,
+		      struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	int rc = -1;
+
+	if (cluster_api(c, ROLE_PD, "GET", "/pd/api/v1/health", NULL,
+			API_JSON | API_BIG_INTS, &r, e))
+		goto out;
+	if (!json_is_array(r.doc)) {
+		err_set(e, ERR_INFRA, "%s: the answer is not a list", r.where);
+		goto out;
+	}
+	for (size_t i = 0; i < json_array_size(r.doc); i++) {
+		json_t *h = json_array_get(r.doc, i), *name, *healthy;
+
+		if (http_field(h, "name", WANT_STRING, r.where, &name, e) ||
+		    http_field(h, "health", WANT_BOOL, r.where, &healthy, e))
+			goto out;
+		for (size_t j = 0; j < n; j++)
+			if (!strcmp(members[j].name, json_string_value(name)))
+				members[j].health = json_is_true(healthy);
+	}
+	rc = 0;
+out:
+	api_reply_release(&r);
+	return rc;
+}
+
+/* TiDB */
+
+int cluster_ddl_owner(struct cluster *c, char *id, size_t id_size,
+		      char *addr, size_t addr_size, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *owner, *servers, *ip, *port;
+	char path[300];
+	int rc;
+
+	id[0] = addr[0] = '\0';
+	rc = cluster_api(c, ROLE_UPSTREAM, "GET", "/info/all", NULL, API_JSON,
+			 &r, e) ||
+	     http_field(r.doc, "owner_id", WANT_STRING, r.where, &owner, e) ||
+	     http_field(r.doc, "all_servers_info", WANT_OBJECT | WANT_OPTIONAL,
+			r.where, &servers, e);
+	if (rc)
+		goto out;
+	copy_string(id, id_size, owner);
+	/* all_servers_info is keyed by ddl_id; a dot would split the path. */
+	if (!servers || !json_object_get(servers, id) || strchr(id, '.'))
+		goto out;
+	snprintf(path, sizeof(path), "all_servers_info.%s.ip", id);
+	rc = http_field(r.doc, path, WANT_STRING, r.where, &ip, e);
+	snprintf(path, sizeof(path), "all_servers_info.%s.listening_port", id);
+	rc = rc || http_field(r.doc, path, WANT_INTEGER, r.where, &port, e);
+	if (!rc)
+		snprintf(addr, addr_size, "%s:%lld", json_string_value(ip),
+			 (long long)json_integer_value(port));
+out:
+	api_reply_release(&r);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,150 @@
+#ifndef TICHAOS_API_H
+#define TICHAOS_API_H
+
+/*
+ * Clients of the servers' HTTP APIs, asked through the cluster's
+ * components (DESIGN §5): TiDB's status port (the http_url of upstream
+ * components), TiCDC's Open API v2 (cdc), PD's API (pd).
+ *
+ * Every field read from an answer is checked for presence and type
+ * (http_field); every failure is one line naming the request that got it:
+ * "GET 'http://127.0.0.1:8300/api/v2/changefeeds/cf': HTTP 500: <the
+ * server's error message>", "...: not JSON (<jansson's reason>)", "...:
+ * no 'state' in the answer". The shapes, and where each comes from: tests/data/http/
+ * README.md; what was verified against what: docs/topology.md.
+ */
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/err.h"
+
+struct cluster;
+struct component;
+
+/* cluster_api() flags. */
+#define API_JSON	1	/* the answer must be JSON: kept in doc */
+#define API_BIG_INTS	2	/* numbers decoded as reals: PD's uint64
+				 * member ids pass jansson's json_int_t
+				 * (no integer is read from such a document) */
+
+/* What answered one cluster_api() call. */
+struct api_reply {
+	/* API_JSON: the 2xx answer (owned: api_reply_release). */
+	json_t *doc;
+	/* The component that answered last; NULL when none did. */
+	struct component *comp;
+	/* "METHOD 'URL'" of the last request, to lead messages. */
+	char where[1100];
+	/* The "error_code" of a TiCDC error answer ("CDC:Err..."), else "". */
+	char code[128];
+};
+
+#define API_REPLY_INIT { NULL, NULL, "", "" }
+
+/*
+ * `method` `path` at the origin of the http_url of each component with
+ * `role`, in order, with `body` (NULL: none) sent as JSON. A 2xx answer is
+ * success (with API_JSON it must parse: *r->doc). A GET goes on to the
+ * next component when one does not answer, answers 5xx, or answers
+ * something that is not JSON; any other method only when one does not
+ * answer (a server that answered has acted, or refused). Failures keep
+ * the last one: "METHOD 'URL': HTTP 400: <error_msg of a TiCDC error, the
+ * string of a PD error, else the body's start>", "cannot GET 'URL': ...",
+ * "no cdc component with an HTTP URL". `r` (API_REPLY_INIT, or one used
+ * before) is filled either way and released by the caller.
+ */
+int cluster_api(struct cluster *c, unsigned role, const char *method,
+		const char *path, const char *body, unsigned flags,
+		struct api_reply *r, struct err *e);
+
+/* Free r->doc; `r` is API_REPLY_INIT again. */
+void api_reply_release(struct api_reply *r);
+
+/* 1 when a component with `role` has an HTTP URL to ask. */
+int cluster_has_api(const struct cluster *c, unsigned role);
+
+/* TiCDC's Open API v2 (pingcap/tiflow cdc/api/v2). */
+
+struct changefeed {
+	char state[32];		/* "normal", "stopped", "failed", ... */
+	uint64_t checkpoint_ts;	/* a TSO */
+	/* As TiCDC shows it (a password masked), "" when not shown. */
+	char sink_uri[1024];
+	/* error.message of a changefeed with an error, else "". */
+	char error[512];
+};
+
+/*
+ * GET /api/v2/changefeeds/{id}: its state, checkpoint_ts, sink_uri and
+ * error. 0; 1 when TiCDC says it does not exist (CDC:ErrChangeFeedNotExists,
+ * `e` set too); -1 otherwise. *cf is written only on success.
+ */
+int cluster_changefeed(struct cluster *c, const char *id,
+		       struct changefeed *cf, struct err *e);
+
+/*
+ * The changefeed operations, each one request that TiCDC forwards to its
+ * owner; they return once TiCDC accepted it (HTTP 2xx), which does not
+ * mean it is done: callers verify with cluster_changefeed(). `via` (may be
+ * NULL) receives the capture that answered.
+ *
+ * pause:  POST /api/v2/changefeeds/{id}/pause
+ * resume: POST /api/v2/changefeeds/{id}/resume with {} (no new checkpoint)
+ * remove: DELETE /api/v2/changefeeds/{id}
+ * create: POST /api/v2/changefeeds {changefeed_id, sink_uri[, start_ts]}
+ *         (start_ts 0: TiCDC's default, now). The sink URI is never
+ *         printed.
+ */
+int cluster_changefeed_pause(struct cluster *c, const char *id,
+			     struct component **via, struct err *e);
+int cluster_changefeed_resume(struct cluster *c, const char *id,
+			      struct component **via, struct err *e);
+int cluster_changefeed_remove(struct cluster *c, const char *id,
+			      struct component **via, struct err *e);
+int cluster_changefeed_create(struct cluster *c, const char *id,
+			      const char *sink_uri, uint64_t start_ts,
+			      struct component **via, struct err *e);
+
+/*
+ * Make sure the topology's changefeed exists: when it names a sink_uri
+ * and TiCDC does not show it, create it. Nothing to do without TiCDC or a
+ * sink_uri.
+ */
+int cluster_ensure_changefeed(struct cluster *c, struct err *e);
+
+/* PD's API (tikv/pd server/api). */
+
+/* PD's leader by name: GET /pd/api/v1/leader on any pd component. */
+int cluster_pd_leader(struct cluster *c, char *name, size_t size,
+		      struct err *e);
+
+struct pd_member {
+	char name[128];
+	char client_url[256];	/* the first of its client_urls, or "" */
+	int health;		/* 1 healthy, 0 not, -1 not said */
+};
+
+/*
+ * PD's members, GET /pd/api/v1/members: *members (caller frees) holds *n
+ * of them in PD's order, health -1.
+ */
+int cluster_pd_members(struct cluster *c, struct pd_member **members,
+		       size_t *n, struct err *e);
+
+/* Their health by name from GET /pd/api/v1/health. */
+int cluster_pd_health(struct cluster *c, struct pd_member *members, size_t n,
+		      struct err *e);
+
+/* TiDB's status port (pingcap/tidb server/handler). */
+
+/*
+ * The DDL owner by GET /info/all on the upstream components: its ddl_id
+ * ("" when nobody owns) and the SQL address "ip:listening_port" that
+ * all_servers_info gives for it ("" when it is not listed).
+ */
+int cluster_ddl_owner(struct cluster *c, char *id, size_t id_size,
+		      char *addr, size_t addr_size, struct err *e);
+
+#endif

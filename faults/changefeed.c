@@ -1,0 +1,251 @@
+/*
+ * changefeed: disturb TiCDC's changefeed through its Open API v2, put it
+ * back after `down`, and verify every step in the changefeed's state.
+ *
+ * action pause: pause it (state "stopped"); the heal resumes it from its
+ * own checkpoint (state "normal"). action recreate: read its
+ * checkpoint_ts, remove it (TiCDC no longer knows it); the heal creates
+ * it again with the same id and sink URI and start_ts = that checkpoint,
+ * so that nothing written meanwhile is lost. A step TiCDC accepted but
+ * that does not show within `timeout` is undone at once (resume, create)
+ * and reported as not taking effect.
+ *
+ * Needs TiCDC: a suite with this fault must say `requires: [ticdc]`, so
+ * that it is skipped on clusters without it (the local one).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "clusters/api.h"
+#include "clusters/cluster.h"
+#include "faults/fault.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/parse.h"
+#include "runner/suite.h"
+
+static const char *const actions[] = { "pause", "recreate", NULL };
+enum { ACT_PAUSE, ACT_RECREATE };
+
+static const struct optspec opts[] = {
+	FAULT_COMMON_OPTS,
+	{ "action", OPT_ENUM, NULL, 1, actions, 0, 0,
+	  "pause: pause it, resume after `down`; recreate: remove it, create "
+	  "it again from its checkpoint after `down`" },
+	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "the changefeed id (default: the topology's, else tichaos)" },
+	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
+	  "how long each step may take to show in the changefeed's state" },
+};
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
+
+	if (fault_check(s, it, e))
+		return -1;
+	if (!(s->requires & REQUIRE_TICDC))
+		return ynode_error(e, s->path, &at, "fault 'changefeed' needs "
+				   "TiCDC: the suite must say 'requires: "
+				   "[ticdc]'");
+	return 0;
+}
+
+static const char *feed_id(struct fault_ctx *ctx, const struct suite_item *it)
+{
+	return cluster_changefeed_id(ctx->cluster,
+				     suite_opt(it, "changefeed")->s);
+}
+
+/*
+ * Ask for the changefeed until its state is `want` (NULL: until TiCDC no
+ * longer knows it), at most `timeout` (in an injection, less when the run
+ * hurries to its end). On success *cf is its last state.
+ */
+static int await(struct fault_ctx *ctx, const char *id, const char *want,
+		 int64_t timeout, int may_hurry, struct changefeed *cf,
+		 struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + timeout;
+	struct err last = ERR_INIT;
+	char d[32];
+	int rc;
+
+	for (;;) {
+		err_clear(&last);
+		rc = cluster_changefeed(ctx->cluster, id, cf, &last);
+		if (want ? rc == 0 && !strcmp(cf->state, want) : rc == 1)
+			return 0;
+		if (clock_mono_ns() >= deadline ||
+		    (may_hurry && ctx->hurry &&
+		     __atomic_load_n(ctx->hurry, __ATOMIC_RELAXED)))
+			break;
+		clock_sleep_ns(100 * NS_PER_MS, NULL);
+	}
+	format_duration(timeout, d, sizeof(d));
+	if (rc != 0)
+		return err_set(e, ERR_INFRA, "changefeed %s: not %s after %s: "
+			       "%s", id, want ? want : "removed", d, last.msg);
+	return err_set(e, ERR_INFRA, "changefeed %s: state %s, not %s, after "
+		       "%s%s%s", id, cf->state, want ? want : "removed", d,
+		       cf->error[0] ? "; error: " : "", cf->error);
+}
+
+/* ,"state":S,"checkpoint_ts":N */
+static void add_state(struct buf *value, const struct changefeed *cf)
+{
+	buf_addstr(value, ",\"state\":", NULL);
+	json_quote(value, cf->state, NULL);
+	buf_printf(value, NULL, ",\"checkpoint_ts\":%llu",
+		   (unsigned long long)cf->checkpoint_ts);
+}
+
+static int pause_feed(struct fault_ctx *ctx, const char *id, int64_t timeout,
+		      struct fault_action *act, struct buf *value,
+		      struct err *e)
+{
+	struct err unseen = ERR_INIT;
+	struct component *via;
+	struct changefeed cf;
+
+	if (cluster_changefeed_pause(ctx->cluster, id, &via, e))
+		return -1;
+	buf_addstr(value, ",\"via\":", NULL);
+	json_quote(value, via->name, NULL);
+	if (await(ctx, id, "stopped", timeout, 1, &cf, &unseen)) {
+		/* Paused later, it would stay paused: resume it now. */
+		cluster_changefeed_resume(ctx->cluster, id, NULL, NULL);
+		return err_set(e, unseen.class, "%s (resumed again)",
+			       unseen.msg);
+	}
+	add_state(value, &cf);
+	act->targets[0] = via;
+	act->ntargets = 1;
+	return 0;
+}
+
+/*
+ * The sink URI to create changefeed `id` again with: the topology's for
+ * the topology's changefeed; else the one TiCDC shows, unless it holds a
+ * password (TiCDC masks those).
+ */
+static int sink_for(struct cluster *c, const char *id,
+		    const struct changefeed *cf, char *out, size_t size,
+		    struct err *e)
+{
+	struct buf redacted = BUF_INIT;
+	const char *uri = cf->sink_uri;
+	int masked;
+
+	if (c->changefeed && c->sink_uri && !strcmp(c->changefeed, id))
+		uri = c->sink_uri;
+	else if (!uri[0])
+		return err_set(e, ERR_INFRA, "changefeed %s: TiCDC shows no "
+			       "sink_uri to create it again with", id);
+	redact_uri(uri, &redacted);
+	masked = uri == cf->sink_uri && strcmp(buf_str(&redacted), uri);
+	buf_release(&redacted);
+	if (masked)
+		return err_set(e, ERR_INFRA, "changefeed %s: TiCDC masks the "
+			       "password of its sink URI; give the changefeed "
+			       "with its sink_uri in the topology", id);
+	if (strlen(uri) >= size)
+		return err_set(e, ERR_INFRA, "changefeed %s: its sink URI is "
+			       "longer than %zu bytes", id, size - 1);
+	snprintf(out, size, "%s", uri);
+	return 0;
+}
+
+static int remove_feed(struct fault_ctx *ctx, const char *id, int64_t timeout,
+		       struct fault_action *act, struct buf *value,
+		       struct err *e)
+{
+	struct buf redacted = BUF_INIT;
+	struct err unseen = ERR_INIT;
+	struct component *via;
+	struct changefeed cf;
+
+	if (cluster_changefeed(ctx->cluster, id, &cf, e) ||
+	    sink_for(ctx->cluster, id, &cf, act->sink_uri,
+		     sizeof(act->sink_uri), e))
+		return -1;
+	act->start_ts = cf.checkpoint_ts;
+	add_state(value, &cf);
+	redact_uri(act->sink_uri, &redacted);
+	buf_addstr(value, ",\"sink_uri\":", NULL);
+	json_quote(value, buf_str(&redacted), NULL);
+	buf_release(&redacted);
+	if (cluster_changefeed_remove(ctx->cluster, id, &via, e))
+		return -1;
+	buf_addstr(value, ",\"via\":", NULL);
+	json_quote(value, via->name, NULL);
+	if (await(ctx, id, NULL, timeout, 1, &cf, &unseen)) {
+		/* Removed later, it would be lost: create it now (refused
+		 * while it exists). */
+		cluster_changefeed_create(ctx->cluster, id, act->sink_uri,
+					  act->start_ts, NULL, NULL);
+		return err_set(e, unseen.class, "%s (created again)",
+			       unseen.msg);
+	}
+	act->targets[0] = via;
+	act->ntargets = 1;
+	return 0;
+}
+
+static int inject(struct fault_ctx *ctx, const struct suite_item *it,
+		  const struct plan_event *ev, struct fault_action *act,
+		  struct buf *value, struct err *e)
+{
+	const char *id = feed_id(ctx, it);
+	int action = (int)suite_opt(it, "action")->i;
+	int64_t timeout = suite_opt(it, "timeout")->i;
+	int rc;
+
+	(void)ev;
+	buf_addstr(value, "\"changefeed\":", NULL);
+	json_quote(value, id, NULL);
+	buf_printf(value, NULL, ",\"action\":\"%s\"", actions[action]);
+	rc = action == ACT_PAUSE ? pause_feed(ctx, id, timeout, act, value, e)
+	     : remove_feed(ctx, id, timeout, act, value, e);
+	if (rc)
+		memset(act->sink_uri, 0, sizeof(act->sink_uri));
+	return rc;
+}
+
+static int heal(struct fault_ctx *ctx, struct fault_action *act,
+		struct buf *value, struct err *e)
+{
+	const struct suite_item *it = act->item;
+	const char *id = feed_id(ctx, it);
+	int64_t timeout = suite_opt(it, "timeout")->i;
+	struct changefeed cf;
+	int rc;
+
+	buf_addstr(value, "\"changefeed\":", NULL);
+	json_quote(value, id, NULL);
+	if (suite_opt(it, "action")->i == ACT_PAUSE) {
+		buf_addstr(value, ",\"action\":\"resume\"", NULL);
+		rc = cluster_changefeed_resume(ctx->cluster, id, NULL, e);
+	} else {
+		buf_printf(value, NULL, ",\"action\":\"create\",\"start_ts\":"
+			   "%llu", (unsigned long long)act->start_ts);
+		rc = cluster_changefeed_create(ctx->cluster, id, act->sink_uri,
+					       act->start_ts, NULL, e);
+		memset(act->sink_uri, 0, sizeof(act->sink_uri));
+	}
+	if (rc || await(ctx, id, "normal", timeout, 0, &cf, e))
+		return -1;
+	add_state(value, &cf);
+	return 0;
+}
+
+const struct fault_type fault_changefeed = {
+	.kind = { "changefeed", "pause TiCDC's changefeed, or remove it, and "
+		  "put it back after `down` (TiCDC only)",
+		  opts, sizeof(opts) / sizeof(opts[0]) },
+	.check = check,
+	.inject = inject,
+	.heal = heal,
+	.heal_name = "restore",
+};
