@@ -252,7 +252,9 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		record(ctx, "fail", it->kind, target, buf_str(&value), e->msg);
 		log_warn("fault %s %s did not take effect: %s", it->kind,
 			 target ? target : "", e->msg);
-		act->ntargets = 0;
+		/* What did go down before it failed (a kill of two whose
+		 * second failed) comes back now, not never. */
+		act->heal_at_ns = history_now(ctx->history);
 	} else {
 		record(ctx, "info", it->kind, target, buf_str(&value), NULL);
 		log_info("fault %s %s: %s", it->kind, target ? target : "",

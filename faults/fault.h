@@ -99,7 +99,8 @@ struct fault_type {
 	 * (without braces) saying what happened ("\"killed\":[...]"), fill
 	 * `act` with what to heal (ntargets 0: nothing), return 0. When it
 	 * did not take effect, return -1 with `e` saying why (`value` may
-	 * still say what was seen).
+	 * still say what was seen) and act->ntargets cut to what it did
+	 * break all the same (0: nothing), which is healed at once.
 	 */
 	int (*inject)(struct fault_ctx *ctx, const struct suite_item *it,
 		      const struct plan_event *ev, struct fault_action *act,
