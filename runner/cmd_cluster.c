@@ -1,3 +1,4 @@
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,20 @@ static void address_text(const struct component *comp, char *out,
  * its SQL address or its HTTP host:port appear in the value (TiDB writes
  * its server id or address there, TiCDC its capture id).
  */
+/* Does `v` name "host:port" `addr`, not merely begin a longer port
+ * ("127.0.0.1:4000" is not in "127.0.0.1:40001")? */
+static int names_addr(const char *v, const char *addr)
+{
+	size_t n = strlen(addr);
+
+	for (const char *p = strstr(v, addr); p; p = strstr(p + 1, addr))
+		if (!isdigit((unsigned char)p[n]) &&
+		    (p == v || (!isalnum((unsigned char)p[-1]) &&
+				p[-1] != '.')))
+			return 1;
+	return 0;
+}
+
 static const char *owner_component(const struct cluster *c, const char *v)
 {
 	for (size_t i = 0; i < c->ncomps; i++) {
@@ -57,13 +72,13 @@ static const char *owner_component(const struct cluster *c, const char *v)
 		if (comp->sql_port)
 			snprintf(addr, sizeof(addr), "%s:%d", comp->sql_host,
 				 comp->sql_port);
-		if (addr[0] && strstr(v, addr))
+		if (addr[0] && names_addr(v, addr))
 			return comp->name;
 		if (comp->http_url) {
 			const char *h = strstr(comp->http_url, "://");
 
 			url_origin(comp->http_url, NULL, addr, sizeof(addr));
-			if (h && strstr(v, addr + (h - comp->http_url) + 3))
+			if (h && names_addr(v, addr + (h - comp->http_url) + 3))
 				return comp->name;
 		}
 	}
