@@ -22,6 +22,7 @@ struct history {
 	char *path;
 	int64_t start_ns;
 	pthread_mutex_t lock;		/* slots list, write_error, stop */
+	pthread_mutex_t flush_lock;	/* one flush at a time: whole lines */
 	pthread_cond_t wake;
 	struct history_slot *slots;
 	int stop;
@@ -122,6 +123,7 @@ static void flush_slots(struct history *h)
 	struct history_slot *s;
 	struct buf taken = BUF_INIT;
 
+	pthread_mutex_lock(&h->flush_lock);
 	pthread_mutex_lock(&h->lock);
 	s = h->slots;
 	pthread_mutex_unlock(&h->lock);
@@ -136,6 +138,7 @@ static void flush_slots(struct history *h)
 			write_all(h, &taken);
 		buf_release(&taken);
 	}
+	pthread_mutex_unlock(&h->flush_lock);
 }
 
 static void *flusher(void *arg)
@@ -182,12 +185,14 @@ int history_open(struct history **out, const char *path, int64_t start_ns,
 		return -1;
 	}
 	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_init(&h->flush_lock, NULL);
 	pthread_cond_init(&h->wake, NULL);
 	rc = pthread_create(&h->flusher, NULL, flusher, h);
 	if (rc) {
 		err_errno(e, rc, "cannot start the history flusher");
 		close(h->fd);
 		pthread_mutex_destroy(&h->lock);
+		pthread_mutex_destroy(&h->flush_lock);
 		pthread_cond_destroy(&h->wake);
 		free(h->path);
 		free(h);
@@ -234,6 +239,19 @@ void history_record(struct history_slot *s, const struct history_event *ev)
 	buf_release(&line);
 }
 
+int history_flush(struct history *h, struct err *e)
+{
+	int rc = 0;
+
+	flush_slots(h);
+	pthread_mutex_lock(&h->lock);
+	if (err_isset(&h->write_error))
+		rc = err_set(e, h->write_error.class, "%s",
+			     h->write_error.msg);
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
 int history_close(struct history *h, struct err *e)
 {
 	struct history_slot *s, *next;
@@ -262,6 +280,7 @@ int history_close(struct history *h, struct err *e)
 		free(s);
 	}
 	pthread_mutex_destroy(&h->lock);
+	pthread_mutex_destroy(&h->flush_lock);
 	pthread_cond_destroy(&h->wake);
 	free(h->path);
 	free(h);

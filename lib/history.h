@@ -63,6 +63,13 @@ int history_format(struct buf *out, const struct history_event *ev,
 		   struct err *e);
 
 /*
+ * Write every line recorded so far to the file now (what readers of the
+ * file, such as the checks, must see). Fails when a write failed at any
+ * time.
+ */
+int history_flush(struct history *h, struct err *e);
+
+/*
  * Flush everything, stop the flusher, close the file, free the history
  * and its slots. Fails when a write failed at any time.
  */

@@ -598,6 +598,9 @@ static int run_checks(struct state *st, struct err *e)
 
 	if (!st->suite.nchecks || interrupted)
 		return 0;
+	/* The checks read history.jsonl: every record of the run in it. */
+	if (st->run.history && history_flush(st->run.history, e))
+		return -1;
 	st->checks = calloc(st->suite.nchecks, sizeof(*st->checks));
 	if (!st->checks)
 		return err_set(e, ERR_INFRA, "out of memory");

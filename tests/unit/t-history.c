@@ -154,6 +154,33 @@ static void test_flush_interval(struct tmpdir *t)
 	history_close(h, &e);
 }
 
+/* history_flush: what was recorded is in the file when it returns (the
+ * checks read the file while the history is still open). */
+static void test_flush(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "h-flush.jsonl");
+	struct history *h = NULL;
+	struct history_slot *s[2];
+	struct err e = ERR_INIT;
+	struct history_event ev = { 1, 0, "ok", "insert", "d.t", NULL,
+				    NULL, 7, NULL, NULL };
+	int complete = 0;
+
+	if (history_open(&h, path, clock_mono_ns(), &e)) {
+		skip(3, "cannot open a history");
+		return;
+	}
+	s[0] = history_slot(h);
+	s[1] = history_slot(h);
+	for (int i = 0; i < 500; i++)
+		history_record(s[i % 2], &ev);
+	is_int(history_flush(h, &e), 0, "flush");
+	is_int(count_lines(path, &complete), 500,
+	       "every record in the file when flush returns");
+	ok(complete, "whole lines");
+	history_close(h, &e);
+}
+
 static void test_sigkill(struct tmpdir *t)
 {
 	const char *path = tmpdir_path(t, "h3.jsonl");
@@ -198,6 +225,7 @@ int main(void)
 	test_format();
 	test_threads(&t);
 	test_flush_interval(&t);
+	test_flush(&t);
 	test_sigkill(&t);
 	tmpdir_remove(&t);
 	return done_testing();
