@@ -336,6 +336,22 @@ test_expect_success 'status with etcd: the election from etcd, /info/all in addi
 		"autoid -" "cdc -"
 '
 
+test_expect_success 'status: an owner is at a component when its whole address matches, not a longer port' '
+	command -v etcdctl >/dev/null || { echo "etcdctl is not installed (make deps)"; return 1; }
+	E="http://127.0.0.1:$(port_of "$C" etcd-0)" &&
+	key=/tidb/cdc/default/__cdc_meta__/owner/22b1 &&
+	printf "%s\n" "components:" "  - name: \"up-0\"" "    roles: [upstream]" \
+		"    sql: \"127.0.0.1:$UP\"" "  - name: \"etcd-0\"" "    roles: [etcd]" \
+		"    etcd_url: \"$E\"" >"$TRASH/sql-etcd.yaml" &&
+	etcdctl --endpoints "$E" put "$key" "{\"address\":\"127.0.0.1:${UP}0\"}" >/dev/null &&
+	elections "$TRASH/sql-etcd.yaml" "ddl -" "autoid -" \
+		"cdc {\"address\":\"127.0.0.1:${UP}0\"}" &&
+	etcdctl --endpoints "$E" put "$key" "{\"address\":\"127.0.0.1:$UP\"}" >/dev/null &&
+	elections "$TRASH/sql-etcd.yaml" "ddl -" "autoid -" \
+		"cdc {\"address\":\"127.0.0.1:$UP\"} (up-0)" &&
+	etcdctl --endpoints "$E" del "$key" >/dev/null
+'
+
 test_expect_success 'status: a TiDB error answer is one line naming the URL' '
 	serve tidb-0 tidb-info-all tidb-info-all-error &&
 	elections "$TRASH/tidb.yaml" \
