@@ -121,6 +121,22 @@ char *absolute_dir(const char *dir)
 	return xprintf("%s/%s", cwd, dir);
 }
 
+const char *cluster_kind(const char *cluster)
+{
+	if (!cluster || !strcmp(cluster, "local"))
+		return "local";
+	if (!strcmp(cluster, "playground") ||
+	    !strncmp(cluster, "playground:", 11))
+		return "playground";
+	return "static";
+}
+
+int cluster_interrupted(const struct cluster *c)
+{
+	return c->interrupted && c->interrupt_at &&
+	       *c->interrupted >= c->interrupt_at;
+}
+
 const struct cluster_type *cluster_type_find(const char *name)
 {
 	for (int i = 0; cluster_types[i]; i++)
@@ -132,12 +148,7 @@ const struct cluster_type *cluster_type_find(const char *name)
 int cluster_open(struct cluster *c, const struct cluster_options *o,
 		 struct err *e)
 {
-	const char *kind = !o->cluster || !strcmp(o->cluster, "local")
-			   ? "local" : "static";
-
-	if (o->cluster && (!strcmp(o->cluster, "playground") ||
-			   !strncmp(o->cluster, "playground:", 11)))
-		kind = "playground";
+	const char *kind = cluster_kind(o->cluster);
 
 	memset(c, 0, sizeof(*c));
 	c->timeout_ns = 60 * NS_PER_SEC;
@@ -500,8 +511,7 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 	for (;;) {
 		enum component_state state = component_state(c, comp);
 
-		if (c->interrupted && c->interrupt_at &&
-		    *c->interrupted >= c->interrupt_at)
+		if (cluster_interrupted(c))
 			return err_set(e, ERR_INTERRUPTED, "interrupted while "
 				       "waiting for %s", comp->name);
 		err_clear(&last);
@@ -646,6 +656,14 @@ int component_continue(struct cluster *c, struct component *comp,
 			      e);
 }
 
+static int all_stopped(const struct cluster *c)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+			return 0;
+	return 1;
+}
+
 /*
  * The kind's prepare, which may start components itself (a playground
  * does): those running after it that did not before are marked in
@@ -723,11 +741,8 @@ out:
 		if (started[i])
 			stop_within(c, &c->comps[i], STOP_GRACE_NS, NULL);
 	/* Down to nothing: the kind's clean-up after a down, too. */
-	for (size_t i = 0; rc && c->type->down && i <= c->ncomps; i++)
-		if (i == c->ncomps)
-			c->type->down(c, NULL);
-		else if (component_state(c, &c->comps[i]) != STATE_STOPPED)
-			break;
+	if (rc && c->type->down && all_stopped(c))
+		c->type->down(c, NULL);
 	free(started);
 	return rc;
 }

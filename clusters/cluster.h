@@ -101,6 +101,9 @@ struct cluster_options {
 struct cluster_type {
 	const char *name;
 	const char *doc;
+	/* 1: tichaos makes this cluster, and a run that started it tears it
+	 * down; 0: it is attached to, and left running. */
+	unsigned made:1;
 	/*
 	 * MUST: fill c->comps (and anything private in c->priv) from the
 	 * options. Starts nothing. 0, or -1 with `e` set (ERR_USAGE for bad
@@ -159,6 +162,15 @@ struct cluster {
 
 /* Every cluster kind, NULL-terminated (clusters/registry.c). */
 extern const struct cluster_type *const cluster_types[];
+
+/*
+ * The kind of cluster a --cluster value names: "local" (or NULL),
+ * "playground" or "playground:VERSION", else a topology file: "static".
+ */
+const char *cluster_kind(const char *cluster);
+
+/* 1 once the runner's ^C count reached c->interrupt_at (0: never). */
+int cluster_interrupted(const struct cluster *c);
 
 /* The kind named `name`, or NULL. */
 const struct cluster_type *cluster_type_find(const char *name);

@@ -317,8 +317,7 @@ static int install_wait(struct cluster *c, struct proc *p, struct err *e)
 
 		if (code >= 0)
 			return code;
-		if (c->interrupted && c->interrupt_at &&
-		    *c->interrupted >= c->interrupt_at)
+		if (cluster_interrupted(c))
 			return err_set(e, ERR_INTERRUPTED, "interrupted while "
 				       "initialising the cluster");
 		if (clock_mono_ns() >= deadline)
@@ -532,6 +531,7 @@ static void local_close(struct cluster *c)
 
 const struct cluster_type cluster_local = {
 	.name = "local",
+	.made = 1,
 	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "
 	       "role) and etcd on 127.0.0.1",
 	.open = local_open,

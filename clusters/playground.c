@@ -60,11 +60,16 @@ static const char *const programs[NPROGS] = {
 	"pd-server", "tikv-server", "tidb-server", "cdc",
 };
 
-/* Component names of each program's instances, up- and downstream. */
+/* Component names and roles of each program's instances, up- and
+ * downstream (the downstream has no TiCDC). */
 static const char *const up_names[NPROGS] = { "pd", "tikv", "tidb", "cdc" };
 static const char *const down_names[NPROGS] = {
 	"down-pd", "down-tikv", "down", "down-cdc",
 };
+static const unsigned up_roles[NPROGS] = {
+	ROLE_PD, ROLE_KV, ROLE_UPSTREAM, ROLE_CDC,
+};
+static const unsigned down_roles[NPROGS] = { 0, 0, ROLE_DOWNSTREAM, 0 };
 
 struct playground {
 	char *tiup;		/* on PATH, or NULL */
@@ -234,28 +239,20 @@ static int describe(struct cluster *c, struct component *comp,
 	return rc ? -1 : 0;
 }
 
-/* Is `pid` below `root` in the process tree? */
-static int descends(pid_t pid, pid_t root)
+/*
+ * Is `pid` below `root` in the process tree, with none of the n instances
+ * `v` between them? A process an instance forked (and the moment before
+ * it execs something else) is part of that instance, not one of its own.
+ */
+static int below(pid_t pid, pid_t root, const struct instance *v, size_t n)
 {
 	for (int depth = 0; pid > 1 && depth < 32; depth++) {
 		pid = proc_parent(pid);
 		if (pid == root)
 			return 1;
-	}
-	return 0;
-}
-
-/* Is an ancestor of `pid` below `root` one of the n instances? */
-static int forked_by(const struct instance *v, size_t n, pid_t pid,
-		     pid_t root)
-{
-	for (int depth = 0; pid > 1 && depth < 32; depth++) {
-		pid = proc_parent(pid);
-		if (pid == root)
-			return 0;
 		for (size_t i = 0; i < n; i++)
 			if (v[i].pid == pid)
-				return 1;
+				return 0;
 	}
 	return 0;
 }
@@ -280,7 +277,7 @@ static size_t instances_of(pid_t root, struct instance **out)
 		char **argv, **args;
 		int p;
 
-		if (pid <= 0 || !descends(pid, root) ||
+		if (pid <= 0 || !below(pid, root, NULL, 0) ||
 		    proc_argv(pid, &argv, NULL))
 			continue;
 		if ((p = argv_program(argv, &args)) < 0) {
@@ -296,10 +293,8 @@ static size_t instances_of(pid_t root, struct instance **out)
 		closedir(dir);
 	if (n)
 		qsort(v, n, sizeof(*v), cmp_instance);
-	/* A process an instance forked (and the moment before it execs
-	 * something else) is part of that instance. */
 	for (size_t i = 0; i < n;) {
-		if (forked_by(v, n, v[i].pid, root)) {
+		if (!below(v[i].pid, root, v, n)) {
 			proc_argv_free(v[i].argv);
 			memmove(&v[i], &v[i + 1], (n - i - 1) * sizeof(*v));
 			n--;
@@ -322,13 +317,22 @@ static struct component *add_component(struct cluster *c)
 	return &v[c->ncomps++];
 }
 
+/* How many of each program a playground runs: upstream or downstream. */
+static void counts_of(const struct playground *p, int down, int n[NPROGS])
+{
+	static const int downstream[NPROGS] = { 1, 1, 1, 0 };
+
+	memcpy(n, down ? downstream : p->counts, NPROGS * sizeof(*n));
+}
+
 /* The `tiup playground` component: upstream (down 0) or downstream. */
 static void fill_tiup(struct cluster *c, struct component *comp, int down)
 {
 	struct playground *p = c->priv;
-	const int *n = p->counts;
 	char *argv[20];
-	int i = 0;
+	int i = 0, n[NPROGS];
+
+	counts_of(p, down, n);
 
 	comp->name = xstrdup(down ? "playground-down" : "playground");
 	comp->host = xstrdup("local");
@@ -337,13 +341,13 @@ static void fill_tiup(struct cluster *c, struct component *comp, int down)
 	if (p->version)
 		argv[i++] = xstrdup(p->version);
 	argv[i++] = xstrdup("--db");
-	argv[i++] = xprintf("%d", down ? 1 : n[TIDB]);
+	argv[i++] = xprintf("%d", n[TIDB]);
 	argv[i++] = xstrdup("--pd");
-	argv[i++] = xprintf("%d", down ? 1 : n[PD]);
+	argv[i++] = xprintf("%d", n[PD]);
 	argv[i++] = xstrdup("--kv");
-	argv[i++] = xprintf("%d", down ? 1 : n[TIKV]);
+	argv[i++] = xprintf("%d", n[TIKV]);
 	argv[i++] = xstrdup("--ticdc");
-	argv[i++] = xprintf("%d", down ? 0 : n[CDC]);
+	argv[i++] = xprintf("%d", n[CDC]);
 	argv[i++] = xstrdup("--without-monitor");
 	argv[i++] = xstrdup("--tag");
 	argv[i++] = xprintf("%s%s", p->tag, down ? "-down" : "");
@@ -365,16 +369,12 @@ static void fill_tiup(struct cluster *c, struct component *comp, int down)
 static int discover(struct cluster *c, struct component *tiup, int down,
 		    struct err *e)
 {
-	struct playground *p = c->priv;
-	const int want[NPROGS] = {
-		down ? 1 : p->counts[PD], down ? 1 : p->counts[TIKV],
-		down ? 1 : p->counts[TIDB], down ? 0 : p->counts[CDC],
-	};
 	int64_t deadline = clock_mono_ns() + START_TIMEOUT_NS;
 	struct instance *v = NULL;
 	size_t n = 0;
-	int rc = 0;
+	int rc = 0, want[NPROGS];
 
+	counts_of(c->priv, down, want);
 	for (;;) {
 		int have[NPROGS] = { 0 }, enough = 1;
 		pid_t root = component_pid(c, tiup);
@@ -392,8 +392,7 @@ static int discover(struct cluster *c, struct component *tiup, int down,
 			instances_release(v, n);
 			v = NULL;
 		}
-		if (c->interrupted && c->interrupt_at &&
-		    *c->interrupted >= c->interrupt_at)
+		if (cluster_interrupted(c))
 			return err_set(e, ERR_INTERRUPTED, "interrupted while "
 				       "waiting for %s", tiup->name);
 		if (root > 0 && clock_mono_ns() < deadline) {
@@ -418,18 +417,13 @@ static int discover(struct cluster *c, struct component *tiup, int down,
 	}
 	for (size_t i = 0, k = 0; i < n && !rc; i++) {
 		enum prog prog = v[i].prog;
-		unsigned roles = 0;
 		char name[64];
 
 		k = i && v[i - 1].prog == prog ? k + 1 : 0;
-		if (!down)
-			roles = prog == PD ? ROLE_PD : prog == TIKV ? ROLE_KV
-				: prog == TIDB ? ROLE_UPSTREAM : ROLE_CDC;
-		else if (prog == TIDB)
-			roles = ROLE_DOWNSTREAM;
 		snprintf(name, sizeof(name), "%s-%zu", down ? down_names[prog]
 			 : up_names[prog], k);
-		rc = describe(c, add_component(c), &v[i], name, roles, e);
+		rc = describe(c, add_component(c), &v[i], name,
+			      down ? down_roles[prog] : up_roles[prog], e);
 	}
 	instances_release(v, n);
 	return rc;
@@ -444,6 +438,17 @@ static int need_tiup(struct cluster *c, struct err *e)
 		return 0;
 	return err_set(e, ERR_INFRA, "tiup is not on PATH: %s",
 		       INSTALL_HINT);
+}
+
+/* Stop every component, last first; 0 when all stopped. */
+static int stop_all(struct cluster *c, struct err *e)
+{
+	int rc = 0;
+
+	for (size_t i = c->ncomps; i-- > 0;)
+		if (component_stop(c, &c->comps[i], e))
+			rc = -1;
+	return rc;
 }
 
 static void drop_components(struct cluster *c)
@@ -486,7 +491,6 @@ static int playground_prepare(struct cluster *c, struct err *e)
 {
 	struct component *up = cluster_find(c, "playground");
 	struct component *down;
-	struct buf sink = BUF_INIT;
 
 	if (up && component_state(c, up) == STATE_RUNNING &&
 	    cluster_find(c, "down-0"))
@@ -494,9 +498,8 @@ static int playground_prepare(struct cluster *c, struct err *e)
 	if (need_tiup(c, e))
 		return -1;
 	/* What an earlier up left of itself goes first. */
-	for (size_t i = c->ncomps; i-- > 0;)
-		if (component_stop(c, &c->comps[i], e))
-			return -1;
+	if (stop_all(c, e))
+		return -1;
 	/* A tag's old data (ports, cluster ids) is not reused. */
 	if (clean_tags(c, e))
 		return -1;
@@ -520,17 +523,16 @@ static int playground_prepare(struct cluster *c, struct err *e)
 	    discover(c, down, 1, e))
 		goto fail;
 	down = cluster_find(c, "down-0");
-	if (!down || buf_printf(&sink, e, "mysql://root@%s:%d/",
-				down->sql_host, down->sql_port))
+	if (!down) {
+		err_set(e, ERR_INFRA, "playground-down: no TiDB found");
 		goto fail;
+	}
 	free(c->sink_uri);
-	c->sink_uri = xstrdup(buf_str(&sink));
-	buf_release(&sink);
+	c->sink_uri = xprintf("mysql://root@%s:%d/", down->sql_host,
+			      down->sql_port);
 	return 0;
 fail:
-	buf_release(&sink);
-	for (size_t i = c->ncomps; i-- > 0;)
-		component_stop(c, &c->comps[i], NULL);
+	stop_all(c, NULL);
 	clean_tags(c, NULL);
 	return -1;
 }
@@ -608,6 +610,7 @@ static void playground_close(struct cluster *c)
 
 const struct cluster_type cluster_playground = {
 	.name = "playground",
+	.made = 1,
 	.doc = "tiup playground: TiDB, PD, TiKV and TiCDC, replicating to a "
 	       "second playground (--cluster playground[:VERSION])",
 	.open = playground_open,

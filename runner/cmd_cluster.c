@@ -42,11 +42,6 @@ static void address_text(const struct component *comp, char *out,
 		snprintf(out, size, "-");
 }
 
-/*
- * The component an election's owner value names, when it does: its name,
- * its SQL address or its HTTP host:port appear in the value (TiDB writes
- * its server id or address there, TiCDC its capture id).
- */
 /* Does `v` name "host:port" `addr`, not merely begin a longer port
  * ("127.0.0.1:4000" is not in "127.0.0.1:40001")? */
 static int names_addr(const char *v, const char *addr)
@@ -61,24 +56,34 @@ static int names_addr(const char *v, const char *addr)
 	return 0;
 }
 
-static const char *owner_component(const struct cluster *c, const char *v)
+static int is_addr(const char *v, const char *addr)
+{
+	return !strcmp(v, addr);
+}
+
+/*
+ * The first component whose SQL address or HTTP origin's host:port
+ * ("127.0.0.1:4000") `match`es `v`; NULL when none does.
+ */
+static const char *component_by_addr(const struct cluster *c, const char *v,
+				      int (*match)(const char *v,
+						   const char *addr))
 {
 	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
-		char addr[300] = "";
+		char addr[300];
+		const char *host;
 
-		if (!strcmp(comp->name, v))
-			return comp->name;
-		if (comp->sql_port)
+		if (comp->sql_port) {
 			snprintf(addr, sizeof(addr), "%s:%d", comp->sql_host,
 				 comp->sql_port);
-		if (addr[0] && names_addr(v, addr))
-			return comp->name;
+			if (match(v, addr))
+				return comp->name;
+		}
 		if (comp->http_url) {
-			const char *h = strstr(comp->http_url, "://");
-
 			url_origin(comp->http_url, NULL, addr, sizeof(addr));
-			if (h && names_addr(v, addr + (h - comp->http_url) + 3))
+			host = strstr(addr, "://");
+			if (host && match(v, host + 3))
 				return comp->name;
 		}
 	}
@@ -86,30 +91,21 @@ static const char *owner_component(const struct cluster *c, const char *v)
 }
 
 /*
- * The component whose SQL address, or HTTP origin's host:port, is exactly
- * `addr` ("127.0.0.1:4000"); NULL when none is.
+ * The component an election's owner value names, when it does: its name
+ * is the value, or its SQL address or HTTP host:port appears in it (TiDB
+ * writes its server id or address there, TiCDC its capture id).
  */
+static const char *owner_component(const struct cluster *c, const char *v)
+{
+	const struct component *comp = cluster_find((struct cluster *)c, v);
+
+	return comp ? comp->name : component_by_addr(c, v, names_addr);
+}
+
+/* The component at exactly `addr` ("127.0.0.1:4000"), or NULL. */
 static const char *component_at(const struct cluster *c, const char *addr)
 {
-	for (size_t i = 0; i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		char mine[300];
-		const char *host;
-
-		if (comp->sql_port) {
-			snprintf(mine, sizeof(mine), "%s:%d", comp->sql_host,
-				 comp->sql_port);
-			if (!strcmp(mine, addr))
-				return comp->name;
-		}
-		if (comp->http_url) {
-			url_origin(comp->http_url, NULL, mine, sizeof(mine));
-			host = strstr(mine, "://");
-			if (host && !strcmp(host + 3, addr))
-				return comp->name;
-		}
-	}
-	return NULL;
+	return component_by_addr(c, addr, is_addr);
 }
 
 /*
@@ -350,8 +346,7 @@ int cmd_cluster(int argc, char **argv)
 	if (cluster && strcmp(cluster, "local") && port_base)
 		die(EXIT_USAGE, "cluster: --port-base applies to the local "
 		    "cluster, not to '%s'", cluster);
-	if (cluster && strcmp(cluster, "local") && dir &&
-	    strncmp(cluster, "playground", 10))
+	if (dir && !strcmp(cluster_kind(cluster), "static"))
 		die(EXIT_USAGE, "cluster: --dir applies to the local cluster "
 		    "and the playground, not to '%s'", cluster);
 	if (purge && strcmp(action, "down"))

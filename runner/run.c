@@ -1085,8 +1085,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	}
 	/* Only a cluster the run made is the run's to tear down; an
 	 * attached one is left running (healed). */
-	st.cluster_started = st.cluster.type == cluster_type_find("local") ||
-			     st.cluster.type == cluster_type_find("playground");
+	st.cluster_started = st.cluster.type->made;
 	if (cluster_up(&st.cluster, e) ||
 	    cluster_ensure_changefeed(&st.cluster, e)) {
 		if (interrupted)

@@ -38,20 +38,7 @@ requests() {
 # suite NAME: $TRASH/NAME.yaml, a TiCDC suite of 4 s of inserts with the
 # sections read from stdin (faults:, checks:).
 suite() {
-	cat >"$TRASH/$1.yaml" <<-EOF
-	name: $1
-	requires: [ticdc]
-	duration: 4s
-	seed: 7
-	database: api
-	tables:
-	  - name: t
-	    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-	workloads:
-	  - kind: insert
-	    tables: t
-	    rate: 50
-	EOF
+	{ insert_suite "$1" 4s 7 api 50 && echo "requires: [ticdc]"; } >"$TRASH/$1.yaml"
 	cat >>"$TRASH/$1.yaml"
 }
 
