@@ -82,10 +82,34 @@ static int block_free(int base)
 	return 1;
 }
 
-/* A free block of ports, spread by pid so parallel runs rarely meet. */
+/*
+ * Where the kernel's ephemeral ports begin (the first number of
+ * /proc/sys/net/ipv4/ip_local_port_range): from there on any outgoing
+ * connection may take a port between our check and the server's bind.
+ */
+static int ephemeral_start(void)
+{
+	struct buf text = BUF_INIT;
+	int64_t v = 32768;
+	char first[16];
+
+	if (!buf_read_file(&text, "/proc/sys/net/ipv4/ip_local_port_range",
+			   NULL) &&
+	    sscanf(buf_str(&text), "%15s", first) == 1 &&
+	    parse_int64(first, 1, 65535, &v, NULL))
+		v = 32768;
+	buf_release(&text);
+	return (int)v;
+}
+
+/*
+ * A free block of ports below the ephemeral range (from 20000), spread by
+ * pid so parallel runs rarely meet.
+ */
 static int find_free_base(struct err *e)
 {
-	int span = (60000 - 20000) / 10;
+	int top = ephemeral_start();
+	int span = ((top > 21000 ? top : 60000) - 20000) / 10 - 1;
 	int start = (int)(getpid() % span);
 
 	for (int i = 0; i < span; i++) {

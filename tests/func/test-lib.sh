@@ -157,12 +157,17 @@ listening() {
 }
 
 # free_port_base [AFTER]: the first of four free ports on 127.0.0.1, above
-# AFTER when given (else from a per-run start), for tests that need a
-# specific base of their own.
+# AFTER when given (else from a per-run start), below the kernel's
+# ephemeral range (where a client socket could take one after the check),
+# for tests that need a specific base of their own.
 free_port_base() {
-	b=${1:-$((20000 + ($$ % 4000) * 10))}
-	while [ "$b" -lt 65000 ]; do
-		b=$((b + 10))
+	top=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${top:-0}" -gt 21000 ] 2>/dev/null || top=32768
+	b=${1:-$((20000 + ($$ % ((top - 20000) / 10 - 1)) * 10))}
+	n=0
+	while [ "$n" -lt 2000 ]; do
+		b=$((b + 10)) n=$((n + 1))
+		[ $((b + 3)) -lt "$top" ] || b=20000
 		listening "$b" || listening $((b + 1)) || listening $((b + 2)) ||
 		listening $((b + 3)) || { echo "$b"; return 0; }
 	done
