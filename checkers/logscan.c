@@ -19,7 +19,7 @@ static const struct optspec opts[] = {
 	  NULL, 0, 0, "extended regular expressions; a match fails the check" },
 	{ "ignore_case", OPT_BOOL, "false", 0, NULL, 0, 0,
 	  "match regardless of case" },
-	{ "components", OPT_STRING_LIST, NULL, 0, NULL, 0, 0,
+	{ "components", OPT_COMPONENTS, NULL, 0, NULL, 0, 0,
 	  "only these components' logs (default: all)" },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
 	  "hits listed in the details" },

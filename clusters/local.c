@@ -317,16 +317,6 @@ static int write_config(struct cluster *c, const struct component *comp,
 	return rc ? -1 : 0;
 }
 
-static int remove_tree(const char *path, struct err *e)
-{
-	const char *rm[] = { "rm", "-rf", "--", path, NULL };
-	int code = proc_capture(rm, NULL, NULL, 60 * NS_PER_SEC, e);
-
-	if (code > 0)
-		return err_set(e, ERR_INFRA, "cannot remove '%s'", path);
-	return code < 0 ? -1 : 0;
-}
-
 /*
  * Wait for mariadb-install-db: its exit code, or -1 after 120 s or once
  * the runner is interrupted (the caller kills it).
@@ -376,7 +366,7 @@ static int install_data(struct cluster *c, struct local *l, struct err *e)
 		/* Bootstraps running side by side collide on temporary
 		 * table names in a shared tmpdir. */
 		tmpdir_opt[i] = xprintf("--tmpdir=%s/tmp", comp->dir);
-		if (remove_tree(tmp[i], e)) {
+		if (proc_remove_tree(tmp[i], e)) {
 			rc = -1;
 			break;
 		}
@@ -474,7 +464,7 @@ static int local_prepare(struct cluster *c, struct err *e)
 	/* etcd keeps its peer URL in its data: a new port base needs a new
 	 * member. Its data are only elections, so nothing is lost. */
 	if (l->recorded_base && l->recorded_base != c->port_base &&
-	    remove_tree(c->comps[ETCD].data_dir, e))
+	    proc_remove_tree(c->comps[ETCD].data_dir, e))
 		return -1;
 	if (write_config(c, &c->comps[UP], 1, e) ||
 	    write_config(c, &c->comps[DOWN], 2, e) ||

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/optspec.h"
 #include "lib/parse.h"
 #include "lib/ynode.h"
 
@@ -311,14 +312,20 @@ static int read_component(struct reader *r, const struct ynode *n,
 			  struct component *comp)
 {
 	const struct ynode *name = ynode_get(n, "name"), *host;
+	struct err bad = ERR_INIT;
 	int remote = 0, sources;
 
 	if (ynode_check_map(r->file, n, comp_keys, "component", r->e))
 		return -1;
 	if (!name)
 		return ynode_error(r->e, r->file, n, "component has no name");
-	if (string(r, n, "name", 0, &comp->name) ||
-	    read_roles(r, ynode_get(n, "roles"), &comp->roles) ||
+	if (string(r, n, "name", 0, &comp->name))
+		return -1;
+	if (optspec_check_component(comp->name, &bad) || role_parse(comp->name))
+		return ynode_error(r->e, r->file, name, "component name: %s",
+				   role_parse(comp->name) ? "a role's name "
+				   "cannot name one component" : bad.msg);
+	if (read_roles(r, ynode_get(n, "roles"), &comp->roles) ||
 	    string(r, n, "host", 0, &comp->host))
 		return -1;
 	host = ynode_get(n, "host");

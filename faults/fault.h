@@ -50,7 +50,7 @@ struct history;
 
 /* The options of the faults that act on components. */
 #define FAULT_TARGET_OPTS                                                    \
-	{ "target", OPT_STRING, NULL, 1, NULL, 0, 0,                         \
+	{ "target", OPT_COMPONENT, NULL, 1, NULL, 0, 0,                      \
 	  "a role (cdc, upstream, downstream, pd, kv, etcd) or a component " \
 	  "name" },                                                          \
 	{ "pick", OPT_ENUM, "one", 0, fault_pick_names, 0, 0,                \
@@ -94,6 +94,15 @@ struct fault_type {
 	 */
 	int (*check)(const struct suite *s, const struct suite_item *it,
 		     struct err *e);
+	/*
+	 * MAY: once the cluster is up, before any workload starts, check
+	 * that what the item needs of it beyond its component names (which
+	 * the runner checks for every kind) is there: the election it
+	 * moves, the servers it asks. "FILE:L:C: message" errors that say
+	 * what the cluster has instead, ERR_USAGE.
+	 */
+	int (*resolve)(struct cluster *c, const struct suite *s,
+		       const struct suite_item *it, struct err *e);
 	/*
 	 * MUST: do it now. On success, append to `value` the JSON members
 	 * (without braces) saying what happened ("\"killed\":[...]"), fill

@@ -45,7 +45,7 @@ static const struct optspec opts[] = {
 	  "resign again until the first owner leads again (A -> B -> A)" },
 	{ "cdc_cluster", OPT_STRING, "default", 0, NULL, 0, 0,
 	  "service cdc: the TiCDC cluster id in the owner key" },
-	{ "etcd", OPT_STRING, NULL, 0, NULL, 0, 0,
+	{ "etcd", OPT_COMPONENT, NULL, 0, NULL, 0, 0,
 	  "the component whose etcd URL to use (default: the first etcd or "
 	  "pd component)" },
 	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
@@ -294,10 +294,39 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	return err_isset(e) ? -1 : 0;
 }
 
+/* The election's etcd and, via http or for PD, servers to ask. */
+static int resolve(struct cluster *c, const struct suite *s,
+		   const struct suite_item *it, struct err *e)
+{
+	int service = suite_opt(it, "service")->set
+		      ? (int)suite_opt(it, "service")->i : -1;
+	unsigned role = service == SVC_DDL ? ROLE_UPSTREAM
+			: service == SVC_CDC ? ROLE_CDC : ROLE_PD;
+	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
+	struct err why = ERR_INIT;
+	char prefix[512];
+	const char *url;
+
+	if (resign_election(c, it, prefix, sizeof(prefix), &url, &why))
+		return ynode_error(e, s->path, &at, "fault 'resign' needs an "
+				   "etcd: no %s with an etcd URL in this "
+				   "cluster", suite_opt(it, "etcd")->set
+				   ? "such component" : "etcd or pd component");
+	if (suite_opt(it, "via")->i != 1 && service != SVC_PD)
+		return 0;
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & role) && c->comps[i].http_url)
+			return 0;
+	return ynode_error(e, s->path, &at, "fault 'resign' %s: no %s "
+			   "component with an http_url in this cluster to ask",
+			   services[service], role_name(role));
+}
+
 const struct fault_type fault_resign = {
 	.kind = { "resign", "move an etcd-elected owner (autoid, DDL, TiCDC) "
 		  "or the PD leader without a restart",
 		  opts, sizeof(opts) / sizeof(opts[0]) },
 	.check = check,
+	.resolve = resolve,
 	.inject = inject,
 };

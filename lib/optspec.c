@@ -22,6 +22,8 @@ static const char *const type_names[] = {
 	[OPT_DURATION_LIST] = "list of durations",
 	[OPT_TABLES] = "tables",
 	[OPT_SQL] = "SQL",
+	[OPT_COMPONENT] = "component",
+	[OPT_COMPONENTS] = "components",
 };
 
 const char *optspec_type_name(enum optspec_type t)
@@ -74,6 +76,26 @@ int optspec_check_ident(const char *s, struct err *e)
 				       "'$')", shown(s, text, sizeof(text)));
 	}
 	return 0;
+}
+
+int optspec_check_component(const char *s, struct err *e)
+{
+	size_t n = strlen(s);
+	char text[300];
+
+	for (const char *p = s; n && n <= 64 && *p; p++) {
+		char c = *p;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+		      c == '.' || c == ':'))
+			n = 0;
+	}
+	if (n && n <= 64)
+		return 0;
+	return err_set(e, ERR_USAGE, "'%s' is not a role or a component name "
+		       "(1 to 64 letters, digits, '_', '-', '.' and ':')",
+		       shown(s, text, sizeof(text)));
 }
 
 int optspec_check_sql(const char *s, struct err *e)
@@ -262,6 +284,9 @@ static const char *expected(enum optspec_type t)
 		return "a table name";
 	case OPT_SQL:
 		return "SQL text";
+	case OPT_COMPONENT:
+	case OPT_COMPONENTS:
+		return "a role or a component name";
 	}
 	return "a scalar";
 }
@@ -372,6 +397,24 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 		if (push(&v->list, &v->n, strdup(n->value)))
 			return err_set(c->e, ERR_INFRA, "out of memory");
 		return 0;
+	case OPT_COMPONENT:
+	case OPT_COMPONENTS:
+		if (optspec_check_component(n->value, &local))
+			return ynode_error(c->e, c->file, n, "%s in %s: %s",
+					   sp->key, c->what, local.msg);
+		if (sp->type == OPT_COMPONENT) {
+			if (!(v->s = strdup(n->value)))
+				return err_set(c->e, ERR_INFRA,
+					       "out of memory");
+			return 0;
+		}
+		for (size_t i = 0; i < v->n; i++)
+			if (!strcmp(v->list[i], n->value))
+				return fail_at(c, n, "%s in %s lists '%s' "
+					       "twice", sp->key, n->value);
+		if (push(&v->list, &v->n, strdup(n->value)))
+			return err_set(c->e, ERR_INFRA, "out of memory");
+		return 0;
 	case OPT_SQL:
 		if (optspec_check_sql(n->value, &local))
 			return ynode_error(c->e, c->file, n, "%s in %s: %s",
@@ -401,7 +444,8 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 static int is_list_type(enum optspec_type t)
 {
 	return t == OPT_ENUM_LIST || t == OPT_STRING_LIST || t == OPT_NAMES ||
-	       t == OPT_DURATION_LIST || t == OPT_TABLES;
+	       t == OPT_DURATION_LIST || t == OPT_TABLES ||
+	       t == OPT_COMPONENTS;
 }
 
 static int value(struct ctx *c, const struct optspec *sp,

@@ -37,6 +37,10 @@ enum optspec_type {
 				 * ';', comments, backslashes, control
 				 * characters or unbalanced quotes and
 				 * parentheses */
+	OPT_COMPONENT,		/* a role or a component name: what
+				 * optspec_check_component() accepts; the
+				 * runner checks it against the cluster */
+	OPT_COMPONENTS,		/* a list of them (or one) */
 };
 
 struct optspec {
@@ -98,6 +102,14 @@ int optspec_expand(const char *pattern, char ***list, size_t *n,
 
 /* 0 when `s` is an acceptable SQL fragment (see OPT_SQL). */
 int optspec_check_sql(const char *s, struct err *e);
+
+/*
+ * 0 when `s` can name a role or a component: 1 to 64 letters, digits,
+ * '_', '-', '.' and ':' (component names in topologies are held to the
+ * same, so "10.0.1.1:4000" and "tidb-0" are names and "$(x)" is not);
+ * else -1 and a message (ERR_USAGE, without a location).
+ */
+int optspec_check_component(const char *s, struct err *e);
 
 /* 0 when `s` is a valid identifier; else -1 and a message. */
 int optspec_check_ident(const char *s, struct err *e);

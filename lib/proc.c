@@ -475,3 +475,13 @@ int proc_read_pidfile(const char *path, pid_t *pid, struct err *e)
 	buf_release(&text);
 	return rc;
 }
+
+int proc_remove_tree(const char *path, struct err *e)
+{
+	const char *const rm[] = { "rm", "-rf", "--", path, NULL };
+	int code = proc_capture(rm, NULL, NULL, 60 * NS_PER_SEC, e);
+
+	if (code > 0)
+		return err_set(e, ERR_INFRA, "cannot remove '%s'", path);
+	return code < 0 ? -1 : 0;
+}

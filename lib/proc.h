@@ -73,6 +73,9 @@ int proc_capture(const char *const *argv, struct buf *out, struct buf *errout,
 /* Send `sig` to `pid`. A process that is already gone is an error. */
 int proc_signal(pid_t pid, int sig, struct err *e);
 
+/* Remove `path` and everything below it (rm -rf), within 60 s. */
+int proc_remove_tree(const char *path, struct err *e);
+
 /*
  * The state letter of /proc/PID/stat ('R', 'S', 'D', 'T', ...), or 0 when
  * there is no such process or it is a zombie (it has exited).

@@ -470,6 +470,7 @@ static int write_value(struct buf *out, const struct optspec *sp,
 	case OPT_STRING:
 	case OPT_IDENT:
 	case OPT_SQL:
+	case OPT_COMPONENT:
 		return ynode_quote(out, v->s, e);
 	case OPT_ENUM:
 		return buf_addstr(out, sp->choices[v->i], e);
@@ -486,6 +487,7 @@ static int write_value(struct buf *out, const struct optspec *sp,
 	case OPT_STRING_LIST:
 	case OPT_NAMES:
 	case OPT_TABLES:
+	case OPT_COMPONENTS:
 		if (buf_addch(out, '[', e))
 			return -1;
 		for (size_t i = 0; i < v->n; i++)

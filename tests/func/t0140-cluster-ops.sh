@@ -125,6 +125,17 @@ test_expect_success 'a topology with an unknown role: exit 2' '
 	test_cmp expect err
 '
 
+test_expect_success 'a component name that a suite could not name, or a role: exit 2' '
+	printf "components:\n  - name: \"up 0\"\n    roles: [cdc]\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:2:11: component name: '\''up 0'\'' is not a role or a component name (1 to 64 letters, digits, '\''_'\'', '\''-'\'', '\''.'\'' and '\'':'\'')" >expect &&
+	test_cmp expect err &&
+	printf "components:\n  - name: cdc\n    roles: [cdc]\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:2:11: component name: a role'\''s name cannot name one component" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success 'a topology changefeed: a typo in it, or no id: exit 2' '
 	printf "changefeed:\n  id: cf\n  sink_url: x\ncomponents:\n  - name: x\n" >"$TRASH/s/bad.yaml" &&
 	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&

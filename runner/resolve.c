@@ -1,0 +1,108 @@
+#include "runner/resolve.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clusters/cluster.h"
+#include "faults/fault.h"
+#include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/optspec.h"
+#include "lib/ynode.h"
+#include "runner/suite.h"
+
+/* Does `name` (a role or a component name) name anything in `c`? */
+static int names_something(const struct cluster *c, const char *name)
+{
+	unsigned role = role_parse(name);
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (role ? (c->comps[i].roles & role) != 0
+			 : !strcmp(c->comps[i].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The roles the cluster has, then its component names: NULL-terminated,
+ * borrowed from `c` and role_names; the caller frees the array.
+ */
+static const char **known_names(const struct cluster *c, size_t *nroles)
+{
+	const char **names = calloc(c->ncomps + 8, sizeof(*names));
+	size_t n = 0;
+
+	if (!names)
+		return NULL;
+	for (int r = 0; role_names[r]; r++)
+		if (names_something(c, role_names[r]))
+			names[n++] = role_names[r];
+	*nroles = n;
+	for (size_t i = 0; i < c->ncomps; i++)
+		names[n++] = c->comps[i].name;
+	return names;
+}
+
+static int unknown(const struct suite *s, const struct suite_item *it,
+		   const char *section, const struct optspec *sp,
+		   const struct optval *v, const char *name,
+		   const struct cluster *c, struct err *e)
+{
+	struct ynode at = { YNODE_SCALAR, v->line ? v->line : it->line,
+			    v->line ? v->col : it->col, NULL, 0, NULL, 0 };
+	struct buf text = BUF_INIT;
+	size_t nroles = 0;
+	const char **names = known_names(c, &nroles);
+	const char *hint = names ? ynode_suggest(name, names) : NULL;
+
+	if (hint)
+		buf_printf(&text, NULL, " (did you mean '%s'?)", hint);
+	buf_addstr(&text, "; this cluster has roles ", NULL);
+	for (size_t i = 0; names && names[i]; i++)
+		buf_printf(&text, NULL, "%s%s", i == nroles ? " and components "
+			   : i ? ", " : "", names[i]);
+	ynode_error(e, s->path, &at, "%s in %s '%s' names nothing in this "
+		    "cluster: '%s'%s", sp->key, section, it->kind, name,
+		    buf_str(&text));
+	buf_release(&text);
+	free(names);
+	return -1;
+}
+
+static int resolve_item(const struct suite *s, const struct suite_item *it,
+			const char *section, struct cluster *c,
+			struct err *e)
+{
+	for (size_t i = 0; i < it->nspecs; i++) {
+		const struct optspec *sp = &it->specs[i];
+		const struct optval *v = &it->vals[i];
+
+		if (!v->set)
+			continue;
+		if (sp->type == OPT_COMPONENT && !names_something(c, v->s))
+			return unknown(s, it, section, sp, v, v->s, c, e);
+		for (size_t j = 0; sp->type == OPT_COMPONENTS && j < v->n; j++)
+			if (!names_something(c, v->list[j]))
+				return unknown(s, it, section, sp, v,
+					       v->list[j], c, e);
+	}
+	return 0;
+}
+
+int suite_resolve(const struct suite *s, struct cluster *c, struct err *e)
+{
+	for (size_t i = 0; i < s->nworkloads; i++)
+		if (resolve_item(s, &s->workloads[i], "workload", c, e))
+			return -1;
+	for (size_t i = 0; i < s->nfaults; i++) {
+		const struct fault_type *t = s->faults[i].type;
+
+		if (resolve_item(s, &s->faults[i], "fault", c, e) ||
+		    (t->resolve && t->resolve(c, s, &s->faults[i], e)))
+			return -1;
+	}
+	for (size_t i = 0; i < s->nchecks; i++)
+		if (resolve_item(s, &s->checks[i], "check", c, e))
+			return -1;
+	return 0;
+}

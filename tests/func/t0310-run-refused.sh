@@ -1,0 +1,118 @@
+#!/bin/sh
+# A suite that names nothing costs no run. A fault target no component
+# could be called is refused before anything starts; a name that is well
+# formed but names nothing in the cluster (a typo, a role the cluster does
+# not have, a resign with no etcd or servers to ask) is refused once the
+# cluster is up, before the schema is made and any workload or fault runs:
+# exit 2, one line with file:line:col, what the cluster has instead, a
+# TAP Bail out on stdout, the cluster torn down and no run directory left.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+# suite NAME: $TRASH/NAME.yaml, 30 s of inserts, the fault and check items
+# from stdin (the first line of theirs is line 13).
+suite() {
+	{
+		insert_suite "$1" 30s 5 refused 100
+		cat
+	} >"$TRASH/$1.yaml"
+}
+
+# refused NAME MESSAGE: run suite NAME on a local cluster of its own: exit
+# 2, MESSAGE as the one line on stderr and in the Bail out on stdout,
+# nothing of the run left: no directory, no process, no table made.
+refused() {
+	test_clusters="$test_clusters $TRASH/$1/cluster"
+	"$TICHAOS" run "$TRASH/$1.yaml" --out "$TRASH/$1" --port-base auto \
+		--quiet >"$1.tap" 2>"$1.err"
+	code=$?
+	test $code = 2 || { echo "exit $code"; cat "$1.err"; return 1; }
+	echo "tichaos: $2" >expect && test_cmp expect "$1.err" &&
+	echo "Bail out! $2" >expect && test_cmp expect "$1.tap" &&
+	test ! -e "$TRASH/$1" &&
+	for f in /proc/[0-9]*/cmdline; do
+		if { tr "\0" " " <"$f"; } 2>/dev/null | grep -q "$TRASH/$1/"; then
+			echo "left running: $f"
+			return 1
+		fi
+	done
+}
+
+HAS="this cluster has roles upstream, downstream, cdc, etcd and components up-0, down-0, etcd-0"
+
+suite shell <<END
+faults:
+  - kind: kill
+    target: "\$(touch $TRASH/touched)"
+    every: 4s
+END
+
+test_expect_success 'a target no component could be called: exit 2 before anything starts' '
+	msg="$TRASH/shell.yaml:14:13: target in fault '\''kill'\'': '\''\$(touch $TRASH/touched)'\'' is not a role or a component name (1 to 64 letters, digits, '\''_'\'', '\''-'\'', '\''.'\'' and '\'':'\'')" &&
+	"$TICHAOS" validate "$TRASH/shell.yaml" 2>verr; test $? = 2 &&
+	echo "tichaos: $msg" >expect && test_cmp expect verr &&
+	refused shell "$msg" && test ! -e "$TRASH/touched"
+'
+
+suite typo <<END
+faults:
+  - kind: kill
+    target: cdcc
+    every: 4s
+END
+
+test_expect_success 'a target that names nothing here: exit 2 once the cluster is up, no workload ran' '
+	"$TICHAOS" validate "$TRASH/typo.yaml" >out && echo "ok $TRASH/typo.yaml" >expect &&
+	test_cmp expect out &&
+	refused typo "$TRASH/typo.yaml:14:13: target in fault '\''kill'\'' names nothing in this cluster: '\''cdcc'\'' (did you mean '\''cdc'\''?); $HAS"
+'
+
+suite role <<END
+faults:
+  - kind: pause
+    target: pd
+    at: [2s]
+    down: 1s
+END
+
+test_expect_success 'a role the cluster does not have: exit 2' '
+	refused role "$TRASH/role.yaml:14:13: target in fault '\''pause'\'' names nothing in this cluster: '\''pd'\'' (did you mean '\''cdc'\''?); $HAS"
+'
+
+suite etcd <<END
+faults:
+  - kind: resign
+    election: /tichaos/test
+    etcd: etcd-1
+    at: [2s]
+END
+
+test_expect_success 'a resign whose etcd names nothing: exit 2, the closest name' '
+	refused etcd "$TRASH/etcd.yaml:15:11: etcd in fault '\''resign'\'' names nothing in this cluster: '\''etcd-1'\'' (did you mean '\''etcd-0'\''?); $HAS"
+'
+
+suite pd <<END
+faults:
+  - kind: resign
+    service: pd
+    at: [2s]
+END
+
+test_expect_success 'a resign of the PD leader on a cluster without PD: exit 2' '
+	refused pd "$TRASH/pd.yaml:13:5: fault '\''resign'\'' pd: no pd component with an http_url in this cluster to ask"
+'
+
+suite logs <<END
+checks:
+  - kind: logscan
+    components: [up-0, down-1]
+END
+
+test_expect_success 'a logscan component that names nothing: exit 2' '
+	refused logs "$TRASH/logs.yaml:14:17: components in check '\''logscan'\'' names nothing in this cluster: '\''down-1'\'' (did you mean '\''down-0'\''?); $HAS"
+'
+
+test_done
