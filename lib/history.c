@@ -22,11 +22,17 @@ struct history {
 	char *path;
 	int64_t start_ns;
 	pthread_mutex_t lock;		/* slots list, write_error, stop */
-	pthread_mutex_t flush_lock;	/* one flush at a time: whole lines */
+	pthread_mutex_t flush_lock;	/* one flush at a time: whole lines;
+					 * guards pending and written */
 	pthread_cond_t wake;
 	struct history_slot *slots;
 	int stop;
+	/* The first write that failed, kept (sticky). */
 	struct err write_error;
+	/* Lines a failed write left, in order, tried again first at every
+	 * flush; the file ends at `written`, after its last whole line. */
+	struct buf pending;
+	off_t written;
 	pthread_t flusher;
 };
 
@@ -97,7 +103,12 @@ int history_format(struct buf *out, const struct history_event *ev,
 	return rc || buf_addstr(out, "}\n", e) ? -1 : 0;
 }
 
-static void write_all(struct history *h, const struct buf *b)
+/*
+ * Append `b` to the file whole, or not at all: a write that fails (a full
+ * disk) is cut back to the last whole line, its error kept, and -1
+ * returned.
+ */
+static int write_all(struct history *h, const struct buf *b)
 {
 	size_t off = 0;
 
@@ -107,23 +118,38 @@ static void write_all(struct history *h, const struct buf *b)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
+			int saved = errno;
+
+			/* What part of `b` went in is cut off again, so the
+			 * file ends after a whole line. */
+			if (off && ftruncate(h->fd, h->written))
+				saved = errno;
 			pthread_mutex_lock(&h->lock);
-			err_errno(&h->write_error, errno, "cannot write '%s'",
+			err_errno(&h->write_error, saved, "cannot write '%s'",
 				  h->path);
 			pthread_mutex_unlock(&h->lock);
-			return;
+			return -1;
 		}
 		off += (size_t)n;
 	}
+	h->written += (off_t)b->len;
+	return 0;
 }
 
-/* Hand every slot's lines to the file; the swap keeps the lock short. */
+/*
+ * Hand every slot's lines to the file; the swap keeps the lock short.
+ * While a write fails, lines wait in `pending` in their order and are
+ * tried again first at the next flush, so that none is lost to a disk
+ * that fills up and then gets space back.
+ */
 static void flush_slots(struct history *h)
 {
 	struct history_slot *s;
 	struct buf taken = BUF_INIT;
 
 	pthread_mutex_lock(&h->flush_lock);
+	if (h->pending.len && !write_all(h, &h->pending))
+		buf_reset(&h->pending);
 	pthread_mutex_lock(&h->lock);
 	s = h->slots;
 	pthread_mutex_unlock(&h->lock);
@@ -134,8 +160,8 @@ static void flush_slots(struct history *h)
 			buf_init(&s->lines, s->lines.limit);
 		}
 		pthread_mutex_unlock(&s->lock);
-		if (taken.len)
-			write_all(h, &taken);
+		if (taken.len && (h->pending.len || write_all(h, &taken)))
+			buf_add(&h->pending, taken.data, taken.len, NULL);
 		buf_release(&taken);
 	}
 	pthread_mutex_unlock(&h->flush_lock);
@@ -184,6 +210,7 @@ int history_open(struct history **out, const char *path, int64_t start_ns,
 		free(h);
 		return -1;
 	}
+	buf_init(&h->pending, (size_t)1 << 30);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->flush_lock, NULL);
 	pthread_cond_init(&h->wake, NULL);
@@ -252,6 +279,18 @@ int history_flush(struct history *h, struct err *e)
 	return rc;
 }
 
+int history_failed(struct history *h, struct err *e)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&h->lock);
+	if (err_isset(&h->write_error))
+		rc = err_set(e, h->write_error.class, "%s",
+			     h->write_error.msg);
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
 int history_close(struct history *h, struct err *e)
 {
 	struct history_slot *s, *next;
@@ -265,6 +304,17 @@ int history_close(struct history *h, struct err *e)
 	pthread_mutex_unlock(&h->lock);
 	pthread_join(h->flusher, NULL);
 	flush_slots(h);
+	if (h->pending.len) {
+		struct err first = h->write_error;
+		size_t lost = 0;
+
+		for (size_t i = 0; i < h->pending.len; i++)
+			lost += h->pending.data[i] == '\n';
+		err_clear(&h->write_error);
+		err_set(&h->write_error, first.class, "%s (%zu lines lost)",
+			first.msg, lost);
+	}
+	buf_release(&h->pending);
 	if (fsync(h->fd) && errno != EINVAL)
 		err_errno(&h->write_error, errno, "cannot sync '%s'", h->path);
 	if (close(h->fd))

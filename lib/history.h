@@ -70,8 +70,18 @@ int history_format(struct buf *out, const struct history_event *ev,
 int history_flush(struct history *h, struct err *e);
 
 /*
+ * 0 while every write of the file has succeeded; else -1 with the first
+ * failure's message (a full disk: "cannot write 'PATH': No space left on
+ * device"), at once and without writing anything. The lines a failed
+ * write left are kept in order and tried again at every flush and at
+ * close, so a disk that gets space back loses none of them.
+ */
+int history_failed(struct history *h, struct err *e);
+
+/*
  * Flush everything, stop the flusher, close the file, free the history
- * and its slots. Fails when a write failed at any time.
+ * and its slots. Fails when a write failed at any time; the message then
+ * counts the lines that could not be written even at the end.
  */
 int history_close(struct history *h, struct err *e);
 

@@ -9,6 +9,8 @@
  * on stdout is never touched.
  */
 
+#include <stddef.h>
+
 enum log_level {
 	LOG_ERROR,
 	LOG_WARN,
@@ -20,11 +22,20 @@ enum log_level {
 void log_set_level(enum log_level level);
 enum log_level log_get_level(void);
 
-/* Also append every message to `path`. 0, or -1 (errno set). */
+/* Also append every message to `path` (created when missing), written
+ * line by line with write(2). 0, or -1 (errno set). */
 int log_open(const char *path);
 
 /* Stop writing to the run log; closes it. */
 void log_close(void);
+
+/*
+ * 0 while every write of the run log has succeeded; else -1 and "cannot
+ * write 'PATH': REASON" in `msg`. Lines that could not be written are
+ * kept (up to 1 MiB) and written before the next line, so a disk that
+ * gets space back loses none of them.
+ */
+int log_write_error(char *msg, size_t size);
 
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -444,6 +444,11 @@ static int build(const json_t *results, const char *run_dir,
 	buf_addstr(out, "; replay: <code>tichaos replay ", e);
 	html(out, str(results, "run_dir"));
 	buf_addstr(out, "</code></p>\n", e);
+	if (json_object_get(results, "aborted")) {
+		buf_addstr(out, "<p>Aborted: ", e);
+		html(out, str(results, "aborted"));
+		buf_addstr(out, "</p>\n", e);
+	}
 	if (json_object_get(results, "skip")) {
 		buf_addstr(out, "<p>Skipped: ", e);
 		html(out, str(results, "skip"));

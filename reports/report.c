@@ -29,6 +29,8 @@ int results_exit_code(const json_t *results)
 		return 4;
 	if (top && !strcmp(top, "skip"))
 		return 0;
+	if (json_object_get(results, "aborted"))
+		return 3;
 	for (int s = 0; all_sections[s]; s++) {
 		const json_t *items = json_object_get(results, all_sections[s]);
 
@@ -132,6 +134,9 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 	if (!strcmp(str(results, "verdict"), "interrupted"))
 		buf_printf(out, e, "Bail out! interrupted by a signal; what "
 			   "was recorded is in %s\n", dir);
+	else if (*str(results, "aborted"))
+		buf_printf(out, e, "Bail out! aborted: %s; what was recorded "
+			   "is in %s\n", str(results, "aborted"), dir);
 	else if (!strcmp(str(results, "verdict"), "incomplete"))
 		buf_printf(out, e, "Bail out! incomplete: %s (%s)\n",
 			   str(results, "incomplete"), dir);

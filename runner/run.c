@@ -28,6 +28,7 @@
 #include "runner/checks.h"
 #include "runner/nemesis.h"
 #include "runner/plan.h"
+#include "runner/resolve.h"
 #include "runner/runner.h"
 #include "runner/suite.h"
 #include "workloads/workload.h"
@@ -38,10 +39,14 @@ static const char *const tap_sections[] = {
 
 /* Signals seen: 1 asks for a graceful stop. */
 static volatile sig_atomic_t interrupted;
+/* What the cluster sees: the signals, plus one when the run aborts (a
+ * full disk), which hurries its servers' stops as a first ^C does. */
+static volatile sig_atomic_t hurry;
 
 void run_interrupt(void)
 {
 	interrupted++;
+	hurry++;
 }
 
 struct upstream {
@@ -71,7 +76,76 @@ struct state {
 	int64_t *log_start;
 	struct check_result *checks;
 	time_t started;
+	/* Why the run stopped short of its duration without a signal (a
+	 * run file could not be written), or "". */
+	char aborted[ERR_MSG_MAX];
+	int reserved;
+	int tap_printed;
 };
+
+/*
+ * Space held in RUN/.reserve from the start of a run, given back when
+ * the run stops short because its disk is full (and before the reports
+ * in any case), so that heals, the end of the history and the reports
+ * can still be written.
+ */
+#define RESERVE_BYTES ((off_t)8 << 20)
+
+static int reserve_space(struct state *st, struct err *e)
+{
+	char path[PATH_MAX];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/.reserve", st->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_errno(e, errno, "cannot create '%s'", path);
+	rc = posix_fallocate(fd, 0, RESERVE_BYTES);
+	close(fd);
+	if (rc) {
+		unlink(path);
+		return err_errno(e, rc, "cannot reserve %lld MiB in '%s' for "
+				 "the end of the run", (long long)(RESERVE_BYTES
+								   >> 20),
+				 st->dir);
+	}
+	st->reserved = 1;
+	return 0;
+}
+
+static void release_space(struct state *st)
+{
+	char path[PATH_MAX];
+
+	if (!st->reserved)
+		return;
+	snprintf(path, sizeof(path), "%s/.reserve", st->dir);
+	if (unlink(path) && errno != ENOENT)
+		log_warn("cannot remove '%s': %s", path, strerror(errno));
+	st->reserved = 0;
+}
+
+/*
+ * Has a run file failed to be written (the history, the run log)? Then
+ * the run stops as if interrupted, at once, and says why: the space
+ * held back is given back for the heals and the reports.
+ */
+static int run_files_failed(struct state *st)
+{
+	struct err e = ERR_INIT;
+
+	if (st->aborted[0])
+		return 1;
+	if ((st->run.history && history_failed(st->run.history, &e)) ||
+	    log_write_error(e.msg, sizeof(e.msg))) {
+		snprintf(st->aborted, sizeof(st->aborted), "%s", e.msg);
+		hurry++;
+		release_space(st);
+		log_error("%s: stopping the run", st->aborted);
+		return 1;
+	}
+	return 0;
+}
 
 static int make_dirs(const char *path, struct err *e)
 {
@@ -596,7 +670,7 @@ static int run_checks(struct state *st, struct err *e)
 	struct check_ctx ctx = { &st->suite, &st->cluster, st->dir,
 				 st->dialect, was_interrupted };
 
-	if (!st->suite.nchecks || interrupted)
+	if (!st->suite.nchecks || interrupted || st->aborted[0])
 		return 0;
 	/* The checks read history.jsonl: every record of the run in it. */
 	if (st->run.history && history_flush(st->run.history, e))
@@ -626,7 +700,8 @@ static void drive(struct state *st, int quiet)
 	for (;;) {
 		int64_t elapsed = history_now(st->run.history);
 
-		if (interrupted || elapsed >= st->plan.duration_ns)
+		if (interrupted || run_files_failed(st) ||
+		    elapsed >= st->plan.duration_ns)
 			break;
 		if (!quiet && elapsed - last >= every) {
 			progress(st, elapsed, 0, &pace);
@@ -863,6 +938,8 @@ static int finish(struct state *st, const char *skip,
 	json_t *r = results_json(st, skip, o);
 	int rc;
 
+	if (st->aborted[0] && !interrupted)
+		json_object_set_new(r, "aborted", json_string(st->aborted));
 	json_object_set_new(r, "verdict", json_string(
 		skip ? "skip" : interrupted ? "interrupted"
 		: results_verdict(r)));
@@ -876,6 +953,7 @@ static int finish(struct state *st, const char *skip,
 	if (!rc) {
 		fputs(buf_str(&tap), stdout);
 		fflush(stdout);
+		st->tap_printed = 1;
 		if (!o->quiet && !report_summary_text(r, &summary, NULL))
 			fprintf(stderr, "\n%s", buf_str(&summary));
 	}
@@ -891,6 +969,7 @@ static void release(struct state *st, int keep_cluster)
 	struct err e = ERR_INIT;
 
 	__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+	release_space(st);
 	stop_faults(st);
 	if (st->nemesis_started)
 		nemesis_release(&st->nemesis);
@@ -913,8 +992,10 @@ static void release(struct state *st, int keep_cluster)
 	free(st->checks);
 	if (st->cluster_started && !keep_cluster) {
 		err_clear(&e);
-		if (interrupted >= 2)
-			log_warn("interrupted twice: killing the cluster (SIGKILL)");
+		if (hurry >= 2)
+			log_warn("%s: killing the cluster (SIGKILL)",
+				 interrupted >= 2 ? "interrupted twice"
+				 : "interrupted while aborting");
 		if (cluster_down(&st->cluster, &e))
 			log_error("%s", e.msg);
 	} else if (st->cluster_started) {
@@ -1003,6 +1084,42 @@ static void reap_orphans(const char *run_dir)
 		closedir(dir);
 }
 
+/*
+ * Whatever stops a run before it printed its TAP stream says so on stdout
+ * too, which needs no disk: TAP readers (prove) see a Bail out with the
+ * reason, not an empty stream.
+ */
+static void bail_out(const struct err *e)
+{
+	if (!err_isset(e))
+		return;
+	printf("Bail out! %s\n", e->msg);
+	fflush(stdout);
+}
+
+/*
+ * A run refused once its cluster was up (a name that names nothing) ran
+ * nothing: its directory goes, and runs/<suite>/latest when it names it,
+ * as if the suite had been refused by validate.
+ */
+static void discard_run_dir(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	char latest[PATH_MAX], target[PATH_MAX];
+	struct err e = ERR_INIT;
+	ssize_t n;
+
+	if (proc_remove_tree(dir, &e))
+		fprintf(stderr, "tichaos: %s\n", e.msg);
+	if (!slash)
+		return;
+	snprintf(latest, sizeof(latest), "%.*s/latest", (int)(slash - dir),
+		 dir);
+	n = readlink(latest, target, sizeof(target) - 1);
+	if (n > 0 && (target[n] = '\0', !strcmp(target, slash + 1)))
+		unlink(latest);
+}
+
 int run_suite(const char *path, const struct run_options *o, struct err *e)
 {
 	struct state st;
@@ -1012,13 +1129,15 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	const char *skip = NULL;
 	int64_t duration;
 	uint64_t seed;
-	int rc = EXIT_INFRA;
+	int rc = EXIT_INFRA, refused = 0;
 
 	memset(&st, 0, sizeof(st));
 	st.plan = (struct plan)PLAN_INIT;
 	st.started = time(NULL);
 	if (suite_load(&st.suite, path, e)) {
 		suite_release(&st.suite);
+		if (!o->dry_run)
+			bail_out(e);
 		return EXIT_USAGE;
 	}
 	st.suite_loaded = 1;
@@ -1037,7 +1156,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	}
 	if (o->replay_of && same_plan(&st, o->replay_of, e))
 		goto out;
-	if (make_run_dir(&st, o, e))
+	if (make_run_dir(&st, o, e) || reserve_space(&st, e))
 		goto out;
 	snprintf(logs, sizeof(logs), "%s/logs", st.dir);
 	if (make_dirs(logs, e))
@@ -1075,7 +1194,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	st.cluster_open = 1;
 	/* ^C while the cluster starts stops it; later, heals still wait
 	 * for their servers unless ^C comes twice. */
-	st.cluster.interrupted = &interrupted;
+	st.cluster.interrupted = &hurry;
 	st.cluster.interrupt_at = 1;
 	if (st.cluster.type == cluster_type_find("local") &&
 	    (st.suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
@@ -1114,6 +1233,13 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	skip = missing_requirement(&st);
 	if (skip)
 		goto report;
+	/* A name that names nothing in this cluster costs no run: refused
+	 * before any workload starts, and the cluster torn down. */
+	if (suite_resolve(&st.suite, &st.cluster, e)) {
+		rc = EXIT_USAGE;
+		refused = 1;
+		goto out;
+	}
 	if (create_schema(&st, e) || await_schema(&st, e)) {
 		if (interrupted)
 			goto report;
@@ -1131,16 +1257,30 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))
 		goto out;
 	drive(&st, o->quiet);
-	collect_logs(&st);
+	/* A full disk takes no copies of logs, and no checks run. */
+	if (!st.aborted[0])
+		collect_logs(&st);
 	if (run_checks(&st, e))
 		goto out;
 report:
-	/* Every record on disk before the reports read the history. */
-	if (st.run.history && history_close(st.run.history, e)) {
+	release_space(&st);
+	/* Every record on disk before the reports read the history; what
+	 * a full disk kept out even now is counted in the log. */
+	if (st.run.history) {
+		struct err he = ERR_INIT;
+		int failed = history_close(st.run.history, &he);
+
 		st.run.history = NULL;
-		goto out;
+		if (failed && !st.aborted[0]) {
+			err_set(e, he.class, "%s", he.msg);
+			goto out;
+		}
+		if (failed && strcmp(he.msg, st.aborted))
+			log_error("%s", he.msg);
 	}
-	st.run.history = NULL;
+	/* The cause first: a report the full disk refuses comes second. */
+	if (st.aborted[0])
+		err_set(e, ERR_INFRA, "%s", st.aborted);
 	rc = finish(&st, skip, o, e);
 	if (rc < 0) {
 		rc = EXIT_INFRA;
@@ -1148,6 +1288,8 @@ report:
 	}
 	if (interrupted)
 		rc = EXIT_INTERRUPTED;
+	else if (st.aborted[0])
+		rc = EXIT_INFRA;
 	else if (rc == EXIT_INFRA)
 		err_set(e, ERR_INFRA, "a fault did not take effect, a heal "
 			"failed or a check could not decide (see the TAP "
@@ -1158,6 +1300,10 @@ out:
 	else if (rc == EXIT_INFRA)
 		rc = (int)e->class;
 	release(&st, o->keep_cluster);
+	if (refused)
+		discard_run_dir(st.dir);
+	if (!st.tap_printed && !o->dry_run)
+		bail_out(e);
 	buf_release(&text);
 	if (interrupted && rc != EXIT_USAGE)
 		rc = EXIT_INTERRUPTED;

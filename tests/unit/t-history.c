@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -216,6 +218,113 @@ static void test_sigkill(struct tmpdir *t)
 	   "without its newline");
 }
 
+static void record_ids(struct history_slot *s, int64_t from, int64_t to)
+{
+	for (int64_t i = from; i < to; i++) {
+		struct history_event ev = { i, 0, "ok", "insert", "d.t", NULL,
+					    NULL, i, NULL, NULL };
+
+		history_record(s, &ev);
+	}
+}
+
+/* The ids of the file's lines are 0, 1, 2, ... in order. */
+static int ids_in_order(const char *path)
+{
+	char text[65536], *p = text;
+	ssize_t n = read_text(path, text, sizeof(text));
+	long want = 0;
+
+	if (n < 0)
+		return 0;
+	while ((p = strstr(p, "\"id\":"))) {
+		if (strtol(p + 5, &p, 10) != want++)
+			return 0;
+	}
+	return 1;
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) ? -1 : sb.st_size;
+}
+
+/*
+ * A disk that fills up, simulated with RLIMIT_FSIZE (writes past it fail
+ * with EFBIG, as they fail with ENOSPC on a full disk): the file keeps
+ * whole lines only, the error is known at once and stays known, and the
+ * lines that did not go in are written, in order, once there is room.
+ */
+static void test_full_disk(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "h-full.jsonl");
+	struct history *h = NULL;
+	struct history_slot *s;
+	struct err e = ERR_INIT;
+	struct rlimit was, small;
+	char want[512];
+	int complete = 0;
+	off_t whole;
+
+	signal(SIGXFSZ, SIG_IGN);
+	if (getrlimit(RLIMIT_FSIZE, &was) ||
+	    history_open(&h, path, clock_mono_ns(), &e)) {
+		skip(12, "cannot open a history");
+		return;
+	}
+	snprintf(want, sizeof(want), "cannot write '%s': File too large", path);
+	s = history_slot(h);
+	record_ids(s, 0, 100);
+	is_int(history_flush(h, &e), 0, "flush before the disk fills");
+	is_int(history_failed(h, &e), 0, "nothing failed yet");
+	whole = file_size(path);
+	small = was;
+	small.rlim_cur = (rlim_t)whole + 100;
+	setrlimit(RLIMIT_FSIZE, &small);
+	record_ids(s, 100, 150);
+	is_int(history_flush(h, &e), -1, "a flush on a full disk fails");
+	is_str(e.msg, want, "with the write's error");
+	is_int(count_lines(path, &complete), 100,
+	       "the lines that went in before are there");
+	ok(complete && file_size(path) == whole,
+	   "the part of a line that went in is cut off again");
+	err_clear(&e);
+	is_int(history_failed(h, &e), -1, "history_failed knows at once");
+	is_str(e.msg, want, "and says why");
+	record_ids(s, 150, 160);
+	history_flush(h, NULL);
+	is_int(count_lines(path, &complete), 100,
+	       "later lines wait behind the ones that did not go in");
+	setrlimit(RLIMIT_FSIZE, &was);
+	history_flush(h, NULL);
+	is_int(count_lines(path, &complete), 160,
+	       "once there is room, every waiting line is written");
+	ok(complete && ids_in_order(path), "whole, in the order recorded");
+	err_clear(&e);
+	is_int(history_close(h, &e), -1, "close still says a write failed");
+	is_str(e.msg, want, "and no line was lost");
+
+	path = tmpdir_path(t, "h-lost.jsonl");
+	if (history_open(&h, path, clock_mono_ns(), &e)) {
+		skip(1, "cannot open a history");
+		return;
+	}
+	s = history_slot(h);
+	record_ids(s, 0, 10);
+	small.rlim_cur = 0;
+	setrlimit(RLIMIT_FSIZE, &small);
+	record_ids(s, 10, 17);
+	err_clear(&e);
+	history_close(h, &e);
+	setrlimit(RLIMIT_FSIZE, &was);
+	snprintf(want, sizeof(want), "cannot write '%s': File too large "
+		 "(17 lines lost)", path);
+	is_str(e.msg, want, "close counts the lines it could not write");
+	signal(SIGXFSZ, SIG_DFL);
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -227,6 +336,7 @@ int main(void)
 	test_flush_interval(&t);
 	test_flush(&t);
 	test_sigkill(&t);
+	test_full_disk(&t);
 	tmpdir_remove(&t);
 	return done_testing();
 }

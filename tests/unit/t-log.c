@@ -4,6 +4,9 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/resource.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -301,6 +304,46 @@ static void test_threads(struct tmpdir *t)
 	is_int(bad, 0, "no line torn or out of order within its thread");
 }
 
+/*
+ * A full disk (simulated with RLIMIT_FSIZE: EFBIG where a disk says
+ * ENOSPC): the failure is known at once, and the lines written meanwhile
+ * reach the file, in order, once there is room.
+ */
+static void test_full_disk(struct tmpdir *t)
+{
+	static const char *const want[] = {
+		"info  before", "info  during 1", "info  during 2",
+		"info  after", NULL,
+	};
+	char path[512], text[8192], msg[512], expect[600];
+	struct rlimit was, none;
+
+	snprintf(path, sizeof(path), "%s", tmpdir_path(t, "full.log"));
+	signal(SIGXFSZ, SIG_IGN);
+	getrlimit(RLIMIT_FSIZE, &was);
+	log_set_level(LOG_ERROR);
+	log_open(path);
+	log_info("before");
+	is_int(log_write_error(msg, sizeof(msg)), 0, "no write failed yet");
+	none = was;
+	none.rlim_cur = 0;
+	setrlimit(RLIMIT_FSIZE, &none);
+	log_info("during 1");
+	log_info("during 2");
+	is_int(log_write_error(msg, sizeof(msg)), -1,
+	       "a failed write is known at once");
+	snprintf(expect, sizeof(expect), "cannot write '%s': File too large",
+		 path);
+	is_str(msg, expect, "with the file and the reason");
+	setrlimit(RLIMIT_FSIZE, &was);
+	log_info("after");
+	log_close();
+	log_set_level(LOG_INFO);
+	signal(SIGXFSZ, SIG_DFL);
+	read_text(path, text, sizeof(text));
+	lines_are(text, want, "the lines of the full disk are written after");
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -318,6 +361,7 @@ int main(void)
 	test_levels(&t);
 	test_open(&t);
 	test_threads(&t);
+	test_full_disk(&t);
 	ok(!tmpdir_remove(&t), "temporary directory removed");
 	regfree(&line_re);
 	return done_testing();
