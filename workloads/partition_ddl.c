@@ -2,7 +2,7 @@
  * partition_ddl: on RANGE-partitioned tables, every `every`, one of
  *
  *   drop_add            DROP the last (MAXVALUE) partition, ADD it again
- *   truncate            TRUNCATE one partition
+ *   truncate            TRUNCATE every partition, one statement each
  *   remove_repartition  REMOVE PARTITIONING, then PARTITION BY `repartition`
  *   exchange            EXCHANGE the first partition WITH a normal table
  *                       (errors are expected: rows outside the range)
@@ -10,7 +10,11 @@
  *                       half and all of its bound, then merge them back
  *
  * — the partition DDL loop of TiCDC's fail_over_ddl_mix with every op
- * enabled. Partition names and bounds are read from the server before each
+ * enabled, as its script does them: the truncate case truncates p0, p1
+ * and p2 in three statements, and drop_add, remove_repartition and
+ * reorganize pause `pause` (its `sleep 0.5`) between their two
+ * statements (tests/integration_tests/fail_over_ddl_mix/run.sh in
+ * pingcap/tiflow). Partition names and bounds are read from the server before each
  * op, so they follow the suite's definitions and whatever earlier ops did;
  * nothing about them is fixed here.
  */
@@ -44,7 +48,13 @@ static const struct optspec opts[] = {
 	{ "exchange_with", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "exchange: the tables to swap with (default: the suite's "
 	  "unpartitioned tables)" },
+	{ "pause", OPT_DURATION, "500ms", 0, NULL, 0, 0,
+	  "drop_add, remove_repartition, reorganize: the pause between "
+	  "their two statements" },
 };
+
+/* Most statements of one operation: truncate has one per partition. */
+#define MAX_STATEMENTS 64
 
 static int is_range(const char *partition)
 {
@@ -133,7 +143,7 @@ static int read_partitions(struct worker *w, const char *table,
 	return rc ? -1 : 0;
 }
 
-/* ALTER TABLE `db`.`t` + the rest, as one statement in `q`. */
+/* ALTER TABLE `db`.`t` + the rest, as one statement in `q` (reset). */
 static int alter(struct buf *q, struct worker *w, const char *table,
 		 struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
@@ -153,10 +163,13 @@ static int alter(struct buf *q, struct worker *w, const char *table,
 	return rc ? -1 : 0;
 }
 
-/* Build the op's statements from the table's partitions as they are. */
+/*
+ * Build the op's statements from the table's partitions as they are:
+ * `a` then `b` (may stay empty); truncate fills stmts[0..*n) instead.
+ */
 static int build(struct worker *w, const struct plan_event *ev,
 		 const struct sql_result *parts, struct buf *a, struct buf *b,
-		 struct err *e)
+		 struct buf *stmts, size_t *n, struct err *e)
 {
 	const char *first = parts->cells[0];
 	const char *first_bound = parts->cells[1];
@@ -167,9 +180,11 @@ static int build(struct worker *w, const struct plan_event *ev,
 	int64_t bound;
 
 	if (!strcmp(ev->op, "truncate")) {
-		const char *p = parts->cells[(ev->choice % parts->nrows) * 2];
-
-		return alter(a, w, ev->table, e, "TRUNCATE PARTITION `%s`", p);
+		for (*n = 0; *n < parts->nrows && *n < MAX_STATEMENTS; (*n)++)
+			if (alter(&stmts[*n], w, ev->table, e, "TRUNCATE "
+				  "PARTITION `%s`", parts->cells[*n * 2]))
+				return -1;
+		return 0;
 	}
 	if (!strcmp(ev->op, "drop_add")) {
 		if (!last_bound || strcmp(last_bound, "MAXVALUE"))
@@ -203,24 +218,44 @@ static int build(struct worker *w, const struct plan_event *ev,
 		     first, first, first, first, (long long)bound);
 }
 
+/*
+ * Run the statements in order, stopping at the first that fails; one
+ * that fails after another succeeded leaves the op half done (ambiguous).
+ */
+static void exec_all(struct worker *w, struct buf *stmts, size_t n,
+		     int64_t pause_ns, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i && pause_ns > 0)
+			worker_sleep(w, pause_ns);
+		if (sql_exec(&w->conn, buf_str(&stmts[i]), e)) {
+			if (i)
+				w->conn.last_class = SQL_AMBIGUOUS;
+			return;
+		}
+	}
+}
+
 static void run_op(struct worker *w, const struct plan_event *ev)
 {
 	struct sql_result parts = SQL_RESULT_INIT;
-	struct buf a = BUF_INIT, b = BUF_INIT;
+	struct buf stmts[MAX_STATEMENTS];
 	struct err e = ERR_INIT;
+	size_t n = 0;
 
+	for (size_t i = 0; i < MAX_STATEMENTS; i++)
+		buf_init(&stmts[i], 0);
 	if (worker_connect(w))
 		return;
 	worker_invoke(w, ev->op, ev->table);
 	if (!read_partitions(w, ev->table, &parts, &e) &&
-	    !build(w, ev, &parts, &a, &b, &e) &&
-	    !sql_exec(&w->conn, buf_str(&a), &e) && b.len &&
-	    sql_exec(&w->conn, buf_str(&b), &e))
-		w->conn.last_class = SQL_AMBIGUOUS;	/* half done */
+	    !build(w, ev, &parts, &stmts[0], &stmts[1], stmts, &n, &e))
+		exec_all(w, stmts, n ? n : stmts[1].len ? 2 : 1,
+			 n ? 0 : suite_opt(w->item, "pause")->i, &e);
 	worker_complete(w, ev->op, ev->table, -1, &e);
 	sql_result_release(&parts);
-	buf_release(&a);
-	buf_release(&b);
+	for (size_t i = 0; i < MAX_STATEMENTS; i++)
+		buf_release(&stmts[i]);
 }
 
 const struct workload_type workload_partition_ddl = {

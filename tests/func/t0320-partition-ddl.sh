@@ -1,0 +1,66 @@
+#!/bin/sh
+# partition_ddl as TiCDC's fail_over_ddl_mix script does it
+# (tests/integration_tests/fail_over_ddl_mix/run.sh in pingcap/tiflow,
+# quoted in docs/suite-format.md): its truncate case truncates p0, p1 and
+# p2, three statements; drop_add waits `pause` (the script's sleep 0.5)
+# between DROP PARTITION and ADD PARTITION. Read back from the upstream's
+# binary log and the history.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+cat >"$TRASH/part.yaml" <<END
+name: part
+duration: 5s
+seed: 4
+database: part
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+    partition: "RANGE (id) (PARTITION p0 VALUES LESS THAN (200),
+      PARTITION p1 VALUES LESS THAN (1000), PARTITION p2 VALUES LESS THAN MAXVALUE)"
+workloads:
+  - kind: insert
+    tables: t
+    rate: 50
+  - kind: partition_ddl
+    tables: t
+    ops: [truncate, drop_add]
+    every: 1s
+END
+
+R="$TRASH/r"
+
+test_expect_success 'a run of truncates and drop_adds passes' '
+	test_clusters="$test_clusters $R/cluster" &&
+	"$TICHAOS" run "$TRASH/part.yaml" --port-base auto --out "$R" \
+		--keep-cluster >tap 2>err || { cat err; false; }
+	grep -Eqx "ok 2 - workload 2 partition_ddl: [0-9]+ ok, 0 fail, 0 info" tap
+'
+
+test_expect_success 'each truncate truncated p0, p1 and p2, in that order' '
+	truncates=$(grep -c "\"type\":\"ok\",\"f\":\"truncate\"" "$R/history.jsonl") &&
+	test "$truncates" -ge 1 &&
+	UP=$(cat "$R/cluster/port-base") &&
+	sql $UP "SHOW BINLOG EVENTS" | grep -o "TRUNCATE PARTITION \`p[0-9]\`" >got &&
+	for i in $(seq "$truncates"); do
+		printf "TRUNCATE PARTITION \`%s\`\n" p0 p1 p2
+	done >expect &&
+	test_cmp expect got
+'
+
+test_expect_success 'each drop_add waited 500ms between its DROP and its ADD' '
+	adds=$(grep -c "\"type\":\"ok\",\"f\":\"drop_add\"" "$R/history.jsonl") &&
+	test "$adds" -ge 1 &&
+	perl -MJSON::PP -ne "
+		my \$o = decode_json(\$_); next unless \$o->{f} eq q(drop_add);
+		if (\$o->{type} eq q(invoke)) { \$at = \$o->{time}; next }
+		print \$o->{time} - \$at >= 500e6 ? qq(waited\n) : qq(no pause\n);
+	" "$R/history.jsonl" >got &&
+	for i in $(seq "$adds"); do echo waited; done >expect &&
+	test_cmp expect got
+'
+
+test_done
