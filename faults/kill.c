@@ -4,9 +4,18 @@
  * gone; after `down`, start each again with its start command and wait
  * until it is ready. On the local cluster, killing `cdc` kills the
  * replicating downstream server.
+ *
+ * TERM is a graceful stop, as TiCDC's integration tests stop a capture
+ * (tests/integration_tests/_utils/kill_cdc_pid in pingcap/tiflow: TERM,
+ * then TERM again every 0.5 s while the process lives, for at most 10 s):
+ * sent again every TERM_EVERY_NS until the process is gone, for at most
+ * `term_wait`; one still there then gets KILL. The history says for each
+ * how long the stop took, how many TERMs it got, and whether it had to be
+ * escalated to KILL.
  */
 #include <signal.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "clusters/cluster.h"
 #include "faults/fault.h"
@@ -16,12 +25,81 @@
 
 static const char *const signals[] = { "KILL", "TERM", NULL };
 
+#define TERM_EVERY_NS (500 * NS_PER_MS)
+
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
 	FAULT_TARGET_OPTS,
 	{ "signal", OPT_ENUM, "KILL", 0, signals, 0, 0,
 	  "the signal sent" },
+	{ "term_wait", OPT_DURATION, "10s", 0, NULL, 0, 0,
+	  "TERM: how long to wait for the exit, sending TERM again every "
+	  "500ms, before KILL" },
 };
+
+/* Stop `c` with TERM, repeated, within `wait_ns`, else with KILL. */
+static int term_one(struct fault_ctx *ctx, struct component *c,
+		    int64_t wait_ns, struct buf *value, struct err *e)
+{
+	struct host *h = component_host(ctx->cluster, c);
+	pid_t pid = component_pid(ctx->cluster, c);
+	int64_t start = clock_mono_ns(), deadline = start + wait_ns;
+	int signals = 0, escalated = 0;
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", c->name);
+	for (;;) {
+		int64_t left = deadline - clock_mono_ns();
+		int hurry = ctx->hurry && __atomic_load_n(ctx->hurry,
+							  __ATOMIC_RELAXED);
+
+		if (left <= 0 || hurry) {
+			escalated = 1;
+			if (component_kill(ctx->cluster, c, SIGKILL, e))
+				return -1;
+			break;
+		}
+		if (h->ops->signal(h, pid, SIGTERM, e))
+			return -1;
+		signals++;
+		/* A stopped process does not die of TERM until continued. */
+		h->ops->signal(h, pid, SIGCONT, NULL);
+		if (!h->ops->wait_gone(h, pid, left < TERM_EVERY_NS ? left
+				       : TERM_EVERY_NS, NULL))
+			break;
+	}
+	buf_printf(value, NULL, "{\"component\":\"%s\",\"pid\":%ld,"
+		   "\"stop_ms\":%lld,\"terms\":%d,\"escalated\":%s}",
+		   c->name, (long)pid,
+		   (long long)((clock_mono_ns() - start) / NS_PER_MS), signals,
+		   escalated ? "true" : "false");
+	return 0;
+}
+
+/* TERM every target; act->ntargets cut to the ones that went down. */
+static int term_targets(struct fault_ctx *ctx, const struct suite_item *it,
+			struct fault_action *act, struct buf *value,
+			struct err *e)
+{
+	int64_t wait_ns = suite_opt(it, "term_wait")->i;
+	size_t done = 0;
+
+	buf_addstr(value, "\"killed\":[", NULL);
+	for (size_t i = 0; i < act->ntargets; i++) {
+		struct buf one = BUF_INIT;
+
+		if (term_one(ctx, act->targets[i], wait_ns, &one, e)) {
+			buf_release(&one);
+			break;
+		}
+		buf_printf(value, NULL, "%s%s", done ? "," : "", buf_str(&one));
+		buf_release(&one);
+		act->targets[done++] = act->targets[i];
+	}
+	buf_addch(value, ']', NULL);
+	act->ntargets = done;
+	return err_isset(e) ? -1 : 0;
+}
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
@@ -34,6 +112,8 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		return -1;
 	buf_printf(value, NULL, "\"signal\":\"%s\",",
 		   sig == SIGKILL ? "KILL" : "TERM");
+	if (sig == SIGTERM)
+		return term_targets(ctx, it, act, value, e);
 	return fault_signal_targets(ctx, act, sig, "killed", value, e);
 }
 
