@@ -42,13 +42,13 @@ int fault_check(const struct suite *s, const struct suite_item *it,
 }
 
 int fault_plan(const struct suite *s, const struct suite_item *it,
-	       int item_index, int64_t duration_ns, double scale,
-	       struct rand *r, struct plan *p, struct err *e)
+	       int item_index, int64_t duration_ns, struct rand *r,
+	       struct plan *p, struct err *e)
 {
 	const struct optval *every = suite_opt(it, "every");
 	const struct optval *at = suite_opt(it, "at");
 	int64_t count = suite_opt(it, "count")->i;
-	int64_t jitter = (int64_t)((double)suite_opt(it, "jitter")->i * scale);
+	int64_t jitter = suite_opt(it, "jitter")->i;
 	int64_t n = 0;
 
 	(void)s;
@@ -62,11 +62,10 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 		if (at->set) {
 			if (i >= at->n)
 				break;
-			when = (int64_t)((double)at->ints[i] * scale);
+			when = at->ints[i];
 		} else {
-			when = (int64_t)((double)(suite_opt(it, "start_after")->i
-						  + (int64_t)i * every->i) *
-					 scale);
+			when = suite_opt(it, "start_after")->i +
+			       (int64_t)i * every->i;
 		}
 		if (jitter > 0)
 			when += (int64_t)rand_below(r, (uint64_t)jitter);
@@ -233,7 +232,7 @@ static void finish_value(struct buf *out, const struct buf *members,
 }
 
 int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
-		 int item_index, const struct plan_event *ev, double scale,
+		 int item_index, const struct plan_event *ev,
 		 struct fault_action *act, struct err *e)
 {
 	const struct fault_type *t = it->type;
@@ -260,8 +259,7 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		log_info("fault %s %s: %s", it->kind, target ? target : "",
 			 buf_str(&value));
 		act->heal_at_ns = history_now(ctx->history) +
-				  (int64_t)((double)suite_opt(it, "down")->i *
-					    scale);
+				  suite_opt(it, "down")->i;
 	}
 	buf_release(&members);
 	buf_release(&value);

@@ -36,17 +36,17 @@ struct history;
 /* The scheduling options every fault accepts; kinds list them first. */
 #define FAULT_COMMON_OPTS                                                    \
 	{ "every", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
-	  "inject every this long (scaled with --duration)" },               \
+	  "inject every this long" },                                        \
 	{ "at", OPT_DURATION_LIST, NULL, 0, NULL, 0, 0,                      \
-	  "inject at these offsets instead (scaled)" },                      \
+	  "inject at these offsets instead" },                               \
 	{ "count", OPT_INT, "0", 0, NULL, 0, 100000,                         \
 	  "at most this many injections; 0: as many as fit" },               \
 	{ "start_after", OPT_DURATION, "5s", 0, NULL, 0, 0,                  \
-	  "the first injection with `every` (scaled)" },                     \
+	  "the first injection with `every`" },                              \
 	{ "jitter", OPT_DURATION, "0s", 0, NULL, 0, 0,                       \
-	  "each injection later by a random delay up to this (scaled)" },    \
+	  "each injection later by a random delay up to this" },             \
 	{ "down", OPT_DURATION, "0s", 0, NULL, 0, 0,                         \
-	  "heal (restart, continue) this long after the injection (scaled)" }
+	  "heal (restart, continue) this long after the injection" }
 
 /* The options of the faults that act on components. */
 #define FAULT_TARGET_OPTS                                                    \
@@ -133,11 +133,12 @@ const struct kind *fault_kind(size_t i);
 
 /*
  * The plan of fault item `it` (index `item_index`): its injection times
- * from every/at/count/start_after/jitter, scaled, each with a `choice`.
+ * from every/at/count/start_after/jitter, each with a `choice`; those at
+ * or past `duration_ns` are left out.
  */
 int fault_plan(const struct suite *s, const struct suite_item *it,
-	       int item_index, int64_t duration_ns, double scale,
-	       struct rand *r, struct plan *p, struct err *e);
+	       int item_index, int64_t duration_ns, struct rand *r,
+	       struct plan *p, struct err *e);
 
 /* Check the common options of every fault item (every or at, not both). */
 int fault_check(const struct suite *s, const struct suite_item *it,
@@ -146,10 +147,10 @@ int fault_check(const struct suite *s, const struct suite_item *it,
 /*
  * Inject planned event `ev` of fault item `it`: history invoke + info (or
  * fail), timing, verification by the kind. Fills `act`; act->heal_at_ns
- * is set from `down` (scaled by `scale`). 0 when it took effect.
+ * is set from `down`. 0 when it took effect.
  */
 int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
-		 int item_index, const struct plan_event *ev, double scale,
+		 int item_index, const struct plan_event *ev,
 		 struct fault_action *act, struct err *e);
 
 /* Heal `act` (no-op when already healed or nothing to heal). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "history.h"
 #include "kind.h"
 #include "parse.h"
 
@@ -29,6 +30,51 @@ static const char *const type_names[] = {
 const char *optspec_type_name(enum optspec_type t)
 {
 	return type_names[t];
+}
+
+int optval_json(const struct optspec *sp, const struct optval *v,
+		struct buf *out, struct err *e)
+{
+	char d[64];
+	int rc = 0;
+
+	if (!v->set)
+		return buf_addstr(out, "null", e);
+	switch (sp->type) {
+	case OPT_BOOL:
+		return buf_addstr(out, v->i ? "true" : "false", e);
+	case OPT_INT:
+		return buf_printf(out, e, "%lld", (long long)v->i);
+	case OPT_FLOAT:
+		return buf_printf(out, e, "%.17g", v->f);
+	case OPT_DURATION:
+		return json_quote(out, format_duration(v->i, d, sizeof(d)), e);
+	case OPT_STRING:
+	case OPT_IDENT:
+	case OPT_SQL:
+	case OPT_COMPONENT:
+		return json_quote(out, v->s, e);
+	case OPT_ENUM:
+		return json_quote(out, sp->choices[v->i], e);
+	case OPT_DURATION_LIST:
+		rc = buf_addch(out, '[', e);
+		for (size_t i = 0; !rc && i < v->n; i++)
+			rc = (i && buf_addstr(out, ", ", e)) ||
+			     json_quote(out, format_duration(v->ints[i], d,
+							     sizeof(d)), e);
+		return rc || buf_addch(out, ']', e) ? -1 : 0;
+	case OPT_ENUM_LIST:
+	case OPT_STRING_LIST:
+	case OPT_NAMES:
+	case OPT_TABLES:
+	case OPT_COMPONENTS:
+		rc = buf_addch(out, '[', e);
+		for (size_t i = 0; !rc && i < v->n; i++)
+			rc = (i && buf_addstr(out, ", ", e)) ||
+			     json_quote(out, v->list[i], e);
+		return rc || buf_addch(out, ']', e) ? -1 : 0;
+	}
+	return 0;
 }
 
 /*

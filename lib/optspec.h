@@ -114,6 +114,14 @@ int optspec_check_component(const char *s, struct err *e);
 /* 0 when `s` is a valid identifier; else -1 and a message. */
 int optspec_check_ident(const char *s, struct err *e);
 
+/*
+ * Append option `sp`'s value `v` as JSON: true/false, a number, a string
+ * (durations as written: "15s"; an enum as its choice), or an array of
+ * them for the list types; null when unset.
+ */
+int optval_json(const struct optspec *sp, const struct optval *v,
+		struct buf *out, struct err *e);
+
 /* The type's name for docs: "bool", "int", "duration", ... */
 const char *optspec_type_name(enum optspec_type t);
 

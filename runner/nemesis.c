@@ -114,8 +114,7 @@ static void *nemesis_main(void *arg)
 		}
 		it = &s->faults[ev->fault];
 		pthread_mutex_lock(&n->lock);
-		if (fault_inject(&n->ctx, it, ev->fault, ev, n->plan->scale,
-				 act, &e)) {
+		if (fault_inject(&n->ctx, it, ev->fault, ev, act, &e)) {
 			struct nemesis_counts *c = &n->counts[ev->fault];
 
 			__atomic_add_fetch(&c->failed, 1, __ATOMIC_RELAXED);

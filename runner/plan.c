@@ -73,7 +73,6 @@ int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 
 	p->seed = seed;
 	p->duration_ns = duration_ns;
-	p->scale = (double)duration_ns / (double)s->duration_ns;
 	rand_seed(&root, seed);
 	for (size_t i = 0; i < s->nworkloads; i++) {
 		const struct workload_type *t = s->workloads[i].type;
@@ -83,15 +82,15 @@ int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 		 * item's kind does not shift the others' draws. */
 		rand_split(&root, &r);
 		if (t->plan && t->plan(s, &s->workloads[i], (int)i,
-				       duration_ns, p->scale, &r, p, e))
+				       duration_ns, &r, p, e))
 			return -1;
 	}
 	for (size_t i = 0; i < s->nfaults; i++) {
 		struct rand r;
 
 		rand_split(&root, &r);
-		if (fault_plan(s, &s->faults[i], (int)i, duration_ns, p->scale,
-			       &r, p, e))
+		if (fault_plan(s, &s->faults[i], (int)i, duration_ns, &r, p,
+			       e))
 			return -1;
 	}
 	/* A stable sort is not needed: ties are broken by item, and one
@@ -110,10 +109,26 @@ int plan_json(const struct plan *p, const struct suite *s, struct buf *out,
 	rc = buf_addstr(out, "{\n  \"suite\": ", e) ||
 	     json_quote(out, s->name, e) ||
 	     buf_printf(out, e, ",\n  \"seed\": %llu,\n  \"duration\": \"%s\","
-			"\n  \"duration_ns\": %lld,\n  \"scale\": %.6f,\n"
-			"  \"events\": [", (unsigned long long)p->seed,
+			"\n  \"duration_ns\": %lld,\n  \"faults\": [",
+			(unsigned long long)p->seed,
 			format_duration(p->duration_ns, d, sizeof(d)),
-			(long long)p->duration_ns, p->scale);
+			(long long)p->duration_ns);
+	/* Each fault item with every option, as the events use them. */
+	for (size_t i = 0; !rc && i < s->nfaults; i++) {
+		const struct suite_item *it = &s->faults[i];
+
+		rc = buf_printf(out, e, "%s\n    {\"fault\": %zu, \"kind\": ",
+				i ? "," : "", i) ||
+		     json_quote(out, it->kind, e);
+		for (size_t k = 0; !rc && k < it->nspecs; k++)
+			rc = buf_addstr(out, ", ", e) ||
+			     json_quote(out, it->specs[k].key, e) ||
+			     buf_addstr(out, ": ", e) ||
+			     optval_json(&it->specs[k], &it->vals[k], out, e);
+		rc = rc || buf_addch(out, '}', e);
+	}
+	rc = rc || buf_addstr(out, s->nfaults ? "\n  ],\n  \"events\": ["
+			      : "],\n  \"events\": [", e);
 	for (size_t i = 0; !rc && i < p->n; i++) {
 		const struct plan_event *ev = &p->events[i];
 		const char *kind = ev->workload >= 0
@@ -127,6 +142,14 @@ int plan_json(const struct plan *p, const struct suite *s, struct buf *out,
 					ev->workload);
 		if (!rc && ev->fault >= 0)
 			rc = buf_printf(out, e, "\"fault\": %d, ", ev->fault);
+		/* When its heal is due, counted from the injection. */
+		if (!rc && ev->fault >= 0 &&
+		    ((const struct fault_type *)s->faults[ev->fault].type)->heal &&
+		    suite_opt(&s->faults[ev->fault], "down")->i > 0)
+			rc = buf_printf(out, e, "\"heal_at_ns\": %lld, ",
+					(long long)(ev->at_ns + suite_opt(
+						&s->faults[ev->fault],
+						"down")->i));
 		rc = rc || buf_addstr(out, "\"kind\": ", e) ||
 		     json_quote(out, kind, e);
 		if (!rc && ev->op)

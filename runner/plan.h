@@ -36,14 +36,12 @@ struct plan_event {
 struct plan {
 	uint64_t seed;
 	int64_t duration_ns;
-	/* duration / the suite's duration: every schedule is scaled. */
-	double scale;
 	struct plan_event *events;
 	size_t n;
 	size_t cap;
 };
 
-#define PLAN_INIT { 0, 0, 1.0, NULL, 0, 0 }
+#define PLAN_INIT { 0, 0, NULL, 0, 0 }
 
 /* Most events one plan may hold (a schedule too dense is a suite error). */
 #define PLAN_MAX_EVENTS 1000000
@@ -51,7 +49,10 @@ struct plan {
 /*
  * Draw the plan of `s` for `seed` over `duration_ns`. Each scheduled item
  * draws from its own generator split off the seed's in suite order, so
- * adding a fault does not change the DDL draws.
+ * adding a fault does not change the DDL draws. A duration other than the
+ * suite's changes how many cycles fit, never the times inside one: every
+ * schedule (every, at, start_after, jitter, down) is the suite's as
+ * written (docs/suite-format.md, Durations).
  */
 int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 	       int64_t duration_ns, struct err *e);
@@ -62,7 +63,7 @@ uint64_t plan_choice(struct rand *r);
 /* Add one event (its strings are copied). */
 int plan_add(struct plan *p, const struct plan_event *ev, struct err *e);
 
-/* plan.json: seed, duration, scale, the events in time order. */
+/* plan.json: seed, duration, the events in time order. */
 int plan_json(const struct plan *p, const struct suite *s, struct buf *out,
 	      struct err *e);
 

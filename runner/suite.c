@@ -552,8 +552,8 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 			      "pd: %d, kv: %d }\nduration: %s\n", s->captures,
 			      s->tidb, s->pd, s->kv,
 			      format_duration(s->duration_ns, d, sizeof(d)));
-	/* The schedules are the suite's; --duration scales them at run
-	 * time (plan.json has the run's duration). */
+	/* The schedules are the suite's; --duration changes how many
+	 * cycles fit (plan.json has the run's duration). */
 	if (!rc && duration_ns != s->duration_ns)
 		rc = buf_printf(out, e, "# run for %s with --duration\n",
 				format_duration(duration_ns, d, sizeof(d)));

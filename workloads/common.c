@@ -74,7 +74,6 @@ int wl_insert_row(struct worker *w, const char *table, const char *column,
 	return rc;
 }
 
-/* One operation every `every` (scaled), op and table drawn from `r`. */
 /* A table for EXCHANGE PARTITION: from `with`, else a normal table. */
 static char *exchange_target(const struct suite *s,
 				   const struct optval *with, struct rand *r)
@@ -93,14 +92,14 @@ static char *exchange_target(const struct suite *s,
 }
 
 int wl_plan_every(const struct suite *s, const struct suite_item *it,
-		  int item_index, int64_t duration_ns, double scale,
-		  struct rand *r, struct plan *p, struct err *e)
+		  int item_index, int64_t duration_ns, struct rand *r,
+		  struct plan *p, struct err *e)
 {
 	const struct optval *every = suite_opt(it, "every");
 	const struct optval *opv = suite_opt(it, "ops");
 	const struct optval *tables = suite_opt(it, "tables");
 	const struct optval *with = suite_opt(it, "exchange_with");
-	int64_t step = (int64_t)((double)every->i * scale);
+	int64_t step = every->i;
 
 	if (step < NS_PER_MS)
 		step = NS_PER_MS;

@@ -28,13 +28,13 @@ int wl_insert_row(struct worker *w, const char *table, const char *column,
 		  uint64_t seq);
 
 /*
- * The `plan` of the scheduled kinds: one operation every `every` (scaled),
+ * The `plan` of the scheduled kinds: one operation every `every`,
  * its op drawn from `ops`, its table from `tables`, for "exchange" a second
  * table from `exchange_with`, and a `choice` for the rest.
  */
 int wl_plan_every(const struct suite *s, const struct suite_item *it,
-		  int item_index, int64_t duration_ns, double scale,
-		  struct rand *r, struct plan *p, struct err *e);
+		  int item_index, int64_t duration_ns, struct rand *r,
+		  struct plan *p, struct err *e);
 
 /* The integer value of option `key` of the worker's item. */
 int64_t wl_int(const struct worker *w, const char *key);

@@ -21,7 +21,7 @@ static const struct optspec opts[] = {
 	{ "ops", OPT_ENUM_LIST, "[drop_create, drop_recover, truncate]", 0,
 	  ops, 0, 0, "the operations drawn from" },
 	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,
-	  "one operation every this long (scaled with --duration)" },
+	  "one operation every this long" },
 	{ "recreate_after", OPT_DURATION, "500ms", 0, NULL, 0, 0,
 	  "drop_create: the pause between DROP and CREATE" },
 };

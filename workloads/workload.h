@@ -65,12 +65,13 @@ struct workload_type {
 	 */
 	int (*threads)(const struct suite *s, const struct suite_item *it);
 	/*
-	 * MAY: add this workload's scheduled operations, over `duration_ns`
-	 * with schedules scaled by `scale`, drawing choices from `r`.
+	 * MAY: add this workload's scheduled operations before
+	 * `duration_ns`, on the suite's own schedule, drawing choices from
+	 * `r`.
 	 */
 	int (*plan)(const struct suite *s, const struct suite_item *it,
-		    int item_index, int64_t duration_ns, double scale,
-		    struct rand *r, struct plan *p, struct err *e);
+		    int item_index, int64_t duration_ns, struct rand *r,
+		    struct plan *p, struct err *e);
 	/*
 	 * MUST for unscheduled kinds: loop until worker_stopping().
 	 */
