@@ -41,7 +41,7 @@ static const struct optspec opts[] = {
 	  "[drop_add, truncate, remove_repartition, exchange, reorganize]",
 	  0, ops, 0, 0, "the operations drawn from" },
 	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,
-	  "one operation every this long (scaled with --duration)" },
+	  "one operation every this long" },
 	{ "repartition", OPT_SQL, NULL, 0, NULL, 0, 0,
 	  "remove_repartition: the new partitioning (default: the table's "
 	  "own)" },
