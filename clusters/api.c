@@ -386,3 +386,48 @@ out:
 	api_reply_release(&r);
 	return rc ? -1 : 0;
 }
+
+/* The address /api/v2/captures lists for capture `id` ("" if none). */
+static int capture_address(struct cluster *c, const char *id, char *addr,
+			   size_t size, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	json_t *items;
+	int rc;
+
+	addr[0] = '\0';
+	rc = cluster_api(c, ROLE_CDC, "GET", "/api/v2/captures", NULL,
+			 API_JSON, &r, e);
+	items = r.doc;
+	if (!rc && !json_is_array(items))
+		rc = http_field(r.doc, "items", WANT_ARRAY, r.where, &items, e);
+	for (size_t i = 0; !rc && i < json_array_size(items); i++) {
+		json_t *cap = json_array_get(items, i), *cid, *caddr;
+
+		rc = http_field(cap, "id", WANT_STRING, r.where, &cid, e) ||
+		     http_field(cap, "address", WANT_STRING, r.where, &caddr,
+				e);
+		if (!rc && !strcmp(json_string_value(cid), id))
+			copy_string(addr, size, caddr);
+	}
+	api_reply_release(&r);
+	return rc ? -1 : 0;
+}
+
+const char *cluster_owner_component(struct cluster *c, const char *service,
+				    const char *v)
+{
+	const char *comp = cluster_named_by(c, v);
+	char id[256], addr[300];
+
+	if (comp || !service || !*v)
+		return comp;
+	if (!strcmp(service, "ddl") && cluster_has_api(c, ROLE_UPSTREAM) &&
+	    !cluster_ddl_owner(c, id, sizeof(id), addr, sizeof(addr), NULL) &&
+	    !strcmp(id, v) && addr[0])
+		return cluster_component_at(c, addr);
+	if (!strcmp(service, "cdc") && cluster_has_api(c, ROLE_CDC) &&
+	    !capture_address(c, v, addr, sizeof(addr), NULL) && addr[0])
+		return cluster_component_at(c, addr);
+	return NULL;
+}

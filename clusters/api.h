@@ -140,6 +140,17 @@ int cluster_pd_health(struct cluster *c, struct pd_member *members, size_t n,
 /* TiDB's status port (pingcap/tidb server/handler). */
 
 /*
+ * The component that owner value `v` of election `service` ("ddl",
+ * "cdc", "autoid"; NULL for another election) stands for: one it names
+ * (cluster_named_by: the autoid leader's "host:status_port"); for "ddl"
+ * the TiDB that GET /info/all lists with that ddl_id (a uuid); for "cdc"
+ * the capture GET /api/v2/captures lists with that id, by its address.
+ * NULL when none does, or the servers cannot tell.
+ */
+const char *cluster_owner_component(struct cluster *c, const char *service,
+				    const char *v);
+
+/*
  * The DDL owner by GET /info/all on the upstream components: its ddl_id
  * ("" when nobody owns) and the SQL address "ip:listening_port" that
  * all_servers_info gives for it ("" when it is not listed).

@@ -1,5 +1,6 @@
 #include "clusters/cluster.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <fcntl.h>
@@ -201,6 +202,66 @@ void cluster_close(struct cluster *c)
 	free(c->changefeed);
 	free(c->sink_uri);
 	memset(c, 0, sizeof(*c));
+}
+
+/* Does `v` name "host:port" `addr`, not merely begin a longer port
+ * ("127.0.0.1:4000" is not in "127.0.0.1:40001")? */
+static int names_addr(const char *v, const char *addr)
+{
+	size_t n = strlen(addr);
+
+	for (const char *p = strstr(v, addr); p; p = strstr(p + 1, addr))
+		if (!isdigit((unsigned char)p[n]) &&
+		    (p == v || (!isalnum((unsigned char)p[-1]) &&
+				p[-1] != '.')))
+			return 1;
+	return 0;
+}
+
+static int is_addr(const char *v, const char *addr)
+{
+	return !strcmp(v, addr);
+}
+
+/*
+ * The first component whose SQL address or HTTP origin's host:port
+ * ("127.0.0.1:4000") `match`es `v`; NULL when none does.
+ */
+static const char *component_by_addr(const struct cluster *c, const char *v,
+				      int (*match)(const char *v,
+						   const char *addr))
+{
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		char addr[300];
+		const char *host;
+
+		if (comp->sql_port) {
+			snprintf(addr, sizeof(addr), "%s:%d", comp->sql_host,
+				 comp->sql_port);
+			if (match(v, addr))
+				return comp->name;
+		}
+		if (comp->http_url) {
+			url_origin(comp->http_url, NULL, addr, sizeof(addr));
+			host = strstr(addr, "://");
+			if (host && match(v, host + 3))
+				return comp->name;
+		}
+	}
+	return NULL;
+}
+
+const char *cluster_named_by(const struct cluster *c, const char *v)
+{
+	const struct component *comp = cluster_find((struct cluster *)c, v);
+
+	return comp ? comp->name : component_by_addr(c, v, names_addr);
+}
+
+const char *cluster_component_at(const struct cluster *c, const char *addr)
+{
+	return component_by_addr(c, addr, is_addr);
 }
 
 struct component *cluster_find(struct cluster *c, const char *name)

@@ -204,6 +204,16 @@ int cluster_down(struct cluster *c, struct err *e);
 struct component *cluster_find(struct cluster *c, const char *name);
 
 /*
+ * The component an owner value names, when it does: its name is the
+ * value, or its SQL address or HTTP host:port appears in it whole (TiDB's
+ * autoid leader writes "host:status_port"); NULL when none does.
+ */
+const char *cluster_named_by(const struct cluster *c, const char *v);
+
+/* The component at exactly `addr` ("127.0.0.1:4000"), or NULL. */
+const char *cluster_component_at(const struct cluster *c, const char *addr);
+
+/*
  * Connect to the component's SQL endpoint as its user (default root) with
  * its password; `database` may be NULL. Errors name the component:
  * "up-0: cannot connect to '127.0.0.1:24000': ...".

@@ -8,6 +8,20 @@
  * instead (TiDB's status port, TiCDC's Open API); PD's leader always
  * resigns over HTTP. `until_back` resigns until the first owner leads
  * again: the A -> B -> A of TiDB issue 52600.
+ *
+ * A leadership is a term: the owner's key and its create revision. TiDB's
+ * owner manager (pkg/owner/manager.go in pingcap/tidb, campaignLoop)
+ * retires when its key is deleted and campaigns again on the same etcd
+ * session: its new key has the same name ("prefix/<lease hex>") and a new
+ * create revision. So the leadership moved when the term changed, whether
+ * or not the key's name did.
+ *
+ * `hold`: the bug of issue 52600 needs B to lead and allocate before A
+ * leads again. Each new leader keeps the leadership for `hold` before the
+ * next move (and after the last), and each round is verified: the term
+ * lasted the whole hold, and at least one insert succeeded while it did
+ * (the history's ok inserts). A round that did not happen so is a fault
+ * that did not take effect.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -50,7 +64,24 @@ static const struct optspec opts[] = {
 	  "pd component)" },
 	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
 	  "how long to wait for a new owner after each resign" },
+	{ "hold", OPT_DURATION, "0s", 0, NULL, 0, 0,
+	  "how long each new owner keeps the lead before the next move "
+	  "(verified: it led throughout, and an insert succeeded)" },
 };
+
+/* One leadership: the owner's key, its create revision, its value. */
+struct term {
+	char key[512];
+	char value[256];
+	int64_t create_revision;
+	int64_t lease;
+};
+
+static int same_term(const struct term *a, const struct term *b)
+{
+	return !strcmp(a->key, b->key) &&
+	       a->create_revision == b->create_revision;
+}
 
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
@@ -67,6 +98,13 @@ static int check(const struct suite *s, const struct suite_item *it,
 	if (el->set && (el->s[0] == '\0' || strchr(el->s, '\n')))
 		return ynode_error(e, s->path, &at, "election in fault "
 				   "'resign' must be a key prefix");
+	if (suite_opt(it, "hold")->i > 0 && svc->set && svc->i == SVC_PD) {
+		at.line = suite_opt(it, "hold")->line;
+		at.col = suite_opt(it, "hold")->col;
+		return ynode_error(e, s->path, &at, "hold in fault 'resign' "
+				   "needs an etcd election (PD's leader "
+				   "resigns over HTTP)");
+	}
 	if (suite_opt(it, "via")->i == 1 &&
 	    (el->set || svc->i == SVC_AUTOID)) {
 		at.line = suite_opt(it, "via")->line;
@@ -101,23 +139,76 @@ int resign_election(struct cluster *c, const struct suite_item *it,
 	return 0;
 }
 
-/* The owner of the election: key and value copied out, "" for none. */
-static int read_owner(const char *url, const char *prefix, char *key,
-		      char *value, int64_t *lease, struct err *e)
+/* The owner's term in the election, key "" when none owns. */
+static int read_owner(const char *url, const char *prefix, struct term *t,
+		      struct err *e)
 {
 	struct etcd_kvs kvs = ETCD_KVS_INIT;
 	const struct etcd_kv *o;
 
-	key[0] = value[0] = '\0';
+	memset(t, 0, sizeof(*t));
 	if (etcd_election(url, prefix, &kvs, e))
 		return -1;
 	o = etcd_owner(&kvs);
 	if (o) {
-		snprintf(key, 512, "%s", o->key);
-		snprintf(value, 256, "%s", o->value);
-		*lease = o->lease;
+		snprintf(t->key, sizeof(t->key), "%s", o->key);
+		snprintf(t->value, sizeof(t->value), "%s", o->value);
+		t->create_revision = o->create_revision;
+		t->lease = o->lease;
 	}
 	etcd_kvs_release(&kvs);
+	return 0;
+}
+
+static int hurried(const struct fault_ctx *ctx)
+{
+	return ctx->hurry && __atomic_load_n(ctx->hurry, __ATOMIC_RELAXED);
+}
+
+/*
+ * Let term `t` lead for `hold_ns`, then verify that it led throughout
+ * (the same term, read every 100 ms) and that an insert succeeded
+ * meanwhile. Appends ",\"held_ms\":N,\"inserts\":K" to the round.
+ */
+static int hold(struct fault_ctx *ctx, const char *url, const char *prefix,
+		const struct term *t, int64_t hold_ns, struct buf *value,
+		struct err *e)
+{
+	uint64_t before = history_ok_inserts(ctx->history);
+	int64_t start = clock_mono_ns(), held;
+	struct term now = *t;
+
+	for (;;) {
+		struct err ignored = ERR_INIT;
+
+		held = clock_mono_ns() - start;
+		if (!read_owner(url, prefix, &now, &ignored) &&
+		    !same_term(&now, t))
+			break;
+		if (held >= hold_ns || hurried(ctx))
+			break;
+		clock_sleep_ns(hold_ns - held < 100 * NS_PER_MS
+			       ? hold_ns - held : 100 * NS_PER_MS, ctx->hurry);
+	}
+	buf_printf(value, NULL, ",\"held_ms\":%lld,\"inserts\":%llu",
+		   (long long)(held / NS_PER_MS),
+		   (unsigned long long)(history_ok_inserts(ctx->history) -
+					before));
+	if (!same_term(&now, t))
+		return err_set(e, ERR_INFRA, "'%s' led '%s' for only %lldms of "
+			       "its %llds hold (then '%s')", t->value, prefix,
+			       (long long)(held / NS_PER_MS),
+			       (long long)(hold_ns / NS_PER_SEC),
+			       now.key[0] ? now.value : "no owner");
+	if (held < hold_ns)
+		return err_set(e, ERR_INFRA, "the run ended while '%s' held "
+			       "'%s' (%lldms of %llds)", t->value, prefix,
+			       (long long)(held / NS_PER_MS),
+			       (long long)(hold_ns / NS_PER_SEC));
+	if (history_ok_inserts(ctx->history) == before)
+		return err_set(e, ERR_INFRA, "no insert succeeded while '%s' "
+			       "led '%s' (%llds)", t->value, prefix,
+			       (long long)(hold_ns / NS_PER_SEC));
 	return 0;
 }
 
@@ -214,14 +305,15 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
-	char prefix[512], key[512], owner[256], first[256], now_key[512];
-	char now[256];
+	char prefix[512];
 	int service = suite_opt(it, "service")->set
 		      ? (int)suite_opt(it, "service")->i : -1;
 	int via_http = suite_opt(it, "via")->i == 1 || service == SVC_PD;
 	int revoke = suite_opt(it, "lease")->i == 1;
 	int until_back = suite_opt(it, "until_back")->i != 0;
-	int64_t timeout = suite_opt(it, "timeout")->i, lease = 0;
+	int64_t timeout = suite_opt(it, "timeout")->i;
+	int64_t hold_ns = suite_opt(it, "hold")->i;
+	struct term first, owner, now;
 	const char *url;
 	int rounds = 0;
 
@@ -231,16 +323,16 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		return -1;
 	if (service == SVC_PD)
 		return pd_resign(ctx, timeout, value, e);
-	if (read_owner(url, prefix, key, owner, &lease, e))
+	if (read_owner(url, prefix, &owner, e))
 		return -1;
-	if (!key[0])
+	if (!owner.key[0])
 		return err_set(e, ERR_INFRA, "no owner in election '%s'",
 			       prefix);
-	snprintf(first, sizeof(first), "%s", owner);
+	first = owner;
 	buf_addstr(value, "\"election\":", NULL);
 	json_quote(value, prefix, NULL);
 	buf_addstr(value, ",\"from\":", NULL);
-	json_quote(value, owner, NULL);
+	json_quote(value, owner.value, NULL);
 	buf_addstr(value, ",\"rounds\":[", NULL);
 	do {
 		int64_t start = clock_mono_ns(), deadline = start + timeout;
@@ -249,23 +341,21 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		if (via_http)
 			rc = http_resign(ctx->cluster, service, timeout, e);
 		else if (revoke)
-			rc = etcd_lease_revoke(url, lease, e);
+			rc = etcd_lease_revoke(url, owner.lease, e);
 		else
-			rc = etcd_delete(url, key, NULL, e);
+			rc = etcd_delete(url, owner.key, NULL, e);
 		if (rc)
 			break;
-		/* A new owner: another key leads (the old one may come back
-		 * as a fresh candidate, with a new key). */
+		/* A new term: another key leads, or the same key again with
+		 * a new create revision (TiDB campaigns again on the same
+		 * session). */
 		for (;;) {
 			struct err ignored = ERR_INIT;
 
-			if (!read_owner(url, prefix, now_key, now, &lease,
-					&ignored) && now_key[0] &&
-			    strcmp(now_key, key))
+			if (!read_owner(url, prefix, &now, &ignored) &&
+			    now.key[0] && !same_term(&now, &owner))
 				break;
-			if (clock_mono_ns() >= deadline ||
-			    (ctx->hurry && __atomic_load_n(ctx->hurry,
-							   __ATOMIC_RELAXED))) {
+			if (clock_mono_ns() >= deadline || hurried(ctx)) {
 				err_set(e, ERR_INFRA, "the owner of '%s' did "
 					"not change within %llds", prefix,
 					(long long)(timeout / NS_PER_SEC));
@@ -277,20 +367,25 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 			break;
 		buf_addstr(value, rounds ? ",{\"from\":" : "{\"from\":",
 			   NULL);
-		json_quote(value, owner, NULL);
+		json_quote(value, owner.value, NULL);
 		buf_addstr(value, ",\"to\":", NULL);
-		json_quote(value, now, NULL);
-		buf_printf(value, NULL, ",\"ms\":%lld}",
+		json_quote(value, now.value, NULL);
+		buf_printf(value, NULL, ",\"ms\":%lld",
 			   (long long)((clock_mono_ns() - start) / NS_PER_MS));
 		rounds++;
-		snprintf(key, sizeof(key), "%s", now_key);
-		snprintf(owner, sizeof(owner), "%s", now);
-	} while (until_back && strcmp(owner, first) && rounds < MAX_ROUNDS);
+		owner = now;
+		rc = hold_ns > 0 ? hold(ctx, url, prefix, &owner, hold_ns,
+					value, e) : 0;
+		buf_addch(value, '}', NULL);
+		if (rc)
+			break;
+	} while (until_back && strcmp(owner.value, first.value) &&
+		 rounds < MAX_ROUNDS);
 	buf_addstr(value, "],\"to\":", NULL);
-	json_quote(value, owner, NULL);
-	if (!err_isset(e) && until_back && strcmp(owner, first))
+	json_quote(value, owner.value, NULL);
+	if (!err_isset(e) && until_back && strcmp(owner.value, first.value))
 		err_set(e, ERR_INFRA, "'%s' did not lead '%s' again within %d "
-			"resigns", first, prefix, MAX_ROUNDS);
+			"resigns", first.value, prefix, MAX_ROUNDS);
 	return err_isset(e) ? -1 : 0;
 }
 

@@ -15,6 +15,7 @@ struct history_slot {
 	pthread_mutex_t lock;
 	struct buf lines;
 	struct history_slot *next;
+	uint64_t *ok_inserts;		/* the history's counter */
 };
 
 struct history {
@@ -34,6 +35,7 @@ struct history {
 	struct buf pending;
 	off_t written;
 	pthread_t flusher;
+	uint64_t ok_inserts;
 };
 
 int json_quote(struct buf *out, const char *s, struct err *e)
@@ -243,6 +245,7 @@ struct history_slot *history_slot(struct history *h)
 	pthread_mutex_init(&s->lock, NULL);
 	/* A slot holds at most a flush interval's lines. */
 	buf_init(&s->lines, (size_t)256 << 20);
+	s->ok_inserts = &h->ok_inserts;
 	pthread_mutex_lock(&h->lock);
 	s->next = h->slots;
 	h->slots = s;
@@ -264,6 +267,14 @@ void history_record(struct history_slot *s, const struct history_event *ev)
 	buf_add(&s->lines, line.data, line.len, NULL);
 	pthread_mutex_unlock(&s->lock);
 	buf_release(&line);
+	if (ev->type && ev->f && !strcmp(ev->type, "ok") &&
+	    !strcmp(ev->f, "insert"))
+		__atomic_add_fetch(s->ok_inserts, 1, __ATOMIC_RELAXED);
+}
+
+uint64_t history_ok_inserts(const struct history *h)
+{
+	return __atomic_load_n(&h->ok_inserts, __ATOMIC_RELAXED);
 }
 
 int history_flush(struct history *h, struct err *e)

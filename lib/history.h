@@ -58,6 +58,12 @@ struct history_slot *history_slot(struct history *h);
 /* Append one event as a JSON line through a slot. */
 void history_record(struct history_slot *s, const struct history_event *ev);
 
+/*
+ * How many "ok" "insert" events were recorded so far: what a fault that
+ * must see the cluster serve (resign's hold) counts between two moments.
+ */
+uint64_t history_ok_inserts(const struct history *h);
+
 /* Format one event as a JSON line (with the newline) into `out`. */
 int history_format(struct buf *out, const struct history_event *ev,
 		   struct err *e);

@@ -1,4 +1,3 @@
-#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,72 +41,6 @@ static void address_text(const struct component *comp, char *out,
 		snprintf(out, size, "-");
 }
 
-/* Does `v` name "host:port" `addr`, not merely begin a longer port
- * ("127.0.0.1:4000" is not in "127.0.0.1:40001")? */
-static int names_addr(const char *v, const char *addr)
-{
-	size_t n = strlen(addr);
-
-	for (const char *p = strstr(v, addr); p; p = strstr(p + 1, addr))
-		if (!isdigit((unsigned char)p[n]) &&
-		    (p == v || (!isalnum((unsigned char)p[-1]) &&
-				p[-1] != '.')))
-			return 1;
-	return 0;
-}
-
-static int is_addr(const char *v, const char *addr)
-{
-	return !strcmp(v, addr);
-}
-
-/*
- * The first component whose SQL address or HTTP origin's host:port
- * ("127.0.0.1:4000") `match`es `v`; NULL when none does.
- */
-static const char *component_by_addr(const struct cluster *c, const char *v,
-				      int (*match)(const char *v,
-						   const char *addr))
-{
-	for (size_t i = 0; i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		char addr[300];
-		const char *host;
-
-		if (comp->sql_port) {
-			snprintf(addr, sizeof(addr), "%s:%d", comp->sql_host,
-				 comp->sql_port);
-			if (match(v, addr))
-				return comp->name;
-		}
-		if (comp->http_url) {
-			url_origin(comp->http_url, NULL, addr, sizeof(addr));
-			host = strstr(addr, "://");
-			if (host && match(v, host + 3))
-				return comp->name;
-		}
-	}
-	return NULL;
-}
-
-/*
- * The component an election's owner value names, when it does: its name
- * is the value, or its SQL address or HTTP host:port appears in it (TiDB
- * writes its server id or address there, TiCDC its capture id).
- */
-static const char *owner_component(const struct cluster *c, const char *v)
-{
-	const struct component *comp = cluster_find((struct cluster *)c, v);
-
-	return comp ? comp->name : component_by_addr(c, v, names_addr);
-}
-
-/* The component at exactly `addr` ("127.0.0.1:4000"), or NULL. */
-static const char *component_at(const struct cluster *c, const char *addr)
-{
-	return component_by_addr(c, addr, is_addr);
-}
-
 /*
  * The DDL owner as TiDB's GET /info/all tells it: its id, then the
  * component at the address TiDB lists for it (or the address).
@@ -122,7 +55,7 @@ static void ddl_owner_http(struct cluster *c)
 		printf("%-10s ? (%s)\n", "ddl", e.msg);
 		return;
 	}
-	comp = addr[0] ? component_at(c, addr) : NULL;
+	comp = addr[0] ? cluster_component_at(c, addr) : NULL;
 	printf("%-10s %s%s%s%s [/info/all]\n", "ddl", id[0] ? id : "-",
 	       addr[0] ? " (" : "", comp ? comp : addr, addr[0] ? ")" : "");
 }
@@ -145,7 +78,7 @@ static void election_owner(const struct cluster *c, const char *url,
 		return;
 	}
 	o = etcd_owner(&kvs);
-	comp = o ? owner_component(c, o->value) : NULL;
+	comp = o ? cluster_named_by(c, o->value) : NULL;
 	named = comp && strcmp(comp, o->value);
 	printf("%-10s %s%s%s%s\n", service, o ? o->value : "-",
 	       named ? " (" : "", named ? comp : "", named ? ")" : "");
@@ -207,7 +140,7 @@ static void pd_members(struct cluster *c)
 
 		url_origin(m[i].client_url, NULL, origin, sizeof(origin));
 		host = strstr(origin, "://");
-		comp = host ? component_at(c, host + 3) : NULL;
+		comp = host ? cluster_component_at(c, host + 3) : NULL;
 
 		printf("%-20s %-10s %s%s%s%s\n", m[i].name,
 		       m[i].health < 0 ? "?" : m[i].health ? "healthy"

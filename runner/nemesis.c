@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
@@ -139,8 +140,9 @@ out:
 	return NULL;
 }
 
-static void record_owner(struct election_watch *w, const char *owner)
+static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 {
+	const char *owner = o ? o->value : "", *comp;
 	struct nemesis *n = w->nemesis;
 	struct buf value = BUF_INIT;
 	struct history_event ev = { history_now(n->run->history),
@@ -157,15 +159,30 @@ static void record_owner(struct election_watch *w, const char *owner)
 		json_quote(&value, owner, NULL);
 	else
 		buf_addstr(&value, "null", NULL);
+	/* The component the value stands for, or null: the value maps
+	 * to none (docs/faults.md). */
+	comp = owner[0] ? cluster_owner_component(n->ctx.cluster, w->service,
+						  owner) : NULL;
+	buf_addstr(&value, ",\"to_component\":", NULL);
+	if (comp)
+		json_quote(&value, comp, NULL);
+	else
+		buf_addstr(&value, "null", NULL);
 	buf_addch(&value, '}', NULL);
 	ev.value = buf_str(&value);
 	history_record(w->slot, &ev);
 	buf_release(&value);
 	snprintf(w->owner, sizeof(w->owner), "%s", owner);
+	snprintf(w->owner_key, sizeof(w->owner_key), "%s", o ? o->key : "");
+	w->owner_rev = o ? o->create_revision : 0;
 	w->seen = 1;
 }
 
-/* The candidate with the lowest create revision owns. */
+/*
+ * The candidate with the lowest create revision owns. A new term (key
+ * and create revision) is a change of owner even with the same key and
+ * value: TiDB campaigns again on the same session (resign.c).
+ */
 static void owner_changed(struct election_watch *w)
 {
 	const struct etcd_kv *o = NULL;
@@ -174,8 +191,9 @@ static void owner_changed(struct election_watch *w)
 		if (!o || w->candidates.kvs[i].create_revision <
 			  o->create_revision)
 			o = &w->candidates.kvs[i];
-	if (!w->seen || strcmp(o ? o->value : "", w->owner))
-		record_owner(w, o ? o->value : "");
+	if (!w->seen || strcmp(o ? o->key : "", w->owner_key) ||
+	    (o ? o->create_revision : 0) != w->owner_rev)
+		record_owner(w, o);
 }
 
 static void on_event(void *arg, const struct etcd_event *ev)
@@ -253,11 +271,15 @@ static void add_watches(struct nemesis *n, struct cluster *c,
 		struct election_watch *w = &n->watches[n->nwatches];
 		int dup = 0;
 
+		const struct optval *svc = suite_opt(it, "service");
+
 		if (strcmp(it->kind, "resign") ||
 		    resign_election(c, it, w->prefix, sizeof(w->prefix),
 				    &w->url, NULL) ||
 		    !w->prefix[0] || !w->url)
 			continue;
+		w->service = svc && svc->set
+			     ? it->specs[svc - it->vals].choices[svc->i] : NULL;
 		for (size_t j = 0; j < n->nwatches; j++)
 			dup |= !strcmp(n->watches[j].prefix, w->prefix) &&
 			       !strcmp(n->watches[j].url, w->url);

@@ -36,7 +36,12 @@ struct election_watch {
 	struct nemesis *nemesis;
 	char prefix[512];
 	const char *url;
+	/* "autoid", "ddl", "cdc" (what the owner's value is), or NULL. */
+	const char *service;
 	char owner[256];
+	/* The owner's term: its key and create revision ("", 0: none). */
+	char owner_key[512];
+	int64_t owner_rev;
 	int seen;
 	struct etcd_kvs candidates;
 	struct history_slot *slot;

@@ -1,6 +1,6 @@
 /*
- * campaigner URL PREFIX NAME: an etcd election candidate that behaves like
- * TiDB's owner manager (pkg/owner), for the resign tests.
+ * campaigner URL PREFIX NAME [same-lease]: an etcd election candidate
+ * that behaves like an owner manager, for the resign tests.
  *
  * It campaigns (a lease, then "<PREFIX>/<lease-hex>" = NAME), keeps its
  * lease alive, and watches its own key: when the key is deleted or its
@@ -8,6 +8,14 @@
  * per change on stdout: "<ms> campaign KEY", "<ms> become", "<ms> retire".
  * SIGTERM revokes its lease and ends it. (A bare `etcdctl elect` does not
  * re-campaign when its key is deleted, so it cannot stand in for TiDB.)
+ *
+ * With same-lease it campaigns again on the lease it has, as TiDB's owner
+ * manager does (pkg/owner/manager.go in pingcap/tidb: campaignLoop calls
+ * Campaign again on the same etcd session after watchOwner saw its key
+ * deleted), so its new key has the same name and a new create revision;
+ * only when the lease is gone (revoked) does it take a new one, as TiDB
+ * does on ErrLeaseNotFound. Without it, it takes a new lease each time,
+ * as a process that restarts (a TiCDC capture) would.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -40,13 +48,15 @@ int main(int argc, char **argv)
 	const char *url, *prefix, *name;
 	char key[512] = "";
 	int64_t lease = 0, last_keepalive = 0;
-	int owner = 0;
+	int owner = 0, same_lease;
 	struct sigaction sa;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: campaigner URL PREFIX NAME\n");
+	if (argc != 4 && !(argc == 5 && !strcmp(argv[4], "same-lease"))) {
+		fprintf(stderr, "usage: campaigner URL PREFIX NAME "
+			"[same-lease]\n");
 		return 2;
 	}
+	same_lease = argc == 5;
 	url = argv[1];
 	prefix = argv[2];
 	name = argv[3];
@@ -89,8 +99,13 @@ int main(int argc, char **argv)
 				if (owner)
 					say("retire", NULL);
 				owner = 0;
-				etcd_lease_revoke(url, lease, NULL);
-				lease = 0;
+				if (same_lease &&
+				    !etcd_put(url, key, name, lease, NULL)) {
+					say("campaign", key);
+				} else {
+					etcd_lease_revoke(url, lease, NULL);
+					lease = 0;
+				}
 			} else if (own == etcd_owner(&kvs) && !owner) {
 				owner = 1;
 				say("become", NULL);
