@@ -402,6 +402,48 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 	return rc;
 }
 
+/*
+ * Each side's partitioning of `t` — method, expression, every partition's
+ * name and bound, in order — into `diff` when they differ (empty when
+ * they do not): a partition DDL that did not replicate, or replicated
+ * otherwise, is a difference even when every row is where it should be.
+ * Backquotes are left out of expressions, which servers quote their own
+ * way.
+ */
+static int partitioning(struct side *sides, const struct table *t,
+			struct buf *diff, struct err *e)
+{
+	char **parts[2] = { NULL, NULL };
+	size_t nparts[2] = { 0, 0 };
+	struct buf q = BUF_INIT;
+	int rc = 0, same;
+
+	schema_query(&q, "SELECT CONCAT(PARTITION_METHOD, ' (', REPLACE("
+		     "IFNULL(PARTITION_EXPRESSION, ''), '`', ''), ') ', "
+		     "PARTITION_NAME, ' ', IFNULL(PARTITION_DESCRIPTION, '-')) "
+		     "FROM information_schema.PARTITIONS", t->db, t->name,
+		     " AND PARTITION_NAME IS NOT NULL ORDER BY "
+		     "PARTITION_ORDINAL_POSITION");
+	for (int s = 0; !rc && s < 2; s++)
+		rc = string_list(&sides[s].conn, buf_str(&q), &parts[s],
+				 &nparts[s], e);
+	same = !rc && nparts[UP] == nparts[DOWN];
+	for (size_t i = 0; same && i < nparts[UP]; i++)
+		same = !strcmp(parts[UP][i], parts[DOWN][i]);
+	for (int s = 0; !rc && !same && s < 2; s++) {
+		buf_addstr(diff, s ? "; downstream " : "upstream ", NULL);
+		if (!nparts[s])
+			buf_addstr(diff, "not partitioned", NULL);
+		for (size_t i = 0; i < nparts[s]; i++)
+			buf_printf(diff, NULL, "%s%s", i ? ", " : "",
+				   parts[s][i]);
+	}
+	for (int s = 0; s < 2; s++)
+		free_list(parts[s], nparts[s]);
+	buf_release(&q);
+	return rc;
+}
+
 static void release_table(struct table *t)
 {
 	free_list(t->cols, t->ncols);
@@ -1233,7 +1275,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT,
 				  BUF_INIT, BUF_INIT }, { 0, 0, 0 }, BUF_INIT,
 				  0 };
-		struct buf schema = BUF_INIT;
+		struct buf schema = BUF_INIT, parts = BUF_INIT;
 		int on[2] = { 0, 0 };
 		char fix[512] = "";
 
@@ -1253,7 +1295,16 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			differing++;
 			continue;
 		}
-		rc = describe(sides, &t, &schema, e);
+		rc = describe(sides, &t, &schema, e) ||
+		     partitioning(sides, &t, &parts, e);
+		if (!rc && parts.len) {
+			buf_addstr(&r->details, ",\"partitioning\":", NULL);
+			json_quote(&r->details, buf_str(&parts), NULL);
+			if (!first[0])
+				snprintf(first, sizeof(first), "%s.%s: "
+					 "partitioning differs: %.300s", db,
+					 all[i], buf_str(&parts));
+		}
 		if (!rc && schema.len) {
 			buf_addstr(&r->details, ",\"schema\":", NULL);
 			json_quote(&r->details, buf_str(&schema), NULL);
@@ -1261,7 +1312,6 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 				snprintf(first, sizeof(first), "%s.%s: columns "
 					 "differ: %.300s", db, all[i],
 					 buf_str(&schema));
-			differing++;
 		} else if (!rc) {
 			rc = compare_table(sides, &t,
 					   suite_opt(it, "chunk_rows")->i,
@@ -1299,6 +1349,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			tot[1] += d.extra;
 			tot[2] += d.changed;
 		}
+		/* Counted once, whatever differs in it. */
+		differing += !rc && (schema.len || parts.len || d.fix.len);
 		if (!rc && d.fix.len) {
 			rc = write_fix(ctx->run_dir, db, all[i], &d.fix, fix,
 				       sizeof(fix), e);
@@ -1311,13 +1363,13 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 					 (unsigned long long)d.missing,
 					 (unsigned long long)d.extra,
 					 (unsigned long long)d.changed, fix);
-			differing++;
 		}
 		buf_addch(&r->details, '}', NULL);
 		for (int k = 0; k < 3; k++)
 			buf_release(&d.keys[k]);
 		buf_release(&d.fix);
 		buf_release(&schema);
+		buf_release(&parts);
 		release_table(&t);
 	}
 	buf_addch(&r->details, ']', NULL);
