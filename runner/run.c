@@ -24,6 +24,7 @@
 #include "lib/proc.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
+#include "lib/ynode.h"
 #include "reports/report.h"
 #include "runner/checks.h"
 #include "runner/nemesis.h"
@@ -313,6 +314,55 @@ static int create_schema(struct state *st, struct err *e)
 	}
 	sql_close(&s);
 	buf_release(&q);
+	return rc ? -1 : 0;
+}
+
+/*
+ * On a cluster with TiCDC, every table of the suite must be one TiCDC
+ * replicates: with a primary key, or a unique key on NOT NULL columns
+ * (TableInfo.IsEligible in pingcap/tiflow cdc/model/schema_storage.go;
+ * others are skipped unless the changefeed forces them). Read from the
+ * upstream as created, so the server's reading of the columns decides.
+ * Else a usage error at the table's line.
+ */
+static int ticdc_eligible(struct state *st, struct err *e)
+{
+	const struct component *up = st->ups[0];
+	struct sql s = SQL_INIT;
+	struct buf q = BUF_INIT, v = BUF_INIT;
+	int rc = 0;
+
+	if (!cluster_ticdc(&st->cluster))
+		return 0;
+	rc = component_connect(up, &s, NULL, 10, e);
+	for (size_t i = 0; !rc && i < st->suite.ntables; i++) {
+		const struct suite_table *t = &st->suite.tables[i];
+		struct ynode at = { YNODE_SCALAR, t->line, t->col, NULL, 0,
+				    NULL, 0 };
+
+		buf_reset(&q);
+		rc = buf_addstr(&q, "SELECT COUNT(*) FROM (SELECT s.INDEX_NAME "
+				"FROM information_schema.STATISTICS s JOIN "
+				"information_schema.COLUMNS c ON c.TABLE_SCHEMA "
+				"= s.TABLE_SCHEMA AND c.TABLE_NAME = "
+				"s.TABLE_NAME AND c.COLUMN_NAME = s.COLUMN_NAME "
+				"WHERE s.NON_UNIQUE = 0 AND s.TABLE_SCHEMA = ",
+				e) ||
+		     sql_quote_string(&q, st->suite.database, e) ||
+		     buf_addstr(&q, " AND s.TABLE_NAME = ", e) ||
+		     sql_quote_string(&q, t->name, e) ||
+		     buf_addstr(&q, " GROUP BY s.INDEX_NAME HAVING SUM("
+				"c.IS_NULLABLE = 'YES') = 0) k", e) ||
+		     sql_value(&s, buf_str(&q), &v, e) < 0;
+		if (!rc && !strcmp(buf_str(&v), "0"))
+			rc = ynode_error(e, st->suite.path, &at, "table '%s' "
+					 "has no primary key and no unique key "
+					 "on NOT NULL columns: TiCDC does not "
+					 "replicate it", t->name);
+	}
+	sql_close(&s);
+	buf_release(&q);
+	buf_release(&v);
 	return rc ? -1 : 0;
 }
 
@@ -1240,7 +1290,19 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		refused = 1;
 		goto out;
 	}
-	if (create_schema(&st, e) || await_schema(&st, e)) {
+	if (create_schema(&st, e)) {
+		if (interrupted)
+			goto report;
+		goto out;
+	}
+	if (ticdc_eligible(&st, e)) {
+		if (e->class == ERR_USAGE) {
+			rc = EXIT_USAGE;
+			refused = 1;
+		}
+		goto out;
+	}
+	if (await_schema(&st, e)) {
 		if (interrupted)
 			goto report;
 		goto out;
