@@ -4,8 +4,9 @@
  *
  * Two playgrounds run: the upstream one with the suite's hints (TiDB, PD,
  * TiKV servers, TiCDC captures; one of each by default) and a downstream
- * one (one TiDB, PD and TiKV, no TiCDC) that the changefeed "tichaos"
- * replicates to. Components, in the order cluster_down stops them
+ * one (one TiDB, PD and TiKV, no TiCDC, its ports DOWN_PORT_OFFSET up)
+ * that the changefeed "tichaos" replicates to; neither starts TiFlash
+ * (tiup starts one unless told --tiflash 0). Components, in the order cluster_down stops them
  * backwards:
  *
  *   playground          the upstream `tiup playground` process
@@ -47,6 +48,14 @@
 #define START_TIMEOUT_NS (600 * NS_PER_SEC)
 /* The first start of a TiDB bootstraps its system tables. */
 #define READY_TIMEOUT_NS (180 * NS_PER_SEC)
+/*
+ * The downstream playground's --port-offset (pingcap/tiup
+ * components/playground main.go: "all components will use
+ * default_port+port_offset ... Recommend to set to 10000, 20000"): its
+ * ports never meet the upstream's, which each instance only probes for
+ * when it starts.
+ */
+#define DOWN_PORT_OFFSET 10000
 
 #define INSTALL_HINT \
 	"install it with: curl --proto '=https' --tlsv1.2 -sSf " \
@@ -348,6 +357,16 @@ static void fill_tiup(struct cluster *c, struct component *comp, int down)
 	argv[i++] = xprintf("%d", n[TIKV]);
 	argv[i++] = xstrdup("--ticdc");
 	argv[i++] = xprintf("%d", n[CDC]);
+	/* tiup starts one TiFlash unless told not to. */
+	argv[i++] = xstrdup("--tiflash");
+	argv[i++] = xstrdup("0");
+	/* Each instance probes for its ports when it starts, and the
+	 * upstream TiDB binds 4000/10080 only after its bootstrap: a
+	 * downstream started meanwhile could take the same ports. */
+	if (down) {
+		argv[i++] = xstrdup("--port-offset");
+		argv[i++] = xprintf("%d", DOWN_PORT_OFFSET);
+	}
 	argv[i++] = xstrdup("--without-monitor");
 	argv[i++] = xstrdup("--tag");
 	argv[i++] = xprintf("%s%s", p->tag, down ? "-down" : "");

@@ -53,8 +53,9 @@ static const struct optspec opts[] = {
 	  "any etcd election, by key prefix (instead of service)" },
 	{ "lease", OPT_ENUM, "keep", 0, leases, 0, 0,
 	  "keep: delete the owner's key; revoke: revoke its lease" },
-	{ "via", OPT_ENUM, "etcd", 0, vias, 0, 0,
-	  "etcd: through the election; http: the servers' resign API" },
+	{ "via", OPT_ENUM, NULL, 0, vias, 0, 0,
+	  "etcd: through the election; http: the servers' resign API "
+	  "(default: http for cdc and pd, etcd otherwise)" },
 	{ "until_back", OPT_BOOL, "false", 0, NULL, 0, 0,
 	  "resign again until the first owner leads again (A -> B -> A)" },
 	{ "cdc_cluster", OPT_STRING, "default", 0, NULL, 0, 0,
@@ -83,6 +84,26 @@ static int same_term(const struct term *a, const struct term *b)
 	       a->create_revision == b->create_revision;
 }
 
+/*
+ * Through the servers' resign API? By default for TiCDC: deleting a
+ * capture's owner key (or revoking its lease) makes tiflow's capture
+ * exit and come back under a new capture id (cdc/capture/capture.go in
+ * pingcap/tiflow: ErrCaptureSuicide), a restart, not a resign; POST
+ * /api/v2/owner/resign (TiCDC >= 6.6) hands the ownership over. PD's
+ * leader resigns over HTTP only.
+ */
+static int uses_http(const struct suite_item *it)
+{
+	const struct optval *via = suite_opt(it, "via");
+	const struct optval *svc = suite_opt(it, "service");
+
+	if (svc->set && svc->i == SVC_PD)
+		return 1;
+	if (via->set)
+		return via->i == 1;
+	return svc->set && svc->i == SVC_CDC;
+}
+
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
@@ -105,7 +126,7 @@ static int check(const struct suite *s, const struct suite_item *it,
 				   "needs an etcd election (PD's leader "
 				   "resigns over HTTP)");
 	}
-	if (suite_opt(it, "via")->i == 1 &&
+	if (suite_opt(it, "via")->set && suite_opt(it, "via")->i == 1 &&
 	    (el->set || svc->i == SVC_AUTOID)) {
 		at.line = suite_opt(it, "via")->line;
 		at.col = suite_opt(it, "via")->col;
@@ -157,6 +178,26 @@ static int read_owner(const char *url, const char *prefix, struct term *t,
 		t->lease = o->lease;
 	}
 	etcd_kvs_release(&kvs);
+	return 0;
+}
+
+/*
+ * The owner's term, its value as the component it stands for when the
+ * election is TiCDC's: a capture's id changes each time it restarts, its
+ * address (from /api/v2/captures) does not, so A -> B -> A is told by
+ * address. A value no capture lists stays as it is.
+ */
+static int owner_of(struct fault_ctx *ctx, const char *url,
+		    const char *prefix, int service, struct term *t,
+		    struct err *e)
+{
+	const char *comp;
+
+	if (read_owner(url, prefix, t, e))
+		return -1;
+	if (service == SVC_CDC && t->key[0] &&
+	    (comp = cluster_owner_component(ctx->cluster, "cdc", t->value)))
+		snprintf(t->value, sizeof(t->value), "%s", comp);
 	return 0;
 }
 
@@ -308,7 +349,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	char prefix[512];
 	int service = suite_opt(it, "service")->set
 		      ? (int)suite_opt(it, "service")->i : -1;
-	int via_http = suite_opt(it, "via")->i == 1 || service == SVC_PD;
+	int via_http = uses_http(it);
 	int revoke = suite_opt(it, "lease")->i == 1;
 	int until_back = suite_opt(it, "until_back")->i != 0;
 	int64_t timeout = suite_opt(it, "timeout")->i;
@@ -323,7 +364,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		return -1;
 	if (service == SVC_PD)
 		return pd_resign(ctx, timeout, value, e);
-	if (read_owner(url, prefix, &owner, e))
+	if (owner_of(ctx, url, prefix, service, &owner, e))
 		return -1;
 	if (!owner.key[0])
 		return err_set(e, ERR_INFRA, "no owner in election '%s'",
@@ -352,7 +393,8 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		for (;;) {
 			struct err ignored = ERR_INIT;
 
-			if (!read_owner(url, prefix, &now, &ignored) &&
+			if (!owner_of(ctx, url, prefix, service, &now,
+				      &ignored) &&
 			    now.key[0] && !same_term(&now, &owner))
 				break;
 			if (clock_mono_ns() >= deadline || hurried(ctx)) {
@@ -407,7 +449,7 @@ static int resolve(struct cluster *c, const struct suite *s,
 				   "etcd: no %s with an etcd URL in this "
 				   "cluster", suite_opt(it, "etcd")->set
 				   ? "such component" : "etcd or pd component");
-	if (suite_opt(it, "via")->i != 1 && service != SVC_PD)
+	if (!uses_http(it))
 		return 0;
 	for (size_t i = 0; i < c->ncomps; i++)
 		if ((c->comps[i].roles & role) && c->comps[i].http_url)
