@@ -45,9 +45,11 @@ test_expect_success 'the downstream is crash-safe (GTID slave_pos, relay log rec
 	test "$(cat engine)" = InnoDB
 '
 
-test_expect_success 'a row inserted upstream appears downstream within a second' '
+# How soon is the machine's: the deadline only bounds a replication that
+# does not work.
+test_expect_success 'a row inserted upstream appears downstream' '
 	sql "$UP" "create database t1; create table t1.r (id int primary key, v varchar(20)); insert into t1.r values (1, \"hello\")" &&
-	wait_for_condition 1 "test \"\$(sql $DOWN \"select v from t1.r where id = 1\")\" = hello"
+	wait_for_condition 30 "test \"\$(sql $DOWN \"select v from t1.r where id = 1\")\" = hello"
 '
 
 test_expect_success 'status: every component running, exit 0' '

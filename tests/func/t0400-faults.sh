@@ -219,7 +219,7 @@ EOF
 
 test_expect_success 'SIGINT during the down time: healed, exit 4' '
 	"$TICHAOS" run "$TRASH/interrupted.yaml" --cluster "$T" --out "$TRASH/r7" >tap 2>err &
-	run=$! &&
+	run=$! && test_track_pid $run &&
 	wait_for_condition 20 "grep -q \"\\\"f\\\":\\\"kill\\\".*\\\"type\\\":\\\"info\\\"\" $TRASH/r7/history.jsonl 2>/dev/null || grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"kill\\\"\" $TRASH/r7/history.jsonl" &&
 	kill -INT $run &&
 	{ wait $run; test $? = 4; } &&

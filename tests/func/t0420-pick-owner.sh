@@ -163,6 +163,8 @@ test_expect_success 'barrier on TiCDC: waits for the checkpoint to pass the fini
 	echo "cfb clock $AHEAD" >expect && test_cmp expect actual
 '
 
+# The barrier asks again and again until its timeout: the progress line's
+# read and at least two of its own (how many fit in 2 s is the machine's).
 test_expect_success 'barrier on TiCDC: a checkpoint that stays behind is unknown, with the lag, exit 3' '
 	feed cfs 1 normal $BEHIND &&
 	sed -e "s/    sync_timeout: 2s/&\n    changefeed: cfs/" "$TRASH/barrier.yaml" >"$TRASH/barrier-s.yaml" &&
@@ -170,7 +172,7 @@ test_expect_success 'barrier on TiCDC: a checkpoint that stays behind is unknown
 	test $? = 3 &&
 	grep -qx "not ok 2 - consistency" tap6 &&
 	grep -Eqx "  message: \"sync timed out after 2s: changefeed cfs \(state normal\) checkpoint_ts $BEHIND is 6[0-9]\.[0-9]s behind the finish mark.s clock [0-9]+\"" tap6 &&
-	test "$(grep -c "^GET /api/v2/changefeeds/cfs$" "$TRASH/cdc-0.log")" -ge 5
+	test "$(grep -c "^GET /api/v2/changefeeds/cfs$" "$TRASH/cdc-0.log")" -ge 3
 '
 
 # A changefeed the topology names with a sink_uri and TiCDC does not know

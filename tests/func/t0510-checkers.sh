@@ -73,12 +73,19 @@ checks:
 EOF
 } >"$TRASH/planted.yaml"
 
+# The line is planted once the run's workload runs (the runner notes where
+# each log ends before it starts the workload) and before the run ends:
+# its last progress line comes when the workload has stopped, before it
+# copies the logs; planted before that line, the line is in the copy.
 test_expect_success 'logscan finds a panic logged during the run, with file and line' '
 	echo "panic: planted before this run too" >>"$C/up-0/mariadbd.log" &&
-	{ (sleep 2 && echo "panic: planted during the run" >>"$C/up-0/mariadbd.log") & } &&
-	writer=$! && test_track_pid $writer &&
-	"$TICHAOS" run "$TRASH/planted.yaml" --cluster "$T" --out "$TRASH/r2" >tap4 2>err4
-	test $? = 1 &&
+	{ "$TICHAOS" run "$TRASH/planted.yaml" --cluster "$T" --out "$TRASH/r2" >tap4 2>err4 & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r2/history.jsonl\"" &&
+	echo "panic: planted during the run" >>"$C/up-0/mariadbd.log" &&
+	{ ! grep -q "^[0-9:.]* info  planted [0-9.]*[a-z]*/4s " "$TRASH/r2/logs/tichaos.log" ||
+	{ echo "planted after the workload had stopped"; false; }; } &&
+	{ wait $run; test $? = 1; } &&
 	line=$(grep -n "panic: planted during the run" "$TRASH/r2/logs/up-0.log" | cut -d: -f1) &&
 	test -n "$line" &&
 	grep -qx "not ok 2 - logscan" tap4 &&

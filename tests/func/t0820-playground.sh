@@ -86,9 +86,9 @@ test_expect_success 'up: both playgrounds, their instances found, the changefeed
 	done &&
 	test "$(grep -c " running" out)" = 9 &&
 	tag=$(sed -n "s/.*\"--tag\", \"\(tichaos-[0-9a-f]*\)\"\]$/\1/p" "$C/topology.yaml") &&
-	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --without-monitor --tag $tag" >expect &&
+	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --tiflash 0 --without-monitor --tag $tag" >expect &&
 	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
-	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --without-monitor --tag $tag-down" >expect &&
+	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --tiflash 0 --port-offset 10000 --without-monitor --tag $tag-down" >expect &&
 	test_cmp expect "$TIUP_HOME/data/$tag-down/args" &&
 	grep -Eq "^tidb-0 +upstream .* 127\.0\.0\.1:[0-9]+ " out &&
 	grep -Eq "^down-0 +downstream " out &&
@@ -111,10 +111,15 @@ test_expect_success 'the topology: each instance by its command line, restartabl
 	echo 1 >expect && test_cmp expect got
 '
 
+# The playground's note of the exit ("ticdc-0 quit: ...", on its stdout,
+# $C/playground.log) is the last thing it does about it: status after it
+# sees what the playground left.
 test_expect_success 'kill: the playground does not restart it; start does, same command line' '
 	old=$(cat "$C/cdc-0.pid") && cmd=$(tr "\0" " " <"/proc/$old/cmdline") &&
+	size=$(wc -c <"$C/playground.log") &&
 	PATH=$WITH_TIUP "$TICHAOS" cluster kill cdc-0 --cluster playground --dir "$C" &&
-	! alive "$old" && sleep 1 &&
+	! alive "$old" &&
+	wait_for_condition 10 "tail -c +$((size + 1)) \"$C/playground.log\" | grep -qx \"ticdc-0 quit: signal: killed\"" &&
 	PATH=$WITH_TIUP "$TICHAOS" cluster status --cluster playground --dir "$C" >st; test $? = 3 &&
 	grep -Eq "^cdc-0 .* stopped" st &&
 	PATH=$WITH_TIUP "$TICHAOS" cluster start cdc-0 --cluster playground --dir "$C" &&
@@ -165,7 +170,7 @@ test_expect_success 'a suite on the playground: hints, kills healed by tichaos, 
 	grep -qx "ok 4 - ids: 1 table, $n inserts: ids unique and increasing" tap &&
 	grep -q "^ok 5 - logscan: " tap &&
 	test "$(grep -c "\"f\":\"kill\".*\"killed\":\[{\"component\":\"cdc-[01]\",\"pid\":[0-9]*}\]" "$TRASH/r1/history.jsonl")" = 2 &&
-	grep -q "\"--ticdc\", \"2\", \"--without-monitor\"" "$TRASH/r1/topology.yaml" &&
+	grep -q "\"--ticdc\", \"2\", \"--tiflash\", \"0\", \"--without-monitor\"" "$TRASH/r1/topology.yaml" &&
 	test "$(grep -c "^  - name: \"cdc-[01]\"$" "$TRASH/r1/topology.yaml")" = 2 &&
 	test -z "$(left "$TIUP_HOME/data")" && test -z "$(left "$TRASH/r1")" &&
 	test "$(sed "s/tichaos-[0-9a-f]*/TAG/" "$TIUP_HOME/clean.log")" = "clean TAG
@@ -179,7 +184,7 @@ sed -e "s/^duration: 8s$/duration: 60s/" -e "s/^name: pgkill$/name: pglong/" \
 
 test_expect_success 'a runner killed with SIGKILL: the next run beside it stops its playground' '
 	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/long.yaml" --cluster playground --out "$TRASH/r2/killed" >/dev/null 2>&1 &
-	run=$! &&
+	run=$! && test_track_pid $run &&
 	wait_for_condition 120 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r2/killed/history.jsonl\"" &&
 	kill -KILL $run && { wait $run; test $? = 137; } &&
 	pids=$(cat "$TRASH/r2/killed/cluster"/*.pid) &&

@@ -59,6 +59,38 @@ nothing_left() {
 	done
 }
 
+# hold_lock OUT KIND FILE: take a write lock of KIND (fcntl or flock) on
+# FILE (created when missing) in a process of our own (perl), the lock a
+# second server on the same data would hold, and keep it until that
+# process is killed; its pid in $holder (killed when the file ends).
+# Returns once the lock is held. The struct flock is packed as on LP64
+# Linux (x86_64, aarch64): short type, short whence, off_t start, off_t
+# len, pid_t pid; start 0, len 0: the whole file.
+hold_lock() {
+	perl -MFcntl=:DEFAULT,:flock,:seek -e '
+		my ($kind, $file) = @ARGV;
+		open my $fh, "+>>", $file or die "cannot open $file: $!\n";
+		if ($kind eq "fcntl") {
+			my $lock = pack("s s x4 q q i x4", F_WRLCK, SEEK_SET, 0, 0, 0);
+			fcntl($fh, F_SETLK, $lock) or die "cannot lock $file: $!\n";
+		} else {
+			flock($fh, LOCK_EX | LOCK_NB) or die "cannot flock $file: $!\n";
+		}
+		$| = 1;
+		print "locked\n";
+		sleep;
+	' "$2" "$3" >"$TRASH/$1.lock" 2>&1 &
+	holder=$!
+	test_track_pid $holder
+	wait_for_condition 10 "test -s \"$TRASH/$1.lock\" || ! alive $holder" &&
+	grep -qx locked "$TRASH/$1.lock" || { cat "$TRASH/$1.lock"; return 1; }
+}
+
+# unlock: end the process holding the lock (hold_lock).
+unlock() {
+	kill -TERM $holder && { wait $holder; test $? = 143; }
+}
+
 # interrupted OUT: the results say interrupted; the TAP bails out.
 interrupted() {
 	grep -q "\"verdict\": *\"interrupted\"" "$TRASH/$1/results.json" &&
@@ -73,11 +105,22 @@ history_has() {
 
 suite long 60s </dev/null
 
+# The run's cluster is held in its start: etcd-0's directory is made before
+# the MariaDB data are initialised (seconds), etcd-0 is started after; etcd
+# opens its database (member/snap/db) under an flock and waits as long as
+# another process holds it, without answering. The lock taken, the run
+# cannot get past waiting for etcd-0 (it cannot have been before: etcd-0
+# would hold the lock itself).
 test_expect_success 'SIGINT while the cluster starts: stopped, torn down, exit 4' '
 	start start long &&
-	wait_for_condition 20 "test -e \"$TRASH/start/cluster/port-base\"" &&
+	wait_for_condition 20 "test -d \"$TRASH/start/cluster/etcd-0\"" &&
+	mkdir -p -m 700 "$TRASH/start/cluster/etcd-0/data/member/snap" &&
+	hold_lock start flock "$TRASH/start/cluster/etcd-0/data/member/snap/db" &&
+	wait_for_condition 60 "test -s \"$TRASH/start/cluster/etcd-0/tichaos.pid\"" &&
 	kill -INT $run &&
-	stopped start && interrupted start && nothing_left start
+	stopped start && unlock && interrupted start && nothing_left start &&
+	grep -Eqx "tichaos: interrupted while waiting for (up-0|down-0|etcd-0)" "$TRASH/start.err" &&
+	test ! -e "$TRASH/start/history.jsonl"
 '
 
 test_expect_success 'SIGTERM while the workload runs: stopped, torn down, exit 4' '
@@ -106,12 +149,23 @@ test_expect_success 'SIGINT in a fault'\''s down time: healed, then torn down, e
 	! grep -q "interrupted twice" "$TRASH/down/logs/tichaos.log"
 '
 
+# The heal is held: down-0 is down (the kill's record is written once it is
+# gone); while another process holds an fcntl lock on its Aria control
+# file, the mariadbd the heal starts logs "Can't lock aria control file
+# ... Will retry for 30 seconds" and waits there, not ready. The second
+# SIGINT comes while the first one's heal waits for it.
 test_expect_success 'a second SIGINT kills the cluster instead of healing it' '
 	start twice down &&
 	wait_for_condition 60 "history_has twice \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"kill\\\"\"" &&
-	kill -INT $run && sleep 0.2 && kill -INT $run &&
-	stopped twice && interrupted twice && nothing_left twice &&
-	grep -q "interrupted twice: killing the cluster (SIGKILL)" "$TRASH/twice/logs/tichaos.log"
+	D="$TRASH/twice/cluster/down-0" &&
+	hold_lock twice fcntl "$D/data/aria_log_control" &&
+	size=$(wc -c <"$D/mariadbd.log") &&
+	kill -INT $run &&
+	wait_for_condition 30 "tail -c +$((size + 1)) \"$D/mariadbd.log\" | grep -q \"Can.t lock aria control file\"" &&
+	kill -INT $run &&
+	stopped twice && unlock && interrupted twice && nothing_left twice &&
+	grep -q "interrupted twice: killing the cluster (SIGKILL)" "$TRASH/twice/logs/tichaos.log" &&
+	history_has twice "\"type\":\"fail\",\"f\":\"restart\",\"target\":\"cdc\",\"error\":\"interrupted while waiting for down-0\""
 '
 
 suite barrier 3s <<EOF
@@ -123,10 +177,12 @@ EOF
 test_expect_success 'SIGINT while the barrier waits: unknown, interrupted, exit 4' '
 	start barrier barrier &&
 	wait_for_condition 60 "test -s \"$TRASH/barrier/cluster/port-base\" && history_has barrier \"\\\"type\\\":\\\"ok\\\"\"" &&
-	DOWN=$(( $(cat "$TRASH/barrier/cluster/port-base") + 1 )) &&
+	UP=$(cat "$TRASH/barrier/cluster/port-base") && DOWN=$((UP + 1)) &&
 	sql $DOWN "stop slave sql_thread" &&
-	wait_for_condition 30 "grep -q \"check 1 consistency\" \"$TRASH/barrier/logs/tichaos.log\"" &&
-	sleep 0.5 && kill -INT $run &&
+	# The barrier writes its finish mark upstream, then waits for it
+	# downstream, where it cannot come.
+	wait_for_condition 30 "test \"\$(sql $UP \"select count(*) from tichaos_meta.barrier\")\" = 1" &&
+	kill -INT $run &&
 	stopped barrier && interrupted barrier && nothing_left barrier &&
 	grep -q "interrupted while waiting for down-0 to sync" "$TRASH/barrier/results.json"
 '
@@ -135,7 +191,10 @@ suite short 2s </dev/null
 
 test_expect_success 'SIGKILL: whole history lines; report counts them; the next run stops the orphans' '
 	start killed long &&
-	wait_for_condition 60 "history_has killed \"\\\"type\\\":\\\"ok\\\"\"" && sleep 1 &&
+	wait_for_condition 60 "history_has killed \"\\\"type\\\":\\\"ok\\\"\"" &&
+	# Killed while the history is being written: after a later flush.
+	size=$(wc -c <"$TRASH/killed/history.jsonl") &&
+	wait_for_condition 10 "test \$(wc -c <\"$TRASH/killed/history.jsonl\") -gt $size" &&
 	kill -KILL $run && { wait $run; test $? = 137; } &&
 	pids=$(cat "$TRASH/killed/cluster"/*/tichaos.pid) &&
 	for p in $pids; do alive $p || return 1; done &&

@@ -124,12 +124,18 @@ checks:
     sync_timeout: 5s
 EOF
 
+# The conflicting row goes upstream while the workload runs, before the
+# barrier's finish mark (which the run writes after its workload, in
+# tichaos_meta.barrier, with its directory): replication stops on the row,
+# the mark never arrives.
 test_expect_success 'replication broken by an error downstream: unknown, named, exit 3' '
 	{ "$TICHAOS" run "$TRASH/broken.yaml" --cluster "$T" --out "$TRASH/r3" >tap3 2>err3 & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r3/history.jsonl\"" &&
 	sql "$DOWN" "set sql_log_bin = 0; insert into mis.t (id, data) values (1000000, \"in the way\")" &&
 	sql "$UP" "insert into mis.t (id, data) values (1000000, \"upstream\")" &&
+	{ ! sql "$UP" "select id from tichaos_meta.barrier where run = \"$TRASH/r3\"" 2>/dev/null | grep -q . ||
+	{ echo "the row went upstream after the finish mark"; false; }; } &&
 	{ wait $run; test $? = 3; } &&
 	grep -qx "not ok 2 - consistency" tap3 &&
 	grep -q "^  message: \"sync timed out after 5s: the finish mark did not reach down-0 (down-0: replication is not running (io Yes, sql No): .*Duplicate entry .1000000. for key .PRIMARY.*)\"$" tap3

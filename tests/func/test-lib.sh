@@ -10,6 +10,10 @@
 # Every test file gets its own scratch directory ($TRASH) and cleans up
 # what it started: clusters registered with test_cluster_up are brought
 # down, pids registered with test_track_pid are killed, by pid.
+#
+# The shell has one namespace: every variable of this file's own is named
+# test_* (or ends in _), so that a test file's variables (out, dir, base,
+# end, port, ...) never overwrite them, nor they a test's.
 
 set -u
 
@@ -26,12 +30,12 @@ test_clusters=
 test_pids=
 
 test_cleanup() {
-	for d in $test_clusters; do
-		"$TICHAOS" cluster down --dir "$d" >/dev/null 2>&1
+	for test_d_ in $test_clusters; do
+		"$TICHAOS" cluster down --dir "$test_d_" >/dev/null 2>&1
 	done
-	for p in $test_pids; do
-		kill -9 "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
+	for test_p_ in $test_pids; do
+		kill -9 "$test_p_" 2>/dev/null
+		wait "$test_p_" 2>/dev/null
 	done
 	if [ -n "${TEST_KEEP_TRASH:-}" ]; then
 		echo "# kept $TRASH"
@@ -58,15 +62,15 @@ test_run_() {
 # $TRASH; chain its commands with && so that any failure fails the test.
 test_expect_success() {
 	test_count=$((test_count + 1))
-	out="$TRASH/.test-output"
-	if test_run_ "$2" >"$out" 2>&1; then
+	test_out_="$TRASH/.test-output"
+	if test_run_ "$2" >"$test_out_" 2>&1; then
 		echo "ok $test_count - $1"
 	else
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		# On stderr, as Test::More's diag: prove shows it even when
 		# it is not verbose, so a CI log says why.
-		sed -e 's/^/# /' "$out" >&2
+		sed -e 's/^/# /' "$test_out_" >&2
 	fi
 }
 
@@ -85,23 +89,23 @@ test_track_pid() {
 # test_cluster_up DIR [ARGS...]: start a local cluster on a free block of
 # ports (unless ARGS say otherwise) and bring it down when the file ends.
 test_cluster_up() {
-	dir=$1
+	test_dir_=$1
 	shift
-	test_clusters="$test_clusters $dir"
+	test_clusters="$test_clusters $test_dir_"
 	if [ $# = 0 ]; then
 		set -- --port-base auto
 	fi
-	"$TICHAOS" cluster up --dir "$dir" "$@" >"$dir.up.out" 2>&1 ||
-	{ cat "$dir.up.out"; return 1; }
+	"$TICHAOS" cluster up --dir "$test_dir_" "$@" >"$test_dir_.up.out" 2>&1 ||
+	{ cat "$test_dir_.up.out"; return 1; }
 }
 
 # port_of DIR COMPONENT: the SQL port of up-0 / down-0 of a local cluster.
 port_of() {
-	base=$(cat "$1/port-base") || return 1
+	test_base_=$(cat "$1/port-base") || return 1
 	case $2 in
-	up-0) echo "$base" ;;
-	down-0) echo $((base + 1)) ;;
-	etcd-0) echo $((base + 2)) ;;
+	up-0) echo "$test_base_" ;;
+	down-0) echo $((test_base_ + 1)) ;;
+	etcd-0) echo $((test_base_ + 2)) ;;
 	*) return 1 ;;
 	esac
 }
@@ -135,20 +139,27 @@ sqlv() {
 	mariadb --no-defaults -h127.0.0.1 -P"$1" -uroot -e "$2\G"
 }
 
+# test_now_ms_: the wall clock in milliseconds.
+test_now_ms_() {
+	echo $(( $(date +%s%N) / 1000000 ))
+}
+
 # wait_for_condition SECONDS SCRIPT: retry SCRIPT every 0.1 s until it
-# succeeds; fail after SECONDS.
+# succeeds; fail when it has not within SECONDS (whole seconds, counted
+# in milliseconds: a deadline of 1 is one second, not what is left of the
+# current one).
 wait_for_condition() {
-	end=$(( $(date +%s) + $1 ))
+	test_end_=$(( $(test_now_ms_) + $1 * 1000 ))
 	while ! eval "$2" >/dev/null 2>&1; do
-		[ "$(date +%s)" -lt "$end" ] || return 1
+		[ "$(test_now_ms_)" -lt "$test_end_" ] || return 1
 		sleep 0.1
 	done
 }
 
 # alive PID: the process exists and has not exited (a zombie has).
 alive() {
-	state=$(sed -e 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
-	[ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
+	test_state_=$(sed -e 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -n "$test_state_" ] && [ "$test_state_" != Z ] && [ "$test_state_" != X ]
 }
 
 # listening PORT: something listens on 127.0.0.1:PORT.
@@ -161,15 +172,16 @@ listening() {
 # ephemeral range (where a client socket could take one after the check),
 # for tests that need a specific base of their own.
 free_port_base() {
-	top=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
-	[ "${top:-0}" -gt 21000 ] 2>/dev/null || top=32768
-	b=${1:-$((20000 + ($$ % ((top - 20000) / 10 - 1)) * 10))}
-	n=0
-	while [ "$n" -lt 2000 ]; do
-		b=$((b + 10)) n=$((n + 1))
-		[ $((b + 3)) -lt "$top" ] || b=20000
-		listening "$b" || listening $((b + 1)) || listening $((b + 2)) ||
-		listening $((b + 3)) || { echo "$b"; return 0; }
+	test_top_=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${test_top_:-0}" -gt 21000 ] 2>/dev/null || test_top_=32768
+	test_b_=${1:-$((20000 + ($$ % ((test_top_ - 20000) / 10 - 1)) * 10))}
+	test_n_=0
+	while [ "$test_n_" -lt 2000 ]; do
+		test_b_=$((test_b_ + 10)) test_n_=$((test_n_ + 1))
+		[ $((test_b_ + 3)) -lt "$test_top_" ] || test_b_=20000
+		listening "$test_b_" || listening $((test_b_ + 1)) ||
+		listening $((test_b_ + 2)) || listening $((test_b_ + 3)) ||
+		{ echo "$test_b_"; return 0; }
 	done
 	return 1
 }
@@ -184,30 +196,30 @@ free_port_base() {
 # DIR/sshd.log and is killed when the file ends. Call it before the first
 # test: it skips the whole file when sshd is not installed.
 test_sshd_up() {
-	sshd_dir=$1
+	test_sshd_dir_=$1
 	shift
 	[ -x /usr/sbin/sshd ] && command -v ssh-keygen >/dev/null 2>&1 ||
 		skip_all "sshd is not installed (make deps)"
-	mkdir -p "$sshd_dir" &&
+	mkdir -p "$test_sshd_dir_" &&
 	# The privilege separation directory: sshd refuses to start as
 	# root without it, and only a booted openssh-server creates it.
 	{ [ "$(id -u)" != 0 ] || mkdir -p /run/sshd; } || return 1
-	for t in ed25519 rsa; do
-		ssh-keygen -q -t $t -N "" -C "tichaos-test-host" \
-			-f "$sshd_dir/host_${t}_key" &&
-		ssh-keygen -q -t $t -N "" -C "tichaos-test-user" \
-			-f "$sshd_dir/id_$t" || return 1
+	for test_type_ in ed25519 rsa; do
+		ssh-keygen -q -t $test_type_ -N "" -C "tichaos-test-host" \
+			-f "$test_sshd_dir_/host_${test_type_}_key" &&
+		ssh-keygen -q -t $test_type_ -N "" -C "tichaos-test-user" \
+			-f "$test_sshd_dir_/id_$test_type_" || return 1
 	done
-	cat "$sshd_dir/id_ed25519.pub" "$sshd_dir/id_rsa.pub" \
-		>"$sshd_dir/authorized_keys" &&
+	cat "$test_sshd_dir_/id_ed25519.pub" "$test_sshd_dir_/id_rsa.pub" \
+		>"$test_sshd_dir_/authorized_keys" &&
 	SSHD_PORT=$(free_port_base) || return 1
-	cat >"$sshd_dir/sshd_config" <<-EOF || return 1
+	cat >"$test_sshd_dir_/sshd_config" <<-EOF || return 1
 	ListenAddress 127.0.0.1
 	Port $SSHD_PORT
-	HostKey $sshd_dir/host_ed25519_key
-	HostKey $sshd_dir/host_rsa_key
-	PidFile $sshd_dir/sshd.pid
-	AuthorizedKeysFile $sshd_dir/authorized_keys
+	HostKey $test_sshd_dir_/host_ed25519_key
+	HostKey $test_sshd_dir_/host_rsa_key
+	PidFile $test_sshd_dir_/sshd.pid
+	AuthorizedKeysFile $test_sshd_dir_/authorized_keys
 	StrictModes no
 	PubkeyAuthentication yes
 	PasswordAuthentication no
@@ -217,23 +229,23 @@ test_sshd_up() {
 	LogLevel VERBOSE
 	SetEnv SHLVL=1
 	EOF
-	for line in "$@"; do
-		echo "$line"
-	done >>"$sshd_dir/sshd_config" &&
-	for t in ed25519 rsa; do
+	for test_line_ in "$@"; do
+		echo "$test_line_"
+	done >>"$test_sshd_dir_/sshd_config" &&
+	for test_type_ in ed25519 rsa; do
 		echo "[127.0.0.1]:$SSHD_PORT $(cut -d" " -f1,2 \
-			"$sshd_dir/host_${t}_key.pub")"
-	done >"$sshd_dir/known_hosts" || return 1
-	/usr/sbin/sshd -D -e -f "$sshd_dir/sshd_config" \
-		>"$sshd_dir/sshd.log" 2>&1 </dev/null &
+			"$test_sshd_dir_/host_${test_type_}_key.pub")"
+	done >"$test_sshd_dir_/known_hosts" || return 1
+	/usr/sbin/sshd -D -e -f "$test_sshd_dir_/sshd_config" \
+		>"$test_sshd_dir_/sshd.log" 2>&1 </dev/null &
 	test_track_pid $!
-	sshd_pid=$!
-	wait_for_condition 10 "listening $SSHD_PORT || ! alive $sshd_pid" &&
-	alive "$sshd_pid" || { cat "$sshd_dir/sshd.log"; return 1; }
+	test_sshd_pid_=$!
+	wait_for_condition 10 "listening $SSHD_PORT || ! alive $test_sshd_pid_" &&
+	alive "$test_sshd_pid_" || { cat "$test_sshd_dir_/sshd.log"; return 1; }
 	SSH_USER=$(id -un)
-	SSH_KEY=$sshd_dir/id_ed25519
-	SSH_KEY_RSA=$sshd_dir/id_rsa
-	SSH_KNOWN_HOSTS=$sshd_dir/known_hosts
+	SSH_KEY=$test_sshd_dir_/id_ed25519
+	SSH_KEY_RSA=$test_sshd_dir_/id_rsa
+	SSH_KNOWN_HOSTS=$test_sshd_dir_/known_hosts
 	export SSHD_PORT SSH_USER SSH_KEY SSH_KEY_RSA SSH_KNOWN_HOSTS
 }
 
@@ -241,13 +253,13 @@ test_sshd_up() {
 # pid below the ephemeral range (where a client socket could take it after
 # the check), skipping any port a socket uses; take them once the local
 # cluster listens (its block is not ours to extend).
-next_port=$((20000 + $$ % 600 * 20))
+test_next_port_=$((20000 + $$ % 600 * 20))
 take_port() {
-	while ss -tanH "sport = :$next_port" | grep -q .; do
-		next_port=$((next_port + 1))
+	while ss -tanH "sport = :$test_next_port_" | grep -q .; do
+		test_next_port_=$((test_next_port_ + 1))
 	done
-	eval "$1=$next_port"
-	next_port=$((next_port + 1))
+	eval "$1=$test_next_port_"
+	test_next_port_=$((test_next_port_ + 1))
 }
 
 # fake_http NAME PORT DIR: (re)start the fake server NAME,
@@ -256,20 +268,20 @@ take_port() {
 # $TRASH/NAME.err); the one started before under NAME is stopped first.
 # Returns once it listens; killed when the file ends.
 fake_http() {
-	fake_var=fake_pid_$(echo "$1" | tr - _)
-	eval "fake_pid=\${$fake_var:-}"
-	if [ -n "$fake_pid" ]; then
-		kill -TERM "$fake_pid" 2>/dev/null
-		wait "$fake_pid" 2>/dev/null
+	test_fake_var_=fake_pid_$(echo "$1" | tr - _)
+	eval "test_fake_pid_=\${$test_fake_var_:-}"
+	if [ -n "$test_fake_pid_" ]; then
+		kill -TERM "$test_fake_pid_" 2>/dev/null
+		wait "$test_fake_pid_" 2>/dev/null
 	fi
 	rm -f "$TRASH/$1.log"
 	perl "$ROOT/tests/helpers/fake-http.pl" "$2" "$3" "$TRASH/$1.log" \
 		>"$TRASH/$1.err" 2>&1 &
-	fake_pid=$!
-	eval "$fake_var=$fake_pid"
-	test_track_pid $fake_pid
-	wait_for_condition 5 "listening $2 || ! alive $fake_pid" &&
-	alive $fake_pid || { cat "$TRASH/$1.err"; return 1; }
+	test_fake_pid_=$!
+	eval "$test_fake_var_=$test_fake_pid_"
+	test_track_pid $test_fake_pid_
+	wait_for_condition 5 "listening $2 || ! alive $test_fake_pid_" &&
+	alive $test_fake_pid_ || { cat "$TRASH/$1.err"; return 1; }
 }
 
 # test_cmp EXPECTED ACTUAL: files are equal; show the diff otherwise.

@@ -16,9 +16,15 @@
 #                replication
 #
 # fake-http.pl serves a copy of the answers in ./http and logs the
-# requests to ./requests.log. Its servers go when it goes: TERM stops them,
-# and a watchdog kills them when it was killed. A line "started pid N" goes
-# to --log-file at every start. Core Perl only.
+# requests to ./requests.log. Its servers go when it goes, as a real
+# server's ports do: pd-server, tikv-server and cdc serve in this very
+# process (fake-http.pl run in it), so that once it is gone (killed: the
+# pid tichaos waits for) its port is closed and nothing left of it can
+# answer for the next instance. tidb-server runs mariadbd and fake-http.pl
+# as children: TERM stops them, and a watchdog kills them when it was
+# killed, up to 0.1 s later (no test kills a fake TiDB and starts it again
+# at once). A line "started pid N" goes to --log-file at every start.
+# Core Perl only.
 use strict;
 use warnings;
 use POSIX ':sys_wait_h';
@@ -70,6 +76,16 @@ sub start {
 
 if (!-d 'http') {
 	system('cp', '-R', "$answers/$set", 'http') == 0 or die "$prog: no answers\n";
+}
+if ($prog ne 'tidb-server') {
+	# One server, this process: fake-http.pl's loop, its output to the
+	# log. It ends on TERM (exit 0) and never returns otherwise.
+	open STDOUT, '>>', $log or die "$prog: $log: $!\n";
+	open STDERR, '>&', \*STDOUT or die "$prog: $!\n";
+	@ARGV = ($http_port, 'http', 'requests.log');
+	do "$helpers/fake-http.pl";
+	print $lf "[ERROR] [$prog] fake-http.pl: ", $@ || $! || "returned", "\n";
+	exit 1;
 }
 start('perl', "$helpers/fake-http.pl", $http_port, 'http', 'requests.log');
 if ($prog eq 'tidb-server') {

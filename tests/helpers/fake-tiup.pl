@@ -2,16 +2,23 @@
 # fake-tiup.pl: stands in for tiup in the playground tests (tiup, TiDB, PD,
 # TiKV and TiCDC cannot run on the CI machine). Two commands:
 #
-#   tiup playground [VERSION] --db N --pd N --kv N --ticdc N
-#        --without-monitor --tag TAG
+#   tiup playground [VERSION] --db N --pd N --kv N --ticdc N --tiflash 0
+#        [--port-offset N] --without-monitor --tag TAG
 #       Starts the instances the way tiup playground does: as its
 #       children, one directory each under $TIUP_HOME/data/TAG, with the
 #       real servers' flags (ports, --log-file, --data-dir), programs from
 #       $FAKE_TIUP_BIN (tests/helpers/fake-instance.pl under the servers'
 #       names). Ports are free ones from $FAKE_TIUP_PORT up. Its argv goes
 #       to $TIUP_HOME/data/TAG/args. An instance that exits is not
-#       restarted. TERM or INT stops them all; then it exits 0.
+#       restarted: its exit is noted on stdout, "NAME quit: signal: killed"
+#       (or "exit status N"; "NAME quit" for status 0), once it is reaped,
+#       and that is all. TERM or INT stops them all; then it exits 0.
 #       FAKE_TIUP_FAIL=1: prints an error and exits 1 instead.
+#       Real tiup starts one TiFlash unless given --tiflash 0 (its tiflash
+#       count defaults to 1); the fake has none to start and refuses. Real
+#       tiup starts each port search at default_port + --port-offset
+#       (components/playground main.go); the fake's ports come from one
+#       shared counter, distinct already, so it only checks the value.
 #   tiup clean TAG
 #       Removes $TIUP_HOME/data/TAG; appends "clean TAG" to
 #       $TIUP_HOME/clean.log.
@@ -34,18 +41,22 @@ if ($cmd eq 'clean') {
 }
 $cmd eq 'playground' or die "fake-tiup.pl: unknown command '$cmd'\n";
 
-my %n = (db => 1, pd => 1, kv => 1, ticdc => 1);
-my ($tag, $version);
+my %n = (db => 1, pd => 1, kv => 1, ticdc => 1, tiflash => 1);
+my ($tag, $version, $offset);
 my @args = @ARGV;
 while (@ARGV) {
 	my $a = shift @ARGV;
-	if ($a =~ /^--(db|pd|kv|ticdc)$/) { $n{$1} = shift @ARGV }
+	if ($a =~ /^--(db|pd|kv|ticdc|tiflash)$/) { $n{$1} = shift @ARGV }
+	elsif ($a eq '--port-offset') { $offset = shift @ARGV }
 	elsif ($a eq '--tag') { $tag = shift @ARGV }
 	elsif ($a eq '--without-monitor') { }
 	elsif ($a !~ /^-/ && !defined $version) { $version = $a }
 	else { die "fake-tiup.pl: unknown flag '$a'\n" }
 }
 defined $tag or die "fake-tiup.pl: --tag is required here\n";
+$n{tiflash} eq '0' or die "fake-tiup.pl: TiFlash is not faked: pass --tiflash 0\n";
+!defined $offset || $offset =~ /^[0-9]+$/
+	or die "fake-tiup.pl: --port-offset must be a number\n";
 if ($ENV{FAKE_TIUP_FAIL}) {
 	print "Error: cannot start the playground: fake failure\n";
 	exit 1;
@@ -141,12 +152,30 @@ for my $s (@starts) {
 	print "Start $name instance (pid $pid)\n";
 }
 print "CLUSTER START SUCCESSFULLY, Enjoy it ^-^\n";
-# Like the playground: an instance that exits is noted, not restarted.
+
+# Why an instance ended, as Go's exec.ExitError says it.
+my %signal_name = (1 => 'hangup', 2 => 'interrupt', 6 => 'aborted',
+		   9 => 'killed', 11 => 'segmentation fault', 15 => 'terminated');
+sub quit_reason {
+	my ($status) = @_;
+	return '' if $status == 0;
+	my $sig = $status & 127;
+	return ": exit status " . ($status >> 8) unless $sig;
+	return ": signal: " . ($signal_name{$sig} // "signal $sig");
+}
+
+# Like tiup playground (components/playground/playground.go,
+# addWaitInstance: a goroutine per instance waits for it and prints
+# "<component> quit: <error>", then the tail of its log, or
+# "<component> quit", and returns): an instance that exits is noted, never
+# restarted. The note is the last thing done about it, the event the tests
+# wait for; the fake names the instance (ticdc-0), the real one its
+# component (cdc or ticdc, by version) and adds the log tail.
 for (;;) {
 	my $pid = waitpid(-1, 0);
 	if ($pid > 0 && exists $kids{$pid}) {
-		print "$kids{$pid} quit\n";
-		delete $kids{$pid};
+		my $name = delete $kids{$pid};
+		print "$name quit", quit_reason($?), "\n";
 	}
 	select undef, undef, undef, 0.2 if $pid <= 0;
 }
