@@ -18,6 +18,9 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS = mysqlclient yaml-0.1 libcurl libssh2 jansson
 PROVE ?= prove
+# Two test files at a time, one per core: each has its own scratch
+# directory and takes its ports from a per-run base, so none collide.
+PROVE_OPTS ?= -j2
 DEFAULT_SUITE = suites/fail_over_ddl_mix.yaml
 # make run: the default suite cut to 150 s (five of its 30 s cycles), to
 # finish in about three minutes.
