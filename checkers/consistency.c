@@ -35,6 +35,7 @@
 #include "clusters/cluster.h"
 #include "lib/clock.h"
 #include "lib/history.h"
+#include "lib/log.h"
 #include "lib/parse.h"
 #include "lib/sql.h"
 #include "runner/suite.h"
@@ -162,6 +163,11 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 					   suite_opt(it, "changefeed")->s);
 		mark_ts = mark_tso(&sides[UP], mark, &from);
 	}
+	/* What a person (or a test) waiting on the barrier looks for. */
+	if (!rc)
+		log_info("consistency: finish mark %lld written upstream; "
+			 "waiting for %s", (long long)mark,
+			 sides[DOWN].comp->name);
 	buf_reset(&q);
 	buf_printf(&q, NULL, "SELECT COUNT(*) FROM tichaos_meta.barrier "
 		   "WHERE id = %lld", (long long)mark);
