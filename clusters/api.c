@@ -387,28 +387,34 @@ out:
 	return rc ? -1 : 0;
 }
 
-/* The address /api/v2/captures lists for capture `id` ("" if none). */
-static int capture_address(struct cluster *c, const char *id, char *addr,
-			   size_t size, struct err *e)
+int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
+		     struct err *e)
 {
 	struct api_reply r = API_REPLY_INIT;
 	json_t *items;
 	int rc;
 
-	addr[0] = '\0';
+	*n = 0;
 	rc = cluster_api(c, ROLE_CDC, "GET", "/api/v2/captures", NULL,
 			 API_JSON, &r, e);
 	items = r.doc;
 	if (!rc && !json_is_array(items))
 		rc = http_field(r.doc, "items", WANT_ARRAY, r.where, &items, e);
-	for (size_t i = 0; !rc && i < json_array_size(items); i++) {
-		json_t *cap = json_array_get(items, i), *cid, *caddr;
+	for (size_t i = 0; !rc && i < json_array_size(items) &&
+			   *n < MAX_CAPTURES; i++) {
+		json_t *cap = json_array_get(items, i), *id, *addr, *owner;
 
-		rc = http_field(cap, "id", WANT_STRING, r.where, &cid, e) ||
-		     http_field(cap, "address", WANT_STRING, r.where, &caddr,
+		rc = http_field(cap, "id", WANT_STRING, r.where, &id, e) ||
+		     http_field(cap, "is_owner", WANT_BOOL, r.where, &owner,
+				e) ||
+		     http_field(cap, "address", WANT_STRING, r.where, &addr,
 				e);
-		if (!rc && !strcmp(json_string_value(cid), id))
-			copy_string(addr, size, caddr);
+		if (rc)
+			break;
+		copy_string(caps[*n].id, sizeof(caps[*n].id), id);
+		copy_string(caps[*n].address, sizeof(caps[*n].address), addr);
+		caps[*n].is_owner = json_is_true(owner);
+		(*n)++;
 	}
 	api_reply_release(&r);
 	return rc ? -1 : 0;
@@ -418,7 +424,9 @@ const char *cluster_owner_component(struct cluster *c, const char *service,
 				    const char *v)
 {
 	const char *comp = cluster_named_by(c, v);
+	struct capture caps[MAX_CAPTURES];
 	char id[256], addr[300];
+	size_t n;
 
 	if (comp || !service || !*v)
 		return comp;
@@ -427,7 +435,10 @@ const char *cluster_owner_component(struct cluster *c, const char *service,
 	    !strcmp(id, v) && addr[0])
 		return cluster_component_at(c, addr);
 	if (!strcmp(service, "cdc") && cluster_has_api(c, ROLE_CDC) &&
-	    !capture_address(c, v, addr, sizeof(addr), NULL) && addr[0])
-		return cluster_component_at(c, addr);
+	    !cluster_captures(c, caps, &n, NULL))
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(caps[i].id, v))
+				return cluster_component_at(c,
+							    caps[i].address);
 	return NULL;
 }

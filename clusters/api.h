@@ -67,6 +67,25 @@ int cluster_has_api(const struct cluster *c, unsigned role);
 
 /* TiCDC's Open API v2 (pingcap/tiflow cdc/api/v2). */
 
+/* One capture as GET /api/v2/captures lists it. */
+struct capture {
+	char id[128];
+	char address[256];	/* "host:port" */
+	int is_owner;
+};
+
+/* Most captures read from one answer. */
+#define MAX_CAPTURES 64
+
+/*
+ * GET /api/v2/captures on the cluster's captures ({"items": [{"id",
+ * "is_owner", "address"}], ...}; older TiCDC answered the bare list):
+ * at most MAX_CAPTURES into `caps`, their count in *n. Every field is
+ * required.
+ */
+int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
+		     struct err *e);
+
 struct changefeed {
 	char state[32];		/* "normal", "stopped", "failed", ... */
 	uint64_t checkpoint_ts;	/* a TSO */

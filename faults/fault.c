@@ -108,37 +108,22 @@ const char *const fault_pick_names[] = {
 };
 
 /*
- * The TiCDC owner among `cands`: GET /api/v2/captures on the cluster's
- * captures ({"items": [{"id", "is_owner", "address"}], ...}; older TiCDC
- * answered the bare list), the owner's address matched to a candidate's
- * http_url.
+ * The TiCDC owner among `cands`: the capture GET /api/v2/captures lists
+ * with is_owner, its address matched to a candidate's http_url.
  */
 static struct component *cdc_owner(struct cluster *c,
 				   struct component **cands, size_t n,
 				   struct err *e)
 {
-	struct api_reply r = API_REPLY_INIT;
-	struct component *owner = NULL;
+	struct capture caps[MAX_CAPTURES];
 	const char *address = NULL;
-	json_t *items;
+	size_t ncaps;
 
-	if (cluster_api(c, ROLE_CDC, "GET", "/api/v2/captures", NULL, API_JSON,
-			&r, e))
+	if (cluster_captures(c, caps, &ncaps, e))
 		return NULL;
-	items = r.doc;
-	if (!json_is_array(items) &&
-	    http_field(r.doc, "items", WANT_ARRAY, r.where, &items, e))
-		goto out;
-	for (size_t j = 0; j < json_array_size(items); j++) {
-		json_t *cap = json_array_get(items, j), *is_owner, *addr;
-
-		if (http_field(cap, "is_owner", WANT_BOOL, r.where, &is_owner,
-			       e) ||
-		    http_field(cap, "address", WANT_STRING, r.where, &addr, e))
-			goto out;
-		if (json_is_true(is_owner))
-			address = json_string_value(addr);
-	}
+	for (size_t j = 0; j < ncaps; j++)
+		if (caps[j].is_owner)
+			address = caps[j].address;
 	for (size_t j = 0; address && j < n; j++) {
 		const char *u = cands[j]->http_url;
 		const char *host = u ? strstr(u, "://") : NULL;
@@ -146,14 +131,11 @@ static struct component *cdc_owner(struct cluster *c,
 
 		if (host && !strncmp(host + 3, address, len) &&
 		    (host[3 + len] == '\0' || host[3 + len] == '/'))
-			owner = cands[j];
+			return cands[j];
 	}
-	if (!owner)
-		err_set(e, ERR_INFRA, "pick owner: no TiCDC capture named an "
-			"owner among the targets");
-out:
-	api_reply_release(&r);
-	return owner;
+	err_set(e, ERR_INFRA, "pick owner: no TiCDC capture named an owner "
+		"among the targets");
+	return NULL;
 }
 
 int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
