@@ -66,7 +66,8 @@ static int answer_error(struct api_reply *r, long status, const char *body,
  * One request to one component: 0, or -1 with `e` and in *next whether
  * another component may be asked.
  */
-static int ask(struct component *comp, const char *method, const char *path,
+static int ask(const struct component *comp, const char *method,
+	       const char *path,
 	       const char *body, unsigned flags, struct api_reply *r,
 	       int *next, struct err *e)
 {
@@ -81,10 +82,11 @@ static int ask(struct component *comp, const char *method, const char *path,
 	snprintf(r->where, sizeof(r->where), "%s '%s'", method, url);
 	r->code[0] = '\0';
 	*next = 1;
+	r->answered = 0;
 	if (http_request(method, url, body, &answer, &status,
 			 get ? GET_TIMEOUT_NS : CHANGE_TIMEOUT_NS, e))
 		goto out;
-	r->comp = comp;
+	r->answered = 1;
 	buf_rtrim(&answer);
 	if (status < 200 || status > 299) {
 		int json = answer_error(r, status, buf_str(&answer), e);
@@ -109,7 +111,7 @@ int cluster_api(struct cluster *c, unsigned role, const char *method,
 		struct api_reply *r, struct err *e)
 {
 	struct err last = ERR_INIT;
-	int next = 1;
+	int next = 1, rc;
 
 	api_reply_release(r);
 	for (size_t i = 0; next && i < c->ncomps; i++) {
@@ -118,7 +120,10 @@ int cluster_api(struct cluster *c, unsigned role, const char *method,
 		if (!(comp->roles & role) || !comp->http_url)
 			continue;
 		err_clear(&last);
-		if (!ask(comp, method, path, body, flags, r, &next, &last))
+		rc = ask(comp, method, path, body, flags, r, &next, &last);
+		if (r->answered)
+			r->comp = comp;
+		if (!rc)
 			return 0;
 	}
 	if (err_isset(&last))
@@ -387,27 +392,25 @@ out:
 	return rc ? -1 : 0;
 }
 
-int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
-		     struct err *e)
+/* The captures of a GET /api/v2/captures answer. */
+static int parse_captures(struct api_reply *r, struct capture *caps,
+			  size_t *n, struct err *e)
 {
-	struct api_reply r = API_REPLY_INIT;
-	json_t *items;
-	int rc;
+	json_t *items = r->doc;
+	int rc = 0;
 
 	*n = 0;
-	rc = cluster_api(c, ROLE_CDC, "GET", "/api/v2/captures", NULL,
-			 API_JSON, &r, e);
-	items = r.doc;
-	if (!rc && !json_is_array(items))
-		rc = http_field(r.doc, "items", WANT_ARRAY, r.where, &items, e);
+	if (!json_is_array(items))
+		rc = http_field(r->doc, "items", WANT_ARRAY, r->where, &items,
+				e);
 	for (size_t i = 0; !rc && i < json_array_size(items) &&
 			   *n < MAX_CAPTURES; i++) {
 		json_t *cap = json_array_get(items, i), *id, *addr, *owner;
 
-		rc = http_field(cap, "id", WANT_STRING, r.where, &id, e) ||
-		     http_field(cap, "is_owner", WANT_BOOL, r.where, &owner,
+		rc = http_field(cap, "id", WANT_STRING, r->where, &id, e) ||
+		     http_field(cap, "is_owner", WANT_BOOL, r->where, &owner,
 				e) ||
-		     http_field(cap, "address", WANT_STRING, r.where, &addr,
+		     http_field(cap, "address", WANT_STRING, r->where, &addr,
 				e);
 		if (rc)
 			break;
@@ -416,6 +419,52 @@ int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
 		caps[*n].is_owner = json_is_true(owner);
 		(*n)++;
 	}
+	return rc ? -1 : 0;
+}
+
+int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
+		     struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	int rc;
+
+	*n = 0;
+	rc = cluster_api(c, ROLE_CDC, "GET", "/api/v2/captures", NULL,
+			 API_JSON, &r, e) ||
+	     parse_captures(&r, caps, n, e);
+	api_reply_release(&r);
+	return rc ? -1 : 0;
+}
+
+int capture_listed(const struct cluster *c, const struct component *comp,
+		   struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	struct capture caps[MAX_CAPTURES];
+	struct buf seen = BUF_INIT;
+	struct err why = ERR_INIT;
+	size_t n = 0;
+	int next, rc;
+
+	rc = ask(comp, "GET", "/api/v2/captures", NULL, API_JSON, &r, &next,
+		 &why) ||
+	     parse_captures(&r, caps, &n, &why);
+	if (rc)
+		err_set(e, why.class, "%s: %s", comp->name, why.msg);
+	for (size_t i = 0; !rc && i < n; i++) {
+		const char *at = cluster_component_at(c, caps[i].address);
+
+		if (at && !strcmp(at, comp->name))
+			goto out;
+		buf_printf(&seen, NULL, "%s%s", seen.len ? ", " : "",
+			   caps[i].address);
+	}
+	if (!rc)
+		rc = err_set(e, ERR_INFRA, "%s: %s lists no capture at its "
+			     "address (it lists %s)", comp->name, r.where,
+			     n ? buf_str(&seen) : "none");
+out:
+	buf_release(&seen);
 	api_reply_release(&r);
 	return rc ? -1 : 0;
 }

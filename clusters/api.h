@@ -35,13 +35,15 @@ struct api_reply {
 	json_t *doc;
 	/* The component that answered last; NULL when none did. */
 	struct component *comp;
+	/* Whether the last request got an HTTP answer (any status). */
+	int answered;
 	/* "METHOD 'URL'" of the last request, to lead messages. */
 	char where[1100];
 	/* The "error_code" of a TiCDC error answer ("CDC:Err..."), else "". */
 	char code[128];
 };
 
-#define API_REPLY_INIT { NULL, NULL, "", "" }
+#define API_REPLY_INIT { NULL, NULL, 0, "", "" }
 
 /*
  * `method` `path` at the origin of the http_url of each component with
@@ -85,6 +87,17 @@ struct capture {
  */
 int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
 		     struct err *e);
+
+/*
+ * Whether TiCDC lists the capture `comp` runs: GET /api/v2/captures on
+ * `comp` itself (which TiCDC forwards to its owner) lists a capture whose
+ * address is comp's (cluster_component_at). A restarted capture is ready
+ * only then: its HTTP server answers (and /api/v2/health, which the owner
+ * answers for the whole cluster) before it has registered. -1 with what
+ * it answered or listed otherwise.
+ */
+int capture_listed(const struct cluster *c, const struct component *comp,
+		   struct err *e);
 
 struct changefeed {
 	char state[32];		/* "normal", "stopped", "failed", ... */

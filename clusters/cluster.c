@@ -456,7 +456,10 @@ static int replication_running(const struct component *comp, struct sql *s,
 		       last && *last ? ": " : "", last && *last ? last : "");
 }
 
-/* `ping_only`: the server answers; replication is not looked at. */
+/*
+ * `ping_only`: the server answers; replication is not looked at, nor
+ * whether TiCDC lists a capture.
+ */
 static int ready(const struct cluster *c, const struct component *comp,
 		 int ping_only, struct err *e)
 {
@@ -485,12 +488,18 @@ static int ready(const struct cluster *c, const struct component *comp,
 			rc = err_set(e, ERR_INFRA, "%s: etcd is not healthy "
 				     "(HTTP %ld)", comp->name, status);
 	}
-	if (!rc && comp->http_url) {
+	if (!rc && comp->http_url && !ping_only && (comp->roles & ROLE_CDC)) {
+		/* A TiCDC capture is ready once it is listed, not when its
+		 * HTTP server first answers. */
+		rc = capture_listed(c, comp, e);
+	} else if (!rc && comp->http_url) {
 		long status;
 
+		/* Answering at all is any HTTP answer (TiCDC answers 404 at
+		 * its origin, 503 while it starts). */
 		rc = http_request("GET", comp->http_url, NULL, NULL, &status,
 				  2 * NS_PER_SEC, e);
-		if (!rc && (status < 200 || status > 299))
+		if (!rc && !ping_only && (status < 200 || status > 299))
 			rc = err_set(e, ERR_INFRA, "%s: '%s' answered HTTP "
 				     "%ld", comp->name, comp->http_url,
 				     status);

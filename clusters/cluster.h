@@ -247,13 +247,18 @@ enum component_state component_state(const struct cluster *c,
 
 /*
  * 0 when the component answers: SQL "SELECT 1", replication threads
- * running, etcd /health, HTTP status 2xx, whatever applies. Otherwise -1
- * with what did not answer.
+ * running, etcd /health, HTTP status 2xx at its http_url, whatever
+ * applies; for a TiCDC capture (role cdc with an http_url), instead of
+ * that GET, TiCDC listing it (capture_listed). Otherwise -1 with what did
+ * not answer.
  */
 int component_ready(const struct cluster *c, const struct component *comp,
 		    struct err *e);
 
-/* 0 when the component answers at all (replication not looked at). */
+/*
+ * 0 when the component answers at all: any HTTP answer at its http_url;
+ * replication and the capture listing are not looked at.
+ */
 int component_answers(const struct cluster *c, const struct component *comp,
 		      struct err *e);
 

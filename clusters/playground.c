@@ -233,7 +233,9 @@ static int describe(struct cluster *c, struct component *comp,
 	default:
 		host_port(either(args, "advertise-addr", "addr",
 				 "127.0.0.1:8300"), addr, sizeof(addr));
-		comp->http_url = xprintf("http://%s/api/v2/health", addr);
+		/* Per capture, not forwarded to the owner (ready() asks
+		 * /api/v2/captures). */
+		comp->http_url = xprintf("http://%s/api/v2/status", addr);
 		break;
 	}
 	if (comp->sql_port <= 0 || comp->sql_port > 65535)

@@ -60,8 +60,12 @@ static void ddl_owner_http(struct cluster *c)
 	       addr[0] ? " (" : "", comp ? comp : addr, addr[0] ? ")" : "");
 }
 
-/* The owner of one etcd election: its value, and the component named. */
-static void election_owner(const struct cluster *c, const char *url,
+/*
+ * The owner of one etcd election: its value, and the component it stands
+ * for (cluster_owner_component: a TiCDC capture id by the address
+ * /api/v2/captures lists for it).
+ */
+static void election_owner(struct cluster *c, const char *url,
 			   const char *service)
 {
 	struct etcd_kvs kvs = ETCD_KVS_INIT;
@@ -78,7 +82,7 @@ static void election_owner(const struct cluster *c, const char *url,
 		return;
 	}
 	o = etcd_owner(&kvs);
-	comp = o ? cluster_named_by(c, o->value) : NULL;
+	comp = o ? cluster_owner_component(c, service, o->value) : NULL;
 	named = comp && strcmp(comp, o->value);
 	printf("%-10s %s%s%s%s\n", service, o ? o->value : "-",
 	       named ? " (" : "", named ? comp : "", named ? ")" : "");

@@ -194,6 +194,8 @@ test_expect_success 'status_pid: TiCDC names its pid in GET /api/v2/status' '
 	port=$(free_port_base) && mkdir -p "$TRASH/cdc" &&
 	printf "200 application/json\n{\"version\": \"v8.5.0\", \"id\": \"c1\", \"pid\": %s, \"is_owner\": true, \"liveness\": 0}\n" \
 		$spid >"$TRASH/cdc/GET_api_v2_status" &&
+	printf "200 application/json\n{\"items\": [{\"id\": \"c1\", \"is_owner\": true, \"address\": \"127.0.0.1:%s\"}], \"total\": 1}\n" \
+		$port >"$TRASH/cdc/GET_api_v2_captures" &&
 	{ perl "$ROOT/tests/helpers/fake-http.pl" $port "$TRASH/cdc" "$TRASH/cdc.log" 2>"$TRASH/cdc.err" & } &&
 	fake=$! && test_track_pid $fake &&
 	wait_for_condition 5 "listening $port" &&

@@ -35,6 +35,11 @@ serve() {
 	eval "port=\$port_$(echo "$1" | tr - _)"
 	rm -rf "$TRASH/srv/$1" &&
 	mkdir -p "$TRASH/srv" && cp -R "$DATA/http/$2" "$TRASH/srv/$1" || return 1
+	# A capture is ready once TiCDC lists it at its address.
+	case $1 in cdc-*)
+		printf '200 application/json\n{"items": [{"id": "%s", "is_owner": false, "address": "127.0.0.1:%s"}], "total": 1}\n' \
+			"$1" "$port" >"$TRASH/srv/$1/GET_api_v2_captures" || return 1
+	esac
 	for f in "$TRASH/srv/$1"/POST_*; do
 		echo "echo $1 >>'$TRASH/order'" >"$f.run"
 		if head -n 1 "$f" | grep -q "^200" && [ -e "$TRASH/camp-$1.log" ]; then
@@ -101,7 +106,8 @@ fetch() {
 # requests NAME: what fake NAME was asked besides the readiness GETs.
 requests() {
 	# Readiness checks and the progress line's changefeed reads aside.
-	grep -v -e "^GET /$" -e "^GET /api/v2/changefeeds/" "$TRASH/$1.log"
+	grep -v -e "^GET /$" -e "^GET /api/v2/changefeeds/" \
+		-e "^GET /api/v2/captures$" "$TRASH/$1.log"
 }
 
 # injected OUT: the run exited 0; its TAP says the fault took effect.
@@ -331,7 +337,9 @@ test_expect_success 'cdc via http, no owner in the election: exit 3, cdc-0 never
 # TiCDC's captures (docs/faults.md) twice: by the fault, which tells
 # owners by the capture they stand for, when it reads the new owner (once:
 # cdc-0's key is gone when the fake answers), and by the monitor, when it
-# records it. The fake has no captures to list (404): null.
+# records it. The fake lists one capture, cdc-0 (it is ready so): cdc-1
+# maps to nothing, null. Before the POST, cdc-0 was asked its captures
+# only as the readiness check of the run's start.
 test_expect_success 'cdc via http, cdc-0 owns, cdc-1 waits: {} from cdc-0, the owner moves' '
 	campaign cdc-0 $CDC &&
 	wait_for_condition 5 "grep -q become \"$TRASH/camp-cdc-0.log\"" &&
@@ -345,7 +353,9 @@ test_expect_success 'cdc via http, cdc-0 owns, cdc-1 waits: {} from cdc-0, the o
 	test_cmp expect cdc.nemesis &&
 	printf "%s\n" "POST /api/v2/owner/resign" "GET /api/v2/captures" \
 		"GET /api/v2/captures" >expect &&
-	requests cdc-0 >got && test_cmp expect got &&
+	sed -n "/^POST/,\$p" "$TRASH/cdc-0.log" |
+		grep -v "^GET /api/v2/changefeeds/" >got && test_cmp expect got &&
+	requests cdc-0 | grep -c "^POST" >got && echo 1 >expect && test_cmp expect got &&
 	grep "\"process\":\"monitor\"" cdc/history.jsonl |
 		sed -e "s/.*\"value\":\(.*\)}$/\1/" >owners &&
 	printf "%s\n" "{\"from\":null,\"to\":\"cdc-0\",\"to_component\":\"cdc-0\"}" \

@@ -52,7 +52,10 @@ refused() {
 test_expect_success 'set up: the local cluster and a fake TiCDC capture beside it' '
 	test_cluster_up "$C" &&
 	take_port port_cdc &&
-	fake_http cdc "$port_cdc" "$DATA/http/cdc-owner" &&
+	cp -R "$DATA/http/cdc-owner" "$TRASH/cdc" &&
+	printf "200 application/json\n{\"items\": [{\"id\": \"x\", \"is_owner\": true, \"address\": \"127.0.0.1:%s\"}], \"total\": 1}\n" \
+		"$port_cdc" >"$TRASH/cdc/GET_api_v2_captures" &&
+	fake_http cdc "$port_cdc" "$TRASH/cdc" &&
 	{
 		sed -n "/^components:/,\$p" "$C/topology.yaml" &&
 		printf "  - name: cdc-x\n    roles: [cdc]\n    http_url: \"http://127.0.0.1:%s\"\n" "$port_cdc"

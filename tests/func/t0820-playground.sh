@@ -94,7 +94,7 @@ test_expect_success 'up: both playgrounds, their instances found, the changefeed
 	grep -Eq "^down-0 +downstream " out &&
 	grep -Eq "^cdc-0 +cdc " out &&
 	cdc="$TIUP_HOME/data/$tag/ticdc-0" &&
-	printf "GET /api/v2/health\nGET /api/v2/changefeeds/tichaos\nPOST /api/v2/changefeeds\n" >expect &&
+	printf "GET /api/v2/captures\nGET /api/v2/status\nGET /api/v2/changefeeds/tichaos\nPOST /api/v2/changefeeds\n" >expect &&
 	grep -v "^GET /$" "$cdc/requests.log" | sort -u | sort -r >got && sort -r expect >want && test_cmp want got &&
 	down=$(sed -n "s/^down-0 .* 127\.0\.0\.1:\([0-9]*\) .*/\1/p" out) &&
 	printf "{\"changefeed_id\":\"tichaos\",\"sink_uri\":\"mysql://root@127.0.0.1:%s/\"}" "$down" >expect &&

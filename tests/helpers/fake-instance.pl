@@ -13,7 +13,9 @@
 #   cdc server   fake-http.pl on --addr: $FAKE_TIUP_HTTP/cdc, whose
 #                changefeed, once created, is the downstream replicating
 #                from the upstream ($FAKE_UPSTREAM_SQL) with MariaDB's
-#                replication
+#                replication; GET /api/v2/captures lists it (its pid as
+#                the id) at its --advertise-addr (else --addr), GET
+#                /api/v2/status describes it
 #
 # fake-http.pl serves a copy of the answers in ./http and logs the
 # requests to ./requests.log. Its servers go when it goes, as a real
@@ -76,6 +78,20 @@ sub start {
 
 if (!-d 'http') {
 	system('cp', '-R', "$answers/$set", 'http') == 0 or die "$prog: no answers\n";
+}
+if ($prog eq 'cdc') {
+	# TiCDC lists the capture at its advertised address once it has
+	# registered: at once here.
+	# GET /api/v2/status answers for this capture alone.
+	my $at = flag('advertise-addr') // flag('addr');
+	open my $f, '>', 'http/GET_api_v2_captures' or die "$prog: $!\n";
+	print $f "200 application/json\n",
+		qq({"items": [{"id": "$$", "is_owner": true, "address": "$at"}], "total": 1}\n);
+	close $f;
+	open $f, '>', 'http/GET_api_v2_status' or die "$prog: $!\n";
+	print $f "200 application/json\n",
+		qq({"version": "v8.5.0", "git_hash": "fake", "id": "$$", "pid": $$, "is_owner": true, "liveness": 0}\n);
+	close $f;
 }
 if ($prog ne 'tidb-server') {
 	# One server, this process: fake-http.pl's loop, its output to the

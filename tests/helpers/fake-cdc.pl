@@ -1,0 +1,318 @@
+#!/usr/bin/perl
+# fake-cdc.pl --pd URL --addr HOST:PORT --log-file FILE [--cluster-id ID]
+#             [--version V] [--hold FILE]
+#
+# A TiCDC capture as tiflow (TiCDC up to v8.5) behaves, for the tests of
+# what tichaos does to captures: their election in a real etcd (--pd, the
+# local cluster's), their Open API v2 over HTTP on --addr. What it does,
+# and where each behaviour is read from in pingcap/tiflow:
+#
+# - A capture (cdc/capture/capture.go, reset and run): a new etcd session
+#   (a lease, TTL 10 s: CaptureSessionTTL) and a new capture id (a uuid),
+#   registered as /tidb/cdc/<cluster>/__cdc_meta__/capture/<id> = its
+#   CaptureInfo {"id", "address", "version", ...} on that lease
+#   (pkg/etcd/etcdkey.go for the keys); then it campaigns for the owner
+#   (concurrency.NewElection on /tidb/cdc/<cluster>/__cdc_meta__/owner: the
+#   key <prefix>/<lease hex> = its id; the lowest create revision owns).
+# - Its owner key deleted by someone else, or its lease gone
+#   (runEtcdWorker: ErrEtcdSessionDone, or TimeToLive -1): the capture
+#   kills itself (ErrCaptureSuicide) and Run() starts it again, reset: a
+#   new session, a NEW capture id, registered and campaigning again. Run()
+#   waits on rate.NewLimiter(0.05, 2) before every reset, the first one at
+#   the start included: the start and one restart at once, then one every
+#   20 s; its campaign loop has its own such limiter, per incarnation.
+# - POST /api/v2/owner/resign (cdc/api/v2/owner.go, forwarded to the
+#   owner): the owner answers {} and then stops its owner role and resigns
+#   its key (campaignOwner: "if owner exits, resign the owner key"), and
+#   campaigns again as the same capture: same id, same session.
+# - GET /api/v2/captures (cdc/api/v2/capture.go, forwarded to the owner):
+#   {"items": [{"id", "is_owner", "address", "cluster_id"}], "total": N},
+#   the captures registered in etcd. GET /api/v2/health: {} through the
+#   owner. GET /api/v2/status: {"version", "git_hash", "id", "pid",
+#   "is_owner", "liveness"} of this capture. Requests a non-owner gets are
+#   forwarded to the owner's address over HTTP, as ForwardToOwner does;
+#   with no owner they fail with 500 CDC:ErrOwnerNotFound; before the
+#   capture is ready (its first registration) with 503
+#   CDC:ErrServerIsNotReady (cdc/api/middleware/middleware.go
+#   CheckServerReadyMiddleware; errors as model.HTTPError, indented).
+# - SIGTERM: a graceful stop: its capture key deleted, its lease revoked
+#   (so its owner key goes too), exit 0.
+#
+# --hold FILE: the capture registers only once FILE exists (its HTTP
+# server answers meanwhile, not ready): a real capture's start, which can
+# take seconds, held for as long as a test needs. Every step is one line
+# in the log, after the milliseconds since the start: "started pid N",
+# "init capture ID", "campaign KEY", "become owner ID", "resign ID",
+# "suicide ID: WHY", "rate limited: wait N ms", "stopped". Core Perl only.
+use strict;
+use warnings;
+use IO::Socket::INET;
+use IO::Select;
+use HTTP::Tiny;
+use JSON::PP;
+use MIME::Base64 qw(encode_base64 decode_base64);
+use Time::HiRes qw(time sleep);
+
+my %opt = ('cluster-id' => 'default', version => 'v8.5.0');
+while (@ARGV) {
+	my $a = shift @ARGV;
+	$a =~ /^--?([a-z-]+)(?:=(.*))?$/ or die "fake-cdc: bad argument '$a'\n";
+	$opt{$1} = defined $2 ? $2 : shift @ARGV;
+}
+for (qw(pd addr log-file)) {
+	defined $opt{$_} or die "fake-cdc: --$_ is required\n";
+}
+my ($etcd, $addr) = ($opt{pd}, $opt{addr});
+$etcd =~ s{/+$}{};
+my $base = "/tidb/cdc/$opt{'cluster-id'}/__cdc_meta__";
+my $owner_prefix = "$base/owner";
+my $capture_prefix = "$base/capture";
+my $ttl = 10;
+
+open my $log, '>>', $opt{'log-file'} or die "fake-cdc: $opt{'log-file'}: $!\n";
+$log->autoflush(1);
+my $t0 = time;
+sub say_log { printf $log "[INFO] [fake-cdc] [%d] %s\n", (time - $t0) * 1000, "@_" }
+
+my $http = HTTP::Tiny->new(timeout => 5, no_proxy => ['127.0.0.1']);
+my $json = JSON::PP->new->canonical;
+
+# etcd's JSON gateway: POST /v3/PATH with BODY; the answer decoded.
+sub etcd {
+	my ($path, $body) = @_;
+	my $r = $http->post("$etcd/v3/$path", {
+		content => $json->encode($body),
+		headers => { 'Content-Type' => 'application/json' } });
+	die "fake-cdc: etcd $path: $r->{status} $r->{content}\n"
+		unless $r->{success};
+	return $json->decode($r->{content});
+}
+sub b64 { encode_base64($_[0], '') }
+sub prefix_end { my $p = shift; substr($p, -1) = chr(ord(substr($p, -1)) + 1); $p }
+sub range {
+	my ($prefix) = @_;
+	my $r = etcd('kv/range', { key => b64($prefix),
+				   range_end => b64(prefix_end($prefix)) });
+	return map { { key => decode_base64($_->{key}),
+		       value => decode_base64($_->{value} // ''),
+		       create => $_->{create_revision} } } @{$r->{kvs} // []};
+}
+
+# golang.org/x/time/rate's NewLimiter(0.05, 2): full at first.
+sub limiter { return { tokens => 2, at => time() } }
+sub limiter_wait {
+	my ($l) = @_;
+	my $now = time;
+	$l->{tokens} += ($now - $l->{at}) * 0.05;
+	$l->{tokens} = 2 if $l->{tokens} > 2;
+	$l->{at} = $now;
+	$l->{tokens} -= 1;
+	return $l->{tokens} >= 0 ? 0 : -$l->{tokens} / 0.05;
+}
+
+my $reset_limiter = limiter();
+my ($lease, $id, $key, $campaign_limiter);
+my ($ready, $owner, $campaigning, $resigning, $resign_asked) = (0) x 5;
+my ($next_at, $next_step) = (0, '');	# the capture's next step
+my $last_keepalive = 0;
+my $started = time;
+
+sub lease_hex { sprintf '%x', $lease }
+
+# The capture goes: its lease revoked (its keys with it).
+sub drop_session {
+	eval { etcd('kv/deleterange', { key => b64("$capture_prefix/$id") }) }
+		if defined $id;
+	eval { etcd('lease/revoke', { ID => "$lease" }) } if $lease;
+	($lease, $owner, $campaigning) = (0, 0, 0);
+}
+
+sub schedule {
+	my ($step, $limiter) = @_;
+	my $wait = $limiter ? limiter_wait($limiter) : 0;
+	say_log(sprintf 'rate limited: wait %d ms', $wait * 1000) if $wait > 0;
+	($next_at, $next_step) = (time + $wait, $step);
+}
+
+sub suicide {
+	my ($why) = @_;
+	say_log("suicide $id: $why");
+	drop_session();
+	schedule('reset', $reset_limiter);
+}
+
+sub step {
+	return if !$next_step || time < $next_at;
+	if ($next_step eq 'reset') {
+		return if defined $opt{hold} && !-e $opt{hold};
+		$lease = etcd('lease/grant', { TTL => $ttl })->{ID};
+		my @h = map { sprintf '%02x', int rand 256 } 1 .. 16;
+		$h[6] = sprintf '%02x', 0x40 | (hex($h[6]) & 0x0f);
+		$h[8] = sprintf '%02x', 0x80 | (hex($h[8]) & 0x3f);
+		my $u = join '', @h;
+		$id = join '-', substr($u, 0, 8), substr($u, 8, 4),
+			substr($u, 12, 4), substr($u, 16, 4), substr($u, 20);
+		etcd('kv/put', { key => b64("$capture_prefix/$id"),
+				 value => b64($json->encode({
+					id => $id, address => $addr,
+					version => $opt{version},
+					'git-hash' => 'fake',
+					'deploy-path' => $0,
+					'start-timestamp' => int $started })),
+				 lease => "$lease" });
+		$last_keepalive = time;
+		$ready = 1;
+		say_log("init capture $id");
+		$campaign_limiter = limiter();
+		schedule('campaign', $campaign_limiter);
+	} elsif ($next_step eq 'campaign') {
+		$key = "$owner_prefix/" . lease_hex();
+		etcd('kv/put', { key => b64($key), value => b64($id),
+				 lease => "$lease" });
+		$campaigning = 1;
+		$next_step = '';
+		say_log("campaign $key");
+	}
+}
+
+# Every 50 ms: the session kept alive and checked, the election read.
+sub watch {
+	return unless $lease;
+	if (time - $last_keepalive >= 3) {
+		etcd('lease/keepalive', { ID => "$lease" });
+		$last_keepalive = time;
+	}
+	my $left = etcd('lease/timetolive', { ID => "$lease" })->{TTL} // -1;
+	return suicide('lease gone') if $left <= 0;
+	return unless $campaigning;
+	my @kvs = sort { $a->{create} <=> $b->{create} } range("$owner_prefix/");
+	my ($own) = grep { $_->{key} eq $key } @kvs;
+	if (!$own) {
+		return suicide('owner key deleted') if !$resigning;
+		# Our own resign: campaign again, same capture.
+		($resigning, $owner, $campaigning) = (0, 0, 0);
+		return schedule('campaign', $campaign_limiter);
+	}
+	if (!$owner && $kvs[0]{key} eq $key) {
+		$owner = 1;
+		say_log("become owner $id");
+	}
+}
+
+# The owner resigns after it answered, as AsyncStop lets the owner finish.
+sub resign {
+	say_log("resign $id");
+	$resigning = 1;
+	eval { etcd('kv/deleterange', { key => b64($key) }) };
+}
+
+sub error_doc {
+	my ($code, $msg) = @_;
+	return JSON::PP->new->canonical->indent->indent_length(4)->encode(
+		{ error_msg => "[CDC:$code]$msg", error_code => "CDC:$code" });
+}
+
+sub captures {
+	my ($owner_id) = map { $_->{value} }
+		sort { $a->{create} <=> $b->{create} } range("$owner_prefix/");
+	my @items = map {
+		my $info = $json->decode($_->{value});
+		{ id => $info->{id}, is_owner => ($info->{id} eq ($owner_id // '')
+			? JSON::PP::true : JSON::PP::false),
+		  address => $info->{address}, cluster_id => $opt{'cluster-id'} }
+	} range("$capture_prefix/");
+	return { items => \@items, total => scalar @items };
+}
+
+# The owner's address, from its capture info; undef when there is none.
+sub owner_address {
+	my ($owner_id) = map { $_->{value} }
+		sort { $a->{create} <=> $b->{create} } range("$owner_prefix/");
+	return undef unless defined $owner_id;
+	my ($info) = range("$capture_prefix/$owner_id");
+	return $info ? $json->decode($info->{value})->{address} : undef;
+}
+
+# (status, body) for METHOD PATH.
+sub handle {
+	my ($method, $path) = @_;
+	my $ok = sub { (200, $json->encode($_[0])) };
+	if ($method eq 'GET' && $path eq '/api/v2/status') {
+		return $ok->({ version => $opt{version}, git_hash => 'fake',
+			       id => $id // '', pid => $$,
+			       is_owner => $owner ? JSON::PP::true : JSON::PP::false,
+			       liveness => 0 });
+	}
+	my %known = ('GET /api/v2/captures' => 1, 'GET /api/v2/health' => 1,
+		     'POST /api/v2/owner/resign' => 1);
+	return (404, "404 page not found\n") unless $known{"$method $path"};
+	return (503, error_doc('ErrServerIsNotReady', 'cdc server is not ready'))
+		unless $ready;
+	watch();	# whether we own now: never forward to ourselves
+	if (!$owner) {
+		my $to = owner_address();
+		return (500, error_doc('ErrOwnerNotFound', 'owner not found'))
+			unless defined $to;
+		my $r = $http->request($method, "http://$to$path");
+		return ($r->{status}, $r->{content});
+	}
+	return $ok->(captures()) if $path eq '/api/v2/captures';
+	$resign_asked = 1 if $path eq '/api/v2/owner/resign';
+	return $ok->({});
+}
+
+my $server = IO::Socket::INET->new(LocalAddr => $addr, Proto => 'tcp',
+				   Listen => 16, ReuseAddr => 1)
+	or die "fake-cdc: cannot listen on $addr: $!\n";
+$SIG{PIPE} = 'IGNORE';
+my $stop = 0;
+$SIG{TERM} = $SIG{INT} = sub { $stop = 1 };
+say_log("started pid $$");
+schedule('reset', $reset_limiter);
+my $sel = IO::Select->new($server);
+my $last_watch = 0;
+while (!$stop) {
+	if ($sel->can_read(0.02)) {
+		my $c = $server->accept;
+		if ($c) {
+			my ($method, $path, $len) = ('', '', 0);
+			eval {
+				local $SIG{ALRM} = sub { die "timeout\n" };
+				alarm 5;
+				my $line = <$c> // '';
+				($method, $path) = $line =~ m{^([A-Z]+) ([^\s?]+)};
+				while (my $h = <$c>) {
+					last if $h =~ /^\r?\n\z/;
+					$len = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
+				}
+				read $c, my $body, $len if $len;
+				alarm 0;
+			};
+			if ($method) {
+				my ($status, $body) = eval { handle($method, $path) };
+				($status, $body) = (500, error_doc('ErrPDEtcdAPIError', $@))
+					unless defined $status;
+				my $type = $status == 404 ? 'text/plain; charset=utf-8'
+							  : 'application/json; charset=utf-8';
+				print $c "HTTP/1.1 $status X\r\nContent-Type: $type\r\n",
+					'Content-Length: ', length($body), "\r\n",
+					"Connection: close\r\n\r\n", $body;
+			}
+			close $c;
+		}
+	}
+	if ($resign_asked) {
+		$resign_asked = 0;
+		resign() if $owner;
+	}
+	eval { step() };
+	say_log("etcd: $@") if $@;
+	if (time - $last_watch >= 0.05) {
+		$last_watch = time;
+		eval { watch() };
+		say_log("etcd: $@") if $@;
+	}
+}
+drop_session();
+say_log('stopped');
+exit 0;
