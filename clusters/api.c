@@ -259,6 +259,38 @@ int cluster_ensure_changefeed(struct cluster *c, struct err *e)
 	return 0;
 }
 
+/* Releases */
+
+int server_release(const struct component *comp, struct release *out,
+		   struct err *e)
+{
+	int cdc = (comp->roles & ROLE_CDC) != 0;
+	struct api_reply r = API_REPLY_INIT;
+	const char *v, *at;
+	json_t *version;
+	int next, rc;
+
+	*out = (struct release){ -1, -1, "" };
+	rc = ask(comp, "GET", cdc ? "/api/v2/status" : "/status", NULL,
+		 API_JSON, &r, &next, e) ||
+	     http_field(r.doc, "version", WANT_STRING, r.where, &version, e);
+	if (rc) {
+		rc = r.answered && strstr(e->msg, ": HTTP 404: ") ? 1 : -1;
+		goto out;
+	}
+	v = json_string_value(version);
+	snprintf(out->text, sizeof(out->text), "%s", v);
+	/* TiDB: "<MySQL's>-TiDB-v<TiDB's>", its own release last. */
+	at = cdc ? v : strstr(v, "-TiDB-");
+	at = at ? at + (cdc ? 0 : 6) : NULL;
+	if (at && *at == 'v' &&
+	    sscanf(at + 1, "%d.%d", &out->major, &out->minor) != 2)
+		out->major = out->minor = -1;
+out:
+	api_reply_release(&r);
+	return rc;
+}
+
 /* PD */
 
 int cluster_pd_leader(struct cluster *c, char *name, size_t size,
@@ -449,7 +481,11 @@ int capture_listed(const struct cluster *c, const struct component *comp,
 	rc = ask(comp, "GET", "/api/v2/captures", NULL, API_JSON, &r, &next,
 		 &why) ||
 	     parse_captures(&r, caps, &n, &why);
-	if (rc)
+	if (rc && r.answered && strstr(why.msg, ": HTTP 404: "))
+		err_set(e, ERR_USAGE, "%s: %s: no Open API v2; tichaos needs "
+			"TiCDC >= 6.6 (cdc/api/v2 in pingcap/tiflow)",
+			comp->name, why.msg);
+	else if (rc)
 		err_set(e, why.class, "%s: %s", comp->name, why.msg);
 	for (size_t i = 0; !rc && i < n; i++) {
 		const char *at = cluster_component_at(c, caps[i].address);
@@ -469,25 +505,46 @@ out:
 	return rc ? -1 : 0;
 }
 
-const char *cluster_owner_component(struct cluster *c, const char *service,
-				    const char *v)
+int cluster_owner_component(struct cluster *c, const char *service,
+			    const char *v, const char **comp, struct err *e)
 {
-	const char *comp = cluster_named_by(c, v);
 	struct capture caps[MAX_CAPTURES];
 	char id[256], addr[300];
 	size_t n;
 
-	if (comp || !service || !*v)
-		return comp;
-	if (!strcmp(service, "ddl") && cluster_has_api(c, ROLE_UPSTREAM) &&
-	    !cluster_ddl_owner(c, id, sizeof(id), addr, sizeof(addr), NULL) &&
-	    !strcmp(id, v) && addr[0])
-		return cluster_component_at(c, addr);
-	if (!strcmp(service, "cdc") && cluster_has_api(c, ROLE_CDC) &&
-	    !cluster_captures(c, caps, &n, NULL))
-		for (size_t i = 0; i < n; i++)
-			if (!strcmp(caps[i].id, v))
-				return cluster_component_at(c,
-							    caps[i].address);
-	return NULL;
+	*comp = cluster_named_by(c, v);
+	if (*comp || !*v)
+		return 0;
+	if (service && !strcmp(service, "ddl") &&
+	    cluster_has_api(c, ROLE_UPSTREAM)) {
+		if (cluster_ddl_owner(c, id, sizeof(id), addr, sizeof(addr),
+				      e))
+			return -1;
+		if (strcmp(id, v) || !addr[0])
+			err_set(e, ERR_INFRA, "GET /info/all names another "
+				"owner ('%s')", id);
+		else if (!(*comp = cluster_component_at(c, addr)))
+			err_set(e, ERR_INFRA, "no component at its address "
+				"%s", addr);
+		return 0;
+	}
+	if (service && !strcmp(service, "cdc") &&
+	    cluster_has_api(c, ROLE_CDC)) {
+		if (cluster_captures(c, caps, &n, e))
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(caps[i].id, v))
+				continue;
+			if (!(*comp = cluster_component_at(c,
+							   caps[i].address)))
+				err_set(e, ERR_INFRA, "no component at its "
+					"address %s", caps[i].address);
+			return 0;
+		}
+		err_set(e, ERR_INFRA, "GET /api/v2/captures lists no capture "
+			"'%s'", v);
+		return 0;
+	}
+	err_set(e, ERR_INFRA, "no component is named by it");
+	return 0;
 }

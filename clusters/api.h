@@ -94,7 +94,8 @@ int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
  * address is comp's (cluster_component_at). A restarted capture is ready
  * only then: its HTTP server answers (and /api/v2/health, which the owner
  * answers for the whole cluster) before it has registered. -1 with what
- * it answered or listed otherwise.
+ * it answered or listed otherwise; ERR_USAGE when it has no such API
+ * (HTTP 404: a TiCDC older than 6.6), which no waiting mends.
  */
 int capture_listed(const struct cluster *c, const struct component *comp,
 		   struct err *e);
@@ -146,6 +147,26 @@ int cluster_changefeed_create(struct cluster *c, const char *id,
  */
 int cluster_ensure_changefeed(struct cluster *c, struct err *e);
 
+/* Releases: what version a server says it runs. */
+
+struct release {
+	int major, minor;	/* -1 when the answer does not say */
+	char text[64];		/* the version as the server wrote it */
+};
+
+/*
+ * The release `comp` runs, by its role: a TiCDC capture's from GET
+ * /api/v2/status ("version": "v8.5.0"; pingcap/tiflow
+ * cdc/api/v2/status.go, version.ReleaseVersion), a TiDB's from GET
+ * /status on its status port ("version": "8.0.11-TiDB-v7.5.0", MySQL's
+ * version then TiDB's; pingcap/tidb pkg/server/http_status.go). 0 with
+ * *out (major -1 when the version says no release); 1 when the server
+ * has no such API (HTTP 404: a TiCDC older than 6.6 has no Open API v2),
+ * `e` set; -1 when it could not be asked.
+ */
+int server_release(const struct component *comp, struct release *out,
+		   struct err *e);
+
 /* PD's API (tikv/pd server/api). */
 
 /* PD's leader by name: GET /pd/api/v1/leader on any pd component. */
@@ -177,10 +198,11 @@ int cluster_pd_health(struct cluster *c, struct pd_member *members, size_t n,
  * (cluster_named_by: the autoid leader's "host:status_port"); for "ddl"
  * the TiDB that GET /info/all lists with that ddl_id (a uuid); for "cdc"
  * the capture GET /api/v2/captures lists with that id, by its address.
- * NULL when none does, or the servers cannot tell.
+ * 0 with *comp, NULL when `v` stands for none (`e` then says why: what
+ * the server listed); -1 when the servers could not be asked (`e`).
  */
-const char *cluster_owner_component(struct cluster *c, const char *service,
-				    const char *v);
+int cluster_owner_component(struct cluster *c, const char *service,
+			    const char *v, const char **comp, struct err *e);
 
 /*
  * The DDL owner by GET /info/all on the upstream components: its ddl_id

@@ -568,7 +568,8 @@ static int spawn(struct cluster *c, struct component *comp, struct err *e)
 
 /*
  * Wait until the component is ready (ping_only: answers at all). Fails
- * early when its process is gone.
+ * early when its process is gone, or when it lacks what tichaos needs
+ * (ERR_USAGE from ready()).
  */
 static int await(struct cluster *c, struct component *comp, int ping_only,
 		 struct err *e)
@@ -588,6 +589,10 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 		if (state == STATE_RUNNING || state == STATE_UNKNOWN)
 			if (!ready(c, comp, ping_only, &last))
 				return 0;
+		/* What waiting cannot mend: a server without the API that
+		 * tichaos needs (capture_listed). */
+		if (last.class == ERR_USAGE)
+			return err_set(e, ERR_USAGE, "%s", last.msg);
 		if (state == STATE_STOPPED || state == STATE_PAUSED ||
 		    clock_mono_ns() >= deadline) {
 			component_last_log_line(c, comp, &line);

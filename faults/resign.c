@@ -35,6 +35,7 @@
 #include "lib/etcd.h"
 #include "lib/history.h"
 #include "lib/http.h"
+#include "lib/log.h"
 #include "runner/plan.h"
 #include "runner/suite.h"
 
@@ -185,18 +186,25 @@ static int read_owner(const char *url, const char *prefix, struct term *t,
  * The owner's term, its value as the component it stands for when the
  * election is TiCDC's: a capture's id changes each time it restarts, its
  * address (from /api/v2/captures) does not, so A -> B -> A is told by
- * address. A value no capture lists stays as it is.
+ * address. A value that stands for no component stays as it is; when
+ * TiCDC cannot be asked, the owner is not known (-1).
  */
 static int owner_of(struct fault_ctx *ctx, const char *url,
 		    const char *prefix, int service, struct term *t,
 		    struct err *e)
 {
-	const char *comp;
+	const char *comp = NULL;
+	struct err why = ERR_INIT;
 
 	if (read_owner(url, prefix, t, e))
 		return -1;
-	if (service == SVC_CDC && t->key[0] &&
-	    (comp = cluster_owner_component(ctx->cluster, "cdc", t->value)))
+	if (service != SVC_CDC || !t->key[0])
+		return 0;
+	if (cluster_owner_component(ctx->cluster, "cdc", t->value, &comp,
+				    &why))
+		return err_set(e, why.class, "which capture owns '%s' "
+			       "('%s'): %s", prefix, t->value, why.msg);
+	if (comp)
 		snprintf(t->value, sizeof(t->value), "%s", comp);
 	return 0;
 }
@@ -391,16 +399,18 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		 * a new create revision (TiDB campaigns again on the same
 		 * session). */
 		for (;;) {
-			struct err ignored = ERR_INIT;
+			struct err last = ERR_INIT;
 
 			if (!owner_of(ctx, url, prefix, service, &now,
-				      &ignored) &&
+				      &last) &&
 			    now.key[0] && !same_term(&now, &owner))
 				break;
 			if (clock_mono_ns() >= deadline || hurried(ctx)) {
 				err_set(e, ERR_INFRA, "the owner of '%s' did "
-					"not change within %llds", prefix,
-					(long long)(timeout / NS_PER_SEC));
+					"not change within %llds%s%s", prefix,
+					(long long)(timeout / NS_PER_SEC),
+					err_isset(&last) ? "; last: " : "",
+					last.msg);
 				break;
 			}
 			clock_sleep_ns(20 * NS_PER_MS, NULL);
@@ -431,6 +441,44 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	return err_isset(e) ? -1 : 0;
 }
 
+/*
+ * The autoid leader election and the AUTO_ID_CACHE=1 allocation it serves
+ * came with TiDB 6.4 (pingcap/tidb pkg/autoid_service/autoid.go): on an
+ * older TiDB the election is never held and the resign could only time
+ * out. Refused when a TiDB says it runs an older release.
+ */
+static int autoid_floor(struct cluster *c, const struct suite *s,
+			const struct suite_item *it, struct err *e)
+{
+	const struct optval *svc = suite_opt(it, "service");
+	struct ynode at = { YNODE_SCALAR, svc->line, svc->col, NULL, 0, NULL,
+			    0 };
+
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct err why = ERR_INIT;
+		struct release r;
+
+		if (!(comp->roles & ROLE_UPSTREAM) || !comp->http_url)
+			continue;
+		if (server_release(comp, &r, &why) || r.major < 0) {
+			log_warn("%s: cannot tell its TiDB release (%s): the "
+				 "autoid service (TiDB >= 6.4) is assumed",
+				 comp->name, err_isset(&why) ? why.msg
+				 : r.text);
+			continue;
+		}
+		if (r.major < 6 || (r.major == 6 && r.minor < 4))
+			return ynode_error(e, s->path, &at, "service autoid in "
+					   "fault 'resign' needs TiDB >= 6.4 "
+					   "(the autoid service, "
+					   "pkg/autoid_service/autoid.go in "
+					   "pingcap/tidb): %s runs %s",
+					   comp->name, r.text);
+	}
+	return 0;
+}
+
 /* The election's etcd and, via http or for PD, servers to ask. */
 static int resolve(struct cluster *c, const struct suite *s,
 		   const struct suite_item *it, struct err *e)
@@ -449,6 +497,8 @@ static int resolve(struct cluster *c, const struct suite *s,
 				   "etcd: no %s with an etcd URL in this "
 				   "cluster", suite_opt(it, "etcd")->set
 				   ? "such component" : "etcd or pd component");
+	if (service == SVC_AUTOID && autoid_floor(c, s, it, e))
+		return -1;
 	if (!uses_http(it))
 		return 0;
 	for (size_t i = 0; i < c->ncomps; i++)

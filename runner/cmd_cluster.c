@@ -82,7 +82,9 @@ static void election_owner(struct cluster *c, const char *url,
 		return;
 	}
 	o = etcd_owner(&kvs);
-	comp = o ? cluster_owner_component(c, service, o->value) : NULL;
+	comp = NULL;
+	if (o)
+		cluster_owner_component(c, service, o->value, &comp, NULL);
 	named = comp && strcmp(comp, o->value);
 	printf("%-10s %s%s%s%s\n", service, o ? o->value : "-",
 	       named ? " (" : "", named ? comp : "", named ? ")" : "");

@@ -144,6 +144,7 @@ static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 {
 	const char *owner = o ? o->value : "", *comp;
 	struct nemesis *n = w->nemesis;
+	struct err why = ERR_INIT;
 	struct buf value = BUF_INIT;
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", "owner", NULL,
@@ -159,15 +160,21 @@ static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 		json_quote(&value, owner, NULL);
 	else
 		buf_addstr(&value, "null", NULL);
-	/* The component the value stands for, or null: the value maps
-	 * to none (docs/faults.md). */
-	comp = owner[0] ? cluster_owner_component(n->ctx.cluster, w->service,
-						  owner) : NULL;
+	/* The component the value stands for, or null and why: the value
+	 * maps to none, or the servers could not tell (docs/faults.md). */
+	comp = NULL;
+	if (owner[0])
+		cluster_owner_component(n->ctx.cluster, w->service, owner,
+					&comp, &why);
 	buf_addstr(&value, ",\"to_component\":", NULL);
 	if (comp)
 		json_quote(&value, comp, NULL);
 	else
 		buf_addstr(&value, "null", NULL);
+	if (!comp && owner[0]) {
+		buf_addstr(&value, ",\"unmapped\":", NULL);
+		json_quote(&value, why.msg, NULL);
+	}
 	buf_addch(&value, '}', NULL);
 	ev.value = buf_str(&value);
 	history_record(w->slot, &ev);

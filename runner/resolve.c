@@ -3,10 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "faults/fault.h"
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/log.h"
 #include "lib/optspec.h"
 #include "lib/ynode.h"
 #include "runner/suite.h"
@@ -89,8 +91,48 @@ static int resolve_item(const struct suite *s, const struct suite_item *it,
 	return 0;
 }
 
+/*
+ * tichaos reads TiCDC through its Open API v2 (captures, changefeeds, the
+ * owner's resign), which came with TiCDC 6.6 (pingcap/tiflow cdc/api/v2):
+ * a capture that says it runs an older release, or has no /api/v2, is
+ * refused by name instead of failing later on a 404.
+ */
+static int ticdc_floor(struct cluster *c, struct err *e)
+{
+	for (size_t i = 0; i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct err why = ERR_INIT;
+		struct release r;
+		int rc;
+
+		if (!(comp->roles & ROLE_CDC) || !comp->http_url)
+			continue;
+		rc = server_release(comp, &r, &why);
+		if (rc == 1)
+			return err_set(e, ERR_USAGE, "%s: %s: no Open API v2; "
+				       "tichaos needs TiCDC >= 6.6 "
+				       "(cdc/api/v2 in pingcap/tiflow)",
+				       comp->name, why.msg);
+		if (rc || r.major < 0) {
+			log_warn("%s: cannot tell its TiCDC release (%s): "
+				 "TiCDC >= 6.6 is assumed", comp->name,
+				 rc ? why.msg : r.text);
+			continue;
+		}
+		if (r.major < 6 || (r.major == 6 && r.minor < 6))
+			return err_set(e, ERR_USAGE, "%s runs TiCDC %s: "
+				       "tichaos needs TiCDC >= 6.6 (its Open "
+				       "API v2, cdc/api/v2 in pingcap/tiflow)",
+				       comp->name, r.text);
+		log_debug("%s runs TiCDC %s", comp->name, r.text);
+	}
+	return 0;
+}
+
 int suite_resolve(const struct suite *s, struct cluster *c, struct err *e)
 {
+	if (ticdc_floor(c, e))
+		return -1;
 	for (size_t i = 0; i < s->nworkloads; i++)
 		if (resolve_item(s, &s->workloads[i], "workload", c, e))
 			return -1;

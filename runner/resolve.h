@@ -8,7 +8,10 @@
  * `resolve` hook looks up (the election a resign moves, the servers it
  * asks). `validate` holds these names to the character set of component
  * names; the runner checks them against the cluster right after it is
- * up, before any workload starts, so that a typo costs no run.
+ * up, before any workload starts, so that a typo costs no run. So too
+ * the version floors (docs/topology.md): every TiCDC capture must run
+ * TiCDC >= 6.6 (its Open API v2), and a resign of the autoid leader
+ * needs TiDB >= 6.4 where a TiDB says its release.
  */
 
 struct cluster;
@@ -16,9 +19,11 @@ struct suite;
 struct err;
 
 /*
- * 0 when every name of `s` names something in `c`. Else -1 and one
- * "FILE:L:C: message" (ERR_USAGE) naming the value, the closest name
- * when one is near, and the roles and components the cluster has.
+ * 0 when every name of `s` names something in `c` and the servers are
+ * recent enough. Else -1 and one "FILE:L:C: message" (ERR_USAGE) naming
+ * the value, the closest name when one is near, and the roles and
+ * components the cluster has; or naming the server, its release and the
+ * release needed.
  */
 int suite_resolve(const struct suite *s, struct cluster *c, struct err *e);
 

@@ -1148,8 +1148,8 @@ static void bail_out(const struct err *e)
 }
 
 /*
- * A run refused once its cluster was up (a name that names nothing) ran
- * nothing: its directory goes, and runs/<suite>/latest when it names it,
+ * A run refused once its cluster was up (a name that names nothing, a
+ * server too old for what tichaos uses) ran nothing: its directory goes, and runs/<suite>/latest when it names it,
  * as if the suite had been refused by validate.
  */
 static void discard_run_dir(const char *dir)
@@ -1259,6 +1259,12 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	    cluster_ensure_changefeed(&st.cluster, e)) {
 		if (interrupted)
 			goto report;
+		/* A server without what tichaos needs (an API too old):
+		 * refused, like a name that names nothing. */
+		if (e->class == ERR_USAGE) {
+			rc = EXIT_USAGE;
+			refused = 1;
+		}
 		goto out;
 	}
 	st.cluster.interrupt_at = 2;

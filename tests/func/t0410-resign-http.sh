@@ -37,8 +37,7 @@ serve() {
 	mkdir -p "$TRASH/srv" && cp -R "$DATA/http/$2" "$TRASH/srv/$1" || return 1
 	# A capture is ready once TiCDC lists it at its address.
 	case $1 in cdc-*)
-		printf '200 application/json\n{"items": [{"id": "%s", "is_owner": false, "address": "127.0.0.1:%s"}], "total": 1}\n' \
-			"$1" "$port" >"$TRASH/srv/$1/GET_api_v2_captures" || return 1
+		test_capture_files "$TRASH/srv/$1" "$1" "$port" || return 1
 	esac
 	for f in "$TRASH/srv/$1"/POST_*; do
 		echo "echo $1 >>'$TRASH/order'" >"$f.run"
@@ -103,11 +102,12 @@ fetch() {
 	' "$@"
 }
 
-# requests NAME: what fake NAME was asked besides the readiness GETs.
+# requests NAME: what fake NAME was asked besides the readiness GETs
+# (and a capture's release).
 requests() {
 	# Readiness checks and the progress line's changefeed reads aside.
 	grep -v -e "^GET /$" -e "^GET /api/v2/changefeeds/" \
-		-e "^GET /api/v2/captures$" "$TRASH/$1.log"
+		-e "^GET /api/v2/captures$" -e "^GET /api/v2/status$" "$TRASH/$1.log"
 }
 
 # injected OUT: the run exited 0; its TAP says the fault took effect.
@@ -359,7 +359,7 @@ test_expect_success 'cdc via http, cdc-0 owns, cdc-1 waits: {} from cdc-0, the o
 	grep "\"process\":\"monitor\"" cdc/history.jsonl |
 		sed -e "s/.*\"value\":\(.*\)}$/\1/" >owners &&
 	printf "%s\n" "{\"from\":null,\"to\":\"cdc-0\",\"to_component\":\"cdc-0\"}" \
-		"{\"from\":\"cdc-0\",\"to\":\"cdc-1\",\"to_component\":null}" >expect &&
+		"{\"from\":\"cdc-0\",\"to\":\"cdc-1\",\"to_component\":null,\"unmapped\":\"GET /api/v2/captures lists no capture '\''cdc-1'\''\"}" >expect &&
 	test_cmp expect owners
 '
 

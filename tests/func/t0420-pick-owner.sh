@@ -23,6 +23,9 @@ test_expect_success 'set up a cluster and two fake TiCDC captures' '
 		{"items": [{"id": "a", "is_owner": false, "address": "127.0.0.1:$P0", "cluster_id": "default"},
 		 {"id": "b", "is_owner": true, "address": "127.0.0.1:$P1", "cluster_id": "default"}], "total": 2}
 		EOF
+		echo "200 application/json" >"$TRASH/cdc-$n/GET_api_v2_status" &&
+		echo "{\"version\": \"v8.5.0\", \"id\": \"$n\", \"pid\": 0}" >>"$TRASH/cdc-$n/GET_api_v2_status" ||
+		return 1
 	done &&
 	{
 		cat "$C/topology.yaml" &&

@@ -27,18 +27,17 @@ serve() {
 	done
 	# A capture is ready once TiCDC lists it at its address.
 	case $name in cdc-*)
-		printf '200 application/json\n{"items": [{"id": "%s", "is_owner": true, "address": "127.0.0.1:%s"}], "total": 1}\n' \
-			"$name" "$port" >"$TRASH/srv/$name/GET_api_v2_captures" || return 1
+		test_capture_files "$TRASH/srv/$name" "$name" "$port" || return 1
 	esac
 	fake_http "$name" "$port" "$TRASH/srv/$name"
 }
 
 # requests NAME: what fake NAME was asked, readiness GETs (/, and the
-# captures for a capture) and the progress line's reads of the default
-# changefeed aside.
+# captures for a capture), its release and the progress line's reads of
+# the default changefeed aside.
 requests() {
 	grep -v -e "^GET /$" -e "^GET /api/v2/changefeeds/tichaos$" \
-		-e "^GET /api/v2/captures$" "$TRASH/$1.log"
+		-e "^GET /api/v2/captures$" -e "^GET /api/v2/status$" "$TRASH/$1.log"
 }
 
 # suite NAME: $TRASH/NAME.yaml, a TiCDC suite of 4 s of inserts with the

@@ -95,9 +95,9 @@ test_expect_success 'the only candidate, campaigning again on its lease: a new t
 test_expect_success 'the monitor records the new term, and that solo names no component' '
 	grep "\"process\":\"monitor\"" "$TRASH/solo/history.jsonl" |
 		sed -e "s/.*\"value\"://" >got &&
-	printf "%s\n" "{\"from\":null,\"to\":\"solo\",\"to_component\":null}}" \
+	printf "%s\n" "{\"from\":null,\"to\":\"solo\",\"to_component\":null,\"unmapped\":\"no component is named by it\"}}" \
 		"{\"from\":\"solo\",\"to\":null,\"to_component\":null}}" \
-		"{\"from\":null,\"to\":\"solo\",\"to_component\":null}}" >expect &&
+		"{\"from\":null,\"to\":\"solo\",\"to_component\":null,\"unmapped\":\"no component is named by it\"}}" >expect &&
 	test_cmp expect got
 '
 

@@ -53,8 +53,7 @@ test_expect_success 'set up: the local cluster and a fake TiCDC capture beside i
 	test_cluster_up "$C" &&
 	take_port port_cdc &&
 	cp -R "$DATA/http/cdc-owner" "$TRASH/cdc" &&
-	printf "200 application/json\n{\"items\": [{\"id\": \"x\", \"is_owner\": true, \"address\": \"127.0.0.1:%s\"}], \"total\": 1}\n" \
-		"$port_cdc" >"$TRASH/cdc/GET_api_v2_captures" &&
+	test_capture_files "$TRASH/cdc" x "$port_cdc" &&
 	fake_http cdc "$port_cdc" "$TRASH/cdc" &&
 	{
 		sed -n "/^components:/,\$p" "$C/topology.yaml" &&

@@ -51,25 +51,30 @@ owner_key() {
 			print decode_base64($k->{key}), "\n" if $k;'
 }
 
-# suite NAME VIA: 4 s of inserts; at 1 s a resign of TiCDC's owner via
-# VIA (empty: the default), until the first owner leads again.
+# suite NAME VIA: 12 s of inserts; at 1 s a resign of TiCDC's owner via
+# VIA (empty: the default), until the first owner leads again, each new
+# owner holding for 2 s (the monitor maps each term to its capture while
+# that capture is still listed: a capture whose key is deleted at once
+# restarts under a new id before anyone could ask TiCDC who it was).
 suite() {
 	{
-		insert_suite "$1" 4s 5 caps 50
+		insert_suite "$1" 12s 5 caps 50
 		echo "faults:"
 		echo "  - kind: resign"
 		echo "    service: cdc"
 		[ -z "$2" ] || echo "    via: $2"
 		echo "    until_back: true"
+		echo "    hold: 2s"
 		echo "    at: [1s]"
 	} >"$TRASH/$1.yaml"
 }
 
-# nemesis RUN: the resign's result record, times as N.
+# nemesis RUN: the resign's result record, times and insert counts as N.
 nemesis() {
 	grep "\"process\":\"nemesis\",\"type\":\"info\"" "$TRASH/$1/history.jsonl" |
 		sed -e "s/^{\"time\":[0-9]*,/{/" -e "s/\"ms\":[0-9]*/\"ms\":N/g" \
-		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/"
+		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" \
+		    -e "s/\"held_ms\":[0-9]*,\"inserts\":[1-9][0-9]*/\"held_ms\":N,\"inserts\":N/g"
 }
 
 test_expect_success 'set up: a local cluster; cdc-0, a capture, owns' '
@@ -111,14 +116,15 @@ test_expect_success 'resign via etcd: each owner deleted comes back as a new cap
 	test "$(ids 1 | wc -l)" = 2 && test "$new1" != "$old1" &&
 	grep -q "suicide $old0: owner key deleted" "$TRASH/cdc-0.log" &&
 	grep -q "suicide $old1: owner key deleted" "$TRASH/cdc-1.log" &&
-	echo "{\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"cdc\",\"value\":{\"election\":\"$OWNER\",\"from\":\"cdc-0\",\"rounds\":[{\"from\":\"cdc-0\",\"to\":\"cdc-1\",\"ms\":N},{\"from\":\"cdc-1\",\"to\":\"cdc-0\",\"ms\":N}],\"to\":\"cdc-0\",\"took_ms\":N}}" >expect &&
+	echo "{\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"cdc\",\"value\":{\"election\":\"$OWNER\",\"from\":\"cdc-0\",\"rounds\":[{\"from\":\"cdc-0\",\"to\":\"cdc-1\",\"ms\":N,\"held_ms\":N,\"inserts\":N},{\"from\":\"cdc-1\",\"to\":\"cdc-0\",\"ms\":N,\"held_ms\":N,\"inserts\":N}],\"to\":\"cdc-0\",\"took_ms\":N}}" >expect &&
 	nemesis etcd >got && test_cmp expect got &&
 	grep "\"process\":\"monitor\"" "$TRASH/etcd/history.jsonl" |
 		sed -e "s/.*\"to\":\(.*\)}}$/\1/" | grep -vx "null,\"to_component\":null" >got &&
 	printf "%s\n" "\"$old0\",\"to_component\":\"cdc-0\"" \
 		"\"$old1\",\"to_component\":\"cdc-1\"" \
 		"\"$new0\",\"to_component\":\"cdc-0\"" >expect &&
-	test_cmp expect got
+	test_cmp expect got ||
+	{ cat "$TRASH/cdc-0.log" "$TRASH/cdc-1.log"; grep monitor "$TRASH/etcd/history.jsonl"; false; }
 '
 
 suite http ""
@@ -130,7 +136,7 @@ test_expect_success 'resign via http (the default): the owner hands over and kee
 	test "$(ids 0)" = "$before0" && test "$(ids 1)" = "$before1" &&
 	id0=$(ids 0 | tail -n 1) && id1=$(ids 1 | tail -n 1) &&
 	grep -q "resign $id0" "$TRASH/cdc-0.log" && grep -q "resign $id1" "$TRASH/cdc-1.log" &&
-	echo "{\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"cdc\",\"value\":{\"election\":\"$OWNER\",\"from\":\"cdc-0\",\"rounds\":[{\"from\":\"cdc-0\",\"to\":\"cdc-1\",\"ms\":N},{\"from\":\"cdc-1\",\"to\":\"cdc-0\",\"ms\":N}],\"to\":\"cdc-0\",\"took_ms\":N}}" >expect &&
+	echo "{\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"cdc\",\"value\":{\"election\":\"$OWNER\",\"from\":\"cdc-0\",\"rounds\":[{\"from\":\"cdc-0\",\"to\":\"cdc-1\",\"ms\":N,\"held_ms\":N,\"inserts\":N},{\"from\":\"cdc-1\",\"to\":\"cdc-0\",\"ms\":N,\"held_ms\":N,\"inserts\":N}],\"to\":\"cdc-0\",\"took_ms\":N}}" >expect &&
 	nemesis http >got && test_cmp expect got &&
 	grep -q "become owner $id0" "$TRASH/cdc-0.log"
 '
@@ -138,19 +144,27 @@ test_expect_success 'resign via http (the default): the owner hands over and kee
 # Each deletion of the owner's key restarts that capture; the other owns.
 # tiflow's limiter lets a capture restart at once twice (its start is the
 # first), then once every 20 s: within a few deletions one of the two
-# waits, and while it waits it is not listed.
+# waits, and while it waits it is not listed. Each deletion waits for the
+# deleted capture's fate (back under a new id, or rate limited) and for an
+# owner again.
 test_expect_success 'a capture restarted too often waits 20 s, unlisted: not ready, and said so' '
-	i=0 &&
-	while ! grep -q "rate limited" "$TRASH/cdc-0.log" "$TRASH/cdc-1.log" &&
-	      [ $i -lt 6 ]; do
-		n=$(cat "$TRASH/cdc-0.log" "$TRASH/cdc-1.log" | grep -c "become owner") &&
-		etcdctl --endpoints "$E" del "$(owner_key)" >/dev/null &&
-		wait_for_condition 10 "grep -q \"rate limited\" \"$TRASH/cdc-0.log\" \"$TRASH/cdc-1.log\" ||
-			test \$(cat \"$TRASH/cdc-0.log\" \"$TRASH/cdc-1.log\" | grep -c \"become owner\") -gt $n" ||
-		return 1
+	i=0 limited= &&
+	while [ -z "$limited" ] && [ $i -lt 6 ]; do
+		key=$(owner_key) && test -n "$key" &&
+		id=$(etcdctl --endpoints "$E" get --print-value-only "$key") &&
+		who=$(grep -l "init capture $id" "$TRASH/cdc-0.log" "$TRASH/cdc-1.log" |
+			sed "s/.*\(cdc-[01]\)\.log/\1/") &&
+		n=$(grep -c "init capture" "$TRASH/$who.log") &&
+		etcdctl --endpoints "$E" del "$key" >/dev/null &&
+		wait_for_condition 10 "grep -q \"rate limited\" \"$TRASH/$who.log\" ||
+			test \$(grep -c \"init capture\" \"$TRASH/$who.log\") -gt $n" &&
+		if grep -q "rate limited" "$TRASH/$who.log"; then
+			limited=$who
+		fi &&
+		wait_for_condition 10 "test -n \"\$(owner_key)\"" || return 1
 		i=$((i + 1))
 	done &&
-	limited=$(grep -l "rate limited" "$TRASH/cdc-0.log" "$TRASH/cdc-1.log" | sed "s/.*\(cdc-[01]\)\.log/\1/") &&
+	test -n "$limited" &&
 	grep -Eq "rate limited: wait [0-9]+ ms" "$TRASH/$limited.log" &&
 	eval "port=\$port_${limited#cdc-}" &&
 	other=$(test $limited = cdc-0 && echo 1 || echo 0) &&
@@ -158,7 +172,8 @@ test_expect_success 'a capture restarted too often waits 20 s, unlisted: not rea
 	"$TICHAOS" cluster status --cluster "$T" >out 2>err
 	test $? = 3 &&
 	grep -Eq "^$limited .* not-ready" out &&
-	grep -Fq " warn  $limited: GET '\''http://127.0.0.1:$port/api/v2/captures'\'' lists no capture at its address (it lists 127.0.0.1:$other_port)" err
+	grep -Fq " warn  $limited: GET '\''http://127.0.0.1:$port/api/v2/captures'\'' lists no capture at its address (it lists 127.0.0.1:$other_port)" err ||
+	{ cat out err "$TRASH/cdc-0.log" "$TRASH/cdc-1.log"; false; }
 '
 
 test_done

@@ -284,6 +284,17 @@ fake_http() {
 	alive $test_fake_pid_ || { cat "$TRASH/$1.err"; return 1; }
 }
 
+# test_capture_files DIR ID PORT: canned answers in DIR for a TiCDC
+# capture ID at 127.0.0.1:PORT, as tichaos asks every capture: GET
+# /api/v2/status says v8.5.0 (pingcap/tiflow cdc/api/v2/status.go), GET
+# /api/v2/captures lists this capture (its readiness; cdc/api/v2/capture.go).
+test_capture_files() {
+	printf '200 application/json\n{"version": "v8.5.0", "git_hash": "fake", "id": "%s", "pid": 0, "is_owner": true, "liveness": 0}\n' \
+		"$2" >"$1/GET_api_v2_status" &&
+	printf '200 application/json\n{"items": [{"id": "%s", "is_owner": true, "address": "127.0.0.1:%s"}], "total": 1}\n' \
+		"$2" "$3" >"$1/GET_api_v2_captures"
+}
+
 # test_cmp EXPECTED ACTUAL: files are equal; show the diff otherwise.
 test_cmp() {
 	diff -u "$1" "$2"

@@ -292,6 +292,8 @@ while (!$stop) {
 				my ($status, $body) = eval { handle($method, $path) };
 				($status, $body) = (500, error_doc('ErrPDEtcdAPIError', $@))
 					unless defined $status;
+				say_log("$method $path: $status",
+					$path =~ /captures/ ? $body : '');
 				my $type = $status == 404 ? 'text/plain; charset=utf-8'
 							  : 'application/json; charset=utf-8';
 				print $c "HTTP/1.1 $status X\r\nContent-Type: $type\r\n",

@@ -1,0 +1,87 @@
+#!/bin/sh
+# Version floors (docs/topology.md): a run against a server too old for
+# what it uses says which feature is missing and refuses to start (exit 2,
+# the cluster left as it was, no run directory), instead of failing later
+# on a 404 or a resign that times out. The fakes answer as the servers do
+# (tests/helpers/fake-http.pl): TiCDC's GET /api/v2/status "version" is
+# version.ReleaseVersion, "v6.5.10" (pingcap/tiflow cdc/api/v2/status.go);
+# a TiCDC before 6.6 has no /api/v2 at all (404, Go's "404 page not
+# found"); TiDB's GET /status "version" is MySQL's version, then
+# "-TiDB-", then TiDB's (pingcap/tidb pkg/server/http_status.go).
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+C="$TRASH/c"
+
+# topology NAME ITEMS: $TRASH/NAME.yaml, the local cluster's components
+# and the items read from stdin.
+topology() {
+	{ sed -n "/^components:/,\$p" "$C/topology.yaml" && cat; } >"$TRASH/$1.yaml"
+}
+
+# refused RUN TOPOLOGY SUITE MESSAGE: the run is refused with MESSAGE:
+# exit 2, the one line on stderr, no run directory.
+refused() {
+	"$TICHAOS" run "$TRASH/$3.yaml" --cluster "$TRASH/$2.yaml" \
+		--out "$TRASH/$1" --quiet >"$1.tap" 2>"$1.err"
+	code=$?
+	test $code = 2 || { echo "exit $code"; cat "$1.err"; return 1; }
+	echo "tichaos: $4" >expect && tail -n 1 "$1.err" | test_cmp expect - &&
+	{ test ! -e "$TRASH/$1" || { echo "left: $(ls "$TRASH/$1")"; false; }; }
+}
+
+{ insert_suite plain 2s 3 floors 50; } >"$TRASH/plain.yaml"
+{
+	insert_suite autoid 2s 3 floors 50
+	cat <<-EOF
+	faults:
+	  - kind: resign
+	    service: autoid
+	    at: [1s]
+	EOF
+} >"$TRASH/autoid.yaml"
+
+test_expect_success 'set up: a local cluster; a TiCDC 6.5, one without /api/v2, TiDB 6.1 and 7.5' '
+	test_cluster_up "$C" &&
+	take_port p_old && take_port p_none && take_port p_tidb61 && take_port p_tidb75 &&
+	mkdir old none tidb61 tidb75 &&
+	test_capture_files old x $p_old &&
+	sed -i "s/v8\.5\.0/v6.5.10/" old/GET_api_v2_status &&
+	printf "200 application/json\n{\"connections\":0,\"version\":\"8.0.11-TiDB-v6.1.0\",\"git_hash\":\"x\"}\n" >tidb61/GET_status &&
+	printf "200 application/json\n{\"connections\":0,\"version\":\"8.0.11-TiDB-v7.5.0\",\"git_hash\":\"x\"}\n" >tidb75/GET_status &&
+	fake_http old $p_old "$TRASH/old" && fake_http none $p_none "$TRASH/none" &&
+	fake_http tidb61 $p_tidb61 "$TRASH/tidb61" && fake_http tidb75 $p_tidb75 "$TRASH/tidb75" &&
+	printf "  - name: cdc-0\n    roles: [cdc]\n    http_url: \"http://127.0.0.1:%s\"\n" $p_old | topology old &&
+	printf "  - name: cdc-0\n    roles: [cdc]\n    http_url: \"http://127.0.0.1:%s\"\n" $p_none | topology none &&
+	printf "  - name: tidb-0\n    roles: [upstream]\n    http_url: \"http://127.0.0.1:%s/status\"\n" $p_tidb61 | topology tidb61 &&
+	printf "  - name: tidb-0\n    roles: [upstream]\n    http_url: \"http://127.0.0.1:%s/status\"\n" $p_tidb75 | topology tidb75
+'
+
+test_expect_success 'TiCDC 6.5: refused by name and release, nothing run' '
+	refused o old plain "cdc-0 runs TiCDC v6.5.10: tichaos needs TiCDC >= 6.6 (its Open API v2, cdc/api/v2 in pingcap/tiflow)" &&
+	! grep -q "^POST" "$TRASH/old.log"
+'
+
+test_expect_success 'a TiCDC without /api/v2: refused at once, not after the readiness timeout' '
+	refused n none plain "cdc-0: GET '\''http://127.0.0.1:$p_none/api/v2/captures'\'': HTTP 404: 404 page not found: no Open API v2; tichaos needs TiCDC >= 6.6 (cdc/api/v2 in pingcap/tiflow)" &&
+	test "$(grep -c "^GET /api/v2/captures$" "$TRASH/none.log")" = 1 ||
+	{ cat "$TRASH/none.log" n.err; false; }
+'
+
+test_expect_success 'a resign of the autoid leader on TiDB 6.1: refused at its line' '
+	refused a tidb61 autoid "$TRASH/autoid.yaml:14:14: service autoid in fault '\''resign'\'' needs TiDB >= 6.4 (the autoid service, pkg/autoid_service/autoid.go in pingcap/tidb): tidb-0 runs 8.0.11-TiDB-v6.1.0"
+'
+
+test_expect_success 'on TiDB 7.5 the same suite passes the floors (and runs)' '
+	"$TICHAOS" run "$TRASH/autoid.yaml" --cluster "$TRASH/tidb75.yaml" \
+		--out "$TRASH/a75" --quiet >a75.tap 2>a75.err
+	code=$? &&
+	test -d "$TRASH/a75" && ! grep -q "needs TiDB" a75.err &&
+	grep -q "^GET /status$" "$TRASH/tidb75.log" &&
+	echo "code $code" && test $code != 2
+'
+
+test_done
