@@ -2,7 +2,9 @@
  * progress: replication keeps going after the faults. On TiCDC the
  * changefeed's checkpoint_ts must advance and its state be "normal"
  * (Open API v2); on the local cluster the replica's threads must run and
- * its lag reach 0.
+ * its lag reach 0. A replica whose SQL thread stopped on an error fails
+ * at once, with the error's code and text (the event or query it could
+ * not apply), the last GTID it applied and the source's binlog position.
  */
 #include <stdio.h>
 #include <string.h>
@@ -78,7 +80,9 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	buf_addstr(&r->details, "\"replicas\":[", NULL);
 	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
+		struct replica_stop stop;
 		struct err why = ERR_INIT;
+		int stopped = 0;
 		long lag = -1;
 
 		if (!comp->replicates)
@@ -90,6 +94,20 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 				if (lag == 0)
 					break;
 			}
+			/* A SQL thread stopped on an error stays stopped:
+			 * said at once, never waited out. */
+			if (component_replica_stopped(c, comp, &stop,
+						      NULL) == 1) {
+				stopped = 1;
+				err_clear(&why);
+				err_set(&why, ERR_INFRA, "replication "
+					"stopped on SQL error %ld after GTID "
+					"%s (%s): %s",
+					stop.sql_errno, stop.gtid[0]
+					? stop.gtid : "?", stop.position,
+					stop.error);
+				break;
+			}
 			if (clock_mono_ns() - start >= timeout ||
 			    check_interrupted(ctx))
 				break;
@@ -99,6 +117,13 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			   "\"lag\":%ld,\"error\":", replicas ? "," : "",
 			   comp->name, lag);
 		json_quote(&r->details, why.msg, NULL);
+		if (stopped) {
+			buf_printf(&r->details, NULL, ",\"sql_errno\":%ld,"
+				   "\"gtid\":", stop.sql_errno);
+			json_quote(&r->details, stop.gtid, NULL);
+			buf_addstr(&r->details, ",\"position\":", NULL);
+			json_quote(&r->details, stop.position, NULL);
+		}
 		buf_addch(&r->details, '}', NULL);
 		replicas++;
 		if (lag != 0) {

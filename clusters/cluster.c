@@ -540,6 +540,48 @@ long component_lag(const struct cluster *c, const struct component *comp)
 	return lag;
 }
 
+int component_replica_stopped(const struct cluster *c,
+			      const struct component *comp,
+			      struct replica_stop *out, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct sql_result r = SQL_RESULT_INIT;
+	const char *running, *no, *msg, *file, *at;
+	struct buf gtid = BUF_INIT;
+	int64_t v = 0;
+	int rc = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (!comp->sql_port || !source_of(c, comp))
+		return 0;
+	if (sql_open(comp, &s, e) ||
+	    sql_query(&s, "SHOW SLAVE STATUS", &r, e))
+		goto out;
+	rc = 0;
+	if (!r.nrows)
+		goto out;
+	running = sql_cell(&r, 0, "Slave_SQL_Running");
+	no = sql_cell(&r, 0, "Last_SQL_Errno");
+	if (!running || strcmp(running, "No") || !no ||
+	    parse_int64(no, 0, INT32_MAX, &v, NULL) || !v)
+		goto out;
+	out->sql_errno = (long)v;
+	msg = sql_cell(&r, 0, "Last_SQL_Error");
+	snprintf(out->error, sizeof(out->error), "%s", msg ? msg : "");
+	file = sql_cell(&r, 0, "Relay_Master_Log_File");
+	at = sql_cell(&r, 0, "Exec_Master_Log_Pos");
+	snprintf(out->position, sizeof(out->position), "%s:%s",
+		 file ? file : "?", at ? at : "?");
+	if (!sql_value(&s, "SELECT @@gtid_slave_pos", &gtid, NULL))
+		snprintf(out->gtid, sizeof(out->gtid), "%s", buf_str(&gtid));
+	rc = 1;
+out:
+	buf_release(&gtid);
+	sql_result_release(&r);
+	sql_close(&s);
+	return rc;
+}
+
 static int spawn(struct cluster *c, struct component *comp, struct err *e)
 {
 	struct host *h = component_host(c, comp);

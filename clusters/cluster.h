@@ -268,6 +268,25 @@ int component_answers(const struct cluster *c, const struct component *comp,
  */
 long component_lag(const struct cluster *c, const struct component *comp);
 
+/* Why a replica's SQL thread stopped (MariaDB's SHOW SLAVE STATUS). */
+struct replica_stop {
+	long sql_errno;		/* Last_SQL_Errno */
+	char error[1024];	/* Last_SQL_Error: the event or the query */
+	char gtid[256];		/* @@gtid_slave_pos: the last applied */
+	char position[300];	/* Relay_Master_Log_File:Exec_Master_Log_Pos,
+				 * the source's binlog where it stopped */
+};
+
+/*
+ * 1 when the replica's SQL thread has stopped on an error (it does not
+ * restart by itself: a real failure of the replica, never waited out),
+ * with *out; 0 when it runs, or stopped without an error, or `comp`
+ * does not replicate; -1 when it cannot be asked.
+ */
+int component_replica_stopped(const struct cluster *c,
+			      const struct component *comp,
+			      struct replica_stop *out, struct err *e);
+
 /*
  * Start the component with its start argv (in a new session, output to its
  * log), record its pid, and wait until ready. Fails when it exits or is not

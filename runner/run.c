@@ -605,12 +605,19 @@ static void progress(struct state *st, int64_t elapsed, int final,
 				  load(&st->nemesis.counts[i].heal_failed);
 	for (size_t i = 0; i < st->cluster.ncomps && off < sizeof(lag); i++) {
 		const struct component *c = &st->cluster.comps[i];
+		struct replica_stop stop;
 		long behind;
 
 		if (!c->replicates)
 			continue;
 		behind = component_lag(&st->cluster, c);
-		off += (size_t)(behind >= 0
+		if (behind < 0 && component_replica_stopped(&st->cluster, c,
+							    &stop, NULL) == 1)
+			off += (size_t)snprintf(lag + off, sizeof(lag) - off,
+						"  %s STOPPED (SQL error %ld)",
+						c->name, stop.sql_errno);
+		else
+			off += (size_t)(behind >= 0
 				? snprintf(lag + off, sizeof(lag) - off,
 					   "  lag %s %lds", c->name, behind)
 				: snprintf(lag + off, sizeof(lag) - off,

@@ -104,6 +104,66 @@ test_expect_success 'progress fails when the replica is stopped' '
 	grep -q "^  message: \"1 of 1 replicas not caught up; down-0: down-0: replication is not running (io No, sql No)\"$" tap5
 '
 
+# A replica whose SQL thread stopped on an error (here a row planted on
+# the downstream that the upstream then writes: 1062) does not restart by
+# itself: progress says so at once, with the code, MariaDB's text (the
+# event it could not apply), the last GTID applied and the source's binlog
+# position, instead of waiting out its timeout (30 s here: a check that
+# waited would fail on the message).
+cat >"$TRASH/stop.yaml" <<EOF
+name: stop
+duration: 4s
+seed: 3
+database: comp
+tables:
+  - name: ck
+    columns: "id INT AUTO_INCREMENT, k VARCHAR(8) NOT NULL DEFAULT 'x',
+      data VARCHAR(255), PRIMARY KEY (id, k)"
+workloads:
+  - kind: insert
+    tables: ck
+    rate: 100
+checks:
+  - kind: progress
+    timeout: 30s
+EOF
+
+test_expect_success 'progress: a replica stopped on an SQL error fails at once, naming it' '
+	sql "$DOWN" "insert into comp.ck (id, k) values (900000, '\''x'\'')" &&
+	sql "$UP" "insert into comp.ck (id, k) values (900000, '\''x'\'')" &&
+	wait_for_condition 10 "sqlv $DOWN \"show slave status\" | grep -q \"Last_SQL_Errno: 1062\"" &&
+	mkdir "$TRASH/s1" && cp "$TRASH/stop.yaml" "$TRASH/s1/suite.yaml" && cp "$T" "$TRASH/s1/" &&
+	"$TICHAOS" check "$TRASH/s1" >tap6 2>err6; code=$?
+	test "$code" = 1 &&
+	grep -qx "not ok 1 - progress" tap6 &&
+	grep -Eq "^  message: \"1 of 1 replicas not caught up; down-0: replication stopped on SQL error 1062 after GTID 0-[0-9]+-[0-9]+ \(binlog\.[0-9]+:[0-9]+\): Could not execute Write_rows_v1 event on table comp\.ck; Duplicate entry '\''900000-x'\'' for key '\''PRIMARY'\'', Error_code: 1062; handler error HA_ERR_FOUND_DUPP_KEY; the event'\''s master log binlog\.[0-9]+, end_log_pos [0-9]+\"$" tap6 &&
+	tr -d " \n" <"$TRASH/s1/results.json" | grep -q "\"sql_errno\":1062,\"gtid\":\"0-" ||
+	{ cat tap6 err6; false; }
+'
+
+test_expect_success 'mended (the planted row gone), the replica goes on' '
+	sql "$DOWN" "delete from comp.ck where id = 900000; start slave" &&
+	wait_for_condition 10 "test \"\$(sql $DOWN \"select count(*) from comp.ck where id = 900000\")\" = 1"
+'
+
+# The same during a run: once the run's table has rows, a row is planted
+# downstream 50 ids ahead; when the upstream writes that id the replica
+# stops: the progress line says so, and the run fails on it.
+test_expect_success 'during a run: the progress line shows the replica STOPPED, progress fails' '
+	"$TICHAOS" run "$TRASH/stop.yaml" --cluster "$T" --out "$TRASH/s2" >tap7 2>err7 &
+	runner=$! &&
+	wait_for_condition 10 "grep -q \"upstream up-0 speaks\" err7 && n=\$(sql $UP \"select max(id) from comp.ck\") && test \"\$n\" -ge 5 && test \"\$n\" -lt 1000" &&
+	next=$(( $(sql "$UP" "select max(id) from comp.ck") + 50 )) &&
+	sql "$DOWN" "insert into comp.ck (id, k) values ($next, '\''x'\'')" &&
+	{ wait $runner; code=$?; } &&
+	test "$code" = 1 &&
+	grep -q "  down-0 STOPPED (SQL error 1062)" err7 &&
+	grep -Eq "^not ok [0-9]+ - progress$" tap7 &&
+	grep -q "replication stopped on SQL error 1062" tap7 &&
+	sql "$DOWN" "delete from comp.ck where id = $next; start slave" ||
+	{ cat tap7 err7; false; }
+'
+
 # Keys that are not one integer: chunked at keys taken from the data (every
 # one of sk's chunk bounds holds a quote), bisected at the middle key when
 # a chunk is too large to compare row by row (mk: one chunk of 6000 rows).
