@@ -67,9 +67,8 @@ static int answer_error(struct api_reply *r, long status, const char *body,
  * another component may be asked.
  */
 static int ask(const struct component *comp, const char *method,
-	       const char *path,
-	       const char *body, unsigned flags, struct api_reply *r,
-	       int *next, struct err *e)
+	       const char *path, const char *body, unsigned flags,
+	       struct api_reply *r, int *next, struct err *e)
 {
 	int get = !strcmp(method, "GET");
 	struct buf answer = BUF_INIT;
@@ -82,11 +81,11 @@ static int ask(const struct component *comp, const char *method,
 	snprintf(r->where, sizeof(r->where), "%s '%s'", method, url);
 	r->code[0] = '\0';
 	*next = 1;
-	r->answered = 0;
+	r->status = 0;
 	if (http_request(method, url, body, &answer, &status,
 			 get ? GET_TIMEOUT_NS : CHANGE_TIMEOUT_NS, e))
 		goto out;
-	r->answered = 1;
+	r->status = status;
 	buf_rtrim(&answer);
 	if (status < 200 || status > 299) {
 		int json = answer_error(r, status, buf_str(&answer), e);
@@ -121,7 +120,7 @@ int cluster_api(struct cluster *c, unsigned role, const char *method,
 			continue;
 		err_clear(&last);
 		rc = ask(comp, method, path, body, flags, r, &next, &last);
-		if (r->answered)
+		if (r->status)
 			r->comp = comp;
 		if (!rc)
 			return 0;
@@ -275,7 +274,7 @@ int server_release(const struct component *comp, struct release *out,
 		 API_JSON, &r, &next, e) ||
 	     http_field(r.doc, "version", WANT_STRING, r.where, &version, e);
 	if (rc) {
-		rc = r.answered && strstr(e->msg, ": HTTP 404: ") ? 1 : -1;
+		rc = r.status == 404 ? 1 : -1;
 		goto out;
 	}
 	v = json_string_value(version);
@@ -481,7 +480,7 @@ int capture_listed(const struct cluster *c, const struct component *comp,
 	rc = ask(comp, "GET", "/api/v2/captures", NULL, API_JSON, &r, &next,
 		 &why) ||
 	     parse_captures(&r, caps, &n, &why);
-	if (rc && r.answered && strstr(why.msg, ": HTTP 404: "))
+	if (rc && r.status == 404)
 		err_set(e, ERR_USAGE, "%s: %s: no Open API v2; tichaos needs "
 			"TiCDC >= 6.6 (cdc/api/v2 in pingcap/tiflow)",
 			comp->name, why.msg);

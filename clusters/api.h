@@ -35,8 +35,8 @@ struct api_reply {
 	json_t *doc;
 	/* The component that answered last; NULL when none did. */
 	struct component *comp;
-	/* Whether the last request got an HTTP answer (any status). */
-	int answered;
+	/* The HTTP status of the last answer; 0 when none came. */
+	long status;
 	/* "METHOD 'URL'" of the last request, to lead messages. */
 	char where[1100];
 	/* The "error_code" of a TiCDC error answer ("CDC:Err..."), else "". */
