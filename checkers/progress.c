@@ -93,11 +93,11 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 				lag = component_lag(c, comp);
 				if (lag == 0)
 					break;
-			}
-			/* A SQL thread stopped on an error stays stopped:
-			 * said at once, never waited out. */
-			if (component_replica_stopped(c, comp, &stop,
-						      NULL) == 1) {
+			} else if (component_replica_stopped(c, comp, &stop,
+							     NULL) == 1) {
+				/* A SQL thread stopped on an error stays
+				 * stopped: said at once, never waited out
+				 * (it is not ready, so only then asked). */
 				stopped = 1;
 				err_clear(&why);
 				err_set(&why, ERR_INFRA, "replication "

@@ -290,6 +290,12 @@ out:
 	return rc;
 }
 
+int release_older(const struct release *r, int major, int minor)
+{
+	return r->major >= 0 &&
+	       (r->major < major || (r->major == major && r->minor < minor));
+}
+
 /* PD */
 
 int cluster_pd_leader(struct cluster *c, char *name, size_t size,
@@ -481,9 +487,8 @@ int capture_listed(const struct cluster *c, const struct component *comp,
 		 &why) ||
 	     parse_captures(&r, caps, &n, &why);
 	if (rc && r.status == 404)
-		err_set(e, ERR_USAGE, "%s: %s: no Open API v2; tichaos needs "
-			"TiCDC >= 6.6 (cdc/api/v2 in pingcap/tiflow)",
-			comp->name, why.msg);
+		err_set(e, ERR_USAGE, "%s: %s: " NO_OPEN_API_V2, comp->name,
+			why.msg);
 	else if (rc)
 		err_set(e, why.class, "%s: %s", comp->name, why.msg);
 	for (size_t i = 0; !rc && i < n; i++) {

@@ -167,6 +167,14 @@ struct release {
 int server_release(const struct component *comp, struct release *out,
 		   struct err *e);
 
+/* 1 when `r` is known and older than major.minor. */
+int release_older(const struct release *r, int major, int minor);
+
+/* What a TiCDC without /api/v2 lacks, after "<name>: <its 404>: ". */
+#define NO_OPEN_API_V2 \
+	"no Open API v2; tichaos needs TiCDC >= 6.6 (cdc/api/v2 in " \
+	"pingcap/tiflow)"
+
 /* PD's API (tikv/pd server/api). */
 
 /* PD's leader by name: GET /pd/api/v1/leader on any pd component. */

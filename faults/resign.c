@@ -468,7 +468,7 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 				 : r.text);
 			continue;
 		}
-		if (r.major < 6 || (r.major == 6 && r.minor < 4))
+		if (release_older(&r, 6, 4))
 			return ynode_error(e, s->path, &at, "service autoid in "
 					   "fault 'resign' needs TiDB >= 6.4 "
 					   "(the autoid service, "

@@ -109,9 +109,7 @@ static int ticdc_floor(struct cluster *c, struct err *e)
 			continue;
 		rc = server_release(comp, &r, &why);
 		if (rc == 1)
-			return err_set(e, ERR_USAGE, "%s: %s: no Open API v2; "
-				       "tichaos needs TiCDC >= 6.6 "
-				       "(cdc/api/v2 in pingcap/tiflow)",
+			return err_set(e, ERR_USAGE, "%s: %s: " NO_OPEN_API_V2,
 				       comp->name, why.msg);
 		if (rc || r.major < 0) {
 			log_warn("%s: cannot tell its TiCDC release (%s): "
@@ -119,7 +117,7 @@ static int ticdc_floor(struct cluster *c, struct err *e)
 				 rc ? why.msg : r.text);
 			continue;
 		}
-		if (r.major < 6 || (r.major == 6 && r.minor < 6))
+		if (release_older(&r, 6, 6))
 			return err_set(e, ERR_USAGE, "%s runs TiCDC %s: "
 				       "tichaos needs TiCDC >= 6.6 (its Open "
 				       "API v2, cdc/api/v2 in pingcap/tiflow)",
