@@ -50,12 +50,6 @@ static const struct optspec opts[] = {
 	  "violations and duplicates listed in the details" },
 };
 
-/* The DDL ops after which a table's ids may restart. */
-static const char *const ddl_ops[] = {
-	"drop_create", "drop_recover", "truncate", "drop_add",
-	"remove_repartition", "exchange", "reorganize", NULL,
-};
-
 #define MAX_DEPTH 64
 #define MAX_BETWEEN 50		/* events listed per violation */
 #define MAX_DUP_OPS 10		/* operations listed per duplicate id */
@@ -647,14 +641,6 @@ bad:
 
 /* ---- collecting -------------------------------------------------------- */
 
-static const char *ddl_op(const char *f)
-{
-	for (size_t i = 0; ddl_ops[i]; i++)
-		if (!strcmp(f, ddl_ops[i]))
-			return ddl_ops[i];
-	return NULL;
-}
-
 static int oom(struct err *e)
 {
 	return err_set(e, ERR_INFRA, "ids: out of memory");
@@ -931,7 +917,7 @@ static int worker(struct ids *x, const struct rec *r, size_t line,
 		  struct err *e)
 {
 	struct pending *p = pending_of(x, r->process, e);
-	const char *ddl = ddl_op(r->f);
+	const char *ddl = history_ddl_op(r->f);
 	int is_insert = !strcmp(r->f, "insert");
 
 	if (!p)

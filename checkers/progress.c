@@ -7,6 +7,7 @@
  * not apply), the last GTID it applied and the source's binlog position.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "checkers/checker.h"
@@ -67,13 +68,213 @@ static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 	return 0;
 }
 
+/*
+ * What came before a replica stopped: the faults of the minute before
+ * (a crash or a pause of it is what leaves a statement applied but not
+ * recorded), and the DDL of the seconds before the last crash or pause
+ * among them (before the stop, when there was none): the statements a
+ * restarted replica may run again.
+ */
+#define BEFORE_FAULTS_NS (60 * NS_PER_SEC)
+#define BEFORE_DDL_NS (3 * NS_PER_SEC)
+#define SHOWN_FAULTS 4
+#define SHOWN_DDL 3
+#define KEPT 50
+
+struct event {
+	int64_t at;
+	char what[200];
+};
+
+struct events {
+	struct event v[KEPT];	/* the last KEPT, oldest first */
+	size_t n, seen;
+};
+
+struct before {
+	const char *comp;
+	int64_t stop;		/* the replica_stopped event's time, or -1 */
+	int64_t last;		/* the history's last time */
+	size_t lines;
+	int64_t crash;		/* the last kill or pause before the stop */
+	const char *crash_f;	/* "kill" or "pause" */
+	struct events faults, ddl;
+};
+
+static void keep(struct events *ev, int64_t at, const char *f,
+		 const char *what)
+{
+	if (ev->n == KEPT)
+		memmove(ev->v, ev->v + 1, --ev->n * sizeof(ev->v[0]));
+	ev->v[ev->n].at = at;
+	snprintf(ev->v[ev->n].what, sizeof(ev->v[0].what), "%.40s %.150s", f,
+		 what);
+	ev->n++;
+	ev->seen++;
+}
+
+static int find_stop(const struct history_line *l, void *arg)
+{
+	struct before *b = arg;
+
+	b->last = l->time;
+	b->lines++;
+	if (l->process == HISTORY_MONITOR && !strcmp(l->f, "replica_stopped")
+	    && !strcmp(l->target, b->comp))
+		b->stop = l->time;
+	return 0;
+}
+
+static int find_faults(const struct history_line *l, void *arg)
+{
+	struct before *b = arg;
+
+	if (l->process != HISTORY_NEMESIS || strcmp(l->type, "info") ||
+	    l->time > b->stop || l->time < b->stop - BEFORE_FAULTS_NS)
+		return 0;
+	keep(&b->faults, l->time, l->f, l->target);
+	if (!strcmp(l->f, "kill") || !strcmp(l->f, "pause")) {
+		b->crash = l->time;
+		b->crash_f = strcmp(l->f, "kill") ? "pause" : "kill";
+	}
+	return 0;
+}
+
+static int find_ddl(const struct history_line *l, void *arg)
+{
+	struct before *b = arg;
+
+	if (l->process >= 0 && !strcmp(l->type, "invoke") &&
+	    history_ddl_op(l->f) && l->time <= b->crash &&
+	    l->time >= b->crash - BEFORE_DDL_NS)
+		keep(&b->ddl, l->time, l->f, l->table);
+	return 0;
+}
+
+/* The last `shown` of `ev` into msg; all kept into details as `key`. */
+static void list(const struct events *ev, size_t shown, const char *key,
+		 struct buf *msg, struct buf *details)
+{
+	size_t from = ev->n > shown ? ev->n - shown : 0;
+
+	for (size_t i = from; i < ev->n; i++)
+		buf_printf(msg, NULL, "%s%.1fs %s", i > from ? ", " : "",
+			   (double)ev->v[i].at / 1e9, ev->v[i].what);
+	if (ev->seen > ev->n - from)
+		buf_printf(msg, NULL, " (%zu in all)", ev->seen);
+	buf_printf(details, NULL, ",\"%s\":[", key);
+	for (size_t i = 0; i < ev->n; i++) {
+		buf_printf(details, NULL, "%s{\"at_ms\":%lld,\"what\":",
+			   i ? "," : "", (long long)(ev->v[i].at / NS_PER_MS));
+		json_quote(details, ev->v[i].what, NULL);
+		buf_addch(details, '}', NULL);
+	}
+	buf_addch(details, ']', NULL);
+}
+
+/*
+ * "; at 46.4s; faults before: 31.0s kill downstream, 32.1s restart
+ * downstream; DDL before the kill at 31.0s: 30.9s reorganize test.t7" —
+ * the same kind of evidence the ids check gives between two inserts —
+ * into `msg` (NULL: none), and into `details`.
+ */
+static void evidence(const struct check_ctx *ctx, const char *comp,
+		     struct buf *msg, struct buf *details)
+{
+	struct before *b = calloc(1, sizeof(*b));
+	struct buf ignored = BUF_INIT;
+	char path[4200];
+	int at_check;
+
+	if (!b || !ctx->run_dir) {
+		free(b);
+		return;
+	}
+	if (!msg)
+		msg = &ignored;
+	snprintf(path, sizeof(path), "%s/history.jsonl", ctx->run_dir);
+	b->comp = comp;
+	b->stop = -1;
+	history_read(path, find_stop, b, NULL);
+	/* No history (a run that never started its workloads): nothing
+	 * to say of before. */
+	if (!b->lines) {
+		free(b);
+		return;
+	}
+	/* Not seen while the run went on: it stopped after, by the check. */
+	at_check = b->stop < 0;
+	if (at_check)
+		b->stop = b->last;
+	b->crash = -1;
+	history_read(path, find_faults, b, NULL);
+	if (b->crash < 0)
+		b->crash = b->stop;
+	history_read(path, find_ddl, b, NULL);
+	buf_printf(msg, NULL, "; %s %.1fs; faults before: ", at_check
+		   ? "seen at the check, after the run's end at" : "at",
+		   (double)b->stop / 1e9);
+	buf_printf(details, NULL, ",\"stopped_at_ms\":%lld,\"seen_at_check\":"
+		   "%s", (long long)(b->stop / NS_PER_MS),
+		   at_check ? "true" : "false");
+	if (!b->faults.n)
+		buf_addstr(msg, "none", NULL);
+	list(&b->faults, SHOWN_FAULTS, "faults_before", msg, details);
+	if (b->crash == b->stop)
+		buf_addstr(msg, "; DDL just before: ", NULL);
+	else
+		buf_printf(msg, NULL, "; DDL before the %s at %.1fs: ",
+			   b->crash_f, (double)b->crash / 1e9);
+	if (!b->ddl.n)
+		buf_addstr(msg, "none", NULL);
+	list(&b->ddl, SHOWN_DDL, "ddl_before", msg, details);
+	buf_release(&ignored);
+	free(b);
+}
+
+/*
+ * Events the replica skipped (cluster.local.replica_skip_errors):
+ * tolerated, never silent. Counted whenever errors are to be skipped or
+ * any were.
+ */
+static void skipped(const struct check_ctx *ctx, const struct component *comp,
+		    struct buf *msg, struct buf *details, long *sum)
+{
+	const struct suite_local *l = &ctx->suite->local;
+	struct err why = ERR_INIT;
+	long total = 0;
+	int restarts = 0;
+
+	if (component_replica_skipped(ctx->cluster, comp, &total, &restarts,
+				      &why)) {
+		if (l->nskip_errors)
+			buf_printf(msg, NULL, "; %s: skipped events not "
+				   "counted: %s", comp->name, why.msg);
+		return;
+	}
+	if (!total && !l->nskip_errors)
+		return;
+	*sum += total;
+	buf_printf(details, NULL, ",\"skipped\":%ld,\"restarts\":%d", total,
+		   restarts);
+	buf_printf(msg, NULL, "; tolerated: %s skipped %ld event%s on "
+		   "errors ", comp->name, total, total == 1 ? "" : "s");
+	for (size_t i = 0; i < l->nskip_errors; i++)
+		buf_printf(msg, NULL, "%s%ld", i ? "," : "", l->skip_errors[i]);
+	if (!l->nskip_errors)
+		buf_addstr(msg, "its server skips", NULL);
+	buf_printf(msg, NULL, " (Slave_skipped_errors%s)", restarts
+		   ? ", at least: counted over restarts" : "");
+}
+
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
 	struct cluster *c = ctx->cluster;
 	int64_t timeout = suite_opt(it, "timeout")->i, start = clock_mono_ns();
 	size_t replicas = 0, behind = 0;
-	char first[400] = "";
+	struct buf first = BUF_INIT, tolerated = BUF_INIT;
+	long skips = 0;
 
 	if (cluster_ticdc(c))
 		return ticdc(ctx, it, r, e);
@@ -82,7 +283,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		const struct component *comp = &c->comps[i];
 		struct replica_stop stop;
 		struct err why = ERR_INIT;
-		int stopped = 0;
+		int stopped = 0, is_first;
 		long lag = -1;
 
 		if (!comp->replicates)
@@ -117,36 +318,44 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			   "\"lag\":%ld,\"error\":", replicas ? "," : "",
 			   comp->name, lag);
 		json_quote(&r->details, why.msg, NULL);
+		is_first = lag != 0 && !first.len;
+		if (is_first)
+			buf_printf(&first, NULL, "%s: %s", comp->name,
+				   err_isset(&why) ? why.msg : "still behind");
 		if (stopped) {
 			buf_printf(&r->details, NULL, ",\"sql_errno\":%ld,"
 				   "\"gtid\":", stop.sql_errno);
 			json_quote(&r->details, stop.gtid, NULL);
 			buf_addstr(&r->details, ",\"position\":", NULL);
 			json_quote(&r->details, stop.position, NULL);
+			evidence(ctx, comp->name, is_first ? &first : NULL,
+				 &r->details);
 		}
+		skipped(ctx, comp, &tolerated, &r->details, &skips);
 		buf_addch(&r->details, '}', NULL);
 		replicas++;
-		if (lag != 0) {
-			behind++;
-			if (!first[0])
-				snprintf(first, sizeof(first), "%s: %s",
-					 comp->name, err_isset(&why) ? why.msg
-					 : "still behind");
-		}
+		behind += lag != 0;
 	}
 	buf_addch(&r->details, ']', NULL);
-	snprintf(r->numbers, sizeof(r->numbers), "replicas=%zu behind=%zu",
-		 replicas, behind);
+	snprintf(r->numbers, sizeof(r->numbers), "replicas=%zu behind=%zu%s",
+		 replicas, behind, tolerated.len ? " skipped=" : "");
+	if (tolerated.len)
+		snprintf(r->numbers + strlen(r->numbers), sizeof(r->numbers) -
+			 strlen(r->numbers), "%ld", skips);
 	if (!replicas)
 		check_verdict(r, VERDICT_SKIP, "no replica or changefeed in "
 			      "the cluster");
 	else if (behind)
 		check_verdict(r, VERDICT_FAIL, "%zu of %zu replicas not caught "
-			      "up; %s", behind, replicas, first);
+			      "up; %s%s", behind, replicas, buf_str(&first),
+			      buf_str(&tolerated));
 	else
 		check_verdict(r, VERDICT_PASS, "%zu replica%s running, caught "
-			      "up in %.1fs", replicas, replicas == 1 ? "" : "s",
-			      (double)(clock_mono_ns() - start) / NS_PER_SEC);
+			      "up in %.1fs%s", replicas, replicas == 1 ? ""
+			      : "s", (double)(clock_mono_ns() - start) /
+			      NS_PER_SEC, buf_str(&tolerated));
+	buf_release(&first);
+	buf_release(&tolerated);
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -71,6 +72,13 @@ char **argv_dup(const char *const *argv)
 	for (size_t i = 0; i < n; i++)
 		out[i] = xstrdup(argv[i]);
 	return out;
+}
+
+void argv_free(char **argv)
+{
+	for (char **a = argv; a && *a; a++)
+		free(*a);
+	free(argv);
 }
 
 char *find_program(const char *name)
@@ -201,6 +209,7 @@ void cluster_close(struct cluster *c)
 	free(c->topology_path);
 	free(c->changefeed);
 	free(c->sink_uri);
+	free(c->tally);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -582,6 +591,65 @@ out:
 	return rc;
 }
 
+struct replica_tally {
+	long before;		/* skipped in the lives that ended */
+	long last;		/* the counter at the last ask */
+	int64_t uptime;		/* the server's Uptime then */
+	int lives;
+};
+
+static pthread_mutex_t tally_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int component_replica_skipped(struct cluster *c, const struct component *comp,
+			      long *total, int *restarts, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct sql_result r = SQL_RESULT_INIT;
+	int64_t skipped = -1, uptime = -1;
+	size_t i = (size_t)(comp - c->comps);
+	struct replica_tally *t;
+	int rc;
+
+	rc = sql_open(comp, &s, e) ||
+	     sql_query(&s, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+		       "('Slave_skipped_errors', 'Uptime')", &r, e);
+	for (size_t row = 0; !rc && row < r.nrows; row++) {
+		const char *name = sql_cell(&r, row, "Variable_name");
+		const char *v = sql_cell(&r, row, "Value");
+		int64_t n;
+
+		if (!name || !v || parse_int64(v, 0, INT64_MAX, &n, NULL))
+			continue;
+		if (!strcmp(name, "Uptime"))
+			uptime = n;
+		else
+			skipped = n;
+	}
+	sql_result_release(&r);
+	sql_close(&s);
+	if (!rc && (skipped < 0 || uptime < 0))
+		rc = err_set(e, ERR_INFRA, "%s: no Slave_skipped_errors or "
+			     "Uptime in SHOW GLOBAL STATUS", comp->name);
+	pthread_mutex_lock(&tally_lock);
+	if (!c->tally)
+		c->tally = calloc(c->ncomps + 1, sizeof(*c->tally));
+	t = c->tally && i < c->ncomps ? &c->tally[i] : NULL;
+	if (t && !rc) {
+		/* A new life: its counter began at 0. */
+		if (!t->lives || uptime < t->uptime || skipped < t->last) {
+			t->before += t->last;
+			t->last = 0;
+			t->lives++;
+		}
+		t->last = (long)skipped;
+		t->uptime = uptime;
+	}
+	*total = t ? t->before + t->last : 0;
+	*restarts = t && t->lives ? t->lives - 1 : 0;
+	pthread_mutex_unlock(&tally_lock);
+	return rc ? -1 : 0;
+}
+
 static int spawn(struct cluster *c, struct component *comp, struct err *e)
 {
 	struct host *h = component_host(c, comp);
@@ -609,13 +677,28 @@ static int spawn(struct cluster *c, struct component *comp, struct err *e)
 }
 
 /*
+ * A replica whose SQL thread stopped on an error: that does not mend by
+ * waiting. 1 (with `stop`) when `comp` is one, else 0.
+ */
+static int halted(struct cluster *c, struct component *comp,
+		  struct replica_stop *stop)
+{
+	return comp->replicates &&
+	       component_replica_stopped(c, comp, stop, NULL) == 1;
+}
+
+/*
  * Wait until the component is ready (ping_only: answers at all). Fails
  * early when its process is gone, or when it lacks what tichaos needs
- * (ERR_USAGE from ready()).
+ * (ERR_USAGE from ready()). A replica stopped on an SQL error fails at
+ * once too — unless `restart`: then the server is up, which is what a
+ * restart does, and its replication is a failure of its own, for the
+ * progress check to report (said here as a warning).
  */
 static int await(struct cluster *c, struct component *comp, int ping_only,
-		 struct err *e)
+		 int restart, struct err *e)
 {
+	struct replica_stop stop;
 	int64_t deadline = clock_mono_ns() + c->timeout_ns;
 	struct err last = ERR_INIT;
 	struct buf line = BUF_INIT;
@@ -635,6 +718,19 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 		 * tichaos needs (capture_listed). */
 		if (last.class == ERR_USAGE)
 			return err_set(e, ERR_USAGE, "%s", last.msg);
+		if (!ping_only && state == STATE_RUNNING &&
+		    halted(c, comp, &stop)) {
+			if (!restart)
+				return err_set(e, ERR_INFRA, "%s: replication "
+					       "stopped on SQL error %ld after "
+					       "GTID %s: %s", comp->name,
+					       stop.sql_errno, stop.gtid,
+					       stop.error);
+			log_warn("%s is up; its replication stopped on SQL "
+				 "error %ld after GTID %s: %s", comp->name,
+				 stop.sql_errno, stop.gtid, stop.error);
+			return 0;
+		}
 		if (state == STATE_STOPPED || state == STATE_PAUSED ||
 		    clock_mono_ns() >= deadline) {
 			component_last_log_line(c, comp, &line);
@@ -665,7 +761,7 @@ int component_start(struct cluster *c, struct component *comp, struct err *e)
 	if (component_state(c, comp) != STATE_STOPPED)
 		return err_set(e, ERR_INFRA, "%s is already running",
 			       comp->name);
-	return spawn(c, comp, e) || await(c, comp, 0, e) ? -1 : 0;
+	return spawn(c, comp, e) || await(c, comp, 0, 1, e) ? -1 : 0;
 }
 
 /* Send `sig`, then wait at most `timeout_ns` for the process to go. */
@@ -841,12 +937,12 @@ int cluster_up(struct cluster *c, struct err *e)
 		}
 	}
 	for (size_t i = 0; i < c->ncomps; i++)
-		if (await(c, &c->comps[i], 1, e))
+		if (await(c, &c->comps[i], 1, 0, e))
 			goto out;
 	if (c->type->setup && c->type->setup(c, e))
 		goto out;
 	for (size_t i = 0; i < c->ncomps; i++)
-		if (await(c, &c->comps[i], 0, e))
+		if (await(c, &c->comps[i], 0, 0, e))
 			goto out;
 	if (c->topology_path && topology_write(c, c->topology_path, e))
 		goto out;

@@ -93,6 +93,13 @@ struct cluster_options {
 	int pd;
 	int kv;
 	int captures;
+	/* The suite's settings for the local cluster (cluster.local; the
+	 * other kinds have no servers of tichaos's configuration): errors
+	 * the replica skips, and server options (name, value, ...,
+	 * NULL) of the upstream [0] and the downstream [1]. */
+	const long *skip_errors;
+	size_t nskip_errors;
+	char *const *options[2];
 };
 
 #define DEFAULT_PORT_BASE 24000
@@ -129,6 +136,12 @@ struct cluster_type {
 	 * belonged to and clean up after it.
 	 */
 	int (*down)(struct cluster *c, struct err *e);
+	/*
+	 * MAY: the options each server was configured with, and the value
+	 * the running server reports for each ({"up-0": {"configured":
+	 * {...}, "effective": {...}}}), for the run directory.
+	 */
+	int (*server_options)(struct cluster *c, json_t **out, struct err *e);
 	/* MAY: release c->priv. */
 	void (*close)(struct cluster *c);
 };
@@ -157,6 +170,9 @@ struct cluster {
 	/* MAY: TiCDC's changefeed (id, sink URI) from the topology. */
 	char *changefeed;
 	char *sink_uri;
+	/* Skipped replication events per component (component_replica_
+	 * skipped), under a lock of cluster.c's; NULL until asked. */
+	struct replica_tally *tally;
 	void *priv;
 };
 
@@ -288,10 +304,25 @@ int component_replica_stopped(const struct cluster *c,
 			      struct replica_stop *out, struct err *e);
 
 /*
+ * Events the replica skipped on errors it was told to skip (MariaDB's
+ * Slave_skipped_errors) since the cluster was opened, summed over every
+ * start of the server: the status counts from each start (told by its
+ * Uptime going back), so each ask adds what the previous life had
+ * reached. What a server skipped after the last ask before a kill -9 is
+ * not seen: *restarts (how many starts were summed over, minus one) says
+ * how often that could have been. Thread-safe. 0, or -1 when it cannot
+ * be asked (the total stays what it was).
+ */
+int component_replica_skipped(struct cluster *c, const struct component *comp,
+			      long *total, int *restarts, struct err *e);
+
+/*
  * Start the component with its start argv (in a new session, output to its
  * log), record its pid, and wait until ready. Fails when it exits or is not
  * ready within the cluster's timeout, naming the component and the last
- * line of its log.
+ * line of its log. A replica that comes up with its SQL thread stopped on
+ * an error is started (a warning says so): its replication is not the
+ * start's to mend, and the progress check reports it.
  */
 int component_start(struct cluster *c, struct component *comp, struct err *e);
 
@@ -349,6 +380,9 @@ char *find_program(const char *name);
 
 /* A malloc'd copy of a NULL-terminated argv (a component's start). */
 char **argv_dup(const char *const *argv);
+
+/* Free what argv_dup made (NULL is fine). */
+void argv_free(char **argv);
 
 /*
  * `dir` as an absolute path with symlinks resolved, whether it exists or

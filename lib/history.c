@@ -347,3 +347,117 @@ int history_close(struct history *h, struct err *e)
 	free(h);
 	return rc;
 }
+
+const char *history_ddl_op(const char *f)
+{
+	static const char *const ops[] = {
+		"drop_create", "drop_recover", "truncate", "drop_add",
+		"remove_repartition", "exchange", "reorganize", NULL,
+	};
+
+	for (int i = 0; ops[i]; i++)
+		if (!strcmp(ops[i], f))
+			return ops[i];
+	return NULL;
+}
+
+/* At `p`: `,"key":"text"` into out (p past it), else "" (p stays). */
+static const char *take_string(const char *p, const char *key, char *out,
+			       size_t size)
+{
+	size_t n = strlen(key);
+	const char *end;
+
+	out[0] = '\0';
+	if (p[0] != ',' || p[1] != '"' || strncmp(p + 2, key, n) ||
+	    strncmp(p + 2 + n, "\":\"", 3))
+		return p;
+	p += n + 5;
+	end = strchr(p, '"');
+	if (!end)
+		return p - n - 5;
+	snprintf(out, size, "%.*s", (int)(end - p), p);
+	return end + 1;
+}
+
+/* A JSON string at `p` (its opening quote): past its closing quote. */
+static const char *skip_string(const char *p)
+{
+	for (p++; *p && *p != '"'; p++)
+		if (*p == '\\' && p[1])
+			p++;
+	return *p ? p + 1 : p;
+}
+
+static int parse_line(const char *line, size_t len, struct history_line *l)
+{
+	const char *p;
+	char *end;
+
+	memset(l, 0, sizeof(*l));
+	l->id = -1;
+	if (strncmp(line, "{\"time\":", 8))
+		return -1;
+	l->time = strtoll(line + 8, &end, 10);
+	p = end;
+	if (strncmp(p, ",\"process\":", 11))
+		return -1;
+	p += 11;
+	if (!strncmp(p, "\"nemesis\"", 9)) {
+		l->process = HISTORY_NEMESIS;
+		p += 9;
+	} else if (!strncmp(p, "\"monitor\"", 9)) {
+		l->process = HISTORY_MONITOR;
+		p += 9;
+	} else {
+		l->process = (int)strtol(p, &end, 10);
+		if (end == p)
+			return -1;
+		p = end;
+	}
+	p = take_string(p, "type", l->type, sizeof(l->type));
+	p = take_string(p, "f", l->f, sizeof(l->f));
+	p = take_string(p, "table", l->table, sizeof(l->table));
+	p = take_string(p, "node", l->node, sizeof(l->node));
+	p = take_string(p, "target", l->target, sizeof(l->target));
+	if (!strncmp(p, ",\"id\":", 6)) {
+		l->id = strtoll(p + 6, &end, 10);
+		p = end;
+	}
+	if (!strncmp(p, ",\"error\":\"", 10))
+		p = skip_string(p + 9);
+	if (!strncmp(p, ",\"value\":", 9)) {
+		l->value = p + 9;
+		/* Up to the record's closing brace. */
+		l->value_len = (size_t)(line + len - 1 - l->value);
+		while (l->value_len && l->value[l->value_len] != '}')
+			l->value_len--;
+	}
+	return l->type[0] ? 0 : -1;
+}
+
+int history_read(const char *path,
+		 int (*fn)(const struct history_line *l, void *arg),
+		 void *arg, struct err *e)
+{
+	struct history_line l;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *in = fopen(path, "re");
+
+	if (!in)
+		return errno == ENOENT ? 0 : err_errno(e, errno, "cannot read "
+						       "'%s'", path);
+	while ((n = getline(&line, &cap, in)) > 0) {
+		/* The last line without its newline was cut by a kill. */
+		if (line[n - 1] != '\n')
+			break;
+		line[--n] = '\0';
+		if (!parse_line(line, (size_t)n, &l) && fn(&l, arg))
+			break;
+	}
+	free(line);
+	fclose(in);
+	return 0;
+}

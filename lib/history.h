@@ -92,6 +92,44 @@ int history_failed(struct history *h, struct err *e);
 int history_close(struct history *h, struct err *e);
 
 /*
+ * Reading history.jsonl back: the fields every reader looks at, taken in
+ * the order history_format writes them (so a field's name inside an error
+ * text or a value is never mistaken for the field), without parsing the
+ * whole line. Strings are truncated to fit.
+ */
+struct history_line {
+	int64_t time;
+	/* >= 0 a worker, HISTORY_NEMESIS, HISTORY_MONITOR. */
+	int process;
+	char type[16];
+	char f[64];
+	char table[160];
+	char node[128];
+	char target[160];
+	int64_t id;		/* -1: none */
+	/* MAY: the "value" JSON, as written (not NUL-terminated). */
+	const char *value;
+	size_t value_len;
+};
+
+/*
+ * Call `fn` for each complete line of `path` (a last line without its
+ * newline is skipped, as is a line that is not a history record), in
+ * file order, until it returns non-zero. A missing file is no line.
+ * Fails when the file cannot be read.
+ */
+int history_read(const char *path,
+		 int (*fn)(const struct history_line *l, void *arg),
+		 void *arg, struct err *e);
+
+/*
+ * The DDL operation of the workloads `f` names (drop_create, truncate,
+ * reorganize, ...), as a string that lives as long as the program; NULL
+ * when it names none. After one, a table's ids may start again.
+ */
+const char *history_ddl_op(const char *f);
+
+/*
  * Append `s` as a JSON string (quoted, escaped). Bytes that are not
  * well-formed UTF-8 (a server's error text, a corrupt file) become
  * U+FFFD, so that the output always parses.

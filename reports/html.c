@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/history.h"
 #include "reports/report.h"
 
 #define MAX_SECONDS 86400
@@ -25,7 +26,8 @@ struct window {
 struct mark {
 	double at;
 	char what[160];
-	int kind;		/* 0 DDL, 1 owner change, 2 instant fault */
+	int kind;		/* 0 DDL, 1 owner change, 2 instant fault,
+				 * 3 the replica stopped, ran, skipped */
 };
 
 /* A workload's steps, from results.json (per_step). */
@@ -69,48 +71,6 @@ static void html(struct buf *out, const char *s)
 		}
 }
 
-/* The string value of "key" in a JSON line (no unescaping needed for the
- * plain names looked up here), or "". */
-static void field(const char *line, const char *key, char *out, size_t size)
-{
-	char pat[64];
-	const char *p, *end;
-
-	snprintf(pat, sizeof(pat), "\"%s\":\"", key);
-	out[0] = '\0';
-	p = strstr(line, pat);
-	if (!p)
-		return;
-	p += strlen(pat);
-	end = strchr(p, '"');
-	if (end)
-		snprintf(out, size, "%.*s", (int)(end - p), p);
-}
-
-static long number(const char *line, const char *key, long dflt)
-{
-	char pat[64];
-	const char *p;
-
-	snprintf(pat, sizeof(pat), "\"%s\":", key);
-	p = strstr(line, pat);
-	return p && p[strlen(pat)] != '"' ? strtol(p + strlen(pat), NULL, 10)
-					  : dflt;
-}
-
-static int is_ddl(const char *f)
-{
-	static const char *const ops[] = {
-		"drop_create", "drop_recover", "truncate", "drop_add",
-		"remove_repartition", "exchange", "reorganize", NULL,
-	};
-
-	for (int i = 0; ops[i]; i++)
-		if (!strcmp(ops[i], f))
-			return 1;
-	return 0;
-}
-
 static void *grow(void *p, size_t n, size_t size)
 {
 	void *q = realloc(p, (n + 1) * size);
@@ -120,76 +80,68 @@ static void *grow(void *p, size_t n, size_t size)
 	return q;
 }
 
+static void add_mark(struct timeline *t, double at, int kind,
+		     const char *what)
+{
+	t->m = grow(t->m, t->nm, sizeof(*t->m));
+	t->m[t->nm].at = at;
+	t->m[t->nm].kind = kind;
+	snprintf(t->m[t->nm].what, sizeof(t->m[0].what), "%s", what);
+	t->nm++;
+}
+
+static int timeline_line(const struct history_line *l, void *arg)
+{
+	struct timeline *t = arg;
+	double at = (double)l->time / 1e9;
+	char what[160];
+
+	/* Not a time of the run (a corrupt line): not drawn. */
+	if (at < 0 || at >= MAX_SECONDS)
+		return 0;
+	if (l->process == HISTORY_NEMESIS && !strcmp(l->type, "info")) {
+		if (!strcmp(l->f, "kill") || !strcmp(l->f, "pause")) {
+			t->w = grow(t->w, t->nw, sizeof(*t->w));
+			t->w[t->nw].from = at;
+			t->w[t->nw].to = -1;
+			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
+				 "%.20s %.70s", l->f, l->target);
+			t->nw++;
+		} else if (!strcmp(l->f, "restart") ||
+			   !strcmp(l->f, "continue")) {
+			for (size_t i = t->nw; i-- > 0;)
+				if (t->w[i].to < 0) {
+					t->w[i].to = at;
+					break;
+				}
+		} else {
+			snprintf(what, sizeof(what), "%.40s %.100s", l->f,
+				 l->target);
+			add_mark(t, at, 2, what);
+		}
+	} else if (l->process == HISTORY_MONITOR) {
+		int replica = !strncmp(l->f, "replica_", 8);
+
+		snprintf(what, sizeof(what), "%.20s %.40s %.*s",
+			 replica ? l->f : "owner", l->target,
+			 (int)(l->value_len < 90 ? l->value_len : 90),
+			 l->value ? l->value : "");
+		add_mark(t, at, replica ? 3 : 1, what);
+	} else if (l->process >= 0 && !strcmp(l->type, "invoke") &&
+		   history_ddl_op(l->f)) {
+		snprintf(what, sizeof(what), "%.40s %.100s", l->f, l->table);
+		add_mark(t, at, 0, what);
+	}
+	return 0;
+}
+
 static void read_history(struct timeline *t, const char *run_dir)
 {
-	char path[4200], f[64], type[16], target[160], proc[16];
-	char *line = NULL;
-	size_t cap = 0;
-	FILE *in;
+	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
-	in = fopen(path, "re");
-	if (!in)
-		return;
-	while (getline(&line, &cap, in) > 0) {
-		double at = (double)number(line, "time", 0) / 1e9;
-
-		/* Not a time of the run (a corrupt line): not drawn. */
-		if (at < 0 || at >= MAX_SECONDS)
-			continue;
-		field(line, "type", type, sizeof(type));
-		field(line, "f", f, sizeof(f));
-		field(line, "process", proc, sizeof(proc));
-		field(line, "target", target, sizeof(target));
-		if (!strcmp(proc, "nemesis") && !strcmp(type, "info")) {
-			if (!strcmp(f, "kill") || !strcmp(f, "pause")) {
-				t->w = grow(t->w, t->nw, sizeof(*t->w));
-				t->w[t->nw].from = at;
-				t->w[t->nw].to = -1;
-				snprintf(t->w[t->nw].what,
-					 sizeof(t->w[0].what), "%.20s %.70s",
-					 f, target);
-				t->nw++;
-			} else if (!strcmp(f, "restart") ||
-				   !strcmp(f, "continue")) {
-				for (size_t i = t->nw; i-- > 0;)
-					if (t->w[i].to < 0) {
-						t->w[i].to = at;
-						break;
-					}
-			} else {
-				t->m = grow(t->m, t->nm, sizeof(*t->m));
-				t->m[t->nm].at = at;
-				t->m[t->nm].kind = 2;
-				snprintf(t->m[t->nm].what,
-					 sizeof(t->m[0].what), "%.40s %.100s",
-					 f, target);
-				t->nm++;
-			}
-		} else if (!strcmp(proc, "monitor")) {
-			const char *v = strstr(line, "\"value\":");
-
-			t->m = grow(t->m, t->nm, sizeof(*t->m));
-			t->m[t->nm].at = at;
-			t->m[t->nm].kind = 1;
-			snprintf(t->m[t->nm].what, sizeof(t->m[0].what),
-				 "owner %.40s %.100s", target,
-				 v ? v + 8 : "");
-			t->nm++;
-		} else if (!proc[0] && !strcmp(type, "invoke") && is_ddl(f)) {
-			char table[128];
-
-			field(line, "table", table, sizeof(table));
-			t->m = grow(t->m, t->nm, sizeof(*t->m));
-			t->m[t->nm].at = at;
-			t->m[t->nm].kind = 0;
-			snprintf(t->m[t->nm].what, sizeof(t->m[0].what),
-				 "%.40s %.100s", f, table);
-			t->nm++;
-		}
-	}
-	free(line);
-	fclose(in);
+	/* An unreadable history draws no timeline; the verdicts stand. */
+	history_read(path, timeline_line, t, NULL);
 }
 
 #define W 900
@@ -285,7 +237,9 @@ static void timeline_svg(struct buf *out, const struct timeline *t)
 	shade(out, t, height);
 	axis(out, t->seconds, height, "faults, DDL, owners");
 	for (size_t i = 0; i < t->nm; i++) {
-		static const char *const cls[] = { "ddl", "owner", "instant" };
+		static const char *const cls[] = {
+			"ddl", "owner", "instant", "replica",
+		};
 		int y = 30 + 25 * t->m[i].kind;
 
 		buf_printf(out, NULL, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3\" "
@@ -323,10 +277,19 @@ static void verdicts(struct buf *out, const json_t *results)
 			buf_addstr(out, "<tr><td>", NULL);
 			html(out, str(it, "name"));
 			buf_printf(out, NULL, "</td><td class=\"v-%s\">%s"
-				   "</td><td>", str(it, "verdict"),
-				   str(it, "verdict"));
+				   "</td><td>", results_item_verdict(it),
+				   results_item_verdict(it));
 			html(out, *summary ? summary : *str(it, "message")
 			     ? str(it, "message") : str(it, "skip"));
+			if (*str(it, "known")) {
+				buf_addstr(out, "<br>known failure: ", NULL);
+				html(out, str(it, "known"));
+			}
+			if (*str(it, "unmet")) {
+				buf_addstr(out, "<br><b>", NULL);
+				html(out, str(it, "unmet"));
+				buf_addstr(out, "</b>", NULL);
+			}
 			buf_addstr(out, "</td></tr>\n", NULL);
 		}
 	}
@@ -423,13 +386,14 @@ static int build(const json_t *results, const char *run_dir,
 		   "margin:2em;color:#222}\ntable{border-collapse:collapse}\n"
 		   "td,th{border:1px solid #ccc;padding:3px 8px;text-align:"
 		   "left}\n.v-pass{background:#dfd}.v-fail,.v-unknown,.v-error"
-		   "{background:#fdd}.v-skip{background:#eee}\n.fault{fill:"
+		   "{background:#fdd}.v-skip{background:#eee}.v-known{background:"
+		   "#fe9}\n.fault{fill:"
 		   "#f99;opacity:.35}.axis{stroke:#888}.tick{font-size:11px;"
 		   "fill:#555}\n.ops{fill:none;stroke:#36c;stroke-width:1.5}"
 		   ".errors{fill:none;stroke:#c00;stroke-width:1}"
 		   ".p50{fill:none;stroke:#393;stroke-width:1.5}.p99{fill:none;"
 		   "stroke:#c63;stroke-width:1.5}\n.ddl{fill:#36c}.owner{fill:"
-		   "#939}.instant{fill:#c00}\npre{background:#f6f6f6;padding:"
+		   "#939}.instant{fill:#c00}.replica{fill:#e80}\npre{background:#f6f6f6;padding:"
 		   "8px;overflow:auto;max-height:30em}\n</style></head><body>\n",
 		   e);
 	buf_addstr(out, "<h1>", e);
@@ -457,7 +421,8 @@ static int build(const json_t *results, const char *run_dir,
 	verdicts(out, results);
 	buf_addstr(out, "<h2>Timeline</h2>\n<p>Shaded: components down or "
 		   "paused. Dots: DDL (blue), owner changes (purple), other "
-		   "faults (red); hover for details.</p>\n", e);
+		   "faults (red), the replica stopping or skipping (orange); "
+		   "hover for details.</p>\n", e);
 	timeline_svg(out, &t);
 	for (size_t i = 0; i < t.ns; i++) {
 		buf_addstr(out, "<h2>", e);

@@ -62,6 +62,10 @@ static int build(const json_t *results, const char *run_dir,
 			const json_t *it = json_array_get(items, i);
 
 			tests++;
+			if (json_object_get(it, "known")) {
+				skipped++;
+				continue;
+			}
 			failures += is(it, "fail");
 			errors += is(it, "unknown") || is(it, "error");
 			skipped += is(it, "skip") || skip;
@@ -92,7 +96,12 @@ static int build(const json_t *results, const char *run_dir,
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
-			const char *tag = is(it, "fail") ? "failure"
+			const char *known = json_string_value(
+				json_object_get(it, "known"));
+			const char *unmet = json_string_value(
+				json_object_get(it, "unmet"));
+			const char *tag = known ? NULL
+					  : is(it, "fail") ? "failure"
 					  : is(it, "unknown") ||
 					    is(it, "error") ? "error" : NULL;
 
@@ -103,12 +112,22 @@ static int build(const json_t *results, const char *run_dir,
 			buf_printf(out, e, "\" time=\"%.3f\"",
 				   (double)json_integer_value(json_object_get(
 					   it, "took_ms")) / 1000.0);
-			if (!tag && !is(it, "skip") && !skip) {
+			if (!tag && !known && !unmet && !is(it, "skip") &&
+			    !skip) {
 				buf_addstr(out, "/>\n", e);
 				continue;
 			}
 			buf_addstr(out, ">\n", e);
-			if (tag) {
+			if (known) {
+				/* A known failure: skipped, with its note
+				 * and what it said. */
+				buf_addstr(out, "      <skipped message=\""
+					   "known failure: ", e);
+				xml(out, known);
+				buf_addstr(out, "\">", e);
+				xml(out, str(it, "message"));
+				buf_addstr(out, "</skipped>\n", e);
+			} else if (tag) {
 				buf_printf(out, e, "      <%s type=\"%s\" "
 					   "message=\"", tag,
 					   str(it, "verdict"));
@@ -116,10 +135,15 @@ static int build(const json_t *results, const char *run_dir,
 				buf_addstr(out, "\">", e);
 				xml(out, str(it, "numbers"));
 				buf_printf(out, e, "</%s>\n", tag);
-			} else {
+			} else if (is(it, "skip") || skip) {
 				buf_addstr(out, "      <skipped message=\"", e);
 				xml(out, skip ? skip : str(it, "skip"));
 				buf_addstr(out, "\"/>\n", e);
+			}
+			if (unmet) {
+				buf_addstr(out, "      <system-out>", e);
+				xml(out, unmet);
+				buf_addstr(out, "</system-out>\n", e);
 			}
 			buf_addstr(out, "    </testcase>\n", e);
 		}

@@ -37,11 +37,21 @@ int results_exit_code(const json_t *results)
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
 
+			/* A known failure (the suite's expect:) fails
+			 * nothing; it is shown as known. */
+			if (json_object_get(it, "known"))
+				continue;
 			fail |= item_is(it, "fail");
 			error |= item_is(it, "unknown") || item_is(it, "error");
 		}
 	}
 	return fail ? 1 : error ? 3 : 0;
+}
+
+const char *results_item_verdict(const json_t *item)
+{
+	return json_object_get(item, "known") ? "known"
+	       : json_string_value(json_object_get(item, "verdict"));
 }
 
 const char *results_verdict(const json_t *results)
@@ -109,6 +119,12 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 			if (item_is(it, "skip"))
 				buf_printf(out, e, " # SKIP %s",
 					   str(it, "skip"));
+			else if (bad && *str(it, "known"))
+				buf_printf(out, e, " # TODO known failure: %s",
+					   str(it, "known"));
+			else if (!bad && *str(it, "unmet"))
+				buf_printf(out, e, " # TODO %s",
+					   str(it, "unmet"));
 			buf_addch(out, '\n', e);
 			if (!bad)
 				continue;
@@ -118,6 +134,10 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 			if (*str(it, "numbers")) {
 				buf_addstr(out, "\n  numbers: ", e);
 				quoted(out, str(it, "numbers"));
+			}
+			if (*str(it, "unmet")) {
+				buf_addstr(out, "\n  expected: ", e);
+				quoted(out, str(it, "unmet"));
 			}
 			buf_addstr(out, "\n  run_dir: ", e);
 			quoted(out, dir);

@@ -9,7 +9,9 @@
  * results.json holds, for every workload, fault and check of the suite, an
  * item with "name", "verdict" (pass, fail, unknown, error, skip),
  * "summary" (the line's text), "message" (the diagnostic of a failure) and
- * "skip" (why it was skipped).
+ * "skip" (why it was skipped); a check the suite's expect: entries name
+ * may have "known" (the note of the expected failure it is: it fails
+ * nothing) or "unmet" (an expected failure that did not occur).
  */
 
 #include <jansson.h>
@@ -31,6 +33,12 @@ extern const struct report_type *const report_types[];
 
 /* The exit code the results call for (DESIGN §3). */
 int results_exit_code(const json_t *results);
+
+/*
+ * An item's verdict as reports show it: "known" for a failure the suite
+ * declared (its "known" note, from expect:), else its "verdict".
+ */
+const char *results_item_verdict(const json_t *item);
 
 /* The top-level verdict for that exit code: pass, fail, error, ... */
 const char *results_verdict(const json_t *results);

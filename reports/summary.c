@@ -41,12 +41,19 @@ int report_summary_text(const json_t *results, struct buf *out,
 			const char *summary = str(it, "summary");
 
 			if (!*summary)
-				summary = str(it, "skip");
+				summary = *str(it, "skip") ? str(it, "skip")
+							   : str(it, "message");
 			buf_printf(out, e, "%-24s %-8s %s\n", str(it, "name"),
-				   str(it, "verdict"), summary);
+				   results_item_verdict(it), summary);
 			if (*str(it, "numbers"))
 				buf_printf(out, e, "%-24s %-8s %s\n", "", "",
 					   str(it, "numbers"));
+			if (*str(it, "known"))
+				buf_printf(out, e, "%-24s %-8s known failure: "
+					   "%s\n", "", "", str(it, "known"));
+			if (*str(it, "unmet"))
+				buf_printf(out, e, "%-24s %-8s %s\n", "", "",
+					   str(it, "unmet"));
 		}
 	}
 	return err_isset(e) ? -1 : 0;

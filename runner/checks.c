@@ -1,6 +1,7 @@
 #include "runner/checks.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "lib/clock.h"
@@ -17,6 +18,71 @@ void checks_run(const struct check_ctx *ctx, struct check_result *out)
 		log_info("check %zu %s: %s: %s", i + 1, s->checks[i].kind,
 			 verdict_name(out[i].verdict), out[i].message);
 	}
+}
+
+/*
+ * The suite's expect: entries on the check items. A failing (or
+ * undecided) check whose message an entry matches is known: "known" holds
+ * the entry's note, and it fails nothing. An entry no check met is said
+ * on every check of its kind: "unmet" (docs/suite-format.md#expect).
+ */
+static void expectations(const struct suite *s, json_t *items)
+{
+	char *met = calloc(s->nexpects + 1, 1);
+
+	if (!met)
+		return;
+	for (size_t i = 0; i < json_array_size(items); i++) {
+		json_t *o = json_array_get(items, i);
+		const char *v = json_string_value(json_object_get(o,
+								  "verdict"));
+		const struct suite_expect *x;
+
+		if (strcmp(v, "fail") && strcmp(v, "unknown"))
+			continue;
+		x = suite_expected(s, s->checks[i].kind,
+				   json_string_value(json_object_get(
+					   o, "message")));
+		if (!x)
+			continue;
+		met[x - s->expects] = 1;
+		json_object_set_new(o, "known", json_string(x->note));
+		log_info("check %zu %s: a known failure (expect at line %d): "
+			 "%s", i + 1, s->checks[i].kind, x->line, x->note);
+	}
+	for (size_t k = 0; k < s->nexpects; k++) {
+		const struct suite_expect *x = &s->expects[k];
+		struct buf text = BUF_INIT;
+
+		if (met[k])
+			continue;
+		buf_printf(&text, NULL, "expected failure did not occur "
+			   "(line %d: %s) — fixed? %s", x->line, x->match,
+			   x->note);
+		for (size_t i = 0; i < json_array_size(items); i++) {
+			json_t *o = json_array_get(items, i);
+			const char *had = json_string_value(json_object_get(
+				o, "unmet"));
+
+			if (strcmp(s->checks[i].kind, x->check))
+				continue;
+			if (had) {
+				struct buf both = BUF_INIT;
+
+				buf_printf(&both, NULL, "%s; %s", had,
+					   buf_str(&text));
+				json_object_set_new(o, "unmet", json_string(
+					buf_str(&both)));
+				buf_release(&both);
+			} else {
+				json_object_set_new(o, "unmet", json_string(
+					buf_str(&text)));
+			}
+		}
+		log_warn("%s", buf_str(&text));
+		buf_release(&text);
+	}
+	free(met);
 }
 
 json_t *checks_items(const struct suite *s, const struct check_result *res)
@@ -53,6 +119,7 @@ json_t *checks_items(const struct suite *s, const struct check_result *res)
 				    : json_object());
 		json_array_append_new(items, o);
 	}
+	expectations(s, items);
 	return items;
 }
 

@@ -10,6 +10,7 @@
 #include "lib/etcd.h"
 #include "lib/history.h"
 #include "lib/log.h"
+#include "lib/sql.h"
 #include "runner/plan.h"
 #include "runner/run.h"
 #include "runner/suite.h"
@@ -267,6 +268,85 @@ static void *monitor_main(void *arg)
 	return NULL;
 }
 
+/* What the replica watch last recorded of one component. */
+struct replica_seen {
+	long skipped;
+	int stopped;
+};
+
+static void record_replica(struct nemesis *n, struct history_slot *slot,
+			   const struct component *comp, const char *f,
+			   const struct buf *value)
+{
+	struct history_event ev = { history_now(n->run->history),
+				    HISTORY_MONITOR, "info", f, NULL, NULL,
+				    comp->name, -1, NULL, buf_str(value) };
+
+	history_record(slot, &ev);
+}
+
+static void watch_replica(struct nemesis *n, struct history_slot *slot,
+			  const struct component *comp,
+			  struct replica_seen *seen)
+{
+	struct cluster *c = n->ctx.cluster;
+	struct replica_stop stop;
+	struct buf v = BUF_INIT;
+	long skipped = 0;
+	int restarts = 0, rc;
+
+	if (!component_replica_skipped(c, comp, &skipped, &restarts, NULL) &&
+	    skipped > seen->skipped) {
+		buf_printf(&v, NULL, "{\"skipped\":%ld,\"new\":%ld,"
+			   "\"restarts\":%d}", skipped,
+			   skipped - seen->skipped, restarts);
+		record_replica(n, slot, comp, "replica_skipped", &v);
+		seen->skipped = skipped;
+	}
+	rc = component_replica_stopped(c, comp, &stop, NULL);
+	if (rc == 1 && !seen->stopped) {
+		buf_reset(&v);
+		buf_printf(&v, NULL, "{\"sql_errno\":%ld,\"gtid\":",
+			   stop.sql_errno);
+		json_quote(&v, stop.gtid, NULL);
+		buf_addstr(&v, ",\"position\":", NULL);
+		json_quote(&v, stop.position, NULL);
+		buf_addstr(&v, ",\"error\":", NULL);
+		json_quote(&v, stop.error, NULL);
+		buf_addch(&v, '}', NULL);
+		record_replica(n, slot, comp, "replica_stopped", &v);
+		seen->stopped = 1;
+	} else if (rc == 0 && seen->stopped &&
+		   !component_ready(c, comp, NULL)) {
+		buf_reset(&v);
+		buf_addstr(&v, "{}", NULL);
+		record_replica(n, slot, comp, "replica_running", &v);
+		seen->stopped = 0;
+	}
+	buf_release(&v);
+}
+
+static void *replica_main(void *arg)
+{
+	struct nemesis *n = arg;
+	struct cluster *c = n->ctx.cluster;
+	struct history_slot *slot = history_slot(n->run->history);
+	struct replica_seen *seen = calloc(c->ncomps + 1, sizeof(*seen));
+
+	if (!seen)
+		return NULL;
+	sql_thread_init();
+	while (!stopping(n)) {
+		for (size_t i = 0; i < c->ncomps; i++)
+			if (c->comps[i].replicates && c->comps[i].sql_port)
+				watch_replica(n, slot, &c->comps[i], &seen[i]);
+		clock_sleep_ns(250 * NS_PER_MS, &n->run->stop);
+	}
+	sql_thread_end();
+	free(seen);
+	return NULL;
+}
+
 static void add_watches(struct nemesis *n, struct cluster *c,
 			const struct suite *s)
 {
@@ -324,6 +404,15 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 			return err_errno(e, rc, "cannot start the nemesis");
 		n->thread_started = 1;
 	}
+	for (size_t i = 0; i < c->ncomps && !n->replica_started; i++) {
+		if (!c->comps[i].replicates || !c->comps[i].sql_port)
+			continue;
+		rc = pthread_create(&n->replica_thread, NULL, replica_main, n);
+		if (rc)
+			return err_errno(e, rc, "cannot start the replica "
+					 "watch");
+		n->replica_started = 1;
+	}
 	for (size_t i = 0; i < n->nwatches; i++) {
 		n->watches[i].nemesis = n;
 		rc = pthread_create(&n->watches[i].thread, NULL, monitor_main,
@@ -344,6 +433,9 @@ void nemesis_stop(struct nemesis *n)
 			pthread_join(n->watches[i].thread, NULL);
 	for (size_t i = 0; i < n->nwatches; i++)
 		n->watches[i].started = 0;
+	if (n->replica_started)
+		pthread_join(n->replica_thread, NULL);
+	n->replica_started = 0;
 	n->thread_started = 0;
 }
 

@@ -8,6 +8,12 @@
  * name and records every owner change as process "monitor" — whatever
  * caused it.
  *
+ * A third thread, the replica watch, asks every replicating component
+ * (a MariaDB replica) four times a second whether its SQL thread stopped
+ * on an error and how many events it skipped, and records each change as
+ * process "monitor": f "replica_stopped" (the error, the GTID) and
+ * "replica_running", and f "replica_skipped" (the total so far).
+ *
  * When the run ends (duration over, error, SIGINT), nemesis_stop() joins
  * both threads and nemesis_heal_all() heals every fault still in effect:
  * a run never leaves a killed or paused server behind.
@@ -60,6 +66,8 @@ struct nemesis {
 	struct nemesis_counts *counts;
 	struct election_watch *watches;
 	size_t nwatches;
+	pthread_t replica_thread;
+	int replica_started;
 	pthread_t thread;
 	int thread_started;
 	pthread_mutex_t lock;	/* actions: heal_all vs the thread */

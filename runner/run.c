@@ -670,6 +670,31 @@ static void progress(struct state *st, int64_t elapsed, int final,
 			 (unsigned long long)active, lag);
 }
 
+/*
+ * server-options.json: what each server of a cluster tichaos configures
+ * was configured with, and what it runs with (docs/results.md).
+ */
+static int write_server_options(struct state *st, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	json_t *doc = NULL;
+	char *dump;
+	int rc;
+
+	if (!st->cluster.type->server_options)
+		return 0;
+	rc = st->cluster.type->server_options(&st->cluster, &doc, e);
+	dump = rc ? NULL : json_dumps(doc, JSON_INDENT(1) |
+				      JSON_PRESERVE_ORDER);
+	rc = rc || !dump || buf_addstr(&text, dump, e) ||
+	     buf_addch(&text, '\n', e) ||
+	     write_file(st->dir, "server-options.json", &text, e);
+	free(dump);
+	json_decref(doc);
+	buf_release(&text);
+	return rc ? -1 : 0;
+}
+
 static void note_log_starts(struct state *st)
 {
 	st->log_start = calloc(st->cluster.ncomps + 1,
@@ -1246,8 +1271,17 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	co.pd = st.suite.pd;
 	co.kv = st.suite.kv;
 	co.captures = st.suite.captures;
+	co.skip_errors = st.suite.local.skip_errors;
+	co.nskip_errors = st.suite.local.nskip_errors;
+	co.options[0] = st.suite.local.options[0];
+	co.options[1] = st.suite.local.options[1];
 	if (cluster_open(&st.cluster, &co, e))
 		goto out;
+	if (st.cluster.type != cluster_type_find("local") &&
+	    (co.nskip_errors || co.options[0] || co.options[1]))
+		log_warn("%s: cluster.local applies to the local cluster; "
+			 "this %s cluster's servers run as they are",
+			 st.suite.path, st.cluster.type->name);
 	st.cluster_open = 1;
 	/* ^C while the cluster starts stops it; later, heals still wait
 	 * for their servers unless ^C comes twice. */
@@ -1276,7 +1310,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	}
 	st.cluster.interrupt_at = 2;
 	snprintf(cdir, sizeof(cdir), "%s/topology.yaml", st.dir);
-	if (topology_write(&st.cluster, cdir, e))
+	if (topology_write(&st.cluster, cdir, e) ||
+	    write_server_options(&st, e))
 		goto out;
 	st.ups = calloc(st.cluster.ncomps + 1, sizeof(*st.ups));
 	if (!st.ups)

@@ -1,5 +1,6 @@
 #include "runner/suite.h"
 
+#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,7 +20,8 @@ const char *const suite_require_names[] = {
 
 static const char *const top_keys[] = {
 	"name", "description", "requires", "cluster", "duration", "seed",
-	"database", "tables", "workloads", "faults", "checks", NULL,
+	"database", "tables", "workloads", "faults", "checks", "expect",
+	NULL,
 };
 
 static const struct optspec top_specs[] = {
@@ -59,7 +61,35 @@ static const struct optspec table_specs[] = {
 };
 enum { TAB_NAME, TAB_COLUMNS, TAB_PARTITION, TAB_OPTIONS, NTAB };
 
+static const struct optspec expect_specs[] = {
+	{ "check", OPT_STRING, NULL, 1, NULL, 0, 0,
+	  "the kind of the check that fails" },
+	{ "match", OPT_STRING, NULL, 1, NULL, 0, 0,
+	  "a POSIX extended regular expression its message matches" },
+	{ "note", OPT_STRING, NULL, 1, NULL, 0, 0,
+	  "why it fails: the upstream bug, a link" },
+};
+enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, NEXP };
+
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *const cluster_local_key[] = { "local", NULL };
+static const char *const local_keys[] = {
+	"replica_skip_errors", "upstream", "downstream", NULL,
+};
+static const char *const server_keys[] = { "options", NULL };
+
+/*
+ * Server options tichaos sets itself on the local cluster (its layout,
+ * ports, identity, binlog and relay log): a suite cannot move them.
+ * Compared with '_' read as '-'.
+ */
+static const char *const owned_options[] = {
+	"datadir", "port", "bind-address", "socket", "tmpdir", "pid-file",
+	"log-error", "user", "server-id", "log-bin", "relay-log",
+	"skip-slave-start", "skip-networking", "defaults-file",
+	"defaults-extra-file", NULL,
+};
 
 static const char *const kind_key[] = { "kind", NULL };
 
@@ -297,6 +327,217 @@ static int check_scheduled(const struct suite *s, const struct suite_item *it,
 	return 0;
 }
 
+/* An option name as the server reads it: '_' is '-'. */
+static void option_key(const char *name, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i + 1 < size; i++)
+		out[i] = name[i] == '_' ? '-' : name[i];
+	out[i] = '\0';
+}
+
+static int load_options(struct suite *s, const char *file,
+			const struct ynode *server, int side, struct err *e)
+{
+	static const char *const what[] = { "upstream", "downstream" };
+	const struct ynode *map;
+	char where[64];
+
+	snprintf(where, sizeof(where), "cluster.local.%s", what[side]);
+	if (ynode_check_map(file, server, server_keys, where, e))
+		return -1;
+	map = ynode_get(server, "options");
+	if (!map)
+		return 0;
+	if (map->kind != YNODE_MAP)
+		return ynode_error(e, file, map, "options in %s must be a "
+				   "mapping of server options, not %s", where,
+				   ynode_kind_name(map->kind));
+	s->local.options[side] = calloc(map->n + 1,
+					sizeof(*s->local.options[side]));
+	if (!s->local.options[side])
+		abort();
+	for (size_t i = 0; i + 1 < map->n; i += 2) {
+		const struct ynode *k = map->items[i], *v = map->items[i + 1];
+		char key[80];
+		size_t len = strlen(k->value);
+
+		option_key(k->value, key, sizeof(key));
+		if (!len || len > 64 || strspn(k->value, "abcdefghijklmnopq"
+		    "rstuvwxyz0123456789_-") != len || k->value[0] == '-' ||
+		    k->value[0] == '_')
+			return ynode_error(e, file, k, "'%s' in %s options "
+					   "is not a server option name "
+					   "(lower-case letters, digits, '_' "
+					   "and '-', up to 64)", k->value,
+					   where);
+		if (!strcmp(key, "slave-skip-errors") ||
+		    !strcmp(key, "replica-skip-errors"))
+			return ynode_error(e, file, k, "'%s' in %s options: "
+					   "errors the replica skips are "
+					   "cluster.local.replica_skip_errors "
+					   "(counted and reported)", k->value,
+					   where);
+		for (int j = 0; owned_options[j]; j++)
+			if (!strcmp(key, owned_options[j]))
+				return ynode_error(e, file, k, "'%s' in %s "
+						   "options is set by tichaos "
+						   "(docs/suite-format.md)",
+						   k->value, where);
+		if (v->kind != YNODE_SCALAR || !v->value[0] ||
+		    strcspn(v->value, "\"'#\\\n\r\t") != strlen(v->value))
+			return ynode_error(e, file, v, "option '%s' in %s "
+					   "must be one plain value (no "
+					   "quotes, '#', backslashes or line "
+					   "breaks)", k->value, where);
+		for (size_t j = 0; j < i; j += 2) {
+			char other[80];
+
+			option_key(map->items[j]->value, other, sizeof(other));
+			if (!strcmp(other, key))
+				return ynode_error(e, file, k, "option '%s' in "
+						   "%s is given twice (as "
+						   "'%s' on line %d)", k->value,
+						   where, map->items[j]->value,
+						   map->items[j]->line);
+		}
+		s->local.options[side][i] = xstrdup(k->value);
+		s->local.options[side][i + 1] = xstrdup(v->value);
+		s->local.noptions[side]++;
+	}
+	return 0;
+}
+
+static int load_local(struct suite *s, const char *file,
+		      const struct ynode *local, struct err *e)
+{
+	const struct ynode *n;
+
+	if (ynode_check_map(file, local, local_keys, "cluster.local", e))
+		return -1;
+	n = ynode_get(local, "replica_skip_errors");
+	if (n) {
+		size_t count = n->kind == YNODE_SEQ ? n->n : 1;
+
+		if (n->kind == YNODE_MAP || !count)
+			return ynode_error(e, file, n, "replica_skip_errors "
+					   "must be a list of MariaDB error "
+					   "codes");
+		s->local.skip_errors = calloc(count,
+					      sizeof(*s->local.skip_errors));
+		if (!s->local.skip_errors)
+			abort();
+		for (size_t i = 0; i < count; i++) {
+			const struct ynode *code = n->kind == YNODE_SEQ
+						   ? n->items[i] : n;
+			int64_t v;
+
+			if (code->kind != YNODE_SCALAR ||
+			    parse_int64(code->value, 1, 65535, &v, NULL))
+				return ynode_error(e, file, code, "replica_"
+						   "skip_errors: '%s' is not "
+						   "an error code (1 to 65535)",
+						   code->kind == YNODE_SCALAR
+						   ? code->value : "?");
+			for (size_t j = 0; j < i; j++)
+				if (s->local.skip_errors[j] == v)
+					return ynode_error(e, file, code,
+							   "replica_skip_"
+							   "errors: %lld is "
+							   "listed twice",
+							   (long long)v);
+			s->local.skip_errors[i] = (long)v;
+			s->local.nskip_errors++;
+		}
+		s->local.skip_line = n->line;
+		s->local.skip_col = n->col;
+	}
+	for (int side = 0; side < 2; side++) {
+		n = ynode_get(local, side ? "downstream" : "upstream");
+		if (n && load_options(s, file, n, side, e))
+			return -1;
+	}
+	return 0;
+}
+
+static int has_check(const struct suite *s, const char *kind)
+{
+	for (size_t k = 0; k < s->nchecks; k++)
+		if (!strcmp(s->checks[k].kind, kind))
+			return 1;
+	return 0;
+}
+
+static int load_expects(struct suite *s, const char *file,
+			const struct ynode *list, struct err *e)
+{
+	if (!list)
+		return 0;
+	if (list->kind != YNODE_SEQ)
+		return ynode_error(e, file, list, "expect must be a list, not "
+				   "%s", ynode_kind_name(list->kind));
+	s->expects = calloc(list->n + 1, sizeof(*s->expects));
+	if (!s->expects)
+		abort();
+	for (size_t i = 0; i < list->n; i++) {
+		const struct ynode *item = list->items[i];
+		struct suite_expect *x = &s->expects[i];
+		struct optval v[NEXP] = { { 0 } };
+		regex_t re;
+		int rc;
+
+		if (optspec_parse(file, item, expect_specs, NEXP, NULL,
+				  "expect", v, e)) {
+			optvals_release(v, NEXP);
+			return -1;
+		}
+		x->check = xstrdup(v[EXP_CHECK].s);
+		x->match = xstrdup(v[EXP_MATCH].s);
+		x->note = xstrdup(v[EXP_NOTE].s);
+		x->line = item->line;
+		x->col = item->col;
+		s->nexpects = i + 1;
+		optvals_release(v, NEXP);
+		if (!has_check(s, x->check))
+			return ynode_error(e, file, ynode_get(item, "check"),
+					   "expect: the suite has no check "
+					   "'%s' in checks", x->check);
+		rc = regcomp(&re, x->match, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char why[160];
+
+			regerror(rc, &re, why, sizeof(why));
+			return ynode_error(e, file, ynode_get(item, "match"),
+					   "expect: match '%s' is not a "
+					   "regular expression: %s", x->match,
+					   why);
+		}
+		regfree(&re);
+	}
+	return 0;
+}
+
+const struct suite_expect *suite_expected(const struct suite *s,
+					  const char *kind,
+					  const char *message)
+{
+	for (size_t i = 0; i < s->nexpects; i++) {
+		const struct suite_expect *x = &s->expects[i];
+		regex_t re;
+		int hit;
+
+		if (strcmp(x->check, kind) ||
+		    regcomp(&re, x->match, REG_EXTENDED | REG_NOSUB))
+			continue;
+		hit = !regexec(&re, message, 0, NULL, 0);
+		regfree(&re);
+		if (hit)
+			return x;
+	}
+	return NULL;
+}
+
 int suite_load(struct suite *s, const char *path, struct err *e)
 {
 	struct optval top[NTOP] = { { 0 } };
@@ -345,7 +586,9 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 	n = ynode_get(root, "cluster");
 	if (n) {
 		if (optspec_parse(path, n, cluster_specs, N(cluster_specs),
-				  NULL, "cluster", cl, e))
+				  cluster_local_key, "cluster", cl, e) ||
+		    (ynode_get(n, "local") &&
+		     load_local(s, path, ynode_get(n, "local"), e)))
 			goto out;
 		s->captures = (int)cl[0].i;
 		s->tidb = (int)cl[1].i;
@@ -383,6 +626,17 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 		if (t->check && t->check(s, &s->checks[i], e))
 			goto out;
 	}
+	if (s->local.nskip_errors && !has_check(s, "progress")) {
+		struct ynode at = { YNODE_SCALAR, s->local.skip_line,
+				    s->local.skip_col, NULL, 0, NULL, 0 };
+
+		ynode_error(e, path, &at, "replica_skip_errors needs a "
+			    "progress check: it counts and reports every "
+			    "event the replica skips");
+		goto out;
+	}
+	if (load_expects(s, path, ynode_get(root, "expect"), e))
+		goto out;
 	rc = 0;
 out:
 	optvals_release(top, NTOP);
@@ -413,6 +667,18 @@ void suite_release(struct suite *s)
 	release_items(s->workloads, s->nworkloads);
 	release_items(s->faults, s->nfaults);
 	release_items(s->checks, s->nchecks);
+	for (size_t i = 0; i < s->nexpects; i++) {
+		free(s->expects[i].check);
+		free(s->expects[i].match);
+		free(s->expects[i].note);
+	}
+	free(s->expects);
+	for (int side = 0; side < 2; side++) {
+		for (size_t i = 0; i < 2 * s->local.noptions[side]; i++)
+			free(s->local.options[side][i]);
+		free(s->local.options[side]);
+	}
+	free(s->local.skip_errors);
 	free(s->path);
 	free(s->name);
 	free(s->description);
@@ -525,6 +791,44 @@ static int write_items(struct buf *out, const char *key,
 	return 0;
 }
 
+static int local_empty(const struct suite_local *l)
+{
+	return !l->nskip_errors && !l->noptions[0] && !l->noptions[1];
+}
+
+static int write_local(struct buf *out, const struct suite_local *l,
+		       struct err *e)
+{
+	const char *sep = "";
+	int rc;
+
+	if (local_empty(l))
+		return 0;
+	rc = buf_addstr(out, "  local: {", e);
+	if (!rc && l->nskip_errors)
+		rc = buf_addstr(out, " replica_skip_errors: [", e);
+	for (size_t i = 0; !rc && i < l->nskip_errors; i++)
+		rc = buf_printf(out, e, "%s%ld", i ? ", " : "",
+				l->skip_errors[i]);
+	if (!rc && l->nskip_errors) {
+		rc = buf_addch(out, ']', e);
+		sep = ",";
+	}
+	for (int side = 0; !rc && side < 2; side++) {
+		if (!l->noptions[side])
+			continue;
+		rc = buf_printf(out, e, "%s %s: { options: {", sep,
+				side ? "downstream" : "upstream");
+		for (size_t i = 0; !rc && i < l->noptions[side]; i++)
+			rc = buf_printf(out, e, "%s %s: ", i ? "," : "",
+					l->options[side][2 * i]) ||
+			     ynode_quote(out, l->options[side][2 * i + 1], e);
+		rc = rc || buf_addstr(out, " } }", e);
+		sep = ",";
+	}
+	return rc || buf_addstr(out, " } }\n", e) ? -1 : 0;
+}
+
 int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 		struct buf *out, struct err *e)
 {
@@ -549,9 +853,12 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 	if (!rc && s->requires)
 		rc = buf_addstr(out, "]\n", e);
 	rc = rc || buf_printf(out, e, "cluster: { captures: %d, tidb: %d, "
-			      "pd: %d, kv: %d }\nduration: %s\n", s->captures,
-			      s->tidb, s->pd, s->kv,
-			      format_duration(s->duration_ns, d, sizeof(d)));
+			      "pd: %d, kv: %d%s\n", s->captures, s->tidb,
+			      s->pd, s->kv, local_empty(&s->local) ? " }"
+			      : ",") ||
+	     write_local(out, &s->local, e) ||
+	     buf_printf(out, e, "duration: %s\n",
+			format_duration(s->duration_ns, d, sizeof(d)));
 	/* The schedules are the suite's; --duration changes how many
 	 * cycles fit (plan.json has the run's duration). */
 	if (!rc && duration_ns != s->duration_ns)
@@ -579,5 +886,15 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 			       e) ||
 	     write_items(out, "faults", s->faults, s->nfaults, e) ||
 	     write_items(out, "checks", s->checks, s->nchecks, e);
+	if (!rc && s->nexpects)
+		rc = buf_addstr(out, "expect:\n", e);
+	for (size_t i = 0; !rc && i < s->nexpects; i++)
+		rc = buf_addstr(out, "  - check: ", e) ||
+		     ynode_quote(out, s->expects[i].check, e) ||
+		     buf_addstr(out, "\n    match: ", e) ||
+		     ynode_quote(out, s->expects[i].match, e) ||
+		     buf_addstr(out, "\n    note: ", e) ||
+		     ynode_quote(out, s->expects[i].note, e) ||
+		     buf_addch(out, '\n', e);
 	return rc ? -1 : 0;
 }

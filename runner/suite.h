@@ -45,6 +45,35 @@ enum suite_require {
 
 extern const char *const suite_require_names[];
 
+/*
+ * The suite's settings for the local cluster's servers
+ * (cluster: { local: ... }, docs/suite-format.md#the-local-cluster): the
+ * errors the replica may skip, and server options for each side. Options
+ * are name and value pairs, names as written ('-' or '_').
+ */
+struct suite_local {
+	long *skip_errors;		/* replica_skip_errors */
+	size_t nskip_errors;
+	int skip_line;			/* where they were given (0: not) */
+	int skip_col;
+	char **options[2];		/* [0] upstream, [1] downstream: name,
+					 * value, ..., NULL */
+	size_t noptions[2];		/* pairs */
+};
+
+/*
+ * A failure the suite declares known (expect:, docs/suite-format.md): a
+ * failing check of kind `check` whose message matches `match` (POSIX
+ * extended) is reported as known, with `note`, and fails nothing.
+ */
+struct suite_expect {
+	char *check;
+	char *match;
+	char *note;
+	int line;
+	int col;
+};
+
 struct suite {
 	char *path;
 	char *name;
@@ -56,6 +85,7 @@ struct suite {
 	int tidb;
 	int pd;
 	int kv;
+	struct suite_local local;
 	int64_t duration_ns;
 	uint64_t seed;			/* 0: pick one at run time */
 	char *database;
@@ -67,6 +97,8 @@ struct suite {
 	size_t nfaults;
 	struct suite_item *checks;
 	size_t nchecks;
+	struct suite_expect *expects;
+	size_t nexpects;
 };
 
 /* Load and validate `path`. The caller releases the suite. */
@@ -92,6 +124,13 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
  */
 int suite_create_sql(const struct suite *s, const struct suite_table *t,
 		     struct buf *out, struct err *e);
+
+/*
+ * The expectation the failing check `kind` with `message` meets, or NULL.
+ */
+const struct suite_expect *suite_expected(const struct suite *s,
+					  const char *kind,
+					  const char *message);
 
 /* The value of option `key` of an item, or NULL when it has no such key. */
 const struct optval *suite_opt(const struct suite_item *it, const char *key);
