@@ -71,9 +71,11 @@ static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 /*
  * What came before a replica stopped: the faults of the minute before
  * (a crash or a pause of it is what leaves a statement applied but not
- * recorded), and the DDL of the seconds before the last crash or pause
- * among them (before the stop, when there was none): the statements a
- * restarted replica may run again.
+ * recorded), and the DDL before the last crash or pause among them
+ * (before the stop, when there was none) — the statements a restarted
+ * replica may run again: those on the table its error names, whenever
+ * they ran (a replica that lags applies a statement long after the
+ * upstream), else those of the seconds before.
  */
 #define BEFORE_FAULTS_NS (60 * NS_PER_SEC)
 #define BEFORE_DDL_NS (3 * NS_PER_SEC)
@@ -98,6 +100,7 @@ struct before {
 	size_t lines;
 	int64_t crash;		/* the last kill or pause before the stop */
 	const char *crash_f;	/* "kill" or "pause" */
+	char table[200];	/* "db.t" the error names, or "" */
 	struct events faults, ddl;
 };
 
@@ -146,9 +149,34 @@ static int find_ddl(const struct history_line *l, void *arg)
 
 	if (l->process >= 0 && !strcmp(l->type, "invoke") &&
 	    history_ddl_op(l->f) && l->time <= b->crash &&
-	    l->time >= b->crash - BEFORE_DDL_NS)
+	    (b->table[0] ? !strcmp(l->table, b->table)
+			 : l->time >= b->crash - BEFORE_DDL_NS))
 		keep(&b->ddl, l->time, l->f, l->table);
 	return 0;
+}
+
+/*
+ * The table a replica's error names, as the history writes tables
+ * ("db.t"): MariaDB quotes it in a statement ("ALTER TABLE `db`.`t`
+ * ...") or names it bare for a row event ("... event on table db.t;").
+ */
+static void error_table(const char *error, char *out, size_t size)
+{
+	const char *p = strstr(error, "`.`"), *a, *z;
+	const char *row = strstr(error, " event on table ");
+
+	out[0] = '\0';
+	if (p) {
+		for (a = p; a > error && a[-1] != '`'; a--)
+			;
+		z = strchr(p + 3, '`');
+		if (a > error && z)
+			snprintf(out, size, "%.*s.%.*s", (int)(p - a), a,
+				 (int)(z - p - 3), p + 3);
+	} else if (row) {
+		row += strlen(" event on table ");
+		snprintf(out, size, "%.*s", (int)strcspn(row, "; "), row);
+	}
 }
 
 /* The last `shown` of `ev` into msg; all kept into details as `key`. */
@@ -161,7 +189,7 @@ static void list(const struct events *ev, size_t shown, const char *key,
 		buf_printf(msg, NULL, "%s%.1fs %s", i > from ? ", " : "",
 			   (double)ev->v[i].at / 1e9, ev->v[i].what);
 	if (ev->seen > ev->n - from)
-		buf_printf(msg, NULL, " (%zu in all)", ev->seen);
+		buf_printf(msg, NULL, " (of %zu)", ev->seen);
 	buf_printf(details, NULL, ",\"%s\":[", key);
 	for (size_t i = 0; i < ev->n; i++) {
 		buf_printf(details, NULL, "%s{\"at_ms\":%lld,\"what\":",
@@ -179,7 +207,7 @@ static void list(const struct events *ev, size_t shown, const char *key,
  * into `msg` (NULL: none), and into `details`.
  */
 static void evidence(const struct check_ctx *ctx, const char *comp,
-		     struct buf *msg, struct buf *details)
+		     const char *error, struct buf *msg, struct buf *details)
 {
 	struct before *b = calloc(1, sizeof(*b));
 	struct buf ignored = BUF_INIT;
@@ -195,6 +223,7 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 	snprintf(path, sizeof(path), "%s/history.jsonl", ctx->run_dir);
 	b->comp = comp;
 	b->stop = -1;
+	error_table(error, b->table, sizeof(b->table));
 	history_read(path, find_stop, b, NULL);
 	/* No history (a run that never started its workloads): nothing
 	 * to say of before. */
@@ -220,11 +249,13 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 	if (!b->faults.n)
 		buf_addstr(msg, "none", NULL);
 	list(&b->faults, SHOWN_FAULTS, "faults_before", msg, details);
+	buf_printf(msg, NULL, "; DDL%s%s before ", b->table[0] ? " on " : "",
+		   b->table);
 	if (b->crash == b->stop)
-		buf_addstr(msg, "; DDL just before: ", NULL);
+		buf_addstr(msg, "it: ", NULL);
 	else
-		buf_printf(msg, NULL, "; DDL before the %s at %.1fs: ",
-			   b->crash_f, (double)b->crash / 1e9);
+		buf_printf(msg, NULL, "the %s at %.1fs: ", b->crash_f,
+			   (double)b->crash / 1e9);
 	if (!b->ddl.n)
 		buf_addstr(msg, "none", NULL);
 	list(&b->ddl, SHOWN_DDL, "ddl_before", msg, details);
@@ -328,8 +359,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			json_quote(&r->details, stop.gtid, NULL);
 			buf_addstr(&r->details, ",\"position\":", NULL);
 			json_quote(&r->details, stop.position, NULL);
-			evidence(ctx, comp->name, is_first ? &first : NULL,
-				 &r->details);
+			evidence(ctx, comp->name, stop.error,
+				 is_first ? &first : NULL, &r->details);
 		}
 		skipped(ctx, comp, &tolerated, &r->details, &skips);
 		buf_addch(&r->details, '}', NULL);
