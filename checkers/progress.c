@@ -101,6 +101,7 @@ struct before {
 	int64_t crash;		/* the last kill or pause before the stop */
 	const char *crash_f;	/* "kill" or "pause" */
 	char table[200];	/* "db.t" the error names, or "" */
+	char same[320];		/* the stop's error and GTID, as recorded */
 	struct events faults, ddl;
 };
 
@@ -116,14 +117,21 @@ static void keep(struct events *ev, int64_t at, const char *f,
 	ev->seen++;
 }
 
+/*
+ * The stop is the first time the watch saw this error at this GTID: a
+ * restarted replica applies the event again and stops on it again, and
+ * the first stop is the one that tells.
+ */
 static int find_stop(const struct history_line *l, void *arg)
 {
 	struct before *b = arg;
 
 	b->last = l->time;
 	b->lines++;
-	if (l->process == HISTORY_MONITOR && !strcmp(l->f, "replica_stopped")
-	    && !strcmp(l->target, b->comp))
+	if (l->process == HISTORY_MONITOR && b->stop < 0 &&
+	    !strcmp(l->f, "replica_stopped") && !strcmp(l->target, b->comp) &&
+	    l->value && memmem(l->value, l->value_len, b->same,
+			       strlen(b->same)))
 		b->stop = l->time;
 	return 0;
 }
@@ -207,7 +215,8 @@ static void list(const struct events *ev, size_t shown, const char *key,
  * into `msg` (NULL: none), and into `details`.
  */
 static void evidence(const struct check_ctx *ctx, const char *comp,
-		     const char *error, struct buf *msg, struct buf *details)
+		     const struct replica_stop *stop, struct buf *msg,
+		     struct buf *details)
 {
 	struct before *b = calloc(1, sizeof(*b));
 	struct buf ignored = BUF_INIT;
@@ -223,7 +232,9 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 	snprintf(path, sizeof(path), "%s/history.jsonl", ctx->run_dir);
 	b->comp = comp;
 	b->stop = -1;
-	error_table(error, b->table, sizeof(b->table));
+	error_table(stop->error, b->table, sizeof(b->table));
+	snprintf(b->same, sizeof(b->same), "{\"sql_errno\":%ld,\"gtid\":\"%s\"",
+		 stop->sql_errno, stop->gtid);
 	history_read(path, find_stop, b, NULL);
 	/* No history (a run that never started its workloads): nothing
 	 * to say of before. */
@@ -359,7 +370,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			json_quote(&r->details, stop.gtid, NULL);
 			buf_addstr(&r->details, ",\"position\":", NULL);
 			json_quote(&r->details, stop.position, NULL);
-			evidence(ctx, comp->name, stop.error,
+			evidence(ctx, comp->name, &stop,
 				 is_first ? &first : NULL, &r->details);
 		}
 		skipped(ctx, comp, &tolerated, &r->details, &skips);
