@@ -240,6 +240,168 @@ static int component_action(struct cluster *c, const char *action,
 	return component_continue(c, comp, e);
 }
 
+/*
+ * SIGINT and SIGTERM seen by `cluster up`: its cluster's interrupt count
+ * (struct cluster's `interrupted`).
+ */
+static volatile sig_atomic_t interrupts;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupts++;
+}
+
+/* A component that ran before `cluster up`: its name and its pid then. */
+struct ran {
+	char *name;
+	pid_t pid;
+};
+
+/*
+ * Every component that runs (or is not known to be stopped) before
+ * `cluster up` starts anything; *n of them. Caller frees with ran_free.
+ */
+static struct ran *ran_before(struct cluster *c, size_t *n)
+{
+	struct ran *v = calloc(c->ncomps + 1, sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		abort();
+	for (size_t i = 0; i < c->ncomps; i++) {
+		struct component *comp = &c->comps[i];
+
+		if (component_state(c, comp) == STATE_STOPPED)
+			continue;
+		v[*n].name = xstrdup(comp->name);
+		v[(*n)++].pid = component_pid(c, comp);
+	}
+	return v;
+}
+
+static void ran_free(struct ran *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
+/*
+ * Did `comp` (running now as `pid`) run before? The same name and the
+ * same pid: a component restarted since (a playground's prepare stops
+ * what an earlier up left of itself) is this up's.
+ */
+static int ran_then(const struct ran *v, size_t n,
+		    const struct component *comp, pid_t pid)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i].name, comp->name) && v[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+/*
+ * `cluster up` was interrupted (`why`: where). cluster_up stops what it
+ * started when it gives up, but not once it has succeeded (a signal after
+ * its last look, or during the status), nor what it failed to stop: each
+ * component running now that did not run before is stopped by pid, last
+ * first (SIGKILL at once after a second signal), then the kind's clean-up
+ * once nothing runs. What ran before keeps running (a cluster that was
+ * up before: nothing is stopped). Sets `e` to one line saying so (any
+ * earlier error is replaced); returns EXIT_INTERRUPTED.
+ */
+static int stop_started(struct cluster *c, const struct ran *before,
+			size_t nbefore, const char *why, struct err *e)
+{
+	struct err stop = ERR_INIT;
+	struct buf kept = BUF_INIT;
+	char msg[ERR_MSG_MAX];
+	int stopped = 0, nothing_runs = 1, all_kept = 1;
+
+	snprintf(msg, sizeof(msg), "%s", why);
+	for (size_t i = c->ncomps; i-- > 0;) {
+		struct component *comp = &c->comps[i];
+		pid_t pid;
+
+		if (component_state(c, comp) == STATE_STOPPED) {
+			all_kept = 0;
+			continue;
+		}
+		pid = component_pid(c, comp);
+		if (pid <= 0 || ran_then(before, nbefore, comp, pid)) {
+			/* Not ours, or not to be told by a pid. */
+			buf_printf(&kept, NULL, "%s%s", kept.len ? ", " : "",
+				   comp->name);
+			nothing_runs = 0;
+			continue;
+		}
+		all_kept = 0;
+		if (component_stop(c, comp, &stop))
+			nothing_runs = 0;
+		else
+			stopped = 1;
+	}
+	/* cluster_up cleaned up after itself when it stopped everything. */
+	if (stopped && nothing_runs && c->type->down)
+		c->type->down(c, &stop);
+	err_clear(e);
+	if (err_isset(&stop))
+		err_set(e, ERR_INTERRUPTED, "%s: cannot stop what this "
+			"'cluster up' started: %s", msg, stop.msg);
+	else if (all_kept && c->ncomps)
+		err_set(e, ERR_INTERRUPTED, "%s: this 'cluster up' started "
+			"nothing; the cluster in '%s' keeps running", msg,
+			c->dir);
+	else if (kept.len)
+		err_set(e, ERR_INTERRUPTED, "%s: stopped what this 'cluster "
+			"up' started; running before it, left running: %s",
+			msg, buf_str(&kept));
+	else
+		err_set(e, ERR_INTERRUPTED, "%s: stopped what this 'cluster "
+			"up' started; nothing of the cluster in '%s' runs",
+			msg, c->dir);
+	buf_release(&kept);
+	return EXIT_INTERRUPTED;
+}
+
+/*
+ * `cluster up`, then the status. SIGINT and SIGTERM count in the cluster's
+ * interrupt count from here on: waits for readiness give up at the first,
+ * stops are SIGKILL at once from the second. Interrupted at any point, it
+ * stops what it started (stop_started) and exits 4.
+ */
+static int up(struct cluster *c, struct err *e)
+{
+	int64_t start = clock_mono_ns();
+	struct ran *before;
+	size_t nbefore;
+	int rc = EXIT_PASS;
+
+	c->interrupted = &interrupts;
+	c->interrupt_at = 1;
+	catch_signals(on_interrupt);
+	before = ran_before(c, &nbefore);
+	if (cluster_up(c, e)) {
+		rc = (int)e->class;
+	} else if (!interrupts) {
+		log_info("cluster in '%s' is ready (%.1fs)", c->dir,
+			 (double)(clock_mono_ns() - start) / NS_PER_SEC);
+		rc = status(c);
+	}
+	/* A cluster refused as too old was stopped by cluster_up. */
+	if (interrupts && rc != EXIT_USAGE) {
+		if (err_isset(e) && e->class != ERR_INTERRUPTED)
+			log_error("%s", e->msg);
+		rc = stop_started(c, before, nbefore,
+				  e->class == ERR_INTERRUPTED ? e->msg :
+				  err_isset(e) ? "interrupted" :
+				  "interrupted once the cluster was ready", e);
+	}
+	ran_free(before, nbefore);
+	return rc;
+}
+
 static const char *const actions[] = {
 	"up", "down", "status", "kill", "start", "pause", "continue", NULL,
 };
@@ -306,16 +468,7 @@ int cmd_cluster(int argc, char **argv)
 		goto out;
 	}
 	if (!strcmp(action, "up")) {
-		int64_t start = clock_mono_ns();
-
-		if (cluster_up(&c, &e)) {
-			rc = (int)e.class;
-		} else {
-			log_info("cluster in '%s' is ready (%.1fs)", c.dir,
-				 (double)(clock_mono_ns() - start) /
-				 NS_PER_SEC);
-			rc = status(&c);
-		}
+		rc = up(&c, &e);
 	} else if (!strcmp(action, "down")) {
 		if (cluster_down(&c, &e))
 			rc = (int)e.class;

@@ -99,13 +99,18 @@ static void on_signal(int sig)
 	run_interrupt();
 }
 
-void catch_interrupts(void)
+void catch_signals(void (*handler)(int))
 {
 	struct sigaction sa;
 
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_handler = handler;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+}
+
+void catch_interrupts(void)
+{
+	catch_signals(on_signal);
 }

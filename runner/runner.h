@@ -69,6 +69,9 @@ int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
  */
 int opts_port_base(const char *cmd, const char *value);
 
+/* From now on SIGINT and SIGTERM call `handler` (no SA_RESTART). */
+void catch_signals(void (*handler)(int));
+
 /* From now on SIGINT and SIGTERM ask the run to stop (run_interrupt). */
 void catch_interrupts(void);
 

@@ -5,11 +5,15 @@
 # names its directory, no port of its cluster listening. A second SIGINT
 # kills the cluster at once instead of healing it. A runner killed with
 # SIGKILL leaves whole history lines, a report of what they record, and
-# servers that the next run beside it stops.
+# servers that the next run beside it stops. `tichaos cluster up`
+# interrupted (local cluster, fake playground) stops what it started, by
+# pid, and exits 4; what ran before it keeps running.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
 	skip_all "mariadbd is not installed (make deps)"
+command -v mariadb-install-db >/dev/null 2>&1 ||
+	skip_all "mariadb-install-db is not installed (make deps)"
 command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
 
 # suite NAME DURATION: $TRASH/NAME.yaml, inserts for DURATION, the fault
@@ -210,6 +214,230 @@ test_expect_success 'SIGKILL: whole history lines; report counts them; the next 
 	for p in $pids; do ! alive $p || return 1; done &&
 	grep -q "stopped the cluster of $TRASH/killed: its runner (pid $run) is gone" "$TRASH/next/logs/tichaos.log" &&
 	nothing_left killed && nothing_left next && test ! -e "$TRASH/killed/runner.pid"
+'
+
+# up_start DIR ARGS...: `tichaos cluster up --dir DIR ARGS` in the
+# background, stdout in DIR.out, stderr in DIR.err; its pid in $up. A
+# local cluster left in DIR is brought down when the file ends.
+up_start() {
+	d=$1
+	shift
+	"$TICHAOS" cluster up --dir "$d" "$@" >"$d.out" 2>"$d.err" &
+	up=$!
+	test_track_pid $up
+	test_clusters="$test_clusters $d"
+}
+
+# up_stopped DIR: the `cluster up` in $up ended within 30 s with exit 4,
+# and the last line of its stderr is its only "tichaos:" line.
+up_stopped() {
+	wait_for_condition 30 "! alive $up" ||
+	{ echo "cluster up still running after 30 s"; cat "$1.err"; return 1; }
+	wait $up
+	code=$?
+	test $code = 4 || { echo "cluster up: exit $code"; cat "$1.err"; return 1; }
+	test "$(grep -c "^tichaos: " "$1.err")" = 1 &&
+	tail -n 1 "$1.err" | grep -q "^tichaos: " || { cat "$1.err"; return 1; }
+}
+
+# pid_in FILE: the pid FILE holds is running.
+pid_in() {
+	p=$(cat "$1" 2>/dev/null) && [ -n "$p" ] && alive "$p"
+}
+
+# pids_in DIR NAME...: DIR/NAME.pid names a running pid, for every NAME.
+pids_in() {
+	d=$1
+	shift
+	for n in "$@"; do
+		pid_in "$d/$n.pid" || return 1
+	done
+}
+
+# gone PIDS...: none of them is running.
+gone() {
+	for p in "$@"; do
+		! alive "$p" || { echo "pid $p still running: $(tr '\0' ' ' <"/proc/$p/cmdline")"; return 1; }
+	done
+}
+
+# procs_under DIR: processes whose command line names DIR/.
+procs_under() {
+	for f in /proc/[0-9]*/cmdline; do
+		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q "$1/" &&
+			echo "${f%/cmdline}: $(tr '\0' ' ' <"$f" 2>/dev/null)"
+	done
+}
+
+# procs_in DIR: processes whose working directory is in DIR (also once
+# DIR is removed): a fake instance's servers name no path.
+procs_in() {
+	for f in /proc/[0-9]*/cwd; do
+		case "$(readlink "$f" 2>/dev/null)" in
+		"$1"/*) echo "${f%/cwd}: $(tr '\0' ' ' <"${f%/cwd}/cmdline" 2>/dev/null)" ;;
+		esac
+	done
+}
+
+# up_nothing_left DIR: no process names the local cluster DIR, no port
+# of it listens, no pidfile is left.
+up_nothing_left() {
+	left=$(procs_under "$1")
+	test -z "$left" || { echo "left running: $left"; return 1; }
+	base=$(cat "$1/port-base") &&
+	for p in 0 1 2 3; do
+		! listening $((base + p)) || { echo "port $((base + p)) listens"; return 1; }
+	done &&
+	test -z "$(ls "$1"/*/tichaos.pid 2>/dev/null)"
+}
+
+# up_held DIR OUT: once `cluster up` (up_start) made DIR's etcd-0
+# directory, hold etcd's database lock (as the first test of this file
+# does) so that the up cannot get past waiting for etcd-0; returns once
+# all three servers were started (their pidfiles name running pids).
+up_held() {
+	wait_for_condition 30 "test -d \"$1/etcd-0\" || ! alive $up" &&
+	mkdir -p -m 700 "$1/etcd-0/data/member/snap" &&
+	hold_lock "$2" flock "$1/etcd-0/data/member/snap/db" &&
+	wait_for_condition 60 "pid_in \"$1/up-0/tichaos.pid\" && pid_in \"$1/down-0/tichaos.pid\" && pid_in \"$1/etcd-0/tichaos.pid\" || ! alive $up" &&
+	alive $up || { echo "cluster up ended early"; cat "$1.err"; return 1; }
+}
+
+test_expect_success 'cluster up, SIGTERM while it starts: what it started is stopped, exit 4' '
+	D="$TRASH/cu-term" &&
+	up_start "$D" --port-base auto &&
+	up_held "$D" cu-term &&
+	pids=$(cat "$D"/*/tichaos.pid) && test "$(echo $pids | wc -w)" = 3 &&
+	kill -TERM $up &&
+	up_stopped "$D" && unlock &&
+	tail -n 1 "$D.err" | grep -Eqx "tichaos: interrupted while waiting for (up-0|down-0|etcd-0): stopped what this .cluster up. started; nothing of the cluster in .$D. runs" &&
+	gone $pids && up_nothing_left "$D" && test ! -s "$D.out"
+'
+
+# A second signal before any stop: every server is killed at once
+# (SIGKILL), none is sent TERM first. Both signals wait while `cluster
+# up` is stopped (SIGSTOP), so that both are seen before it stops
+# anything.
+test_expect_success 'cluster up, a second signal: every server killed at once, exit 4' '
+	D="$TRASH/cu-twice" &&
+	up_start "$D" --port-base auto -v &&
+	up_held "$D" cu-twice &&
+	pids=$(cat "$D"/*/tichaos.pid) &&
+	kill -STOP $up && kill -TERM $up && kill -INT $up && kill -CONT $up &&
+	up_stopped "$D" && unlock &&
+	for c in up-0 down-0 etcd-0; do
+		grep -Eq " debug $c \(pid [0-9]+\) is gone after signal 9$" "$D.err" ||
+		{ echo "$c: not killed"; cat "$D.err"; return 1; }
+	done &&
+	! grep -Eq "is gone after signal 15|did not stop on TERM" "$D.err" &&
+	tail -n 1 "$D.err" | grep -q "^tichaos: interrupted while waiting for .*: stopped what this .cluster up. started; nothing of the cluster in .$D. runs$" &&
+	gone $pids && up_nothing_left "$D"
+'
+
+# hold_lock_free OUT KIND FILE: hold_lock, retried for up to 10 s while
+# another process still holds the lock (a killed server is gone before
+# all its threads are, and its locks with them).
+hold_lock_free() {
+	lock_end=$(( $(date +%s) + 10 ))
+	until hold_lock "$@"; do
+		[ "$(date +%s)" -lt "$lock_end" ] || return 1
+		sleep 0.1
+	done
+}
+
+# What ran before the up keeps running: down-0 killed, the up that starts
+# it again is held in down-0's start (an fcntl lock on its Aria control
+# file: mariadbd waits for it, not ready), then stopped.
+test_expect_success 'cluster up, SIGINT: only what it started is stopped; what ran before keeps running' '
+	D="$TRASH/cu-kept" &&
+	test_cluster_up "$D" &&
+	up0=$(cat "$D/up-0/tichaos.pid") && etcd0=$(cat "$D/etcd-0/tichaos.pid") &&
+	"$TICHAOS" cluster kill down-0 --dir "$D" &&
+	hold_lock_free cu-kept fcntl "$D/down-0/data/aria_log_control" &&
+	size=$(wc -c <"$D/down-0/mariadbd.log") &&
+	up_start "$D" &&
+	wait_for_condition 60 "tail -c +$((size + 1)) \"$D/down-0/mariadbd.log\" | grep -q \"Can.t lock aria control file\" || ! alive $up" &&
+	down0=$(cat "$D/down-0/tichaos.pid") && alive "$down0" &&
+	kill -INT $up &&
+	up_stopped "$D" && unlock &&
+	tail -n 1 "$D.err" | grep -Eqx "tichaos: interrupted while waiting for down-0: stopped what this .cluster up. started; running before it, left running: etcd-0, up-0" &&
+	gone $down0 && test ! -e "$D/down-0/tichaos.pid" &&
+	alive $up0 && alive $etcd0 &&
+	test "$(cat "$D/up-0/tichaos.pid")" = $up0 &&
+	test "$(cat "$D/etcd-0/tichaos.pid")" = $etcd0 &&
+	{ "$TICHAOS" cluster status --dir "$D" >st; test $? = 3; } &&
+	grep -Eq "^up-0 .* running" st && grep -Eq "^etcd-0 .* running" st &&
+	grep -Eq "^down-0 .* stopped" st
+'
+
+# catches PID SIG: PID has a handler of its own for signal number SIG (1
+# to 32: SigCgt's low 32 bits).
+catches() {
+	mask=$(sed -n "s/^SigCgt:[[:space:]]*//p" "/proc/$1/status" 2>/dev/null) &&
+	[ -n "$mask" ] && [ $(( 0x${mask#????????} >> ($2 - 1) & 1 )) = 1 ]
+}
+
+# A cluster that was up before: the up is held in its wait for readiness
+# (down-0's replication is stopped), and a signal there or anywhere
+# before it stops nothing.
+test_expect_success 'cluster up on a cluster up before, SIGTERM: nothing stopped, exit 4' '
+	D="$TRASH/cu-was-up" &&
+	test_cluster_up "$D" &&
+	pids=$(cat "$D"/*/tichaos.pid) &&
+	sql $(port_of "$D" down-0) "STOP SLAVE SQL_THREAD" &&
+	up_start "$D" &&
+	wait_for_condition 30 "catches $up 15 || ! alive $up" &&
+	kill -TERM $up &&
+	up_stopped "$D" &&
+	tail -n 1 "$D.err" | grep -Eqx "tichaos: interrupted while waiting for (up-0|down-0|etcd-0): this .cluster up. started nothing; the cluster in .$D. keeps running" &&
+	for p in $pids; do alive $p || { echo "pid $p is gone"; return 1; }; done &&
+	test "$(cat "$D"/*/tichaos.pid)" = "$pids" &&
+	sql $(port_of "$D" down-0) "START SLAVE SQL_THREAD"
+'
+
+# The fake playground (tests/func/t0820-playground.sh): tiup and its
+# instances. TiDB's GET /status answers 404 here: an answer (the first
+# wait passes it), but never ready, so once both playgrounds and every
+# instance answer and the changefeed is made, the up waits at tidb-0 for
+# good. A fake TiDB's mariadbd goes up to 0.1 s after its instance
+# (fake-instance.pl's watchdog): tichaos waits for the instances, the
+# test for what they leave.
+PG="$TRASH/pg"
+export TIUP_HOME="$PG/tiup-home"
+export FAKE_TIUP_BIN="$PG/fake-bin"
+export FAKE_TIUP_HTTP="$PG/http"
+FAKE_TIUP_PORT=$(free_port_base) && export FAKE_TIUP_PORT
+mkdir -p "$TIUP_HOME" "$FAKE_TIUP_BIN" "$PG/path" &&
+cp -R "$DATA/http/playground" "$FAKE_TIUP_HTTP" &&
+rm "$FAKE_TIUP_HTTP/tidb/GET_status"
+for p in pd-server tikv-server tidb-server cdc; do
+	ln -s "$ROOT/tests/helpers/fake-instance.pl" "$FAKE_TIUP_BIN/$p"
+done
+ln -s "$ROOT/tests/helpers/fake-tiup.pl" "$PG/path/tiup"
+WITH_TIUP="$PG/path:$PATH"
+# Whatever the test leaves running goes by its pidfiles.
+trap '[ -d "$PG/c" ] && PATH=$WITH_TIUP "$TICHAOS" cluster down --cluster playground --dir "$PG/c" >/dev/null 2>&1; test_cleanup' EXIT
+
+test_expect_success 'cluster up on a playground, SIGTERM: tiup and every instance stopped, exit 4' '
+	D="$PG/c"
+	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground --dir "$D" >"$D.out" 2>"$D.err" &
+	up=$! && test_track_pid $up &&
+	names="playground pd-0 tikv-0 tidb-0 cdc-0 playground-down down-pd-0 down-tikv-0 down-0" &&
+	wait_for_condition 120 "grep -q \"created changefeed tichaos\" \"$D.err\" || ! alive $up" &&
+	pids_in "$D" $names &&
+	alive $up || { echo "cluster up ended early"; cat "$D.err"; return 1; }
+	pids=$(cat "$D"/*.pid) && test "$(echo $pids | wc -w)" = 9 &&
+	: >"$TIUP_HOME/clean.log" &&
+	kill -TERM $up &&
+	up_stopped "$D" &&
+	tail -n 1 "$D.err" | grep -Eqx "tichaos: interrupted while waiting for tidb-0: stopped what this .cluster up. started; nothing of the cluster in .$D. runs" &&
+	gone $pids && test -z "$(ls "$D"/*.pid 2>/dev/null)" &&
+	wait_for_condition 5 "test -z \"\$(procs_under \"$TIUP_HOME/data\")\$(procs_in \"$TIUP_HOME/data\")\"" ||
+	{ procs_under "$TIUP_HOME/data"; procs_in "$TIUP_HOME/data"; return 1; }
+	test -z "$(procs_under "$D")" &&
+	test -z "$(ls "$TIUP_HOME/data")" &&
+	test "$(sed "s/tichaos-[0-9a-f]*/TAG/" "$TIUP_HOME/clean.log")" = "clean TAG
+clean TAG-down"
 '
 
 test_done
