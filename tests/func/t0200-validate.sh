@@ -98,12 +98,23 @@ for yaml in "$ROOT/$GOOD"/*.yaml; do
 	'
 done
 
-test_expect_success 'every shipped suite validates' '
-	for yaml in "$ROOT"/suites/*.yaml; do
-		test -e "$yaml" || continue
-		run_validate "suites/${yaml##*/}" &&
+test_expect_success 'every shipped suite validates, the found ones too' '
+	n=0 &&
+	for yaml in "$ROOT"/suites/*.yaml "$ROOT"/suites/found/*.yaml; do
+		rel=${yaml#"$ROOT"/} &&
+		run_validate "$rel" &&
 		test "$rc" = 0 && test ! -s err ||
-		{ cat err; return 1; }
+		{ echo "$rel"; cat err; return 1; }
+		n=$((n + 1))
+	done &&
+	test "$n" -ge 6
+'
+
+test_expect_success 'every found suite is explained in docs/found.md' '
+	for yaml in "$ROOT"/suites/found/*.yaml; do
+		name=${yaml##*/} &&
+		grep -q "^## .*\`suites/found/$name\`" "$ROOT/docs/found.md" ||
+		{ echo "docs/found.md has no section for $name"; return 1; }
 	done
 '
 
