@@ -50,7 +50,6 @@ static const struct optspec opts[] = {
 	  "violations and duplicates listed in the details" },
 };
 
-#define MAX_DEPTH 64
 #define MAX_BETWEEN 50		/* events listed per violation */
 #define MAX_DUP_OPS 10		/* operations listed per duplicate id */
 #define NO_NAME UINT32_MAX
@@ -189,455 +188,11 @@ struct ids {
 	char nemesis_f[64];
 	char nemesis_target[256];
 	int64_t last_time;
-	size_t lines;
 	size_t cut_line;	/* a last line without its newline */
+	struct err *e;		/* where record() says what broke */
 	/* Set when the history cannot be judged. */
 	char bad[400];
 };
-
-/* ---- a validating JSON scanner, decoding top-level strings in place ---- */
-
-struct cursor {
-	char *p, *start, *end;
-	const char *why;
-	size_t col;
-	int depth;
-};
-
-static int syntax(struct cursor *c, const char *why)
-{
-	if (!c->why) {
-		c->why = why;
-		c->col = (size_t)(c->p - c->start) + 1;
-	}
-	return -1;
-}
-
-static void skip_ws(struct cursor *c)
-{
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
-				 *c->p == '\r' || *c->p == '\n'))
-		c->p++;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-	unsigned v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		char ch = p[i];
-
-		v <<= 4;
-		if (ch >= '0' && ch <= '9')
-			v |= (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			v |= (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			v |= (unsigned)(ch - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static char *put_utf8(char *w, unsigned cp)
-{
-	if (cp < 0x80) {
-		*w++ = (char)cp;
-	} else if (cp < 0x800) {
-		*w++ = (char)(0xc0 | (cp >> 6));
-		*w++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*w++ = (char)(0xe0 | (cp >> 12));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*w++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*w++ = (char)(0xf0 | (cp >> 18));
-		*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*w++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return w;
-}
-
-/*
- * A string at c->p. With `out`, decoded in place (never longer than its
- * text) and NUL-terminated; without, only checked.
- */
-static int scan_string(struct cursor *c, char **out)
-{
-	char *w, *s;
-
-	if (c->p >= c->end || *c->p != '"')
-		return syntax(c, "expected a string");
-	s = w = ++c->p;
-	while (c->p < c->end) {
-		unsigned char ch = (unsigned char)*c->p;
-		unsigned cp, lo;
-
-		if (ch == '"') {
-			c->p++;
-			if (out) {
-				*w = '\0';
-				*out = s;
-			}
-			return 0;
-		}
-		if (ch < 0x20)
-			return syntax(c, "control character in a string");
-		if (ch != '\\') {
-			if (out)
-				*w = (char)ch;
-			w++;
-			c->p++;
-			continue;
-		}
-		if (c->end - c->p < 2)
-			return syntax(c, "unterminated string");
-		switch (c->p[1]) {
-		case '"': case '\\': case '/':
-			cp = (unsigned char)c->p[1];
-			break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if (c->end - c->p < 6 || hex4(c->p + 2, &cp))
-				return syntax(c, "invalid \\u escape");
-			if (cp >= 0xdc00 && cp <= 0xdfff)
-				return syntax(c, "invalid \\u escape");
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (c->end - c->p < 12 || c->p[6] != '\\' ||
-				    c->p[7] != 'u' || hex4(c->p + 8, &lo) ||
-				    lo < 0xdc00 || lo > 0xdfff)
-					return syntax(c, "invalid \\u escape");
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-				c->p += 6;
-			}
-			c->p += 4;
-			break;
-		default:
-			return syntax(c, "invalid escape in a string");
-		}
-		c->p += 2;
-		if (out) {
-			w = put_utf8(w, cp);
-		} else {
-			w++;
-		}
-	}
-	return syntax(c, "unterminated string");
-}
-
-static int is_digit(const struct cursor *c)
-{
-	return c->p < c->end && *c->p >= '0' && *c->p <= '9';
-}
-
-/* A number at c->p; `integer` says whether it had no fraction/exponent. */
-static int scan_number(struct cursor *c, int *integer)
-{
-	*integer = 1;
-	if (c->p < c->end && *c->p == '-')
-		c->p++;
-	if (!is_digit(c))
-		return syntax(c, "expected a value");
-	if (*c->p == '0')
-		c->p++;
-	else
-		while (is_digit(c))
-			c->p++;
-	if (c->p < c->end && *c->p == '.') {
-		c->p++;
-		*integer = 0;
-		if (!is_digit(c))
-			return syntax(c, "invalid number");
-		while (is_digit(c))
-			c->p++;
-	}
-	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
-		c->p++;
-		*integer = 0;
-		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
-			c->p++;
-		if (!is_digit(c))
-			return syntax(c, "invalid number");
-		while (is_digit(c))
-			c->p++;
-	}
-	return 0;
-}
-
-static int scan_literal(struct cursor *c, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
-		return syntax(c, "expected a value");
-	c->p += n;
-	return 0;
-}
-
-/* Any value at c->p, checked, left as it is. */
-static int scan_value(struct cursor *c)
-{
-	int integer;
-	char close;
-
-	skip_ws(c);
-	if (c->p >= c->end)
-		return syntax(c, "expected a value");
-	switch (*c->p) {
-	case '"':
-		return scan_string(c, NULL);
-	case 't':
-		return scan_literal(c, "true");
-	case 'f':
-		return scan_literal(c, "false");
-	case 'n':
-		return scan_literal(c, "null");
-	case '{':
-	case '[':
-		break;
-	default:
-		return scan_number(c, &integer);
-	}
-	close = *c->p == '{' ? '}' : ']';
-	if (++c->depth > MAX_DEPTH)
-		return syntax(c, "nested too deeply");
-	c->p++;
-	skip_ws(c);
-	if (c->p < c->end && *c->p == close) {
-		c->p++;
-		c->depth--;
-		return 0;
-	}
-	for (;;) {
-		if (close == '}') {
-			skip_ws(c);
-			if (scan_string(c, NULL))
-				return -1;
-			skip_ws(c);
-			if (c->p >= c->end || *c->p != ':')
-				return syntax(c, "expected ':' after a key");
-			c->p++;
-		}
-		if (scan_value(c))
-			return -1;
-		skip_ws(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p < c->end && *c->p == close) {
-			c->p++;
-			c->depth--;
-			return 0;
-		}
-		return syntax(c, close == '}' ? "expected ',' or '}'"
-					      : "expected ',' or ']'");
-	}
-}
-
-/* ---- one history record ------------------------------------------------ */
-
-enum proc_kind { PROC_NONE, PROC_WORKER, PROC_NEMESIS, PROC_MONITOR };
-
-struct rec {
-	int has_time, has_id;
-	int64_t time, id;
-	enum proc_kind proc;
-	int64_t process;
-	char *type, *f, *table, *node, *target;
-	const char *value;	/* its JSON text, not terminated */
-	size_t value_len;
-};
-
-static int scan_int(struct cursor *c, const char *key, int64_t *out,
-		    const char **why)
-{
-	const char *s;
-	int integer, neg = 0;
-	uint64_t v = 0;
-
-	skip_ws(c);
-	s = c->p;
-	if (scan_number(c, &integer))
-		return -1;
-	if (!integer) {
-		*why = key;
-		return -1;
-	}
-	if (*s == '-') {
-		neg = 1;
-		s++;
-	}
-	for (; s < c->p; s++) {
-		if (v > (UINT64_C(1) << 63) / 10 ||
-		    v * 10 + (uint64_t)(*s - '0') > (UINT64_C(1) << 63)) {
-			*why = key;
-			return -1;
-		}
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (!neg && v > (uint64_t)INT64_MAX) {
-		*why = key;
-		return -1;
-	}
-	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
-	return 0;
-}
-
-/*
- * Parse one line (without its newline) into `r`; strings point into
- * `line`, which is modified. On error the message goes into `msg`.
- */
-static int parse_record(char *line, size_t len, struct rec *r, char *msg,
-			size_t msgsize, size_t *col)
-{
-	struct cursor c = { line, line, line + len, NULL, 0, 0 };
-	const char *bad_int = NULL, *bad_str = NULL;
-
-	memset(r, 0, sizeof(*r));
-	*col = 0;
-	skip_ws(&c);
-	if (c.p >= c.end) {
-		snprintf(msg, msgsize, "empty line");
-		return -1;
-	}
-	if (*c.p != '{') {
-		syntax(&c, "not a JSON object");
-		goto syntax;
-	}
-	c.p++;
-	skip_ws(&c);
-	if (c.p < c.end && *c.p == '}') {
-		c.p++;
-		goto done;
-	}
-	for (;;) {
-		char *key, **str = NULL;
-
-		skip_ws(&c);
-		if (scan_string(&c, &key))
-			goto syntax;
-		skip_ws(&c);
-		if (c.p >= c.end || *c.p != ':') {
-			syntax(&c, "expected ':' after a key");
-			goto syntax;
-		}
-		c.p++;
-		skip_ws(&c);
-		if (!strcmp(key, "time")) {
-			if (scan_int(&c, "time", &r->time, &bad_int))
-				goto bad;
-			r->has_time = 1;
-		} else if (!strcmp(key, "id")) {
-			if (scan_int(&c, "id", &r->id, &bad_int))
-				goto bad;
-			r->has_id = 1;
-		} else if (!strcmp(key, "process")) {
-			char *name;
-
-			if (c.p < c.end && *c.p == '"') {
-				if (scan_string(&c, &name))
-					goto syntax;
-				if (!strcmp(name, "nemesis"))
-					r->proc = PROC_NEMESIS;
-				else if (!strcmp(name, "monitor"))
-					r->proc = PROC_MONITOR;
-				else
-					bad_str = "process";
-			} else {
-				if (scan_int(&c, "process", &r->process,
-					     &bad_int))
-					goto bad;
-				if (r->process < 0 || r->process > INT32_MAX)
-					bad_str = "process";
-				r->proc = PROC_WORKER;
-			}
-		} else if (!strcmp(key, "type")) {
-			str = &r->type;
-		} else if (!strcmp(key, "f")) {
-			str = &r->f;
-		} else if (!strcmp(key, "table")) {
-			str = &r->table;
-		} else if (!strcmp(key, "node")) {
-			str = &r->node;
-		} else if (!strcmp(key, "target")) {
-			str = &r->target;
-		} else if (!strcmp(key, "value")) {
-			const char *v = c.p;
-
-			if (scan_value(&c))
-				goto syntax;
-			r->value = v;
-			r->value_len = (size_t)(c.p - v);
-		} else if (scan_value(&c)) {
-			goto syntax;
-		}
-		if (str) {
-			if (c.p < c.end && *c.p == '"') {
-				if (scan_string(&c, str))
-					goto syntax;
-			} else {
-				if (scan_value(&c))
-					goto syntax;
-				if (!bad_str)
-					bad_str = key;
-			}
-		}
-		skip_ws(&c);
-		if (c.p < c.end && *c.p == ',') {
-			c.p++;
-			continue;
-		}
-		if (c.p < c.end && *c.p == '}') {
-			c.p++;
-			break;
-		}
-		syntax(&c, "expected ',' or '}'");
-		goto syntax;
-	}
-done:
-	skip_ws(&c);
-	if (c.p < c.end) {
-		syntax(&c, "text after the object");
-		goto syntax;
-	}
-	if (bad_str) {
-		/* Keys are decoded in place, so name them statically. */
-		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
-			 !strcmp(bad_str, "process")
-			 ? "a number, \"nemesis\" or \"monitor\""
-			 : "a string");
-		return -1;
-	}
-	if (!r->has_time || !r->proc || !r->type || !r->f) {
-		snprintf(msg, msgsize, "no \"%s\"", !r->has_time ? "time" :
-			 !r->proc ? "process" : !r->type ? "type" : "f");
-		return -1;
-	}
-	if (strcmp(r->type, "invoke") && strcmp(r->type, "ok") &&
-	    strcmp(r->type, "fail") && strcmp(r->type, "info")) {
-		snprintf(msg, msgsize, "unknown type '%.64s'", r->type);
-		return -1;
-	}
-	return 0;
-syntax:
-	snprintf(msg, msgsize, "not JSON: %s", c.why);
-	*col = c.col;
-	return -1;
-bad:
-	if (c.why)
-		goto syntax;
-	snprintf(msg, msgsize, "\"%s\" is not an integer", bad_int);
-	return -1;
-}
 
 /* ---- collecting -------------------------------------------------------- */
 
@@ -750,7 +305,7 @@ static void add_party(struct buf *b, const json_t *v)
 }
 
 /* "<f> <target> <from> -> ... -> <to>" from a record and its value. */
-static char *event_text(const struct rec *r)
+static char *event_text(const struct history_line *r)
 {
 	struct buf b = BUF_INIT;
 	json_t *v = NULL, *rounds;
@@ -790,7 +345,7 @@ static char *event_text(const struct rec *r)
 	return buf_detach(&b, NULL);
 }
 
-static int add_event(struct ids *x, const struct rec *r, int64_t start,
+static int add_event(struct ids *x, const struct history_line *r, int64_t start,
 		     int fault, struct err *e)
 {
 	struct event *ev;
@@ -819,7 +374,7 @@ static int add_event(struct ids *x, const struct rec *r, int64_t start,
 /* The nemesis's open invoke never completed: it may last until `until`. */
 static int open_fault(struct ids *x, int64_t until, struct err *e)
 {
-	struct rec open;
+	struct history_line open;
 
 	memset(&open, 0, sizeof(open));
 	open.time = until;
@@ -832,7 +387,7 @@ static int open_fault(struct ids *x, int64_t until, struct err *e)
 	return 0;
 }
 
-static int nemesis(struct ids *x, const struct rec *r, struct err *e)
+static int nemesis(struct ids *x, const struct history_line *r, struct err *e)
 {
 	int64_t start = r->time;
 
@@ -859,7 +414,7 @@ static int nemesis(struct ids *x, const struct rec *r, struct err *e)
 	return add_event(x, r, start, 1, e);
 }
 
-static int add_op(struct ids *x, const struct rec *r,
+static int add_op(struct ids *x, const struct history_line *r,
 		  const struct pending *p, uint32_t table, size_t line,
 		  struct err *e)
 {
@@ -891,7 +446,7 @@ static int add_op(struct ids *x, const struct rec *r,
 }
 
 /* The value's "with" for an exchange: the other table. */
-static int exchange_partner(struct ids *x, const struct rec *r,
+static int exchange_partner(struct ids *x, const struct history_line *r,
 			    const char *how, struct err *e)
 {
 	json_t *v = json_loadb(r->value, r->value_len, JSON_DECODE_ANY, NULL);
@@ -913,7 +468,7 @@ static int exchange_partner(struct ids *x, const struct rec *r,
 	return rc;
 }
 
-static int worker(struct ids *x, const struct rec *r, size_t line,
+static int worker(struct ids *x, const struct history_line *r, size_t line,
 		  struct err *e)
 {
 	struct pending *p = pending_of(x, r->process, e);
@@ -980,78 +535,45 @@ static int worker(struct ids *x, const struct rec *r, size_t line,
 	return 0;
 }
 
-static int record(struct ids *x, const struct rec *r, size_t line,
-		  struct err *e)
+static int record(const struct history_line *r, void *arg)
 {
+	struct ids *x = arg;
+
 	if (r->time > x->last_time)
 		x->last_time = r->time;
-	switch (r->proc) {
-	case PROC_NEMESIS:
-		return nemesis(x, r, e);
-	case PROC_MONITOR:
-		if (strcmp(r->type, "info"))
-			return 0;
-		return add_event(x, r, r->time, 0, e);
-	case PROC_WORKER:
-		return worker(x, r, line, e);
-	case PROC_NONE:
-		break;
-	}
-	return 0;
+	if (r->process == HISTORY_NEMESIS)
+		return nemesis(x, r, x->e);
+	if (r->process == HISTORY_MONITOR)
+		return strcmp(r->type, "info") ? 0
+		       : add_event(x, r, r->time, 0, x->e);
+	return worker(x, r, r->line, x->e);
 }
 
 /* Read the history. 0 also when it cannot be judged (x->bad set). */
 static int read_history(struct ids *x, struct err *e)
 {
+	struct history_reading info;
+	struct err why = ERR_INIT;
 	struct buf path = BUF_INIT;
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	FILE *f;
-	int rc = 0;
+	int rc;
 
 	if (buf_printf(&path, e, "%s/history.jsonl", x->ctx->run_dir))
 		return -1;
-	f = fopen(buf_str(&path), "r");
-	if (!f) {
-		snprintf(x->bad, sizeof(x->bad), "cannot open '%s': %s",
-			 buf_str(&path), strerror(errno));
-		buf_release(&path);
-		return 0;
-	}
-	while (!x->bad[0] && (n = getline(&line, &cap, f)) > 0) {
-		struct rec r;
-		char msg[200];
-		size_t col;
-
-		x->lines++;
-		if (line[n - 1] != '\n') {
-			x->cut_line = x->lines;
-			break;
-		}
-		if (parse_record(line, (size_t)n - 1, &r, msg, sizeof(msg),
-				 &col)) {
-			char where[32] = "";
-
-			if (col)
-				snprintf(where, sizeof(where), "%zu:", col);
-			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu:%s "
-				 "%s", x->lines, where, msg);
-			break;
-		}
-		if (record(x, &r, x->lines, e)) {
-			rc = -1;
-			break;
-		}
-	}
-	if (!rc && !x->bad[0] && ferror(f))
-		snprintf(x->bad, sizeof(x->bad), "cannot read '%s': %s",
-			 buf_str(&path), strerror(errno));
-	fclose(f);
-	free(line);
+	x->e = e;
+	rc = history_read(buf_str(&path), HISTORY_STRICT, record, x, &info,
+			  &why);
 	buf_release(&path);
-	if (rc || x->bad[0])
-		return rc;
+	x->cut_line = info.cut;
+	/* A history that cannot be read, or holds a line that is no
+	 * record, cannot be judged: the verdict says why. */
+	if (rc && !err_isset(e))
+		snprintf(x->bad, sizeof(x->bad), "%s", why.msg);
+	else if (!x->bad[0] && info.bad[0])
+		snprintf(x->bad, sizeof(x->bad), "%s", info.bad);
+	if (rc && err_isset(e))
+		return -1;
+	if (x->bad[0])
+		return 0;
 	/* Invokes the history ends on. */
 	for (size_t i = 0; i < x->pend_slots; i++)
 		if (x->pend[i].process >= 0)

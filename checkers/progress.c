@@ -129,7 +129,8 @@ static int find_stop(const struct history_line *l, void *arg)
 	b->last = l->time;
 	b->lines++;
 	if (l->process == HISTORY_MONITOR && b->stop < 0 &&
-	    !strcmp(l->f, "replica_stopped") && !strcmp(l->target, b->comp) &&
+	    !strcmp(l->f, "replica_stopped") && l->target &&
+	    !strcmp(l->target, b->comp) &&
 	    l->value && memmem(l->value, l->value_len, b->same,
 			       strlen(b->same)))
 		b->stop = l->time;
@@ -143,7 +144,7 @@ static int find_faults(const struct history_line *l, void *arg)
 	if (l->process != HISTORY_NEMESIS || strcmp(l->type, "info") ||
 	    l->time > b->stop || l->time < b->stop - BEFORE_FAULTS_NS)
 		return 0;
-	keep(&b->faults, l->time, l->f, l->target);
+	keep(&b->faults, l->time, l->f, l->target ? l->target : "");
 	if (!strcmp(l->f, "kill") || !strcmp(l->f, "pause")) {
 		b->crash = l->time;
 		b->crash_f = strcmp(l->f, "kill") ? "pause" : "kill";
@@ -156,7 +157,7 @@ static int find_ddl(const struct history_line *l, void *arg)
 	struct before *b = arg;
 
 	if (l->process >= 0 && !strcmp(l->type, "invoke") &&
-	    history_ddl_op(l->f) && l->time <= b->crash &&
+	    history_ddl_op(l->f) && l->time <= b->crash && l->table &&
 	    (b->table[0] ? !strcmp(l->table, b->table)
 			 : l->time >= b->crash - BEFORE_DDL_NS))
 		keep(&b->ddl, l->time, l->f, l->table);
@@ -235,7 +236,7 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 	error_table(stop->error, b->table, sizeof(b->table));
 	snprintf(b->same, sizeof(b->same), "{\"sql_errno\":%ld,\"gtid\":\"%s\"",
 		 stop->sql_errno, stop->gtid);
-	history_read(path, find_stop, b, NULL);
+	history_read(path, 0, find_stop, b, NULL, NULL);
 	/* No history (a run that never started its workloads): nothing
 	 * to say of before. */
 	if (!b->lines) {
@@ -247,10 +248,10 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 	if (at_check)
 		b->stop = b->last;
 	b->crash = -1;
-	history_read(path, find_faults, b, NULL);
+	history_read(path, 0, find_faults, b, NULL, NULL);
 	if (b->crash < 0)
 		b->crash = b->stop;
-	history_read(path, find_ddl, b, NULL);
+	history_read(path, 0, find_ddl, b, NULL, NULL);
 	buf_printf(msg, NULL, "; %s %.1fs; faults before: ", at_check
 		   ? "seen at the check, after the run's end at" : "at",
 		   (double)b->stop / 1e9);

@@ -361,103 +361,531 @@ const char *history_ddl_op(const char *f)
 	return NULL;
 }
 
-/* At `p`: `,"key":"text"` into out (p past it), else "" (p stays). */
-static const char *take_string(const char *p, const char *key, char *out,
-			       size_t size)
-{
-	size_t n = strlen(key);
-	const char *end;
+/*
+ * Reading history.jsonl back (history_read): every line is checked as
+ * JSON whole, with a message naming the column of what is wrong; the
+ * strings of the record are decoded in place.
+ */
 
-	out[0] = '\0';
-	if (p[0] != ',' || p[1] != '"' || strncmp(p + 2, key, n) ||
-	    strncmp(p + 2 + n, "\":\"", 3))
-		return p;
-	p += n + 5;
-	end = strchr(p, '"');
-	if (!end)
-		return p - n - 5;
-	snprintf(out, size, "%.*s", (int)(end - p), p);
-	return end + 1;
+/* ---- a validating JSON scanner, decoding top-level strings in place ---- */
+
+#define MAX_DEPTH 64		/* nesting of a value */
+
+struct cursor {
+	char *p, *start, *end;
+	const char *why;
+	size_t col;
+	int depth;
+};
+
+static int syntax(struct cursor *c, const char *why)
+{
+	if (!c->why) {
+		c->why = why;
+		c->col = (size_t)(c->p - c->start) + 1;
+	}
+	return -1;
 }
 
-/* A JSON string at `p` (its opening quote): past its closing quote. */
-static const char *skip_string(const char *p)
+static void skip_ws(struct cursor *c)
 {
-	for (p++; *p && *p != '"'; p++)
-		if (*p == '\\' && p[1])
-			p++;
-	return *p ? p + 1 : p;
+	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
+				 *c->p == '\r' || *c->p == '\n'))
+		c->p++;
 }
 
-static int parse_line(const char *line, size_t len, struct history_line *l)
+static int hex4(const char *p, unsigned *out)
 {
-	const char *p;
-	char *end;
+	unsigned v = 0;
 
-	memset(l, 0, sizeof(*l));
-	l->id = -1;
-	if (strncmp(line, "{\"time\":", 8))
-		return -1;
-	l->time = strtoll(line + 8, &end, 10);
-	p = end;
-	if (strncmp(p, ",\"process\":", 11))
-		return -1;
-	p += 11;
-	if (!strncmp(p, "\"nemesis\"", 9)) {
-		l->process = HISTORY_NEMESIS;
-		p += 9;
-	} else if (!strncmp(p, "\"monitor\"", 9)) {
-		l->process = HISTORY_MONITOR;
-		p += 9;
-	} else {
-		l->process = (int)strtol(p, &end, 10);
-		if (end == p)
+	for (int i = 0; i < 4; i++) {
+		char ch = p[i];
+
+		v <<= 4;
+		if (ch >= '0' && ch <= '9')
+			v |= (unsigned)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			v |= (unsigned)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			v |= (unsigned)(ch - 'A' + 10);
+		else
 			return -1;
-		p = end;
 	}
-	p = take_string(p, "type", l->type, sizeof(l->type));
-	p = take_string(p, "f", l->f, sizeof(l->f));
-	p = take_string(p, "table", l->table, sizeof(l->table));
-	p = take_string(p, "node", l->node, sizeof(l->node));
-	p = take_string(p, "target", l->target, sizeof(l->target));
-	if (!strncmp(p, ",\"id\":", 6)) {
-		l->id = strtoll(p + 6, &end, 10);
-		p = end;
-	}
-	if (!strncmp(p, ",\"error\":\"", 10))
-		p = skip_string(p + 9);
-	if (!strncmp(p, ",\"value\":", 9)) {
-		l->value = p + 9;
-		/* Up to the record's closing brace. */
-		l->value_len = (size_t)(line + len - 1 - l->value);
-		while (l->value_len && l->value[l->value_len] != '}')
-			l->value_len--;
-	}
-	return l->type[0] ? 0 : -1;
+	*out = v;
+	return 0;
 }
 
-int history_read(const char *path,
-		 int (*fn)(const struct history_line *l, void *arg),
-		 void *arg, struct err *e)
+static char *put_utf8(char *w, unsigned cp)
 {
-	struct history_line l;
+	if (cp < 0x80) {
+		*w++ = (char)cp;
+	} else if (cp < 0x800) {
+		*w++ = (char)(0xc0 | (cp >> 6));
+		*w++ = (char)(0x80 | (cp & 0x3f));
+	} else if (cp < 0x10000) {
+		*w++ = (char)(0xe0 | (cp >> 12));
+		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*w++ = (char)(0x80 | (cp & 0x3f));
+	} else {
+		*w++ = (char)(0xf0 | (cp >> 18));
+		*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
+		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
+		*w++ = (char)(0x80 | (cp & 0x3f));
+	}
+	return w;
+}
+
+/*
+ * A string at c->p. With `out`, decoded in place (never longer than its
+ * text) and NUL-terminated; without, only checked.
+ */
+static int scan_string(struct cursor *c, char **out)
+{
+	char *w, *s;
+
+	if (c->p >= c->end || *c->p != '"')
+		return syntax(c, "expected a string");
+	s = w = ++c->p;
+	while (c->p < c->end) {
+		unsigned char ch = (unsigned char)*c->p;
+		unsigned cp, lo;
+
+		if (ch == '"') {
+			c->p++;
+			if (out) {
+				*w = '\0';
+				*out = s;
+			}
+			return 0;
+		}
+		if (ch < 0x20)
+			return syntax(c, "control character in a string");
+		if (ch != '\\') {
+			if (out)
+				*w = (char)ch;
+			w++;
+			c->p++;
+			continue;
+		}
+		if (c->end - c->p < 2)
+			return syntax(c, "unterminated string");
+		switch (c->p[1]) {
+		case '"': case '\\': case '/':
+			cp = (unsigned char)c->p[1];
+			break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u':
+			if (c->end - c->p < 6 || hex4(c->p + 2, &cp))
+				return syntax(c, "invalid \\u escape");
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return syntax(c, "invalid \\u escape");
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				if (c->end - c->p < 12 || c->p[6] != '\\' ||
+				    c->p[7] != 'u' || hex4(c->p + 8, &lo) ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					return syntax(c, "invalid \\u escape");
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				     (lo - 0xdc00);
+				c->p += 6;
+			}
+			c->p += 4;
+			break;
+		default:
+			return syntax(c, "invalid escape in a string");
+		}
+		c->p += 2;
+		if (out) {
+			w = put_utf8(w, cp);
+		} else {
+			w++;
+		}
+	}
+	return syntax(c, "unterminated string");
+}
+
+static int is_digit(const struct cursor *c)
+{
+	return c->p < c->end && *c->p >= '0' && *c->p <= '9';
+}
+
+/* A number at c->p; `integer` says whether it had no fraction/exponent. */
+static int scan_number(struct cursor *c, int *integer)
+{
+	*integer = 1;
+	if (c->p < c->end && *c->p == '-')
+		c->p++;
+	if (!is_digit(c))
+		return syntax(c, "expected a value");
+	if (*c->p == '0')
+		c->p++;
+	else
+		while (is_digit(c))
+			c->p++;
+	if (c->p < c->end && *c->p == '.') {
+		c->p++;
+		*integer = 0;
+		if (!is_digit(c))
+			return syntax(c, "invalid number");
+		while (is_digit(c))
+			c->p++;
+	}
+	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
+		c->p++;
+		*integer = 0;
+		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
+			c->p++;
+		if (!is_digit(c))
+			return syntax(c, "invalid number");
+		while (is_digit(c))
+			c->p++;
+	}
+	return 0;
+}
+
+static int scan_literal(struct cursor *c, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
+		return syntax(c, "expected a value");
+	c->p += n;
+	return 0;
+}
+
+/* Any value at c->p, checked, left as it is. */
+static int scan_value(struct cursor *c)
+{
+	int integer;
+	char close;
+
+	skip_ws(c);
+	if (c->p >= c->end)
+		return syntax(c, "expected a value");
+	switch (*c->p) {
+	case '"':
+		return scan_string(c, NULL);
+	case 't':
+		return scan_literal(c, "true");
+	case 'f':
+		return scan_literal(c, "false");
+	case 'n':
+		return scan_literal(c, "null");
+	case '{':
+	case '[':
+		break;
+	default:
+		return scan_number(c, &integer);
+	}
+	close = *c->p == '{' ? '}' : ']';
+	if (++c->depth > MAX_DEPTH)
+		return syntax(c, "nested too deeply");
+	c->p++;
+	skip_ws(c);
+	if (c->p < c->end && *c->p == close) {
+		c->p++;
+		c->depth--;
+		return 0;
+	}
+	for (;;) {
+		if (close == '}') {
+			skip_ws(c);
+			if (scan_string(c, NULL))
+				return -1;
+			skip_ws(c);
+			if (c->p >= c->end || *c->p != ':')
+				return syntax(c, "expected ':' after a key");
+			c->p++;
+		}
+		if (scan_value(c))
+			return -1;
+		skip_ws(c);
+		if (c->p < c->end && *c->p == ',') {
+			c->p++;
+			continue;
+		}
+		if (c->p < c->end && *c->p == close) {
+			c->p++;
+			c->depth--;
+			return 0;
+		}
+		return syntax(c, close == '}' ? "expected ',' or '}'"
+					      : "expected ',' or ']'");
+	}
+}
+
+/* ---- one history record ------------------------------------------------ */
+
+enum proc_kind { PROC_NONE, PROC_WORKER, PROC_NEMESIS, PROC_MONITOR };
+
+struct rec {
+	int has_time, has_id;
+	int64_t time, id;
+	enum proc_kind proc;
+	int64_t process;
+	char *type, *f, *table, *node, *target;
+	const char *value;	/* its JSON text, not terminated */
+	size_t value_len;
+};
+
+static int scan_int(struct cursor *c, const char *key, int64_t *out,
+		    const char **why)
+{
+	const char *s;
+	int integer, neg = 0;
+	uint64_t v = 0;
+
+	skip_ws(c);
+	s = c->p;
+	if (scan_number(c, &integer))
+		return -1;
+	if (!integer) {
+		*why = key;
+		return -1;
+	}
+	if (*s == '-') {
+		neg = 1;
+		s++;
+	}
+	for (; s < c->p; s++) {
+		if (v > (UINT64_C(1) << 63) / 10 ||
+		    v * 10 + (uint64_t)(*s - '0') > (UINT64_C(1) << 63)) {
+			*why = key;
+			return -1;
+		}
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (!neg && v > (uint64_t)INT64_MAX) {
+		*why = key;
+		return -1;
+	}
+	*out = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return 0;
+}
+
+/*
+ * Parse one line (without its newline) into `r`; strings point into
+ * `line`, which is modified. On error the message goes into `msg`.
+ */
+static int parse_record(char *line, size_t len, struct rec *r, char *msg,
+			size_t msgsize, size_t *col)
+{
+	struct cursor c = { line, line, line + len, NULL, 0, 0 };
+	const char *bad_int = NULL, *bad_str = NULL;
+
+	memset(r, 0, sizeof(*r));
+	*col = 0;
+	skip_ws(&c);
+	if (c.p >= c.end) {
+		snprintf(msg, msgsize, "empty line");
+		return -1;
+	}
+	if (*c.p != '{') {
+		syntax(&c, "not a JSON object");
+		goto syntax;
+	}
+	c.p++;
+	skip_ws(&c);
+	if (c.p < c.end && *c.p == '}') {
+		c.p++;
+		goto done;
+	}
+	for (;;) {
+		char *key, **str = NULL;
+
+		skip_ws(&c);
+		if (scan_string(&c, &key))
+			goto syntax;
+		skip_ws(&c);
+		if (c.p >= c.end || *c.p != ':') {
+			syntax(&c, "expected ':' after a key");
+			goto syntax;
+		}
+		c.p++;
+		skip_ws(&c);
+		if (!strcmp(key, "time")) {
+			if (scan_int(&c, "time", &r->time, &bad_int))
+				goto bad;
+			r->has_time = 1;
+		} else if (!strcmp(key, "id")) {
+			if (scan_int(&c, "id", &r->id, &bad_int))
+				goto bad;
+			r->has_id = 1;
+		} else if (!strcmp(key, "process")) {
+			char *name;
+
+			if (c.p < c.end && *c.p == '"') {
+				if (scan_string(&c, &name))
+					goto syntax;
+				if (!strcmp(name, "nemesis"))
+					r->proc = PROC_NEMESIS;
+				else if (!strcmp(name, "monitor"))
+					r->proc = PROC_MONITOR;
+				else
+					bad_str = "process";
+			} else {
+				if (scan_int(&c, "process", &r->process,
+					     &bad_int))
+					goto bad;
+				if (r->process < 0 || r->process > INT32_MAX)
+					bad_str = "process";
+				r->proc = PROC_WORKER;
+			}
+		} else if (!strcmp(key, "type")) {
+			str = &r->type;
+		} else if (!strcmp(key, "f")) {
+			str = &r->f;
+		} else if (!strcmp(key, "table")) {
+			str = &r->table;
+		} else if (!strcmp(key, "node")) {
+			str = &r->node;
+		} else if (!strcmp(key, "target")) {
+			str = &r->target;
+		} else if (!strcmp(key, "value")) {
+			const char *v = c.p;
+
+			if (scan_value(&c))
+				goto syntax;
+			r->value = v;
+			r->value_len = (size_t)(c.p - v);
+		} else if (scan_value(&c)) {
+			goto syntax;
+		}
+		if (str) {
+			if (c.p < c.end && *c.p == '"') {
+				if (scan_string(&c, str))
+					goto syntax;
+			} else {
+				if (scan_value(&c))
+					goto syntax;
+				if (!bad_str)
+					bad_str = key;
+			}
+		}
+		skip_ws(&c);
+		if (c.p < c.end && *c.p == ',') {
+			c.p++;
+			continue;
+		}
+		if (c.p < c.end && *c.p == '}') {
+			c.p++;
+			break;
+		}
+		syntax(&c, "expected ',' or '}'");
+		goto syntax;
+	}
+done:
+	skip_ws(&c);
+	if (c.p < c.end) {
+		syntax(&c, "text after the object");
+		goto syntax;
+	}
+	if (bad_str) {
+		/* Keys are decoded in place, so name them statically. */
+		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
+			 !strcmp(bad_str, "process")
+			 ? "a number, \"nemesis\" or \"monitor\""
+			 : "a string");
+		return -1;
+	}
+	if (!r->has_time || !r->proc || !r->type || !r->f) {
+		snprintf(msg, msgsize, "no \"%s\"", !r->has_time ? "time" :
+			 !r->proc ? "process" : !r->type ? "type" : "f");
+		return -1;
+	}
+	if (strcmp(r->type, "invoke") && strcmp(r->type, "ok") &&
+	    strcmp(r->type, "fail") && strcmp(r->type, "info")) {
+		snprintf(msg, msgsize, "unknown type '%.64s'", r->type);
+		return -1;
+	}
+	return 0;
+syntax:
+	snprintf(msg, msgsize, "not JSON: %s", c.why);
+	*col = c.col;
+	return -1;
+bad:
+	if (c.why)
+		goto syntax;
+	snprintf(msg, msgsize, "\"%s\" is not an integer", bad_int);
+	return -1;
+}
+
+/* The record of a parsed line as readers see it. */
+static void to_line(const struct rec *r, size_t number,
+		    struct history_line *l)
+{
+	l->line = number;
+	l->time = r->time;
+	l->process = r->proc == PROC_NEMESIS ? HISTORY_NEMESIS
+		     : r->proc == PROC_MONITOR ? HISTORY_MONITOR
+		     : (int)r->process;
+	l->type = r->type;
+	l->f = r->f;
+	l->table = r->table;
+	l->node = r->node;
+	l->target = r->target;
+	l->has_id = r->has_id;
+	l->id = r->has_id ? r->id : -1;
+	l->value = r->value;
+	l->value_len = r->value_len;
+}
+
+int history_read(const char *path, unsigned flags,
+		 int (*fn)(const struct history_line *l, void *arg),
+		 void *arg, struct history_reading *info, struct err *e)
+{
+	struct history_reading none;
+	const char *base = strrchr(path, '/');
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	FILE *in = fopen(path, "re");
+	FILE *in;
+	int rc = 0;
 
+	if (!info)
+		info = &none;
+	memset(info, 0, sizeof(*info));
+	base = base ? base + 1 : path;
+	in = fopen(path, "re");
 	if (!in)
-		return errno == ENOENT ? 0 : err_errno(e, errno, "cannot read "
-						       "'%s'", path);
+		return err_errno(e, errno, "cannot open '%s'", path);
 	while ((n = getline(&line, &cap, in)) > 0) {
+		struct history_line l;
+		struct rec r;
+		char msg[200];
+		size_t col;
+
+		info->lines++;
 		/* The last line without its newline was cut by a kill. */
-		if (line[n - 1] != '\n')
+		if (line[n - 1] != '\n') {
+			info->cut = info->lines;
 			break;
-		line[--n] = '\0';
-		if (!parse_line(line, (size_t)n, &l) && fn(&l, arg))
+		}
+		if (parse_record(line, (size_t)n - 1, &r, msg, sizeof(msg),
+				 &col)) {
+			char where[32] = "";
+
+			if (col)
+				snprintf(where, sizeof(where), "%zu:", col);
+			if (!info->bad[0])
+				snprintf(info->bad, sizeof(info->bad), "%s:%zu:"
+					 "%s %s", base, info->lines, where,
+					 msg);
+			if (flags & HISTORY_STRICT)
+				break;
+			continue;
+		}
+		to_line(&r, info->lines, &l);
+		rc = fn(&l, arg);
+		if (rc)
 			break;
 	}
+	if (rc >= 0 && ferror(in))
+		rc = err_errno(e, errno, "cannot read '%s'", path);
 	free(line);
 	fclose(in);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }

@@ -92,35 +92,54 @@ int history_failed(struct history *h, struct err *e);
 int history_close(struct history *h, struct err *e);
 
 /*
- * Reading history.jsonl back: the fields every reader looks at, taken in
- * the order history_format writes them (so a field's name inside an error
- * text or a value is never mistaken for the field), without parsing the
- * whole line. Strings are truncated to fit.
+ * One record of history.jsonl, read back (history_read). Strings point
+ * into the reader's line and live until the callback returns.
  */
 struct history_line {
+	size_t line;		/* its number in the file, from 1 */
 	int64_t time;
 	/* >= 0 a worker, HISTORY_NEMESIS, HISTORY_MONITOR. */
 	int process;
-	char type[16];
-	char f[64];
-	char table[160];
-	char node[128];
-	char target[160];
-	int64_t id;		/* -1: none */
+	const char *type;	/* "invoke", "ok", "fail", "info" */
+	const char *f;
+	const char *table;	/* MAY: NULL when absent, as the next two */
+	const char *node;
+	const char *target;
+	int has_id;
+	int64_t id;		/* -1 when there is none */
 	/* MAY: the "value" JSON, as written (not NUL-terminated). */
 	const char *value;
 	size_t value_len;
 };
 
+/* What history_read saw of the file. */
+struct history_reading {
+	size_t lines;		/* read, a cut last one included */
+	size_t cut;		/* the number of a last line without its
+				 * newline (a kill cut it), not read; 0: none */
+	/* The first line that is no record: "history.jsonl:7:96: not JSON:
+	 * expected ',' or '}'", "history.jsonl:16: \"id\" is not an
+	 * integer"; "" when every line was one. */
+	char bad[256];
+};
+
+/* history_read: stop at the first line that is no record. */
+#define HISTORY_STRICT 1u
+
 /*
- * Call `fn` for each complete line of `path` (a last line without its
- * newline is skipped, as is a line that is not a history record), in
- * file order, until it returns non-zero. A missing file is no line.
- * Fails when the file cannot be read.
+ * The one reader of history.jsonl: call `fn` for each record of `path`,
+ * in file order, until it returns non-zero (-1: an error of its own,
+ * returned as -1). Every line is checked as a whole JSON object with
+ * the fields of a record (time, process, type among invoke, ok, fail,
+ * info, f; strings and integers where they belong); a line that is not
+ * is said in info->bad (the first one) and skipped, or ends the reading
+ * with HISTORY_STRICT. A last line without its newline (the runner was
+ * killed mid-write) is never read. Fails (ERR_INFRA) when the file
+ * cannot be opened or read; `info` may be NULL.
  */
-int history_read(const char *path,
+int history_read(const char *path, unsigned flags,
 		 int (*fn)(const struct history_line *l, void *arg),
-		 void *arg, struct err *e);
+		 void *arg, struct history_reading *info, struct err *e);
 
 /*
  * The DDL operation of the workloads `f` names (drop_create, truncate,

@@ -90,6 +90,11 @@ static void add_mark(struct timeline *t, double at, int kind,
 	t->nm++;
 }
 
+static const char *or_none(const char *s)
+{
+	return s ? s : "";
+}
+
 static int timeline_line(const struct history_line *l, void *arg)
 {
 	struct timeline *t = arg;
@@ -105,7 +110,7 @@ static int timeline_line(const struct history_line *l, void *arg)
 			t->w[t->nw].from = at;
 			t->w[t->nw].to = -1;
 			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
-				 "%.20s %.70s", l->f, l->target);
+				 "%.20s %.70s", l->f, or_none(l->target));
 			t->nw++;
 		} else if (!strcmp(l->f, "restart") ||
 			   !strcmp(l->f, "continue")) {
@@ -116,20 +121,21 @@ static int timeline_line(const struct history_line *l, void *arg)
 				}
 		} else {
 			snprintf(what, sizeof(what), "%.40s %.100s", l->f,
-				 l->target);
+				 or_none(l->target));
 			add_mark(t, at, 2, what);
 		}
 	} else if (l->process == HISTORY_MONITOR) {
 		int replica = !strncmp(l->f, "replica_", 8);
 
 		snprintf(what, sizeof(what), "%.20s %.40s %.*s",
-			 replica ? l->f : "owner", l->target,
+			 replica ? l->f : "owner", or_none(l->target),
 			 (int)(l->value_len < 90 ? l->value_len : 90),
 			 l->value ? l->value : "");
 		add_mark(t, at, replica ? 3 : 1, what);
 	} else if (l->process >= 0 && !strcmp(l->type, "invoke") &&
 		   history_ddl_op(l->f)) {
-		snprintf(what, sizeof(what), "%.40s %.100s", l->f, l->table);
+		snprintf(what, sizeof(what), "%.40s %.100s", l->f,
+			 or_none(l->table));
 		add_mark(t, at, 0, what);
 	}
 	return 0;
@@ -140,8 +146,9 @@ static void read_history(struct timeline *t, const char *run_dir)
 	char path[4200];
 
 	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
-	/* An unreadable history draws no timeline; the verdicts stand. */
-	history_read(path, timeline_line, t, NULL);
+	/* An unreadable history draws no timeline, a line that is no
+	 * record is not drawn; the verdicts stand. */
+	history_read(path, 0, timeline_line, t, NULL, NULL);
 }
 
 #define W 900

@@ -4,7 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "lib/history.h"
 #include "lib/parse.h"
 
 static const char *const all_sections[] = {
@@ -231,72 +233,68 @@ static void add(json_t *o, const char *key, json_int_t n)
 		json_integer_value(json_object_get(o, key)) + n));
 }
 
+struct recount {
+	json_t *results;
+	json_int_t last;
+};
+
 /* One history line: its worker's or its fault's counts. */
-static void count_line(json_t *results, json_t *line, json_int_t *last)
+static int count_line(const struct history_line *l, void *arg)
 {
-	json_t *proc = json_object_get(line, "process");
-	const char *type = json_string_value(json_object_get(line, "type"));
-	const char *f = json_string_value(json_object_get(line, "f"));
-	json_int_t time = json_integer_value(json_object_get(line, "time"));
+	struct recount *rc = arg;
 	json_t *items;
 
-	if (!type)
-		return;
-	if (time > *last)
-		*last = time;
-	if (json_is_integer(proc)) {
-		json_t *it = worker_item(json_object_get(results, "workloads"),
-					 json_integer_value(proc));
+	if (l->time > rc->last)
+		rc->last = l->time;
+	if (l->process >= 0) {
+		json_t *it = worker_item(json_object_get(rc->results,
+							 "workloads"),
+					 l->process);
 		json_t *steps = json_object_get(it, "per_step");
 		json_int_t step_s = json_integer_value(json_object_get(steps,
 								       "step_s"));
 		json_t *arr;
 		size_t at;
 
-		if (!it || !strcmp(type, "invoke"))
-			return;
-		if (strcmp(type, "ok") && strcmp(type, "fail") &&
-		    strcmp(type, "info"))
-			return;
-		add(it, type, 1);
-		arr = json_object_get(steps, strcmp(type, "ok") ? "errors"
-								: "ok");
-		at = step_s > 0 ? (size_t)(time / (step_s * 1000000000)) : 0;
-		if (time >= 0 && at < json_array_size(arr))
+		if (!it || !strcmp(l->type, "invoke"))
+			return 0;
+		add(it, l->type, 1);
+		arr = json_object_get(steps, strcmp(l->type, "ok") ? "errors"
+								   : "ok");
+		at = step_s > 0 ? (size_t)(l->time / (step_s * 1000000000))
+				: 0;
+		if (l->time >= 0 && at < json_array_size(arr))
 			json_array_set_new(arr, at, json_integer(
 				json_integer_value(json_array_get(arr, at)) +
 				1));
-		return;
+		return 0;
 	}
 	/* The nemesis: an injection that took effect (info) or not (fail),
 	 * credited to the first fault of that kind. */
-	if (!f || !json_is_string(proc) ||
-	    strcmp(json_string_value(proc), "nemesis"))
-		return;
-	items = json_object_get(results, "faults");
+	if (l->process != HISTORY_NEMESIS)
+		return 0;
+	items = json_object_get(rc->results, "faults");
 	for (size_t i = 0; i < json_array_size(items); i++) {
 		json_t *it = json_array_get(items, i);
 
-		if (strcmp(str(it, "kind"), f))
+		if (strcmp(str(it, "kind"), l->f))
 			continue;
-		if (!strcmp(type, "info"))
+		if (!strcmp(l->type, "info"))
 			add(it, "injected", 1);
-		else if (!strcmp(type, "fail"))
+		else if (!strcmp(l->type, "fail"))
 			add(it, "failed", 1);
 		break;
 	}
+	return 0;
 }
 
 int results_recount(json_t *results, const char *run_dir, struct err *e)
 {
 	json_t *items = json_object_get(results, "workloads");
-	json_int_t last = 0;
+	struct recount counts = { results, 0 };
+	struct err why = ERR_INIT;
 	char path[4200], total[32];
 	struct buf text = BUF_INIT;
-	char *line = NULL;
-	size_t size = 0;
-	ssize_t n;
-	FILE *f;
 
 	/* From zero: a second report of the same run counts the same. */
 	for (size_t i = 0; i < json_array_size(items); i++) {
@@ -323,23 +321,11 @@ int results_recount(json_t *results, const char *run_dir, struct err *e)
 		json_object_set_new(it, "failed", json_integer(0));
 	}
 	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
-	f = fopen(path, "re");
-	if (!f && errno != ENOENT)
-		return err_errno(e, errno, "cannot open '%s'", path);
-	while (f && (n = getline(&line, &size, f)) > 0) {
-		json_t *doc;
-
-		/* A last line without its newline was cut by the kill. */
-		if (line[n - 1] != '\n')
-			break;
-		doc = json_loads(line, 0, NULL);
-		if (doc)
-			count_line(results, doc, &last);
-		json_decref(doc);
-	}
-	free(line);
-	if (f)
-		fclose(f);
+	/* No history yet (the run ended before its workers): all zero. A
+	 * line that is no record is not counted. */
+	if (history_read(path, 0, count_line, &counts, NULL, &why) &&
+	    access(path, F_OK) == 0)
+		return err_set(e, why.class, "%s", why.msg);
 	for (size_t i = 0; i < json_array_size(items); i++)
 		results_judge_workload(json_array_get(items, i), "");
 	items = json_object_get(results, "faults");
@@ -373,7 +359,7 @@ int results_recount(json_t *results, const char *run_dir, struct err *e)
 			"duration_ns")), total, sizeof(total));
 	buf_printf(&text, NULL, "the run did not finish: counted from "
 		   "history.jsonl, up to %.1fs of %s; no check ran",
-		   (double)last / 1e9, total);
+		   (double)counts.last / 1e9, total);
 	json_object_set_new(results, "incomplete",
 			    json_string(buf_str(&text)));
 	buf_release(&text);

@@ -1,5 +1,6 @@
 /*
- * The history readers: the ids checker's JSON-lines scanner and judge
+ * The history reader (history_read, lib/history.c: its validating
+ * JSON-lines scanner) through two of its callers: the ids checker's judge
  * (checkers/ids.c) and the HTML report's timeline (reports/html.c), on
  * the path `tichaos check RUN_DIR` takes. The input is history.jsonl.
  *
