@@ -125,6 +125,12 @@ struct fault_type {
 	const char *heal_name;
 };
 
+/* The fault kind called `name`, or NULL. */
+const struct fault_type *fault_type_named(const char *name);
+
+/* The fault kind whose heal step (heal_name) is `name`, or NULL. */
+const struct fault_type *fault_healed_by(const char *name);
+
 /* Every fault kind, NULL-terminated. */
 extern const struct fault_type *const fault_types[];
 

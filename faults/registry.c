@@ -1,5 +1,7 @@
 #include "faults/fault.h"
 
+#include <string.h>
+
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_kill;
 extern const struct fault_type fault_pause;
@@ -21,5 +23,22 @@ const struct kind *fault_kind(size_t i)
 	for (size_t n = 0; fault_types[n]; n++)
 		if (n == i)
 			return &fault_types[n]->kind;
+	return NULL;
+}
+
+const struct fault_type *fault_type_named(const char *name)
+{
+	for (size_t n = 0; fault_types[n]; n++)
+		if (!strcmp(fault_types[n]->kind.name, name))
+			return fault_types[n];
+	return NULL;
+}
+
+const struct fault_type *fault_healed_by(const char *name)
+{
+	for (size_t n = 0; fault_types[n]; n++)
+		if (fault_types[n]->heal_name &&
+		    !strcmp(fault_types[n]->heal_name, name))
+			return fault_types[n];
 	return NULL;
 }

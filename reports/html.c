@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "reports/report.h"
@@ -21,6 +22,8 @@
 struct window {
 	double from, to;	/* seconds; to < 0: never healed */
 	char what[96];
+	const char *heal;	/* the heal step that closes it */
+	char target[96];
 };
 
 struct mark {
@@ -105,20 +108,30 @@ static int timeline_line(const struct history_line *l, void *arg)
 	if (at < 0 || at >= MAX_SECONDS)
 		return 0;
 	if (l->process == HISTORY_NEMESIS && !strcmp(l->type, "info")) {
-		if (!strcmp(l->f, "kill") || !strcmp(l->f, "pause")) {
-			t->w = grow(t->w, t->nw, sizeof(*t->w));
-			t->w[t->nw].from = at;
-			t->w[t->nw].to = -1;
-			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
-				 "%.20s %.70s", l->f, or_none(l->target));
-			t->nw++;
-		} else if (!strcmp(l->f, "restart") ||
-			   !strcmp(l->f, "continue")) {
-			for (size_t i = t->nw; i-- > 0;)
-				if (t->w[i].to < 0) {
+		const struct fault_type *k = fault_healed_by(l->f);
+		const struct fault_type *f = fault_type_named(l->f);
+
+		if (k) {
+			/* A heal closes the oldest open window of its own
+			 * kind and target. */
+			for (size_t i = 0; i < t->nw; i++)
+				if (t->w[i].to < 0 &&
+				    t->w[i].heal == k->heal_name &&
+				    !strcmp(t->w[i].target,
+					    or_none(l->target))) {
 					t->w[i].to = at;
 					break;
 				}
+		} else if (f && f->heal) {
+			t->w = grow(t->w, t->nw, sizeof(*t->w));
+			t->w[t->nw].from = at;
+			t->w[t->nw].to = -1;
+			t->w[t->nw].heal = f->heal_name;
+			snprintf(t->w[t->nw].target, sizeof(t->w[0].target),
+				 "%s", or_none(l->target));
+			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
+				 "%.20s %.70s", l->f, or_none(l->target));
+			t->nw++;
 		} else {
 			snprintf(what, sizeof(what), "%.40s %.100s", l->f,
 				 or_none(l->target));
@@ -171,6 +184,12 @@ static void shade(struct buf *out, const struct timeline *t, int height)
 			   "height=\"%d\" class=\"fault\"><title>", a,
 			   b - a > 1 ? b - a : 1, height - 30);
 		html(out, t->w[i].what);
+		if (t->w[i].to >= 0)
+			buf_printf(out, NULL, ", %.1fs to %.1fs",
+				   t->w[i].from, t->w[i].to);
+		else
+			buf_printf(out, NULL, ", %.1fs, never healed",
+				   t->w[i].from);
 		buf_addstr(out, "</title></rect>\n", NULL);
 	}
 }

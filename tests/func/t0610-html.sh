@@ -68,8 +68,29 @@ test_expect_success 'the verdict table has every item with its verdict' '
 
 test_expect_success 'the timeline shades each kill to its restart, and marks the DDL' '
 	# 2 windows on the timeline and on both plots of both workloads
-	test "$(grep -c "<rect [^>]*class=\"fault\"><title>kill cdc</title>" "$R/report.html")" = 10 &&
+	test "$(grep -c "<rect [^>]*class=\"fault\"><title>kill cdc, [0-9.]*s to [0-9.]*s</title>" "$R/report.html")" = 10 &&
 	test "$(grep -c "<circle [^>]*class=\"ddl\"><title>[0-9.]*s truncate html.p</title>" "$R/report.html")" = 2
+'
+
+# Faults that overlap: a kill, a pause, then the kill's restart before
+# the pause's continue. Each heal closes its own window (its kind's heal
+# step, its target), not the last one opened.
+test_expect_success 'overlapping faults: each heal closes its own window' '
+	mkdir over && cp "$R/results.json" over/ &&
+	cat >over/history.jsonl <<-\EOF &&
+	{"time":1000000000,"process":"nemesis","type":"invoke","f":"kill","target":"cdc"}
+	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{}}
+	{"time":2000000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{}}
+	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{}}
+	{"time":3500000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{}}
+	{"time":4000000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{}}
+	EOF
+	"$TICHAOS" report over >/dev/null &&
+	grep -o "class=\"fault\"><title>[^<]*</title>" over/report.html | sort -u >windows &&
+	printf "%s\n" "class=\"fault\"><title>kill cdc, 1.0s to 3.0s</title>" \
+		"class=\"fault\"><title>kill cdc, 3.5s, never healed</title>" \
+		"class=\"fault\"><title>pause upstream, 2.0s to 4.0s</title>" >expect &&
+	test_cmp expect windows
 '
 
 test_expect_success 'throughput and latency plots for each looping workload' '
