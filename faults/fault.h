@@ -85,6 +85,16 @@ struct fault_ctx {
 	const int *hurry;
 };
 
+/* An etcd election a fault moves (fault_type.election). */
+struct fault_election {
+	char prefix[512];	/* its key prefix */
+	const char *url;	/* the etcd client URL to read it from */
+	/* What an owner's value names, for mapping it to a component
+	 * (cluster_owner_component): "autoid", "ddl", "cdc"; NULL: not
+	 * known. */
+	const char *service;
+};
+
 struct fault_type {
 	/* Name, doc, options: FAULT_COMMON_OPTS first, then its own. */
 	struct kind kind;
@@ -123,6 +133,14 @@ struct fault_type {
 		    struct buf *value, struct err *e);
 	/* The history's name of the heal step: "restart", "continue". */
 	const char *heal_name;
+	/*
+	 * MAY: the etcd election the item moves, for the runner's owner
+	 * monitor, which records every owner change of it (whatever caused
+	 * it): 1 with `out` filled, 0 when it moves none it can watch (a
+	 * leader that resigns over HTTP only), -1 when it cannot be told.
+	 */
+	int (*election)(struct cluster *c, const struct suite_item *it,
+			struct fault_election *out, struct err *e);
 };
 
 /* The fault kind called `name`, or NULL. */
@@ -187,15 +205,6 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 			 int sig, const char *verb, struct buf *value,
 			 struct err *e);
-
-/*
- * The election a resign item moves: its key prefix (empty for PD, whose
- * leader resigns over HTTP) and the etcd URL to read it from. Also used by
- * the runner's owner monitor.
- */
-int resign_election(struct cluster *c, const struct suite_item *it,
-		    char *prefix, size_t prefix_size, const char **url,
-		    struct err *e);
 
 /*
  * The components of the cluster with role or name `target`, running ones

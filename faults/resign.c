@@ -138,9 +138,13 @@ static int check(const struct suite *s, const struct suite_item *it,
 	return 0;
 }
 
-int resign_election(struct cluster *c, const struct suite_item *it,
-		    char *prefix, size_t prefix_size, const char **url,
-		    struct err *e)
+/*
+ * The election a resign item moves: its key prefix (empty for PD, whose
+ * leader resigns over HTTP) and the etcd URL to read it from.
+ */
+static int resign_election(struct cluster *c, const struct suite_item *it,
+			   char *prefix, size_t prefix_size, const char **url,
+			   struct err *e)
 {
 	const struct optval *svc = suite_opt(it, "service");
 	const char *name = suite_opt(it, "etcd")->s;
@@ -509,6 +513,21 @@ static int resolve(struct cluster *c, const struct suite *s,
 			   services[service], role_name(role));
 }
 
+static int election(struct cluster *c, const struct suite_item *it,
+		    struct fault_election *out, struct err *e)
+{
+	const struct optval *svc = suite_opt(it, "service");
+
+	memset(out, 0, sizeof(*out));
+	if (resign_election(c, it, out->prefix, sizeof(out->prefix),
+			    &out->url, e))
+		return -1;
+	if (!out->prefix[0] || !out->url)
+		return 0;
+	out->service = svc->set ? services[svc->i] : NULL;
+	return 1;
+}
+
 const struct fault_type fault_resign = {
 	.kind = { "resign", "move an etcd-elected owner (autoid, DDL, TiCDC) "
 		  "or the PD leader without a restart",
@@ -516,4 +535,5 @@ const struct fault_type fault_resign = {
 	.check = check,
 	.resolve = resolve,
 	.inject = inject,
+	.election = election,
 };

@@ -355,18 +355,16 @@ static void add_watches(struct nemesis *n, struct cluster *c,
 		abort();
 	for (size_t i = 0; i < s->nfaults; i++) {
 		const struct suite_item *it = &s->faults[i];
+		const struct fault_type *t = it->type;
 		struct election_watch *w = &n->watches[n->nwatches];
+		struct fault_election el;
 		int dup = 0;
 
-		const struct optval *svc = suite_opt(it, "service");
-
-		if (strcmp(it->kind, "resign") ||
-		    resign_election(c, it, w->prefix, sizeof(w->prefix),
-				    &w->url, NULL) ||
-		    !w->prefix[0] || !w->url)
+		if (!t->election || t->election(c, it, &el, NULL) != 1)
 			continue;
-		w->service = svc && svc->set
-			     ? it->specs[svc - it->vals].choices[svc->i] : NULL;
+		snprintf(w->prefix, sizeof(w->prefix), "%s", el.prefix);
+		w->url = el.url;
+		w->service = el.service;
 		for (size_t j = 0; j < n->nwatches; j++)
 			dup |= !strcmp(n->watches[j].prefix, w->prefix) &&
 			       !strcmp(n->watches[j].url, w->url);

@@ -4,9 +4,9 @@
 /*
  * The nemesis: the runner's thread that injects the plan's faults at
  * their times and heals each when its `down` is over; and the owner
- * monitor, a thread that watches the elections the suite's resign faults
- * name and records every owner change as process "monitor" — whatever
- * caused it.
+ * monitor, a thread that watches the elections the suite's faults move
+ * (their kind's `election` hook: resign's) and records every owner
+ * change as process "monitor" — whatever caused it.
  *
  * A third thread, the replica watch, asks every replicating component
  * (a MariaDB replica) four times a second whether its SQL thread stopped
