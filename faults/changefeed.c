@@ -14,6 +14,7 @@
  * that it is skipped on clusters without it (the local one).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clusters/api.h"
@@ -157,22 +158,42 @@ static int sink_for(struct cluster *c, const char *id,
 	return 0;
 }
 
+/*
+ * What the heal of a removal creates the changefeed again with: the
+ * checkpoint to start from, and the sink URI, which is never written
+ * anywhere and wiped when let go.
+ */
+struct removed {
+	uint64_t start_ts;
+	char sink_uri[1024];
+};
+
+static void forget(void *state)
+{
+	memset(state, 0, sizeof(struct removed));
+	free(state);
+}
+
 static int remove_feed(struct fault_ctx *ctx, const char *id, int64_t timeout,
 		       struct fault_action *act, struct buf *value,
 		       struct err *e)
 {
 	struct buf redacted = BUF_INIT;
 	struct err unseen = ERR_INIT;
+	struct removed *r = calloc(1, sizeof(*r));
 	struct component *via;
 	struct changefeed cf;
 
+	if (!r)
+		return err_set(e, ERR_INFRA, "out of memory");
+	act->state = r;
 	if (cluster_changefeed(ctx->cluster, id, &cf, e) ||
-	    sink_for(ctx->cluster, id, &cf, act->sink_uri,
-		     sizeof(act->sink_uri), e))
+	    sink_for(ctx->cluster, id, &cf, r->sink_uri,
+		     sizeof(r->sink_uri), e))
 		return -1;
-	act->start_ts = cf.checkpoint_ts;
+	r->start_ts = cf.checkpoint_ts;
 	add_state(value, &cf);
-	redact_uri(act->sink_uri, &redacted);
+	redact_uri(r->sink_uri, &redacted);
 	buf_addstr(value, ",\"sink_uri\":", NULL);
 	json_quote(value, buf_str(&redacted), NULL);
 	buf_release(&redacted);
@@ -183,8 +204,8 @@ static int remove_feed(struct fault_ctx *ctx, const char *id, int64_t timeout,
 	if (await(ctx, id, NULL, timeout, 1, &cf, &unseen)) {
 		/* Removed later, it would be lost: create it now (refused
 		 * while it exists). */
-		cluster_changefeed_create(ctx->cluster, id, act->sink_uri,
-					  act->start_ts, NULL, NULL);
+		cluster_changefeed_create(ctx->cluster, id, r->sink_uri,
+					  r->start_ts, NULL, NULL);
 		return err_set(e, unseen.class, "%s (created again)",
 			       unseen.msg);
 	}
@@ -208,8 +229,6 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	buf_printf(value, NULL, ",\"action\":\"%s\"", actions[action]);
 	rc = action == ACT_PAUSE ? pause_feed(ctx, id, timeout, act, value, e)
 	     : remove_feed(ctx, id, timeout, act, value, e);
-	if (rc)
-		memset(act->sink_uri, 0, sizeof(act->sink_uri));
 	return rc;
 }
 
@@ -228,11 +247,12 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		buf_addstr(value, ",\"action\":\"resume\"", NULL);
 		rc = cluster_changefeed_resume(ctx->cluster, id, NULL, e);
 	} else {
+		const struct removed *r = act->state;
+
 		buf_printf(value, NULL, ",\"action\":\"create\",\"start_ts\":"
-			   "%llu", (unsigned long long)act->start_ts);
-		rc = cluster_changefeed_create(ctx->cluster, id, act->sink_uri,
-					       act->start_ts, NULL, e);
-		memset(act->sink_uri, 0, sizeof(act->sink_uri));
+			   "%llu", (unsigned long long)r->start_ts);
+		rc = cluster_changefeed_create(ctx->cluster, id, r->sink_uri,
+					       r->start_ts, NULL, e);
 	}
 	if (rc || await(ctx, id, "normal", timeout, 0, &cf, e))
 		return -1;
@@ -248,4 +268,5 @@ const struct fault_type fault_changefeed = {
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "restore",
+	.forget = forget,
 };

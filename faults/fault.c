@@ -236,6 +236,8 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		/* What did go down before it failed (a kill of two whose
 		 * second failed) comes back now, not never. */
 		act->heal_at_ns = history_now(ctx->history);
+		if (!act->ntargets)
+			fault_action_release(act);
 	} else {
 		record(ctx, "info", it->kind, target, buf_str(&value), NULL);
 		log_info("fault %s %s: %s", it->kind, target ? target : "",
@@ -275,9 +277,19 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 		log_info("%s %s: %s", t->heal_name, target ? target : "",
 			 buf_str(&value));
 	act->healed = 1;
+	fault_action_release(act);
 	buf_release(&members);
 	buf_release(&value);
 	return rc;
+}
+
+void fault_action_release(struct fault_action *act)
+{
+	const struct fault_type *t = act->item ? act->item->type : NULL;
+
+	if (act->state && t && t->forget)
+		t->forget(act->state);
+	act->state = NULL;
 }
 
 int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,

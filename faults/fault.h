@@ -68,11 +68,10 @@ struct fault_action {
 	struct component *targets[FAULT_MAX_TARGETS];
 	size_t ntargets;
 	int healed;
-	/* MAY: what a kind's heal needs besides its targets (changefeed
-	 * recreate: the checkpoint to start from and the sink URI, which is
-	 * never written anywhere and wiped by the heal). */
-	uint64_t start_ts;
-	char sink_uri[1024];
+	/* MAY: the kind's own, what its heal needs besides the targets
+	 * (set by inject; let go with the kind's `forget` once healed, or
+	 * never healed). */
+	void *state;
 };
 
 /* What a fault works with; filled by the runner. */
@@ -133,6 +132,8 @@ struct fault_type {
 		    struct buf *value, struct err *e);
 	/* The history's name of the heal step: "restart", "continue". */
 	const char *heal_name;
+	/* MAY (MUST when inject sets act->state): let go of act->state. */
+	void (*forget)(void *state);
 	/*
 	 * MAY: the etcd election the item moves, for the runner's owner
 	 * monitor, which records every owner change of it (whatever caused
@@ -142,6 +143,9 @@ struct fault_type {
 	int (*election)(struct cluster *c, const struct suite_item *it,
 			struct fault_election *out, struct err *e);
 };
+
+/* Let go of what `act` holds (its kind's state), healed or not. */
+void fault_action_release(struct fault_action *act);
 
 /* The fault kind called `name`, or NULL. */
 const struct fault_type *fault_type_named(const char *name);

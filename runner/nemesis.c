@@ -446,6 +446,8 @@ int nemesis_heal_all(struct nemesis *n)
 
 void nemesis_release(struct nemesis *n)
 {
+	for (size_t i = 0; n->actions && i < n->nactions; i++)
+		fault_action_release(&n->actions[i]);
 	free(n->actions);
 	free(n->counts);
 	free(n->watches);
