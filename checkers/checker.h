@@ -2,10 +2,10 @@
 #define TICHAOS_CHECKER_H
 
 /*
- * Checkers: what turns a run into a verdict (DESIGN §8). A checker kind is
- * a const struct checker_type registered in checkers/registry.c; callers go
- * through checker_run(), which times the check and fills in the verdict's
- * name.
+ * Checkers: what turns a run into a verdict (docs/checkers.md). A checker
+ * kind is a const struct checker_type registered in checkers/registry.c;
+ * callers go through checker_run(), which times the check and fills in the
+ * verdict's name.
  *
  * History checkers (ids) read only the run directory, so `tichaos check
  * RUN_DIR` works offline; live checkers (consistency, progress) need the

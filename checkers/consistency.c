@@ -1,6 +1,6 @@
 /*
  * consistency: after the run, do the upstream and the downstream hold the
- * same data? (DESIGN §8, the data loss of TiCDC issue 1192.)
+ * same data? (docs/checkers.md, the data loss of TiCDC issue 1192.)
  *
  * 1. Barrier: a finish mark written upstream must appear downstream within
  *    `sync_timeout` and, on TiCDC, the changefeed's checkpoint_ts pass

@@ -1,7 +1,8 @@
 /*
  * ids: the AUTO_INCREMENT ids inserts got back are unique per table and
- * increase in real time (AUTO_ID_CACHE=1, TiDB issue 52600; DESIGN §1.1,
- * §8). Judged from history.jsonl alone, so `tichaos check` works offline.
+ * increase in real time (AUTO_ID_CACHE=1, TiDB issue 52600;
+ * docs/internals.md, The cases; docs/checkers.md). Judged from
+ * history.jsonl alone, so `tichaos check` works offline.
  *
  * An insert is an ok "insert" record with an "id"; it was invoked at the
  * time of its process's preceding invoke record and completed at the ok's.

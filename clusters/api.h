@@ -3,15 +3,16 @@
 
 /*
  * Clients of the servers' HTTP APIs, asked through the cluster's
- * components (DESIGN §5): TiDB's status port (the http_url of upstream
+ * components (docs/topology.md): TiDB's status port (the http_url of upstream
  * components), TiCDC's Open API v2 (cdc), PD's API (pd).
  *
  * Every field read from an answer is checked for presence and type
  * (http_field); every failure is one line naming the request that got it:
  * "GET 'http://127.0.0.1:8300/api/v2/changefeeds/cf': HTTP 500: <the
- * server's error message>", "...: not JSON (<jansson's reason>)", "...:
- * no 'state' in the answer". The shapes, and where each comes from: tests/data/http/
- * README.md; what was verified against what: docs/topology.md.
+ * server's error message>", "...: not JSON (<jansson's reason>)", "...: no
+ * 'state' in the answer". The shapes, and where each comes from:
+ * tests/data/http/README.md; what was verified against what:
+ * docs/topology.md.
  */
 
 #include <jansson.h>

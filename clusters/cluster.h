@@ -2,7 +2,7 @@
 #define TICHAOS_CLUSTER_H
 
 /*
- * Clusters and their components (DESIGN §5).
+ * Clusters and their components (docs/topology.md).
  *
  * A cluster is a set of components. A component is one server process: it
  * has a name ("up-0"), roles, a host, the addresses it offers, how to start

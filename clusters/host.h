@@ -2,10 +2,10 @@
 #define TICHAOS_HOST_H
 
 /*
- * Hosts: where a component's process runs (DESIGN §5). Everything tichaos
- * does to a server process — read its pidfile, look at its command line
- * and state, signal it, start it detached, read its log — goes through its
- * host's ops: this machine's system calls, or short shell commands over
+ * Hosts: where a component's process runs (docs/topology.md). Everything
+ * tichaos does to a server process — read its pidfile, look at its command
+ * line and state, signal it, start it detached, read its log — goes through
+ * its host's ops: this machine's system calls, or short shell commands over
  * one reused SSH connection (lib/ssh.h). Exit codes and pids mean the same
  * on both.
  *

@@ -1,5 +1,5 @@
 /*
- * The embedded default cluster (DESIGN §5): real servers from Debian
+ * The embedded default cluster (docs/topology.md): real servers from Debian
  * packages on 127.0.0.1, all under one directory.
  *
  *   up-0    upstream            mariadbd, binlog + GTID, server_id 1

@@ -1,13 +1,13 @@
 /*
- * A TiDB playground (DESIGN §5): `tiup playground` started by tichaos,
+ * A TiDB playground (docs/topology.md): `tiup playground` started by tichaos,
  * its instances found and driven like any other components.
  *
  * Two playgrounds run: the upstream one with the suite's hints (TiDB, PD,
- * TiKV servers, TiCDC captures; one of each by default) and a downstream
- * one (one TiDB, PD and TiKV, no TiCDC, its ports DOWN_PORT_OFFSET up)
- * that the changefeed "tichaos" replicates to; neither starts TiFlash
- * (tiup starts one unless told --tiflash 0). Components, in the order cluster_down stops them
- * backwards:
+ * TiKV servers, TiCDC captures; one of each by default) and a downstream one
+ * (one TiDB, PD and TiKV, no TiCDC, its ports DOWN_PORT_OFFSET up) that the
+ * changefeed "tichaos" replicates to; neither starts TiFlash (tiup starts
+ * one unless told --tiflash 0). Components, in the order cluster_down stops
+ * them backwards:
  *
  *   playground          the upstream `tiup playground` process
  *   pd-N tikv-N tidb-N cdc-N   its instances (pd; kv; upstream; cdc)

@@ -3,8 +3,8 @@
 
 /*
  * Faults: what the nemesis does to the cluster while the workloads run
- * (DESIGN §1.3, §4, §6). A fault kind is a const struct fault_type
- * registered in faults/registry.c.
+ * (docs/internals.md, docs/faults.md). A fault kind is a const struct
+ * fault_type registered in faults/registry.c.
  *
  * Every fault kind takes the scheduling options of FAULT_COMMON_OPTS; the
  * plan turns them into injection times and choices (fault_plan), so a seed

@@ -1,13 +1,13 @@
 /*
- * resign: move an etcd-elected owner without restarting anything (DESIGN
- * §1.3). TiDB's owners — the DDL owner, the autoid leader, the TiCDC owner
- * — are etcd elections: candidates put "<prefix>/<lease-hex>", the key
- * with the lowest create revision owns. Deleting the owner's key (or
- * revoking its lease) makes the owner retire and campaign again, so the
- * next candidate leads. `via: http` uses the servers' own resign APIs
- * instead (TiDB's status port, TiCDC's Open API); PD's leader always
- * resigns over HTTP. `until_back` resigns until the first owner leads
- * again: the A -> B -> A of TiDB issue 52600.
+ * resign: move an etcd-elected owner without restarting anything
+ * (docs/internals.md, The cases). TiDB's owners — the DDL owner, the autoid
+ * leader, the TiCDC owner — are etcd elections: candidates put
+ * "<prefix>/<lease-hex>", the key with the lowest create revision owns.
+ * Deleting the owner's key (or revoking its lease) makes the owner retire
+ * and campaign again, so the next candidate leads. `via: http` uses the
+ * servers' own resign APIs instead (TiDB's status port, TiCDC's Open API);
+ * PD's leader always resigns over HTTP. `until_back` resigns until the first
+ * owner leads again: the A -> B -> A of TiDB issue 52600.
  *
  * A leadership is a term: the owner's key and its create revision. TiDB's
  * owner manager (pkg/owner/manager.go in pingcap/tidb, campaignLoop)

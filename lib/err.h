@@ -11,7 +11,7 @@
  * accept a NULL `e` when the caller does not want the message.
  *
  * The class says what kind of failure it was; it is also the exit code the
- * runner uses for it (DESIGN §3).
+ * runner uses for it (docs/internals.md, Rules).
  */
 
 #include <stddef.h>

@@ -3,10 +3,10 @@
 
 /*
  * etcd through its v3 JSON gateway (POST /v3/kv/range, ...), enough for
- * elections: TiDB's owners (DDL owner, autoid leader, TiCDC owner) are
- * etcd elections whose candidates put "<prefix>/<lease-hex>" with their id
- * as the value; the key with the lowest create revision owns (DESIGN §1.3).
- * PD's client URL serves the same gateway.
+ * elections: TiDB's owners (DDL owner, autoid leader, TiCDC owner) are etcd
+ * elections whose candidates put "<prefix>/<lease-hex>" with their id as the
+ * value; the key with the lowest create revision owns (docs/internals.md,
+ * The cases). PD's client URL serves the same gateway.
  *
  * `url` is the client URL ("http://127.0.0.1:2379"). Errors are
  * ERR_INFRA: "etcd 'URL': ..." with the HTTP status or gateway message.

@@ -2,8 +2,8 @@
 #define TICHAOS_HISTORY_H
 
 /*
- * The history of a run: history.jsonl, one JSON object per line (DESIGN
- * §7), appended as events happen from every thread.
+ * The history of a run: history.jsonl, one JSON object per line
+ * (docs/internals.md, History), appended as events happen from every thread.
  *
  * Each thread writes through its own slot: a line goes into the slot's
  * buffer under the slot's lock (never contended but by the flusher), and a

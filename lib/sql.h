@@ -85,8 +85,8 @@ uint64_t sql_insert_id(const struct sql *s);
 
 /*
  * Append `name` as a quoted identifier: `name`, backticks doubled.
- * Identifiers from suites are validated too (DESIGN §10); this makes the
- * generated SQL safe whatever it is given.
+ * Identifiers from suites are validated too (docs/internals.md, Rules); this
+ * makes the generated SQL safe whatever it is given.
  */
 int sql_quote_ident(struct buf *out, const char *name, struct err *e);
 

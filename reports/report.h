@@ -2,7 +2,7 @@
 #define TICHAOS_REPORT_H
 
 /*
- * Reports of a run (DESIGN §9), every one built from results.json
+ * Reports of a run (docs/results.md), every one built from results.json
  * (docs/results.md) — plus history.jsonl for the HTML timeline — so that
  * `tichaos report RUN_DIR` rebuilds byte for byte what the run wrote.
  *
@@ -31,7 +31,7 @@ struct report_type {
 /* Every report, NULL-terminated (reports/registry.c). */
 extern const struct report_type *const report_types[];
 
-/* The exit code the results call for (DESIGN §3). */
+/* The exit code the results call for (docs/internals.md, Rules). */
 int results_exit_code(const json_t *results);
 
 /*

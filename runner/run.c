@@ -746,7 +746,10 @@ static int was_interrupted(void)
 	return interrupted != 0;
 }
 
-/* DESIGN §6.6-7: the checks, once everything is healed. */
+/*
+ * The checks, once everything is healed (docs/internals.md, The life of
+ * a run: 7).
+ */
 static int run_checks(struct state *st, struct err *e)
 {
 	struct check_ctx ctx = { &st->suite, &st->cluster, st->dir,
@@ -764,7 +767,10 @@ static int run_checks(struct state *st, struct err *e)
 	return 0;
 }
 
-/* Stop the nemesis and heal everything still faulted (DESIGN §6.5). */
+/*
+ * Stop the nemesis and heal everything still faulted (docs/internals.md,
+ * The life of a run: 6).
+ */
 static void stop_faults(struct state *st)
 {
 	if (!st->nemesis_started)
@@ -1180,9 +1186,10 @@ static void bail_out(const struct err *e)
 }
 
 /*
- * A run refused once its cluster was up (a name that names nothing, a
- * server too old for what tichaos uses) ran nothing: its directory goes, and runs/<suite>/latest when it names it,
- * as if the suite had been refused by validate.
+ * A run refused once its cluster was up (a name that names nothing, a server
+ * too old for what tichaos uses) ran nothing: its directory goes, and
+ * runs/<suite>/latest when it names it, as if the suite had been refused by
+ * validate.
  */
 static void discard_run_dir(const char *dir)
 {

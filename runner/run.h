@@ -2,9 +2,10 @@
 #define TICHAOS_RUN_H
 
 /*
- * The life of one run (DESIGN §6): load the suite, draw the plan, make the
- * run directory, start or attach to the cluster, create the schema, drive
- * the workloads for the duration, stop them, tear down, report.
+ * The life of one run (docs/internals.md, The life of a run): load the
+ * suite, draw the plan, make the run directory, start or attach to the
+ * cluster, create the schema, drive the workloads for the duration, stop
+ * them, tear down, report.
  */
 
 #include <stdint.h>
@@ -42,8 +43,8 @@ struct run {
 };
 
 /*
- * Run the suite at `path`. Returns the exit code (DESIGN §3); `e` holds
- * the message of a usage or infrastructure error.
+ * Run the suite at `path`. Returns the exit code (docs/internals.md, Rules);
+ * `e` holds the message of a usage or infrastructure error.
  */
 int run_suite(const char *path, const struct run_options *o, struct err *e);
 

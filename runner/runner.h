@@ -2,8 +2,9 @@
 #define TICHAOS_RUNNER_H
 
 /*
- * The command-line front end. Only code in runner/ may end the process,
- * and only through die(); exit codes are the contract of DESIGN §3.
+ * The command-line front end. Only code in runner/ may end the process, and
+ * only through die(); exit codes are the contract of docs/internals.md,
+ * Rules.
  */
 
 #include "lib/err.h"

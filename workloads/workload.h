@@ -3,15 +3,15 @@
 
 /*
  * Workloads: threads driving SQL against the cluster's upstream while the
- * faults happen (DESIGN §4, §6). A workload kind is a const struct
- * workload_type registered in workloads/registry.c.
+ * faults happen (docs/suite-format.md, docs/internals.md). A workload kind
+ * is a const struct workload_type registered in workloads/registry.c.
  *
  * The runner starts `threads()` workers for each workload of the suite,
  * each with its own connection, its own PRNG split from the run's seed, a
  * process number in the history and a share of the tables. A worker's
  * `run` loops until `worker_stopping()`; every operation it performs is
  * recorded through worker_invoke() / worker_complete() so the history
- * says what happened (DESIGN §7).
+ * says what happened (docs/internals.md, History).
  *
  * Scheduled workloads (DDL) do not draw their own times: `plan` adds their
  * operations to the run's plan, and the runner hands each planned

@@ -1,5 +1,6 @@
 #!/usr/bin/perl
-# history-summary.pl HISTORY.jsonl: check the history's shape (DESIGN §7)
+# history-summary.pl HISTORY.jsonl: check the history's shape
+# (docs/internals.md, History)
 # and print one line per (f, type, table) with its count, sorted:
 #   insert ok test.t 123
 # Dies with a message on a malformed line, an unknown type, or a process

@@ -36,7 +36,7 @@ static void test_format(void)
 	history_format(&b, &ok, &e);
 	is_str(buf_str(&b), "{\"time\":1209100,\"process\":3,\"type\":\"ok\","
 	       "\"f\":\"insert\",\"table\":\"test.t\",\"node\":\"up-0\","
-	       "\"id\":4001}\n", "an ok insert with its id (DESIGN §7)");
+	       "\"id\":4001}\n", "an ok insert with its id (docs/internals.md)");
 	buf_reset(&b);
 	history_format(&b, &nem, &e);
 	is_str(buf_str(&b), "{\"time\":5160000,\"process\":\"nemesis\","
