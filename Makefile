@@ -110,8 +110,11 @@ RUNNER_OBJS += runner/main.o
 RUNNER_OBJS += runner/nemesis.o
 RUNNER_OBJS += runner/opts.o
 RUNNER_OBJS += runner/plan.o
+RUNNER_OBJS += runner/progress.o
 RUNNER_OBJS += runner/resolve.o
+RUNNER_OBJS += runner/results.o
 RUNNER_OBJS += runner/run.o
+RUNNER_OBJS += runner/rundir.o
 RUNNER_OBJS += runner/suite.o
 RUNNER_OBJS += runner/worker.o
 

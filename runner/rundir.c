@@ -1,0 +1,332 @@
+/*
+ * The run directory (docs/results.md): made with its `latest` link,
+ * space held back for the end of a run on a full disk, the files a run
+ * writes besides its results, the components' logs copied in, and the
+ * clusters of runs whose runner was killed stopped.
+ */
+#include "runner/run_state.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clusters/cluster.h"
+#include "lib/history.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+
+/*
+ * Space held in RUN/.reserve from the start of a run, given back when
+ * the run stops short because its disk is full (and before the reports
+ * in any case), so that heals, the end of the history and the reports
+ * can still be written.
+ */
+#define RESERVE_BYTES ((off_t)8 << 20)
+
+/* Most of one component log copied into the run directory. */
+#define LOG_COPY_MAX ((int64_t)64 << 20)
+
+int run_reserve_space(struct state *st, struct err *e)
+{
+	char path[PATH_MAX];
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "%s/.reserve", st->dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_errno(e, errno, "cannot create '%s'", path);
+	rc = posix_fallocate(fd, 0, RESERVE_BYTES);
+	close(fd);
+	if (rc) {
+		unlink(path);
+		return err_errno(e, rc, "cannot reserve %lld MiB in '%s' for "
+				 "the end of the run", (long long)(RESERVE_BYTES
+								   >> 20),
+				 st->dir);
+	}
+	st->reserved = 1;
+	return 0;
+}
+
+void run_release_space(struct state *st)
+{
+	char path[PATH_MAX];
+
+	if (!st->reserved)
+		return;
+	snprintf(path, sizeof(path), "%s/.reserve", st->dir);
+	if (unlink(path) && errno != ENOENT)
+		log_warn("cannot remove '%s': %s", path, strerror(errno));
+	st->reserved = 0;
+}
+
+int run_make_dirs(const char *path, struct err *e)
+{
+	char tmp[PATH_MAX];
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return err_set(e, ERR_USAGE, "path too long: '%s'", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return err_errno(e, errno, "cannot create '%s'", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return err_errno(e, errno, "cannot create '%s'", tmp);
+	return 0;
+}
+
+int run_write_file(const char *dir, const char *name, const struct buf *text,
+		   struct err *e)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return buf_write_file(text, path, 0644, e);
+}
+
+/* runs/<suite>/<YYYYmmdd-HHMMSS>-s<seed>, and runs/<suite>/latest. */
+int run_make_dir(struct state *st, const struct run_options *o,
+		 struct err *e)
+{
+	char parent[256], stamp[32], link_tmp[300];
+	time_t now = time(NULL);
+	struct tm tm;
+	int n;
+
+	if (o->out) {
+		struct stat sb;
+
+		if (strlen(o->out) >= sizeof(st->dir))
+			return err_set(e, ERR_USAGE, "run directory '%.40s...' "
+				       "is too long", o->out);
+		if (!stat(o->out, &sb))
+			return err_set(e, ERR_USAGE, "run directory '%s' "
+				       "already exists", o->out);
+		snprintf(st->dir, sizeof(st->dir), "%s", o->out);
+		return run_make_dirs(st->dir, e);
+	}
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(parent, sizeof(parent), "runs/%s", st->suite.name);
+	if (run_make_dirs(parent, e))
+		return -1;
+	for (n = 1; n < 100; n++) {
+		if (n == 1)
+			snprintf(st->dir, sizeof(st->dir), "%s/%s-s%llu",
+				 parent, stamp,
+				 (unsigned long long)st->plan.seed);
+		else
+			snprintf(st->dir, sizeof(st->dir), "%s/%s-s%llu-%d",
+				 parent, stamp,
+				 (unsigned long long)st->plan.seed, n);
+		if (!mkdir(st->dir, 0755))
+			break;
+		if (errno != EEXIST)
+			return err_errno(e, errno, "cannot create '%s'",
+					 st->dir);
+	}
+	/* latest -> the new directory, replaced atomically. */
+	snprintf(link_tmp, sizeof(link_tmp), "%s/.latest.%ld", parent,
+		 (long)getpid());
+	unlink(link_tmp);
+	if (symlink(strrchr(st->dir, '/') + 1, link_tmp) == 0) {
+		char latest[PATH_MAX];
+
+		snprintf(latest, sizeof(latest), "%s/latest", parent);
+		if (rename(link_tmp, latest))
+			unlink(link_tmp);
+	}
+	return 0;
+}
+
+/* replay: the plan drawn now must be the one the run recorded. */
+int run_same_plan(struct state *st, const char *dir, struct err *e)
+{
+	struct buf now = BUF_INIT, then = BUF_INIT;
+	char path[4200];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/plan.json", dir);
+	rc = plan_json(&st->plan, &st->suite, &now, e) ||
+	     buf_read_file(&then, path, e);
+	if (!rc && (now.len != then.len || memcmp(now.data, then.data,
+						 now.len)))
+		rc = err_set(e, ERR_USAGE, "cannot replay '%s': this build "
+			     "draws another plan from its suite.yaml and seed "
+			     "than the one recorded in plan.json", dir);
+	buf_release(&now);
+	buf_release(&then);
+	return rc ? -1 : 0;
+}
+
+/*
+ * server-options.json: what each server of a cluster tichaos configures
+ * was configured with, and what it runs with (docs/results.md).
+ */
+int run_write_server_options(struct state *st, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	json_t *doc = NULL;
+	char *dump;
+	int rc;
+
+	if (!st->cluster.type->server_options)
+		return 0;
+	rc = st->cluster.type->server_options(&st->cluster, &doc, e);
+	dump = rc ? NULL : json_dumps(doc, JSON_INDENT(1) |
+				      JSON_PRESERVE_ORDER);
+	rc = rc || !dump || buf_addstr(&text, dump, e) ||
+	     buf_addch(&text, '\n', e) ||
+	     run_write_file(st->dir, "server-options.json", &text, e);
+	free(dump);
+	json_decref(doc);
+	buf_release(&text);
+	return rc ? -1 : 0;
+}
+
+void run_note_log_starts(struct state *st)
+{
+	st->log_start = calloc(st->cluster.ncomps + 1,
+			       sizeof(*st->log_start));
+	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+		struct host *h = component_host(&st->cluster, c);
+		int64_t size = c->log ? h->ops->file_size(h, c->log) : -1;
+
+		st->log_start[i] = size > 0 ? size : 0;
+	}
+}
+
+/*
+ * logs/<component>.log: the part of each component's log written during
+ * the run (the last LOG_COPY_MAX bytes of it), for logscan and people;
+ * copied back over SSH from remote hosts.
+ */
+void run_collect_logs(struct state *st)
+{
+	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+		struct host *h = component_host(&st->cluster, c);
+		int64_t start = st->log_start[i], end;
+		struct buf text = BUF_INIT;
+		struct err e = ERR_INIT;
+		char dest[4096];
+
+		if (!c->log || (end = h->ops->file_size(h, c->log)) <= start)
+			continue;
+		if (end - start > LOG_COPY_MAX)
+			start = end - LOG_COPY_MAX;
+		snprintf(dest, sizeof(dest), "%s/logs/%s.log", st->dir,
+			 c->name);
+		if (h->ops->read_file(h, c->log, start, end - start, &text,
+				      &e) ||
+		    buf_write_file(&text, dest, 0644, &e))
+			log_warn("%s: log not collected: %s", c->name,
+				 err_isset(&e) ? e.msg : "it is gone");
+		buf_release(&text);
+	}
+}
+
+/* Is `pid` a tichaos runner, alive? */
+static int runner_alive(pid_t pid)
+{
+	struct buf cmd = BUF_INIT;
+	int alive = 0;
+
+	if (pid > 0 && !proc_cmdline(pid, &cmd, NULL))
+		alive = strstr(buf_str(&cmd), "tichaos") != NULL;
+	buf_release(&cmd);
+	return alive;
+}
+
+/*
+ * The clusters (local or playground) of runs beside this one whose runner
+ * is gone (killed with SIGKILL: RUN/runner.pid names a pid that is no
+ * tichaos any more): stopped by their pidfiles, so one killed run does
+ * not leave servers behind for good.
+ */
+void run_reap_orphans(const char *run_dir)
+{
+	char parent[PATH_MAX], sub[PATH_MAX + 300];
+	const char *slash = strrchr(run_dir, '/');
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(parent, sizeof(parent), "%.*s", slash ?
+		 (int)(slash - run_dir) : 1, slash ? run_dir : ".");
+	dir = opendir(parent);
+	while (dir && (d = readdir(dir))) {
+		struct cluster_options co = { .cluster = "local" };
+		struct cluster c;
+		struct err e = ERR_INIT;
+		pid_t pid;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/runner.pid", parent,
+			 d->d_name);
+		if (proc_read_pidfile(sub, &pid, NULL) || !pid ||
+		    runner_alive(pid))
+			continue;
+		snprintf(sub, sizeof(sub), "%s/%s/cluster/playground.pid",
+			 parent, d->d_name);
+		if (!access(sub, F_OK))
+			co.cluster = "playground";
+		else
+			snprintf(sub, sizeof(sub), "%s/%s/cluster/port-base",
+				 parent, d->d_name);
+		if (!access(sub, F_OK)) {
+			snprintf(sub, sizeof(sub), "%s/%s/cluster", parent,
+				 d->d_name);
+			co.dir = sub;
+			if (cluster_open(&c, &co, &e) || cluster_down(&c, &e))
+				log_warn("%s: %s", sub, e.msg);
+			else
+				log_warn("stopped the cluster of %s/%s: its "
+					 "runner (pid %ld) is gone", parent,
+					 d->d_name, (long)pid);
+			cluster_close(&c);
+		}
+		snprintf(sub, sizeof(sub), "%s/%s/runner.pid", parent,
+			 d->d_name);
+		unlink(sub);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+/*
+ * A run refused once its cluster was up (a name that names nothing, a server
+ * too old for what tichaos uses) ran nothing: its directory goes, and
+ * runs/<suite>/latest when it names it, as if the suite had been refused by
+ * validate.
+ */
+void run_discard_dir(const char *dir)
+{
+	const char *slash = strrchr(dir, '/');
+	char latest[PATH_MAX], target[PATH_MAX];
+	struct err e = ERR_INIT;
+	ssize_t n;
+
+	if (proc_remove_tree(dir, &e))
+		fprintf(stderr, "tichaos: %s\n", e.msg);
+	if (!slash)
+		return;
+	snprintf(latest, sizeof(latest), "%.*s/latest", (int)(slash - dir),
+		 dir);
+	n = readlink(latest, target, sizeof(target) - 1);
+	if (n > 0 && (target[n] = '\0', !strcmp(target, slash + 1)))
+		unlink(latest);
+}
