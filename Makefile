@@ -144,6 +144,12 @@ $(PROG): $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
+# Unit tests of the core and the kinds (the suite, the plan, a kind's
+# hooks), no cluster: linked with them, without main().
+CORE_UNIT_TESTS = tests/unit/t-plan
+$(CORE_UNIT_TESTS): %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
 # Replays tests/data/fuzz-regressions/ through the harnesses' entry points.
 tests/unit/t-fuzz-regress: tests/unit/t-fuzz-regress.o $(FUZZ_OBJS) \
 		$(FUZZ_DEPS) $(LIB_OBJS)
