@@ -18,9 +18,9 @@
 #include "lib/parse.h"
 
 /*
- * On TiCDC, the changefeed whose lag the progress line shows: the
- * progress check's, else the topology's or "tichaos"; NULL without TiCDC
- * captures.
+ * On TiCDC, the changefeed whose lag the progress line shows: the first
+ * the suite's checks name (their `changefeed` option, whatever their
+ * kind), else the topology's or "tichaos"; NULL without TiCDC captures.
  */
 static const char *cdc_changefeed(const struct state *st)
 {
@@ -28,12 +28,12 @@ static const char *cdc_changefeed(const struct state *st)
 
 	if (!cluster_ticdc(&st->cluster))
 		return NULL;
-	for (size_t j = 0; j < st->suite.nchecks; j++)
-		if (!strcmp(st->suite.checks[j].kind, "progress")) {
-			asked = suite_opt(&st->suite.checks[j],
-					  "changefeed")->s;
-			break;
-		}
+	for (size_t j = 0; j < st->suite.nchecks && !asked; j++) {
+		const struct optval *v = suite_opt(&st->suite.checks[j],
+						   "changefeed");
+
+		asked = v && v->set ? v->s : NULL;
+	}
 	return cluster_changefeed_id(&st->cluster, asked);
 }
 
