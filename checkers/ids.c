@@ -753,272 +753,352 @@ struct pair {
 	uint32_t a, b;
 };
 
-static int judge(struct ids *x, struct check_result *r, struct err *e)
+/* What judging finds, step by step (judge). */
+struct judging {
+	int monotonic, unique;
+	size_t max_report;
+	size_t ntables, checked, nexcluded;
+	size_t nops;			/* inserts of the checked tables */
+	size_t violations, npairs;	/* pairs: the first max_report */
+	size_t duplicates, ndups;	/* dups: index into keys */
+	struct key *keys;
+	struct pair *pairs;
+	uint32_t *dups;
+	uint32_t *order;		/* tables by name */
+	int64_t max_span;		/* the longest event */
+	struct window *win;
+};
+
+/* Tables by name (for the listings); the inserts of the excluded ones
+ * dropped; ops in completion order, events in time order. */
+static int prepare(struct ids *x, struct judging *j, struct err *e)
 {
-	int monotonic = suite_opt(x->it, "monotonic")->i != 0;
-	int unique = suite_opt(x->it, "unique")->i != 0;
-	size_t max_report = (size_t)suite_opt(x->it, "max_report")->i;
-	size_t ntables = x->tables.n, checked = 0, nexcluded = 0, nops = 0;
-	size_t violations = 0, duplicates = 0, npairs = 0, ndups = 0;
-	struct key *keys = NULL;
-	struct pair *pairs = NULL;
-	struct window *win = NULL;
-	uint32_t *dups = NULL, *order = NULL, *best = NULL;
-	int64_t max_span = 0;
-	struct buf *d = &r->details;
-	struct buf msg = BUF_INIT;
-	char s1[32], s2[32], w1[64], w2[64];
-	int rc = -1;
-
-	/* Tables by name, for the listings. */
-	if (!(order = malloc((ntables + 1) * sizeof(*order))) ||
-	    !(win = malloc(sizeof(*win))))
-		goto oom;
-	for (size_t i = 0; i < ntables; i++)
-		order[i] = (uint32_t)i;
-	qsort_r(order, ntables, sizeof(*order), cmp_name, x->tables.v);
-	for (size_t i = 0; i < ntables; i++)
-		x->tmeta[order[i]].rank = i;
-
-	/* Drop the inserts of excluded tables. */
+	if (!(j->order = malloc((j->ntables + 1) * sizeof(*j->order))) ||
+	    !(j->win = malloc(sizeof(*j->win))))
+		return oom(e);
+	for (size_t i = 0; i < j->ntables; i++)
+		j->order[i] = (uint32_t)i;
+	qsort_r(j->order, j->ntables, sizeof(*j->order), cmp_name,
+		x->tables.v);
+	for (size_t i = 0; i < j->ntables; i++)
+		x->tmeta[j->order[i]].rank = i;
 	for (size_t i = 0; i < x->nops; i++) {
 		struct table *m = &x->tmeta[x->ops[i].table];
 
 		if (m->excluded) {
 			if (!m->inserts++)
-				nexcluded++;
+				j->nexcluded++;
 			continue;
 		}
 		if (!m->inserts++)
-			checked++;
-		x->ops[nops++] = x->ops[i];
+			j->checked++;
+		x->ops[j->nops++] = x->ops[i];
 	}
-
 	/* From here on an op's index is its place in completion order. */
-	if (nops)
-		qsort(x->ops, nops, sizeof(*x->ops), cmp_op);
+	if (j->nops)
+		qsort(x->ops, j->nops, sizeof(*x->ops), cmp_op);
 	if (x->nevents)
 		qsort(x->events, x->nevents, sizeof(*x->events), cmp_event);
 	for (size_t i = 0; i < x->nevents; i++)
-		if (x->events[i].end - x->events[i].start > max_span)
-			max_span = x->events[i].end - x->events[i].start;
+		if (x->events[i].end - x->events[i].start > j->max_span)
+			j->max_span = x->events[i].end - x->events[i].start;
+	if (j->nops && !(j->keys = malloc(j->nops * sizeof(*j->keys))))
+		return oom(e);
+	return 0;
+}
 
-	if (nops && !(keys = malloc(nops * sizeof(*keys))))
-		goto oom;
-	if (monotonic && nops) {
-		if (!(best = malloc(ntables * sizeof(*best))) ||
-		    !(pairs = malloc(max_report * sizeof(*pairs))))
-			goto oom;
-		for (size_t i = 0; i < nops; i++)
-			keys[i] = (struct key){ x->ops[i].invoke,
-						x->ops[i].complete, (uint32_t)i };
-		qsort(keys, nops, sizeof(*keys), cmp_key);
-		for (size_t i = 0; i < ntables; i++)
-			best[i] = UINT32_MAX;
-		for (size_t i = 0, j = 0; i < nops; i++) {
-			const struct op *b = &x->ops[keys[i].op];
+/*
+ * Monotonic: an insert b invoked after an insert a of its table
+ * completed must get a larger id. Inserts in invoke order; for each, the
+ * largest id of its table completed before it, fed in completion order.
+ */
+static int find_violations(struct ids *x, struct judging *j, struct err *e)
+{
+	struct key *keys = j->keys;
+	uint32_t *best;
 
-			/* Feed in every insert completed before b's invoke. */
-			for (; j < nops && x->ops[j].complete < b->invoke; j++) {
-				const struct op *a = &x->ops[j];
-				uint32_t *t = &best[a->table];
-
-				if (*t == UINT32_MAX || a->id > x->ops[*t].id)
-					*t = (uint32_t)j;
-			}
-			if (best[b->table] != UINT32_MAX &&
-			    b->id <= x->ops[best[b->table]].id &&
-			    violations++ < max_report)
-				pairs[npairs++] = (struct pair){
-					best[b->table], keys[i].op };
-		}
+	if (!(best = malloc(j->ntables * sizeof(*best))) ||
+	    !(j->pairs = malloc(j->max_report * sizeof(*j->pairs)))) {
+		free(best);
+		return oom(e);
 	}
-	if (unique && nops) {
-		if (!(dups = malloc(max_report * sizeof(*dups))))
-			goto oom;
-		for (size_t i = 0; i < nops; i++)
-			keys[i] = (struct key){
-				(int64_t)x->tmeta[x->ops[i].table].rank,
-				x->ops[i].id, (uint32_t)i };
-		qsort(keys, nops, sizeof(*keys), cmp_key);
-		for (size_t i = 0; i + 1 < nops; i++) {
-			if (keys[i].a != keys[i + 1].a ||
-			    keys[i].b != keys[i + 1].b ||
-			    (i && keys[i - 1].a == keys[i].a &&
-			     keys[i - 1].b == keys[i].b))
-				continue;
-			if (duplicates++ < max_report)
-				dups[ndups++] = (uint32_t)i;
-		}
-	}
+	for (size_t i = 0; i < j->nops; i++)
+		keys[i] = (struct key){ x->ops[i].invoke, x->ops[i].complete,
+					(uint32_t)i };
+	qsort(keys, j->nops, sizeof(*keys), cmp_key);
+	for (size_t i = 0; i < j->ntables; i++)
+		best[i] = UINT32_MAX;
+	for (size_t i = 0, k = 0; i < j->nops; i++) {
+		const struct op *b = &x->ops[keys[i].op];
 
-	/* Details. */
-	if (buf_printf(d, e, "\"tables\":%zu,\"inserts\":%zu,\"violations\":%zu,"
-		       "\"duplicates\":%zu,\"excluded\":[", checked, nops,
-		       violations, duplicates))
-		goto out;
-	for (size_t i = 0, n = 0; i < ntables; i++) {
-		const struct table *m = &x->tmeta[order[i]];
+		/* Feed in every insert completed before b's invoke. */
+		for (; k < j->nops && x->ops[k].complete < b->invoke; k++) {
+			const struct op *a = &x->ops[k];
+			uint32_t *t = &best[a->table];
+
+			if (*t == UINT32_MAX || a->id > x->ops[*t].id)
+				*t = (uint32_t)k;
+		}
+		if (best[b->table] != UINT32_MAX &&
+		    b->id <= x->ops[best[b->table]].id &&
+		    j->violations++ < j->max_report)
+			j->pairs[j->npairs++] = (struct pair){
+				best[b->table], keys[i].op };
+	}
+	free(best);
+	return 0;
+}
+
+/* Unique: no id twice in a table. Inserts by table and id; each run of
+ * equal keys is one duplicate id. */
+static int find_duplicates(struct ids *x, struct judging *j, struct err *e)
+{
+	struct key *keys = j->keys;
+
+	if (!(j->dups = malloc(j->max_report * sizeof(*j->dups))))
+		return oom(e);
+	for (size_t i = 0; i < j->nops; i++)
+		keys[i] = (struct key){ (int64_t)x->tmeta[x->ops[i].table].rank,
+					x->ops[i].id, (uint32_t)i };
+	qsort(keys, j->nops, sizeof(*keys), cmp_key);
+	for (size_t i = 0; i + 1 < j->nops; i++) {
+		if (keys[i].a != keys[i + 1].a || keys[i].b != keys[i + 1].b ||
+		    (i && keys[i - 1].a == keys[i].a &&
+		     keys[i - 1].b == keys[i].b))
+			continue;
+		if (j->duplicates++ < j->max_report)
+			j->dups[j->ndups++] = (uint32_t)i;
+	}
+	return 0;
+}
+
+/* How many inserts share the id of duplicate `k` (an index into keys). */
+static size_t dup_count(const struct judging *j, size_t k)
+{
+	size_t n = 0;
+
+	while (k + n < j->nops && j->keys[k + n].a == j->keys[k].a &&
+	       j->keys[k + n].b == j->keys[k].b)
+		n++;
+	return n;
+}
+
+/* The details' "excluded": the tables dropped after DDL, by name. */
+static int excluded_json(const struct ids *x, const struct judging *j,
+			 struct buf *d, struct err *e)
+{
+	char s1[32];
+
+	if (buf_addstr(d, ",\"excluded\":[", e))
+		return -1;
+	for (size_t i = 0, n = 0; i < j->ntables; i++) {
+		const struct table *m = &x->tmeta[j->order[i]];
 
 		if (!m->excluded || !m->inserts)
 			continue;
 		if (buf_addstr(d, n++ ? ",{\"table\":" : "{\"table\":", e) ||
-		    json_quote(d, x->tables.v[order[i]], e) ||
+		    json_quote(d, x->tables.v[j->order[i]], e) ||
 		    buf_printf(d, e, ",\"because\":\"%s\",\"type\":\"%s\","
 			       "\"at\":%s,\"inserts\":%zu}", m->because,
 			       m->how, secs(s1, sizeof(s1), m->at),
 			       m->inserts))
-			goto out;
+			return -1;
 	}
-	if (buf_addstr(d, "],\"first\":[", e))
-		goto out;
-	for (size_t i = 0; i < npairs; i++) {
-		const struct op *a = &x->ops[pairs[i].a];
-		const struct op *b = &x->ops[pairs[i].b];
-		struct buf line = BUF_INIT;
+	return buf_addch(d, ']', e);
+}
 
-		if (buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
-		    json_quote(d, x->tables.v[a->table], e) ||
-		    buf_addstr(d, ",\"a\":", e) || op_json(d, x, a, e) ||
-		    buf_addstr(d, ",\"b\":", e) || op_json(d, x, b, e) ||
-		    buf_addstr(d, ",\"between\":[", e))
-			goto out;
-		between(x, max_span, a->complete, b->invoke, win);
-		for (size_t j = 0; j < win->n; j++) {
+/* The details' "first": each violation with the events between. */
+static int violations_json(const struct ids *x, struct judging *j,
+			   struct buf *d, struct err *e)
+{
+	struct buf line = BUF_INIT;
+	int rc = buf_addstr(d, ",\"first\":[", e);
+
+	for (size_t i = 0; !rc && i < j->npairs; i++) {
+		const struct op *a = &x->ops[j->pairs[i].a];
+		const struct op *b = &x->ops[j->pairs[i].b];
+
+		rc = buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
+		     json_quote(d, x->tables.v[a->table], e) ||
+		     buf_addstr(d, ",\"a\":", e) || op_json(d, x, a, e) ||
+		     buf_addstr(d, ",\"b\":", e) || op_json(d, x, b, e) ||
+		     buf_addstr(d, ",\"between\":[", e);
+		if (rc)
+			break;
+		between(x, j->max_span, a->complete, b->invoke, j->win);
+		for (size_t k = 0; !rc && k < j->win->n; k++) {
 			buf_reset(&line);
-			event_line(&line, win->ev[j], win->lo, win->hi);
-			if ((j && buf_addch(d, ',', e)) ||
-			    json_quote(d, buf_str(&line), e)) {
-				buf_release(&line);
-				goto out;
-			}
+			event_line(&line, j->win->ev[k], j->win->lo,
+				   j->win->hi);
+			rc = (k && buf_addch(d, ',', e)) ||
+			     json_quote(d, buf_str(&line), e);
 		}
-		buf_release(&line);
-		if (win->all > win->n &&
-		    buf_printf(d, e, ",\"and %zu more\"", win->all - win->n))
-			goto out;
-		if (buf_addstr(d, "]}", e))
-			goto out;
+		if (!rc && j->win->all > j->win->n)
+			rc = buf_printf(d, e, ",\"and %zu more\"",
+					j->win->all - j->win->n);
+		rc = rc || buf_addstr(d, "]}", e);
 	}
-	if (buf_addstr(d, "],\"duplicate_ids\":[", e))
-		goto out;
-	for (size_t i = 0; i < ndups; i++) {
-		size_t k = dups[i], n = 0;
-		const struct op *first = &x->ops[keys[k].op];
+	buf_release(&line);
+	return rc || buf_addch(d, ']', e) ? -1 : 0;
+}
 
-		while (k + n < nops && keys[k + n].a == keys[k].a &&
-		       keys[k + n].b == keys[k].b)
-			n++;
+/* The details' "duplicate_ids": each with its inserts. */
+static int duplicates_json(const struct ids *x, const struct judging *j,
+			   struct buf *d, struct err *e)
+{
+	if (buf_addstr(d, ",\"duplicate_ids\":[", e))
+		return -1;
+	for (size_t i = 0; i < j->ndups; i++) {
+		size_t k = j->dups[i], n = dup_count(j, k);
+		const struct op *first = &x->ops[j->keys[k].op];
+
 		if (buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
 		    json_quote(d, x->tables.v[first->table], e) ||
 		    buf_printf(d, e, ",\"id\":%lld,\"count\":%zu,\"ops\":[",
 			       (long long)first->id, n))
-			goto out;
-		for (size_t j = 0; j < n && j < MAX_DUP_OPS; j++)
-			if ((j && buf_addch(d, ',', e)) ||
-			    op_json(d, x, &x->ops[keys[k + j].op], e))
-				goto out;
+			return -1;
+		for (size_t m = 0; m < n && m < MAX_DUP_OPS; m++)
+			if ((m && buf_addch(d, ',', e)) ||
+			    op_json(d, x, &x->ops[j->keys[k + m].op], e))
+				return -1;
 		if (buf_addstr(d, "]}", e))
-			goto out;
+			return -1;
 	}
-	if (buf_addch(d, ']', e) ||
-	    (x->cut_line && buf_printf(d, e, ",\"ignored_last_line\":%zu",
-				       x->cut_line)))
-		goto out;
+	return buf_addch(d, ']', e);
+}
 
-	/* The verdict. */
+/* The first violation, with the events between its two inserts. */
+static void say_violation(const struct ids *x, struct judging *j,
+			  struct buf *msg)
+{
+	const struct op *a = &x->ops[j->pairs[0].a];
+	const struct op *b = &x->ops[j->pairs[0].b];
+	char s1[32], s2[32], w1[64], w2[64];
+	size_t shown = 0;
+
+	buf_printf(msg, NULL, "%s: id %lld (%s, invoked %ss) after id %lld "
+		   "(%s, done %ss)", x->tables.v[a->table], (long long)b->id,
+		   who(x, b, w1, sizeof(w1)), secs(s1, sizeof(s1), b->invoke),
+		   (long long)a->id, who(x, a, w2, sizeof(w2)),
+		   secs(s2, sizeof(s2), a->complete));
+	between(x, j->max_span, a->complete, b->invoke, j->win);
+	/* As many as fit in a message. */
+	for (; shown < j->win->n && msg->len < 380; shown++) {
+		buf_addstr(msg, shown ? ", " : "; between: ", NULL);
+		event_line(msg, j->win->ev[shown], j->win->lo, j->win->hi);
+	}
+	if (!j->win->all)
+		buf_addstr(msg, "; no fault or owner change between", NULL);
+	else if (shown < j->win->all)
+		buf_printf(msg, NULL, " and %zu more", j->win->all - shown);
+}
+
+/* The first duplicate id, with (up to three of) its inserts. */
+static void say_duplicate(const struct ids *x, const struct judging *j,
+			  struct buf *msg)
+{
+	size_t k = j->dups[0], n = dup_count(j, k);
+	const struct op *first = &x->ops[j->keys[k].op];
+	char s1[32], w1[64];
+
+	buf_printf(msg, NULL, "%s: id %lld returned ",
+		   x->tables.v[first->table], (long long)first->id);
+	if (n == 2)
+		buf_addstr(msg, "twice: ", NULL);
+	else
+		buf_printf(msg, NULL, "%zu times: ", n);
+	for (size_t m = 0; m < n && m < 3; m++) {
+		const struct op *op = &x->ops[j->keys[k + m].op];
+
+		buf_printf(msg, NULL, "%s%s (done %ss)", m ? ", " : "",
+			   who(x, op, w1, sizeof(w1)),
+			   secs(s1, sizeof(s1), op->complete));
+	}
+	if (n > 3)
+		buf_printf(msg, NULL, " and %zu more", n - 3);
+}
+
+static void verdict(const struct ids *x, struct judging *j,
+		    struct check_result *r)
+{
+	struct buf msg = BUF_INIT;
+	char s1[32];
+
 	if (!x->nops) {
 		check_verdict(r, VERDICT_SKIP, "no ok inserts with ids in the "
 			      "history%s", x->nscope ? " on the checked tables"
 			      : "");
-	} else if (!nops) {
+	} else if (!j->nops) {
 		size_t i = 0;
 
-		while (!x->tmeta[order[i]].excluded ||
-		       !x->tmeta[order[i]].inserts)
+		while (!x->tmeta[j->order[i]].excluded ||
+		       !x->tmeta[j->order[i]].inserts)
 			i++;
 		check_verdict(r, VERDICT_SKIP, "no table to check: %s excluded "
-			      "after %s at %ss%s", x->tables.v[order[i]],
-			      x->tmeta[order[i]].because,
-			      secs(s1, sizeof(s1), x->tmeta[order[i]].at),
-			      nexcluded > 1 ? " and more" : "");
-	} else if (npairs) {
-		const struct op *a = &x->ops[pairs[0].a];
-		const struct op *b = &x->ops[pairs[0].b];
-		size_t shown = 0;
-
-		buf_printf(&msg, NULL, "%s: id %lld (%s, invoked %ss) after id "
-			   "%lld (%s, done %ss)", x->tables.v[a->table],
-			   (long long)b->id, who(x, b, w1, sizeof(w1)),
-			   secs(s1, sizeof(s1), b->invoke), (long long)a->id,
-			   who(x, a, w2, sizeof(w2)),
-			   secs(s2, sizeof(s2), a->complete));
-		between(x, max_span, a->complete, b->invoke, win);
-		/* As many as fit in a message. */
-		for (; shown < win->n && msg.len < 380; shown++) {
-			buf_addstr(&msg, shown ? ", " : "; between: ", NULL);
-			event_line(&msg, win->ev[shown], win->lo, win->hi);
-		}
-		if (!win->all)
-			buf_addstr(&msg, "; no fault or owner change between",
-				   NULL);
-		else if (shown < win->all)
-			buf_printf(&msg, NULL, " and %zu more",
-				   win->all - shown);
+			      "after %s at %ss%s", x->tables.v[j->order[i]],
+			      x->tmeta[j->order[i]].because,
+			      secs(s1, sizeof(s1), x->tmeta[j->order[i]].at),
+			      j->nexcluded > 1 ? " and more" : "");
+	} else if (j->npairs) {
+		say_violation(x, j, &msg);
 		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
-	} else if (ndups) {
-		size_t k = dups[0], n = 0;
-		const struct op *first = &x->ops[keys[k].op];
-
-		while (k + n < nops && keys[k + n].a == keys[k].a &&
-		       keys[k + n].b == keys[k].b)
-			n++;
-		buf_printf(&msg, NULL, "%s: id %lld returned ",
-			   x->tables.v[first->table], (long long)first->id);
-		if (n == 2)
-			buf_addstr(&msg, "twice: ", NULL);
-		else
-			buf_printf(&msg, NULL, "%zu times: ", n);
-		for (size_t j = 0; j < n && j < 3; j++) {
-			const struct op *op = &x->ops[keys[k + j].op];
-
-			buf_printf(&msg, NULL, "%s%s (done %ss)",
-				   j ? ", " : "", who(x, op, w1, sizeof(w1)),
-				   secs(s1, sizeof(s1), op->complete));
-		}
-		if (n > 3)
-			buf_printf(&msg, NULL, " and %zu more", n - 3);
+	} else if (j->ndups) {
+		say_duplicate(x, j, &msg);
 		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
 	} else {
 		check_verdict(r, VERDICT_PASS, "%zu table%s, %zu inserts: ids "
-			      "%s%s%s", checked, checked == 1 ? "" : "s", nops,
-			      unique ? "unique" : "",
-			      unique && monotonic ? " and " : "",
-			      monotonic ? "increasing" : "");
-		if (nexcluded) {
+			      "%s%s%s", j->checked, j->checked == 1 ? "" : "s",
+			      j->nops, j->unique ? "unique" : "",
+			      j->unique && j->monotonic ? " and " : "",
+			      j->monotonic ? "increasing" : "");
+		if (j->nexcluded) {
 			size_t len = strlen(r->message);
 
 			snprintf(r->message + len, sizeof(r->message) - len,
-				 "; %zu table%s excluded after DDL", nexcluded,
-				 nexcluded == 1 ? "" : "s");
+				 "; %zu table%s excluded after DDL",
+				 j->nexcluded, j->nexcluded == 1 ? "" : "s");
 		}
 	}
 	snprintf(r->numbers, sizeof(r->numbers),
-		 "inserts=%zu violations=%zu duplicates=%zu", nops, violations,
-		 duplicates);
-	rc = 0;
-	goto out;
-oom:
-	oom(e);
-out:
+		 "inserts=%zu violations=%zu duplicates=%zu", j->nops,
+		 j->violations, j->duplicates);
 	buf_release(&msg);
-	free(keys);
-	free(pairs);
-	free(dups);
-	free(order);
-	free(best);
-	free(win);
-	return rc;
+}
+
+/*
+ * The judge, step by step: prepare (tables, exclusions, orders), the
+ * violations of monotonicity, the duplicate ids, the details, the
+ * verdict.
+ */
+static int judge(struct ids *x, struct check_result *r, struct err *e)
+{
+	struct judging j;
+	struct buf *d = &r->details;
+	int rc;
+
+	memset(&j, 0, sizeof(j));
+	j.monotonic = suite_opt(x->it, "monotonic")->i != 0;
+	j.unique = suite_opt(x->it, "unique")->i != 0;
+	j.max_report = (size_t)suite_opt(x->it, "max_report")->i;
+	j.ntables = x->tables.n;
+	rc = prepare(x, &j, e) ||
+	     (j.monotonic && j.nops && find_violations(x, &j, e)) ||
+	     (j.unique && j.nops && find_duplicates(x, &j, e)) ||
+	     buf_printf(d, e, "\"tables\":%zu,\"inserts\":%zu,"
+			"\"violations\":%zu,\"duplicates\":%zu", j.checked,
+			j.nops, j.violations, j.duplicates) ||
+	     excluded_json(x, &j, d, e) || violations_json(x, &j, d, e) ||
+	     duplicates_json(x, &j, d, e) ||
+	     (x->cut_line && buf_printf(d, e, ",\"ignored_last_line\":%zu",
+					x->cut_line));
+	if (!rc)
+		verdict(x, &j, r);
+	free(j.keys);
+	free(j.pairs);
+	free(j.dups);
+	free(j.order);
+	free(j.win);
+	return rc ? -1 : 0;
 }
 
 static int check(const struct suite *s, const struct suite_item *it,
