@@ -26,7 +26,8 @@ void checks_run(const struct check_ctx *ctx, struct check_result *out)
  * the entry's note, and it fails nothing. An entry no check met is said
  * on every check of its kind: "unmet" (docs/suite-format.md#expect).
  */
-static void expectations(const struct suite *s, json_t *items)
+static void expectations(const struct suite *s, json_t *items,
+			 const char *cluster)
 {
 	char *met = calloc(s->nexpects + 1, 1);
 
@@ -42,7 +43,7 @@ static void expectations(const struct suite *s, json_t *items)
 			continue;
 		x = suite_expected(s, s->checks[i].kind,
 				   json_string_value(json_object_get(
-					   o, "message")));
+					   o, "message")), cluster);
 		if (!x)
 			continue;
 		met[x - s->expects] = 1;
@@ -54,7 +55,7 @@ static void expectations(const struct suite *s, json_t *items)
 		const struct suite_expect *x = &s->expects[k];
 		struct buf text = BUF_INIT;
 
-		if (met[k])
+		if (met[k] || !suite_expect_applies(x, cluster))
 			continue;
 		buf_printf(&text, NULL, "expected failure did not occur "
 			   "(line %d: %s) — fixed? %s", x->line, x->match,
@@ -85,7 +86,8 @@ static void expectations(const struct suite *s, json_t *items)
 	free(met);
 }
 
-json_t *checks_items(const struct suite *s, const struct check_result *res)
+json_t *checks_items(const struct suite *s, const struct check_result *res,
+		     const char *cluster)
 {
 	json_t *items = json_array();
 
@@ -119,7 +121,7 @@ json_t *checks_items(const struct suite *s, const struct check_result *res)
 				    : json_object());
 		json_array_append_new(items, o);
 	}
-	expectations(s, items);
+	expectations(s, items, cluster);
 	return items;
 }
 

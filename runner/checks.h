@@ -22,9 +22,12 @@ void checks_run(const struct check_ctx *ctx, struct check_result *out);
 /*
  * The results.json items of the checks (docs/results.md): name, verdict,
  * summary, message, numbers, took_ms, details. `res` may be NULL (not
- * run: every check skipped).
+ * run: every check skipped). The suite's expect: entries that apply on a
+ * cluster of kind `cluster` (cluster_kind(); NULL: any) mark what they
+ * declare.
  */
-json_t *checks_items(const struct suite *s, const struct check_result *res);
+json_t *checks_items(const struct suite *s, const struct check_result *res,
+		     const char *cluster);
 
 void checks_release(const struct suite *s, struct check_result *res);
 

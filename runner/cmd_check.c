@@ -68,6 +68,7 @@ static int update_results(const char *dir, const struct suite *s,
 	static const char *const checks_only[] = { "checks", NULL };
 	struct buf out = BUF_INIT, tap = BUF_INIT;
 	json_t *doc = NULL, *only;
+	const char *ran_on;
 	char path[4200], *text;
 	int rc;
 
@@ -75,7 +76,11 @@ static int update_results(const char *dir, const struct suite *s,
 		doc = json_pack("{s:s, s:I, s:s, s:[], s:[]}", "suite",
 				s->name, "seed", (json_int_t)s->seed,
 				"run_dir", dir, "workloads", "faults");
-	json_object_set_new(doc, "checks", checks_items(s, res));
+	/* The kind of cluster the run was on, for the suite's expect:
+	 * (unknown for a run that never wrote its results: any). */
+	ran_on = json_string_value(json_object_get(doc, "cluster"));
+	json_object_set_new(doc, "checks", checks_items(s, res, ran_on ?
+				cluster_kind(ran_on) : NULL));
 	json_object_del(doc, "skip");
 	json_object_set_new(doc, "verdict", json_string(results_verdict(doc)));
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);

@@ -200,8 +200,8 @@ static json_t *results_json(struct state *st, const char *skip,
 	}
 	json_object_set_new(r, "workloads", workload_items(st));
 	json_object_set_new(r, "faults", fault_items(st));
-	json_object_set_new(r, "checks", checks_items(&st->suite,
-						      st->checks));
+	json_object_set_new(r, "checks", checks_items(&st->suite, st->checks,
+				cluster_kind(o->cluster)));
 	return r;
 }
 

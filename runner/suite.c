@@ -61,6 +61,10 @@ static const struct optspec table_specs[] = {
 };
 enum { TAB_NAME, TAB_COLUMNS, TAB_PARTITION, TAB_OPTIONS, NTAB };
 
+static const char *const expect_clusters[] = {
+	"local", "static", "playground", NULL,
+};
+
 static const struct optspec expect_specs[] = {
 	{ "check", OPT_STRING, NULL, 1, NULL, 0, 0,
 	  "the kind of the check that fails" },
@@ -68,8 +72,10 @@ static const struct optspec expect_specs[] = {
 	  "a POSIX extended regular expression its message matches" },
 	{ "note", OPT_STRING, NULL, 1, NULL, 0, 0,
 	  "why it fails: the upstream bug, a link" },
+	{ "cluster", OPT_ENUM_LIST, NULL, 0, expect_clusters, 0, 0,
+	  "the kinds of cluster it fails on (default: every kind)" },
 };
-enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, NEXP };
+enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, EXP_CLUSTER, NEXP };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -495,6 +501,11 @@ static int load_expects(struct suite *s, const char *file,
 		x->check = xstrdup(v[EXP_CHECK].s);
 		x->match = xstrdup(v[EXP_MATCH].s);
 		x->note = xstrdup(v[EXP_NOTE].s);
+		for (size_t k = 0; k < v[EXP_CLUSTER].n; k++)
+			for (int c = 0; expect_clusters[c]; c++)
+				if (!strcmp(v[EXP_CLUSTER].list[k],
+					    expect_clusters[c]))
+					x->clusters |= 1u << c;
 		x->line = item->line;
 		x->col = item->col;
 		s->nexpects = i + 1;
@@ -518,9 +529,20 @@ static int load_expects(struct suite *s, const char *file,
 	return 0;
 }
 
+int suite_expect_applies(const struct suite_expect *x, const char *cluster)
+{
+	if (!x->clusters || !cluster)
+		return 1;
+	for (int c = 0; expect_clusters[c]; c++)
+		if (!strcmp(cluster, expect_clusters[c]))
+			return (x->clusters >> c) & 1;
+	return 0;
+}
+
 const struct suite_expect *suite_expected(const struct suite *s,
 					  const char *kind,
-					  const char *message)
+					  const char *message,
+					  const char *cluster)
 {
 	for (size_t i = 0; i < s->nexpects; i++) {
 		const struct suite_expect *x = &s->expects[i];
@@ -528,6 +550,7 @@ const struct suite_expect *suite_expected(const struct suite *s,
 		int hit;
 
 		if (strcmp(x->check, kind) ||
+		    !suite_expect_applies(x, cluster) ||
 		    regcomp(&re, x->match, REG_EXTENDED | REG_NOSUB))
 			continue;
 		hit = !regexec(&re, message, 0, NULL, 0);
@@ -888,13 +911,23 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 	     write_items(out, "checks", s->checks, s->nchecks, e);
 	if (!rc && s->nexpects)
 		rc = buf_addstr(out, "expect:\n", e);
-	for (size_t i = 0; !rc && i < s->nexpects; i++)
+	for (size_t i = 0; !rc && i < s->nexpects; i++) {
+		const struct suite_expect *x = &s->expects[i];
+
 		rc = buf_addstr(out, "  - check: ", e) ||
-		     ynode_quote(out, s->expects[i].check, e) ||
+		     ynode_quote(out, x->check, e) ||
 		     buf_addstr(out, "\n    match: ", e) ||
-		     ynode_quote(out, s->expects[i].match, e) ||
+		     ynode_quote(out, x->match, e) ||
 		     buf_addstr(out, "\n    note: ", e) ||
-		     ynode_quote(out, s->expects[i].note, e) ||
+		     ynode_quote(out, x->note, e) ||
 		     buf_addch(out, '\n', e);
+		for (int c = 0, n = 0; !rc && expect_clusters[c]; c++)
+			if ((x->clusters >> c) & 1)
+				rc = buf_printf(out, e, "%s%s", n++ ? ", "
+						: "    cluster: [",
+						expect_clusters[c]);
+		if (!rc && x->clusters)
+			rc = buf_addstr(out, "]\n", e);
+	}
 	return rc ? -1 : 0;
 }

@@ -70,6 +70,9 @@ struct suite_expect {
 	char *check;
 	char *match;
 	char *note;
+	/* The cluster kinds it applies on, bit i for "local", "static",
+	 * "playground" in that order; 0: every kind. */
+	unsigned clusters;
 	int line;
 	int col;
 };
@@ -126,11 +129,17 @@ int suite_create_sql(const struct suite *s, const struct suite_table *t,
 		     struct buf *out, struct err *e);
 
 /*
- * The expectation the failing check `kind` with `message` meets, or NULL.
+ * The expectation the failing check `kind` with `message` meets on a
+ * cluster of kind `cluster` ("local", "static", "playground"; NULL: any),
+ * or NULL.
  */
 const struct suite_expect *suite_expected(const struct suite *s,
 					  const char *kind,
-					  const char *message);
+					  const char *message,
+					  const char *cluster);
+
+/* Does expectation `x` apply on a cluster of kind `cluster` (NULL: yes)? */
+int suite_expect_applies(const struct suite_expect *x, const char *cluster);
 
 /* The value of option `key` of an item, or NULL when it has no such key. */
 const struct optval *suite_opt(const struct suite_item *it, const char *key);

@@ -132,6 +132,10 @@ expect:
   - check: progress
     match: "SQL error 1062"
     note: "fixed by replica_skip_errors"
+  - check: progress
+    match: "SQL error"
+    note: "a failure of the playground only"
+    cluster: [playground, static]
 EOF
 } >"$TRASH/tolerate.yaml"
 
@@ -143,6 +147,7 @@ test_expect_success 'replica_skip_errors: every skipped event counted and shown;
 	grep -q "^ *expected failure did not occur (line 29: SQL error 1062) — fixed? fixed by replica_skip_errors$" "$TRASH/r3/summary.txt" &&
 	grep -q "<system-out>expected failure did not occur" "$TRASH/r3/junit.xml" &&
 	grep -q "<b>expected failure did not occur" "$TRASH/r3/report.html" &&
+	! grep -r "playground only" "$TRASH/r3.tap" "$TRASH/r3/summary.txt" "$TRASH/r3/results.json" &&
 	grep -q "\"f\":\"replica_skipped\",\"target\":\"down-0\",\"value\":{\"skipped\":1,\"new\":1,\"restarts\":1}" "$TRASH/r3/history.jsonl" ||
 	{ cat "$TRASH/r3.tap" "$TRASH/r3.err"; false; }
 '
@@ -163,6 +168,7 @@ test_expect_success 'the options are in my.cnf after tichaos s own, and server-o
 			&& \$d->{effective}{q(relay-log-recovery)} eq q(ON);
 	" <"$TRASH/r3/server-options.json" &&
 	"$TICHAOS" validate "$TRASH/r3/suite.yaml" &&
+	grep -qx "    cluster: \[static, playground\]" "$TRASH/r3/suite.yaml" &&
 	grep -qx "  local: { replica_skip_errors: \[1062\], upstream: { options: { sync_binlog: \"1\", innodb_flush_log_at_trx_commit: \"1\" } }, downstream: { options: { slave-parallel-mode: \"conservative\" } } } }" "$TRASH/r3/suite.yaml" ||
 	{ cat "$TRASH/r3/server-options.json" "$TRASH/r3/suite.yaml"; false; }
 '

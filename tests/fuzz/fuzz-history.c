@@ -108,7 +108,7 @@ int fuzz_history(const uint8_t *data, size_t size)
 	ctx.suite = s;
 	ctx.run_dir = fuzz_dir();
 	checks_run(&ctx, res);
-	items = checks_items(s, res);
+	items = checks_items(s, res, NULL);
 	if (json_array_size(items) != s->nchecks)
 		fuzz_fail("%zu results.json items for %zu checks (verdict "
 			  "%s: %s)", json_array_size(items), s->nchecks,
