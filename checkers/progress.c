@@ -13,6 +13,7 @@
 #include "checkers/checker.h"
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/http.h"
@@ -98,8 +99,8 @@ struct before {
 	int64_t stop;		/* the replica_stopped event's time, or -1 */
 	int64_t last;		/* the history's last time */
 	size_t lines;
-	int64_t crash;		/* the last kill or pause before the stop */
-	const char *crash_f;	/* "kill" or "pause" */
+	int64_t crash;		/* the last fault that heals, before it */
+	const char *crash_f;	/* its fault kind: "kill", "pause", ... */
 	char table[200];	/* "db.t" the error names, or "" */
 	char same[320];		/* the stop's error and GTID, as recorded */
 	struct events faults, ddl;
@@ -140,14 +141,18 @@ static int find_stop(const struct history_line *l, void *arg)
 static int find_faults(const struct history_line *l, void *arg)
 {
 	struct before *b = arg;
+	const struct fault_type *t;
 
 	if (l->process != HISTORY_NEMESIS || strcmp(l->type, "info") ||
 	    l->time > b->stop || l->time < b->stop - BEFORE_FAULTS_NS)
 		return 0;
 	keep(&b->faults, l->time, l->f, l->target ? l->target : "");
-	if (!strcmp(l->f, "kill") || !strcmp(l->f, "pause")) {
+	/* A fault that takes something down until healed (a kill, a
+	 * pause): what can cut a statement from its GTID. */
+	t = fault_type_named(l->f);
+	if (t && t->heal) {
 		b->crash = l->time;
-		b->crash_f = strcmp(l->f, "kill") ? "pause" : "kill";
+		b->crash_f = t->kind.name;
 	}
 	return 0;
 }
