@@ -1241,15 +1241,116 @@ static int write_fix(const char *run_dir, const char *db, const char *name,
 	return buf_write_file(fix, path, 0644, e);
 }
 
+/* What the tables compared so far add up to (run). */
+struct tally {
+	size_t differing;
+	uint64_t rows;
+	uint64_t tot[3];	/* missing, extra, changed */
+	char first[400];	/* the first difference, for the message */
+};
+
+/*
+ * One table on both sides: its columns, its partitioning, then its rows
+ * (when the columns agree), into the details' entry of the table (its
+ * members after "table"), the fix SQL and the tally.
+ */
+static int compare_one(const struct check_ctx *ctx,
+		       const struct suite_item *it, struct side *sides,
+		       const char *name, struct tally *tl,
+		       struct check_result *r, struct err *e)
+{
+	const char *db = ctx->suite->database;
+	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
+			   BUF_INIT };
+	struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT, BUF_INIT,
+			  BUF_INIT }, { 0, 0, 0 }, BUF_INIT, 0 };
+	struct buf schema = BUF_INIT, parts = BUF_INIT;
+	char fix[512] = "";
+	int rc;
+
+	d.max_report = suite_opt(it, "max_report")->i;
+	rc = describe(sides, &t, &schema, e) ||
+	     partitioning(sides, &t, &parts, e);
+	if (!rc && parts.len) {
+		buf_addstr(&r->details, ",\"partitioning\":", NULL);
+		json_quote(&r->details, buf_str(&parts), NULL);
+		if (!tl->first[0])
+			snprintf(tl->first, sizeof(tl->first), "%s.%s: "
+				 "partitioning differs: %.300s", db, name,
+				 buf_str(&parts));
+	}
+	if (!rc && schema.len) {
+		buf_addstr(&r->details, ",\"schema\":", NULL);
+		json_quote(&r->details, buf_str(&schema), NULL);
+		if (!tl->first[0])
+			snprintf(tl->first, sizeof(tl->first), "%s.%s: "
+				 "columns differ: %.300s", db, name,
+				 buf_str(&schema));
+	} else if (!rc) {
+		rc = compare_table(sides, &t, suite_opt(it, "chunk_rows")->i,
+				   (int)suite_opt(it, "threads")->i, &d, e);
+	}
+	if (!rc && !schema.len) {
+		buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"
+			   "\"down_rows\":%llu,\"missing\":%llu,"
+			   "\"extra\":%llu,\"changed\":%llu,"
+			   "\"chunks\":%llu,\"rows_compared\":%llu",
+			   (unsigned long long)d.rows[UP],
+			   (unsigned long long)d.rows[DOWN],
+			   (unsigned long long)d.missing,
+			   (unsigned long long)d.extra,
+			   (unsigned long long)d.changed,
+			   (unsigned long long)d.chunks,
+			   (unsigned long long)d.compared);
+		for (int k = 0; k < 3; k++) {
+			buf_printf(&r->details, NULL, ",\"%s_keys\":[",
+				   kind_names[k]);
+			buf_rtrim(&d.keys[k]);
+			for (size_t c = 0; c < d.keys[k].len; c++)
+				buf_addch(&r->details, d.keys[k].data[c] ==
+					  '\n' ? ',' : d.keys[k].data[c],
+					  NULL);
+			buf_addch(&r->details, ']', NULL);
+		}
+		if (!t.nkeys)
+			buf_addstr(&r->details, ",\"warning\":\"no primary "
+				   "key: rows compared as a multiset\"", NULL);
+		tl->rows += d.rows[UP];
+		tl->tot[0] += d.missing;
+		tl->tot[1] += d.extra;
+		tl->tot[2] += d.changed;
+	}
+	/* Counted once, whatever differs in it. */
+	tl->differing += !rc && (schema.len || parts.len || d.fix.len);
+	if (!rc && d.fix.len) {
+		rc = write_fix(ctx->run_dir, db, name, &d.fix, fix,
+			       sizeof(fix), e);
+		buf_printf(&r->details, NULL, ",\"fix_sql\":\"%s\"", fix);
+		if (!tl->first[0])
+			snprintf(tl->first, sizeof(tl->first), "%s.%s: %llu "
+				 "missing, %llu extra, %llu changed (%s)", db,
+				 name, (unsigned long long)d.missing,
+				 (unsigned long long)d.extra,
+				 (unsigned long long)d.changed, fix);
+	}
+	for (int k = 0; k < 3; k++)
+		buf_release(&d.keys[k]);
+	buf_release(&d.fix);
+	buf_release(&schema);
+	buf_release(&parts);
+	release_table(&t);
+	return rc;
+}
+
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
 	struct side sides[2] = { { NULL, SQL_INIT }, { NULL, SQL_INIT } };
 	const char *db = ctx->suite->database;
 	const struct optval *only = suite_opt(it, "tables");
-	char **names[2] = { NULL, NULL }, **all = NULL, first[400] = "";
-	size_t nnames[2] = { 0, 0 }, nall = 0, differing = 0;
-	uint64_t rows = 0, tot[3] = { 0, 0, 0 };
+	char **names[2] = { NULL, NULL }, **all = NULL;
+	size_t nnames[2] = { 0, 0 }, nall = 0;
+	struct tally tl = { 0, 0, { 0, 0, 0 }, "" };
 	struct buf q = BUF_INIT;
 	int64_t barrier_ns = 0;
 	char halted[300] = "";
@@ -1300,16 +1401,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	qsort(all, nall, sizeof(*all), by_string);
 	buf_addstr(&r->details, ",\"tables\":[", NULL);
 	for (size_t i = 0; !rc && i < nall; i++) {
-		struct table t = { db, all[i], NULL, 0, NULL, 0, NULL, 0,
-				   BUF_INIT, BUF_INIT };
-		struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT,
-				  BUF_INIT, BUF_INIT }, { 0, 0, 0 }, BUF_INIT,
-				  0 };
-		struct buf schema = BUF_INIT, parts = BUF_INIT;
 		int on[2] = { 0, 0 };
-		char fix[512] = "";
 
-		d.max_report = suite_opt(it, "max_report")->i;
 		for (int s = 0; s < 2; s++)
 			for (size_t k = 0; k < nnames[s]; k++)
 				on[s] |= !strcmp(names[s][k], all[i]);
@@ -1318,115 +1411,41 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		if (!on[UP] || !on[DOWN]) {
 			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
 				   on[UP] ? "upstream" : "downstream");
-			if (!first[0])
-				snprintf(first, sizeof(first), "%s.%s exists "
-					 "only %s", db, all[i], on[UP] ?
+			if (!tl.first[0])
+				snprintf(tl.first, sizeof(tl.first), "%s.%s "
+					 "exists only %s", db, all[i], on[UP] ?
 					 "upstream" : "downstream");
-			differing++;
+			tl.differing++;
 			continue;
 		}
-		rc = describe(sides, &t, &schema, e) ||
-		     partitioning(sides, &t, &parts, e);
-		if (!rc && parts.len) {
-			buf_addstr(&r->details, ",\"partitioning\":", NULL);
-			json_quote(&r->details, buf_str(&parts), NULL);
-			if (!first[0])
-				snprintf(first, sizeof(first), "%s.%s: "
-					 "partitioning differs: %.300s", db,
-					 all[i], buf_str(&parts));
-		}
-		if (!rc && schema.len) {
-			buf_addstr(&r->details, ",\"schema\":", NULL);
-			json_quote(&r->details, buf_str(&schema), NULL);
-			if (!first[0])
-				snprintf(first, sizeof(first), "%s.%s: columns "
-					 "differ: %.300s", db, all[i],
-					 buf_str(&schema));
-		} else if (!rc) {
-			rc = compare_table(sides, &t,
-					   suite_opt(it, "chunk_rows")->i,
-					   (int)suite_opt(it, "threads")->i,
-					   &d, e);
-		}
-		if (!rc && !schema.len) {
-			buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"
-				   "\"down_rows\":%llu,\"missing\":%llu,"
-				   "\"extra\":%llu,\"changed\":%llu,"
-				   "\"chunks\":%llu,\"rows_compared\":%llu",
-				   (unsigned long long)d.rows[UP],
-				   (unsigned long long)d.rows[DOWN],
-				   (unsigned long long)d.missing,
-				   (unsigned long long)d.extra,
-				   (unsigned long long)d.changed,
-				   (unsigned long long)d.chunks,
-				   (unsigned long long)d.compared);
-			for (int k = 0; k < 3; k++) {
-				buf_printf(&r->details, NULL, ",\"%s_keys\":"
-					   "[", kind_names[k]);
-				buf_rtrim(&d.keys[k]);
-				for (size_t c = 0; c < d.keys[k].len; c++)
-					buf_addch(&r->details, d.keys[k].data[c]
-						  == '\n' ? ',' :
-						  d.keys[k].data[c], NULL);
-				buf_addch(&r->details, ']', NULL);
-			}
-			if (!t.nkeys)
-				buf_addstr(&r->details, ",\"warning\":\"no "
-					   "primary key: rows compared as a "
-					   "multiset\"", NULL);
-			rows += d.rows[UP];
-			tot[0] += d.missing;
-			tot[1] += d.extra;
-			tot[2] += d.changed;
-		}
-		/* Counted once, whatever differs in it. */
-		differing += !rc && (schema.len || parts.len || d.fix.len);
-		if (!rc && d.fix.len) {
-			rc = write_fix(ctx->run_dir, db, all[i], &d.fix, fix,
-				       sizeof(fix), e);
-			buf_printf(&r->details, NULL, ",\"fix_sql\":\"%s\"",
-				   fix);
-			if (!first[0])
-				snprintf(first, sizeof(first), "%s.%s: %llu "
-					 "missing, %llu extra, %llu changed "
-					 "(%s)", db, all[i],
-					 (unsigned long long)d.missing,
-					 (unsigned long long)d.extra,
-					 (unsigned long long)d.changed, fix);
-		}
+		rc = compare_one(ctx, it, sides, all[i], &tl, r, e);
 		buf_addch(&r->details, '}', NULL);
-		for (int k = 0; k < 3; k++)
-			buf_release(&d.keys[k]);
-		buf_release(&d.fix);
-		buf_release(&schema);
-		buf_release(&parts);
-		release_table(&t);
 	}
 	buf_addch(&r->details, ']', NULL);
 	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
 		 "rows=%llu missing=%llu extra=%llu changed=%llu", nall,
-		 differing, (unsigned long long)rows,
-		 (unsigned long long)tot[0], (unsigned long long)tot[1],
-		 (unsigned long long)tot[2]);
+		 tl.differing, (unsigned long long)tl.rows,
+		 (unsigned long long)tl.tot[0], (unsigned long long)tl.tot[1],
+		 (unsigned long long)tl.tot[2]);
 	if (rc)
 		goto out;
 	if (halted[0]) {
 		buf_addstr(&r->details, ",\"unsynced\":", NULL);
 		json_quote(&r->details, halted, NULL);
 	}
-	if (differing)
+	if (tl.differing)
 		check_verdict(r, VERDICT_FAIL, "%zu of %zu tables differ%s%s%s; "
-			      "first: %s", differing, nall, halted[0] ?
+			      "first: %s", tl.differing, nall, halted[0] ?
 			      " (compared unsynced: " : "", halted,
-			      halted[0] ? ")" : "", first);
+			      halted[0] ? ")" : "", tl.first);
 	else if (halted[0])
 		check_verdict(r, VERDICT_UNKNOWN, "%zu tables, %llu rows equal "
 			      "on both sides, but unsynced: %s", nall,
-			      (unsigned long long)rows, halted);
+			      (unsigned long long)tl.rows, halted);
 	else
 		check_verdict(r, VERDICT_PASS, "%zu tables, %llu rows equal on "
 			      "both sides (sync %.1fs)", nall,
-			      (unsigned long long)rows,
+			      (unsigned long long)tl.rows,
 			      (double)barrier_ns / NS_PER_SEC);
 out:
 	if (rc > 0)

@@ -17,7 +17,9 @@ command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
 command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
 
 # The replica is crashed at 2 s and restarted 1 s later; the row is
-# planted once it replicates again.
+# planted once it replicates again, a second of inserts ahead. The run
+# lasts 20 s, so that even on a loaded machine the upstream reaches the
+# row (and the replica stops) while the run and its replica watch go on.
 crash_replica() {
 	cat <<EOF
 faults:
@@ -33,7 +35,7 @@ EOF
 }
 
 stop_suite() {
-	insert_suite "$1" 12s 5 kf 50
+	insert_suite "$1" 20s 5 kf 50
 	crash_replica
 	cat <<EOF
   - kind: consistency
@@ -116,7 +118,7 @@ test_expect_success 'expect: the declared failures are TODO, known in every repo
 # Tolerated: the replica skips 1062 (counted); the stop the suite expects
 # does not come, and that is said. Server options of both sides.
 {
-	insert_suite tolerate 12s 5 kf 50
+	insert_suite tolerate 20s 5 kf 50
 	cat <<EOF
 cluster:
   local:
