@@ -491,13 +491,205 @@ static void bail_out(const struct err *e)
 	fflush(stdout);
 }
 
+/* What a stage of run_suite says comes next. */
+enum next {
+	GO_ON,
+	REPORT,		/* straight to the reports (skipped, interrupted) */
+	STOP,		/* to the end: an error in `e`, the exit code set */
+};
+
+/*
+ * The run directory and what goes in it before the cluster: the run's
+ * log, runner.pid, suite.yaml as run, plan.json.
+ */
+static int open_run_dir(struct state *st, const struct run_options *o,
+			uint64_t seed, int64_t duration, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	char path[PATH_MAX + 16], d[32];
+	int rc;
+
+	if ((o->replay_of && run_same_plan(st, o->replay_of, e)) ||
+	    run_make_dir(st, o, e) || run_reserve_space(st, e))
+		return -1;
+	snprintf(path, sizeof(path), "%s/logs", st->dir);
+	if (run_make_dirs(path, e))
+		return -1;
+	snprintf(path, sizeof(path), "%s/logs/tichaos.log", st->dir);
+	log_open(path);
+	run_reap_orphans(st->dir);
+	log_info("%s: seed %llu, duration %s, run directory %s",
+		 st->suite.name, (unsigned long long)seed,
+		 format_duration(duration, d, sizeof(d)), st->dir);
+	rc = buf_printf(&text, e, "%ld\n", (long)getpid()) ||
+	     run_write_file(st->dir, "runner.pid", &text, e);
+	buf_reset(&text);
+	rc = rc || suite_write(&st->suite, seed, duration, &text, e) ||
+	     run_write_file(st->dir, "suite.yaml", &text, e);
+	buf_reset(&text);
+	rc = rc || plan_json(&st->plan, &st->suite, &text, e) ||
+	     run_write_file(st->dir, "plan.json", &text, e);
+	buf_release(&text);
+	return rc ? -1 : 0;
+}
+
+/*
+ * The cluster: opened (the local one lives in the run directory), up,
+ * its topology and server options written, its upstream SQL nodes and
+ * their dialect known, the suite's names resolved against it. *skip
+ * says what a suite requires that the cluster lacks; *refused that the
+ * run is refused (exit 2, its directory discarded).
+ */
+static enum next bring_up(struct state *st, const struct run_options *o,
+			  const char **skip, int *refused, int *rc,
+			  struct err *e)
+{
+	struct cluster_options co = { .cluster = NULL };
+	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/cluster", st->dir);
+	co.cluster = o->cluster;
+	co.dir = path;
+	co.port_base = o->port_base;
+	co.tidb = st->suite.tidb;
+	co.pd = st->suite.pd;
+	co.kv = st->suite.kv;
+	co.captures = st->suite.captures;
+	co.skip_errors = st->suite.local.skip_errors;
+	co.nskip_errors = st->suite.local.nskip_errors;
+	co.options[0] = st->suite.local.options[0];
+	co.options[1] = st->suite.local.options[1];
+	if (cluster_open(&st->cluster, &co, e))
+		return STOP;
+	if (st->cluster.type != cluster_type_find("local") &&
+	    (co.nskip_errors || co.options[0] || co.options[1]))
+		log_warn("%s: cluster.local applies to the local cluster; "
+			 "this %s cluster's servers run as they are",
+			 st->suite.path, st->cluster.type->name);
+	st->cluster_open = 1;
+	/* ^C while the cluster starts stops it; later, heals still wait
+	 * for their servers unless ^C comes twice. */
+	st->cluster.interrupted = &hurry;
+	st->cluster.interrupt_at = 1;
+	if (st->cluster.type == cluster_type_find("local") &&
+	    (st->suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
+		/* Known without starting anything: MariaDB, no TiCDC. */
+		*skip = st->suite.requires & REQUIRE_TIDB ? "tidb" : "ticdc";
+		return REPORT;
+	}
+	/* Only a cluster the run made is the run's to tear down; an
+	 * attached one is left running (healed). */
+	st->cluster_started = st->cluster.type->made;
+	if (cluster_up(&st->cluster, e) ||
+	    cluster_ensure_changefeed(&st->cluster, e)) {
+		if (interrupted)
+			return REPORT;
+		/* A server without what tichaos needs (an API too old):
+		 * refused, like a name that names nothing. */
+		if (e->class == ERR_USAGE) {
+			*rc = EXIT_USAGE;
+			*refused = 1;
+		}
+		return STOP;
+	}
+	st->cluster.interrupt_at = 2;
+	snprintf(path, sizeof(path), "%s/topology.yaml", st->dir);
+	if (topology_write(&st->cluster, path, e) ||
+	    run_write_server_options(st, e))
+		return STOP;
+	st->ups = calloc(st->cluster.ncomps + 1, sizeof(*st->ups));
+	if (!st->ups)
+		return STOP;
+	for (size_t i = 0; i < st->cluster.ncomps; i++)
+		if ((st->cluster.comps[i].roles & ROLE_UPSTREAM) &&
+		    st->cluster.comps[i].sql_port)
+			st->ups[st->nups++] = &st->cluster.comps[i];
+	if (!st->nups) {
+		err_set(e, ERR_INFRA, "the cluster has no upstream SQL node");
+		return STOP;
+	}
+	if (detect_dialect(st->ups[0], &st->dialect, e))
+		return STOP;
+	log_info("upstream %s speaks %s", st->ups[0]->name,
+		 dialect_name(st->dialect));
+	*skip = missing_requirement(st);
+	if (*skip)
+		return REPORT;
+	/* A name that names nothing in this cluster costs no run: refused
+	 * before any workload starts, and the cluster torn down. */
+	if (suite_resolve(&st->suite, &st->cluster, e)) {
+		*rc = EXIT_USAGE;
+		*refused = 1;
+		return STOP;
+	}
+	return GO_ON;
+}
+
+/* The suite's tables upstream, and downstream once replicated. */
+static enum next make_schema(struct state *st, int *refused, int *rc,
+			     struct err *e)
+{
+	if (create_schema(st, e))
+		return interrupted ? REPORT : STOP;
+	if (ticdc_eligible(st, e)) {
+		if (e->class == ERR_USAGE) {
+			*rc = EXIT_USAGE;
+			*refused = 1;
+		}
+		return STOP;
+	}
+	if (await_schema(st, e))
+		return interrupted ? REPORT : STOP;
+	return GO_ON;
+}
+
+/*
+ * The history closed (every record on disk before the reports read it),
+ * results.json and the reports written; the exit code.
+ */
+static int report(struct state *st, const char *skip,
+		  const struct run_options *o, struct err *e)
+{
+	int rc;
+
+	run_release_space(st);
+	/* What a full disk kept out even now is counted in the log. */
+	if (st->run.history) {
+		struct err he = ERR_INIT;
+		int failed = history_close(st->run.history, &he);
+
+		st->run.history = NULL;
+		if (failed && !st->aborted[0]) {
+			err_set(e, he.class, "%s", he.msg);
+			return EXIT_INFRA;
+		}
+		if (failed && strcmp(he.msg, st->aborted))
+			log_error("%s", he.msg);
+	}
+	/* The cause first: a report the full disk refuses comes second. */
+	if (st->aborted[0])
+		err_set(e, ERR_INFRA, "%s", st->aborted);
+	rc = run_finish(st, skip, o, interrupted != 0, e);
+	if (rc < 0)
+		return EXIT_INFRA;
+	if (interrupted)
+		return EXIT_INTERRUPTED;
+	if (st->aborted[0])
+		return EXIT_INFRA;
+	if (rc == EXIT_INFRA)
+		err_set(e, ERR_INFRA, "a fault did not take effect, a heal "
+			"failed or a check could not decide (see the TAP "
+			"diagnostics)");
+	return rc;
+}
+
 int run_suite(const char *path, const struct run_options *o, struct err *e)
 {
 	struct state st;
-	struct cluster_options co = { .cluster = NULL };
 	struct buf text = BUF_INIT;
-	char cdir[PATH_MAX + 16], logs[PATH_MAX + 16];
+	char hpath[PATH_MAX + 16];
 	const char *skip = NULL;
+	enum next next;
 	int64_t duration;
 	uint64_t seed;
 	int rc = EXIT_INFRA, refused = 0;
@@ -525,174 +717,32 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		fputs(buf_str(&text), stdout);
 		goto out;
 	}
-	if (o->replay_of && run_same_plan(&st, o->replay_of, e))
+	if (open_run_dir(&st, o, seed, duration, e))
 		goto out;
-	if (run_make_dir(&st, o, e) || run_reserve_space(&st, e))
+	next = bring_up(&st, o, &skip, &refused, &rc, e);
+	if (next == GO_ON)
+		next = make_schema(&st, &refused, &rc, e);
+	if (next == STOP)
 		goto out;
-	snprintf(logs, sizeof(logs), "%s/logs", st.dir);
-	if (run_make_dirs(logs, e))
-		goto out;
-	snprintf(logs, sizeof(logs), "%s/logs/tichaos.log", st.dir);
-	log_open(logs);
-	run_reap_orphans(st.dir);
-	snprintf(logs, sizeof(logs), "%ld\n", (long)getpid());
-	buf_addstr(&text, logs, NULL);
-	if (run_write_file(st.dir, "runner.pid", &text, e))
-		goto out;
-	buf_reset(&text);
-	log_info("%s: seed %llu, duration %s, run directory %s",
-		 st.suite.name, (unsigned long long)seed,
-		 format_duration(duration, cdir, sizeof(cdir)), st.dir);
-	if (suite_write(&st.suite, seed, duration, &text, e) ||
-	    run_write_file(st.dir, "suite.yaml", &text, e))
-		goto out;
-	buf_reset(&text);
-	if (plan_json(&st.plan, &st.suite, &text, e) ||
-	    run_write_file(st.dir, "plan.json", &text, e))
-		goto out;
-
-	/* The cluster: the local one lives in the run directory. */
-	snprintf(cdir, sizeof(cdir), "%s/cluster", st.dir);
-	co.cluster = o->cluster;
-	co.dir = cdir;
-	co.port_base = o->port_base;
-	co.tidb = st.suite.tidb;
-	co.pd = st.suite.pd;
-	co.kv = st.suite.kv;
-	co.captures = st.suite.captures;
-	co.skip_errors = st.suite.local.skip_errors;
-	co.nskip_errors = st.suite.local.nskip_errors;
-	co.options[0] = st.suite.local.options[0];
-	co.options[1] = st.suite.local.options[1];
-	if (cluster_open(&st.cluster, &co, e))
-		goto out;
-	if (st.cluster.type != cluster_type_find("local") &&
-	    (co.nskip_errors || co.options[0] || co.options[1]))
-		log_warn("%s: cluster.local applies to the local cluster; "
-			 "this %s cluster's servers run as they are",
-			 st.suite.path, st.cluster.type->name);
-	st.cluster_open = 1;
-	/* ^C while the cluster starts stops it; later, heals still wait
-	 * for their servers unless ^C comes twice. */
-	st.cluster.interrupted = &hurry;
-	st.cluster.interrupt_at = 1;
-	if (st.cluster.type == cluster_type_find("local") &&
-	    (st.suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
-		/* Known without starting anything: MariaDB, no TiCDC. */
-		skip = st.suite.requires & REQUIRE_TIDB ? "tidb" : "ticdc";
-		goto report;
-	}
-	/* Only a cluster the run made is the run's to tear down; an
-	 * attached one is left running (healed). */
-	st.cluster_started = st.cluster.type->made;
-	if (cluster_up(&st.cluster, e) ||
-	    cluster_ensure_changefeed(&st.cluster, e)) {
-		if (interrupted)
-			goto report;
-		/* A server without what tichaos needs (an API too old):
-		 * refused, like a name that names nothing. */
-		if (e->class == ERR_USAGE) {
-			rc = EXIT_USAGE;
-			refused = 1;
-		}
-		goto out;
-	}
-	st.cluster.interrupt_at = 2;
-	snprintf(cdir, sizeof(cdir), "%s/topology.yaml", st.dir);
-	if (topology_write(&st.cluster, cdir, e) ||
-	    run_write_server_options(&st, e))
-		goto out;
-	st.ups = calloc(st.cluster.ncomps + 1, sizeof(*st.ups));
-	if (!st.ups)
-		goto out;
-	for (size_t i = 0; i < st.cluster.ncomps; i++)
-		if ((st.cluster.comps[i].roles & ROLE_UPSTREAM) &&
-		    st.cluster.comps[i].sql_port)
-			st.ups[st.nups++] = &st.cluster.comps[i];
-	if (!st.nups) {
-		err_set(e, ERR_INFRA, "the cluster has no upstream SQL node");
-		goto out;
-	}
-	if (detect_dialect(st.ups[0], &st.dialect, e))
-		goto out;
-	log_info("upstream %s speaks %s", st.ups[0]->name,
-		 dialect_name(st.dialect));
-	skip = missing_requirement(&st);
-	if (skip)
-		goto report;
-	/* A name that names nothing in this cluster costs no run: refused
-	 * before any workload starts, and the cluster torn down. */
-	if (suite_resolve(&st.suite, &st.cluster, e)) {
-		rc = EXIT_USAGE;
-		refused = 1;
-		goto out;
-	}
-	if (create_schema(&st, e)) {
-		if (interrupted)
-			goto report;
-		goto out;
-	}
-	if (ticdc_eligible(&st, e)) {
-		if (e->class == ERR_USAGE) {
-			rc = EXIT_USAGE;
-			refused = 1;
-		}
-		goto out;
-	}
-	if (await_schema(&st, e)) {
-		if (interrupted)
-			goto report;
-		goto out;
-	}
-	run_note_log_starts(&st);
-
-	snprintf(cdir, sizeof(cdir), "%s/history.jsonl", st.dir);
-	st.run.suite = &st.suite;
-	st.run.plan = &st.plan;
-	if (history_open(&st.run.history, cdir, clock_mono_ns(), e) ||
-	    start_workers(&st, o, e))
-		goto out;
-	st.nemesis_started = 1;
-	if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))
-		goto out;
-	drive(&st, o->quiet);
-	/* A full disk takes no copies of logs, and no checks run. */
-	if (!st.aborted[0])
-		run_collect_logs(&st);
-	if (run_checks(&st, e))
-		goto out;
-report:
-	run_release_space(&st);
-	/* Every record on disk before the reports read the history; what
-	 * a full disk kept out even now is counted in the log. */
-	if (st.run.history) {
-		struct err he = ERR_INIT;
-		int failed = history_close(st.run.history, &he);
-
-		st.run.history = NULL;
-		if (failed && !st.aborted[0]) {
-			err_set(e, he.class, "%s", he.msg);
+	if (next == GO_ON) {
+		run_note_log_starts(&st);
+		snprintf(hpath, sizeof(hpath), "%s/history.jsonl", st.dir);
+		st.run.suite = &st.suite;
+		st.run.plan = &st.plan;
+		if (history_open(&st.run.history, hpath, clock_mono_ns(), e) ||
+		    start_workers(&st, o, e))
 			goto out;
-		}
-		if (failed && strcmp(he.msg, st.aborted))
-			log_error("%s", he.msg);
+		st.nemesis_started = 1;
+		if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))
+			goto out;
+		drive(&st, o->quiet);
+		/* A full disk takes no copies of logs, and no checks run. */
+		if (!st.aborted[0])
+			run_collect_logs(&st);
+		if (run_checks(&st, e))
+			goto out;
 	}
-	/* The cause first: a report the full disk refuses comes second. */
-	if (st.aborted[0])
-		err_set(e, ERR_INFRA, "%s", st.aborted);
-	rc = run_finish(&st, skip, o, interrupted != 0, e);
-	if (rc < 0) {
-		rc = EXIT_INFRA;
-		goto out;
-	}
-	if (interrupted)
-		rc = EXIT_INTERRUPTED;
-	else if (st.aborted[0])
-		rc = EXIT_INFRA;
-	else if (rc == EXIT_INFRA)
-		err_set(e, ERR_INFRA, "a fault did not take effect, a heal "
-			"failed or a check could not decide (see the TAP "
-			"diagnostics)");
+	rc = report(&st, skip, o, e);
 out:
 	if (rc == EXIT_INFRA && !err_isset(e))
 		err_set(e, ERR_INFRA, "out of memory");
