@@ -267,8 +267,9 @@ void history_record(struct history_slot *s, const struct history_event *ev)
 	buf_add(&s->lines, line.data, line.len, NULL);
 	pthread_mutex_unlock(&s->lock);
 	buf_release(&line);
-	if (ev->type && ev->f && !strcmp(ev->type, "ok") &&
-	    !strcmp(ev->f, "insert"))
+	/* An ok operation that returned an id: an id was allocated (an
+	 * AUTO_INCREMENT insert), whichever workload did it. */
+	if (ev->type && !strcmp(ev->type, "ok") && ev->id >= 0)
 		__atomic_add_fetch(s->ok_inserts, 1, __ATOMIC_RELAXED);
 }
 

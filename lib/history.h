@@ -59,8 +59,9 @@ struct history_slot *history_slot(struct history *h);
 void history_record(struct history_slot *s, const struct history_event *ev);
 
 /*
- * How many "ok" "insert" events were recorded so far: what a fault that
- * must see the cluster serve (resign's hold) counts between two moments.
+ * How many "ok" events with an id (an AUTO_INCREMENT insert, whichever
+ * workload made it) were recorded so far: what a fault that must see the
+ * cluster allocate ids (resign's hold) counts between two moments.
  */
 uint64_t history_ok_inserts(const struct history *h);
 
