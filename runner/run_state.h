@@ -23,10 +23,6 @@
 #include "runner/suite.h"
 #include "workloads/workload.h"
 
-struct upstream {
-	const struct component *comp;
-};
-
 /* Everything one run owns, released in one place. */
 struct state {
 	struct suite suite;
