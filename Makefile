@@ -63,6 +63,10 @@ LIB_OBJS += lib/sql.o
 LIB_OBJS += lib/ssh.o
 LIB_OBJS += lib/ynode.o
 
+CORE_OBJS += core/kind.o
+CORE_OBJS += core/plan.o
+CORE_OBJS += core/suite.o
+
 KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/host.o
@@ -106,16 +110,15 @@ RUNNER_OBJS += runner/cmd_replay.o
 RUNNER_OBJS += runner/cmd_report.o
 RUNNER_OBJS += runner/cmd_run.o
 RUNNER_OBJS += runner/cmd_validate.o
+RUNNER_OBJS += runner/kinds.o
 RUNNER_OBJS += runner/main.o
 RUNNER_OBJS += runner/nemesis.o
 RUNNER_OBJS += runner/opts.o
-RUNNER_OBJS += runner/plan.o
 RUNNER_OBJS += runner/progress.o
 RUNNER_OBJS += runner/resolve.o
 RUNNER_OBJS += runner/results.o
 RUNNER_OBJS += runner/run.o
 RUNNER_OBJS += runner/rundir.o
-RUNNER_OBJS += runner/suite.o
 RUNNER_OBJS += runner/worker.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
@@ -127,15 +130,15 @@ TEST_HELPERS = tests/helpers/campaigner tests/helpers/ssh-exec
 FUZZ_HARNESSES = suite topology history
 FUZZ_OBJS = $(patsubst %,tests/fuzz/fuzz-%.o,$(FUZZ_HARNESSES)) \
 	tests/fuzz/fuzz.o
-FUZZ_DEPS = $(KIND_OBJS) runner/checks.o runner/plan.o runner/suite.o \
+FUZZ_DEPS = $(CORE_OBJS) $(KIND_OBJS) runner/checks.o runner/kinds.o \
 	runner/worker.o
 
-OBJS = $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
+OBJS = $(LIB_OBJS) $(CORE_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
 	$(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_OBJS)
 
 all: $(PROG)
 
-$(PROG): $(LIB_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
+$(PROG): $(LIB_OBJS) $(CORE_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 %.o: %.c

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/parse.h"
-#include "runner/suite.h"
 
 const char *verdict_name(enum verdict v)
 {
@@ -55,7 +55,7 @@ int check_interrupted(const struct check_ctx *ctx)
 void checker_run(const struct check_ctx *ctx, const struct suite_item *it,
 		 struct check_result *r)
 {
-	const struct checker_type *t = it->type;
+	const struct checker_type *t = checker_type_of(it);
 	struct err e = ERR_INIT;
 	int64_t start = clock_mono_ns();
 

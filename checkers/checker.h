@@ -15,9 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kind.h"
+#include "core/suite.h"
 #include "lib/buf.h"
 #include "lib/err.h"
-#include "lib/kind.h"
 
 struct cluster;
 struct suite;
@@ -66,11 +67,8 @@ struct check_ctx {
 int check_interrupted(const struct check_ctx *ctx);
 
 struct checker_type {
-	/* Name, doc, options. */
+	/* Name, doc, options, and the core's `check` hook. */
 	struct kind kind;
-	/* MAY: cross-check its options against the suite (ERR_USAGE). */
-	int (*check)(const struct suite *s, const struct suite_item *it,
-		     struct err *e);
 	/* Non-zero: needs ctx->cluster; skipped without it. */
 	int live;
 	/*
@@ -82,6 +80,13 @@ struct checker_type {
 	int (*run)(const struct check_ctx *ctx, const struct suite_item *it,
 		   struct check_result *r, struct err *e);
 };
+
+/* The checker kind of item `it`. */
+static inline const struct checker_type *
+checker_type_of(const struct suite_item *it)
+{
+	return (const struct checker_type *)it->type;
+}
 
 /* Every checker kind, NULL-terminated. */
 extern const struct checker_type *const checker_types[];

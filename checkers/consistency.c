@@ -33,12 +33,12 @@
 #include "checkers/checker.h"
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "lib/sql.h"
-#include "runner/suite.h"
 
 static const struct optspec opts[] = {
 	{ "sync_timeout", OPT_DURATION, "300s", 0, NULL, 0, 0,

@@ -34,10 +34,10 @@
 #include <string.h>
 
 #include "checkers/checker.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/ynode.h"
-#include "runner/suite.h"
 
 static const struct optspec opts[] = {
 	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
@@ -1161,8 +1161,8 @@ out:
 const struct checker_type checker_ids = {
 	.kind = { "ids", "AUTO_INCREMENT ids unique and increasing in real "
 		  "time across servers, from the history (TiDB 52600)",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check },
 	.live = 0,
 	.run = run,
 };

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "checkers/checker.h"
+#include "core/suite.h"
 #include "lib/history.h"
-#include "runner/suite.h"
 
 static const struct optspec opts[] = {
 	{ "patterns", OPT_STRING_LIST,
@@ -195,7 +195,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 const struct checker_type checker_logscan = {
 	.kind = { "logscan", "regular expressions over the component logs "
 		  "written during the run", opts,
-		  sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  sizeof(opts) / sizeof(opts[0]),
+		  .check = check },
 	.run = run,
 };

@@ -13,12 +13,12 @@
 #include "checkers/checker.h"
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/http.h"
 #include "lib/parse.h"
-#include "runner/suite.h"
 
 static const struct optspec opts[] = {
 	{ "timeout", OPT_DURATION, "60s", 0, NULL, 0, 0,
@@ -410,7 +410,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 const struct checker_type checker_progress = {
 	.kind = { "progress", "replication keeps going: the changefeed's "
 		  "checkpoint advances, or the replica catches up",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .flags = KIND_COUNTS_SKIPS },
 	.live = 1,
 	.run = run,
 };

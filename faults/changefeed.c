@@ -19,11 +19,11 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/parse.h"
-#include "runner/suite.h"
 
 static const char *const actions[] = { "pause", "recreate", NULL };
 enum { ACT_PAUSE, ACT_RECREATE };
@@ -263,8 +263,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 const struct fault_type fault_changefeed = {
 	.kind = { "changefeed", "pause TiCDC's changefeed, or remove it, and "
 		  "put it back after `down` (TiCDC only)",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check, .plan = fault_plan },
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "restore",

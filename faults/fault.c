@@ -11,12 +11,12 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/clock.h"
-#include "lib/http.h"
 #include "lib/history.h"
+#include "lib/http.h"
 #include "lib/log.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 
 int fault_check(const struct suite *s, const struct suite_item *it,
 		struct err *e)
@@ -49,12 +49,14 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 	const struct optval *at = suite_opt(it, "at");
 	int64_t count = suite_opt(it, "count")->i;
 	int64_t jitter = suite_opt(it, "jitter")->i;
+	/* When the heal is due, for the kinds that heal. */
+	int64_t down = fault_type_of(it)->heal ? suite_opt(it, "down")->i : 0;
 	int64_t n = 0;
 
 	(void)s;
 	for (size_t i = 0;; i++) {
 		struct plan_event ev = { 0, -1, item_index, NULL, NULL, NULL,
-					 0 };
+					 0, 0 };
 		int64_t when;
 
 		if (count && n >= count)
@@ -75,6 +77,7 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 			break;
 		}
 		ev.at_ns = when;
+		ev.heal_at_ns = down > 0 ? when + down : 0;
 		ev.op = (char *)it->kind;
 		ev.choice = plan_choice(r);
 		if (plan_add(p, &ev, e))
@@ -217,7 +220,7 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		 int item_index, const struct plan_event *ev,
 		 struct fault_action *act, struct err *e)
 {
-	const struct fault_type *t = it->type;
+	const struct fault_type *t = fault_type_of(it);
 	struct buf members = BUF_INIT, value = BUF_INIT;
 	const char *target = target_of(ctx, it);
 	int64_t start = clock_mono_ns();
@@ -261,7 +264,7 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 
 	if (act->healed || !act->ntargets || !act->item)
 		return 0;
-	t = act->item->type;
+	t = fault_type_of(act->item);
 	if (!t->heal)
 		return 0;
 	target = target_of(ctx, act->item);
@@ -285,7 +288,8 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 
 void fault_action_release(struct fault_action *act)
 {
-	const struct fault_type *t = act->item ? act->item->type : NULL;
+	const struct fault_type *t = act->item ? fault_type_of(act->item)
+						 : NULL;
 
 	if (act->state && t && t->forget)
 		t->forget(act->state);

@@ -19,9 +19,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kind.h"
+#include "core/suite.h"
 #include "lib/buf.h"
 #include "lib/err.h"
-#include "lib/kind.h"
 #include "lib/rand.h"
 
 struct cluster;
@@ -95,14 +96,10 @@ struct fault_election {
 };
 
 struct fault_type {
-	/* Name, doc, options: FAULT_COMMON_OPTS first, then its own. */
+	/* Name, doc, options (FAULT_COMMON_OPTS first, then its own), and
+	 * the core's hooks: `check` (calling fault_check), `plan` (always
+	 * fault_plan). */
 	struct kind kind;
-	/*
-	 * MAY: cross-check its options against the suite. "FILE:L:C:
-	 * message" errors, ERR_USAGE.
-	 */
-	int (*check)(const struct suite *s, const struct suite_item *it,
-		     struct err *e);
 	/*
 	 * MAY: once the cluster is up, before any workload starts, check
 	 * that what the item needs of it beyond its component names (which
@@ -143,6 +140,13 @@ struct fault_type {
 	int (*election)(struct cluster *c, const struct suite_item *it,
 			struct fault_election *out, struct err *e);
 };
+
+/* The fault kind of item `it`. */
+static inline const struct fault_type *
+fault_type_of(const struct suite_item *it)
+{
+	return (const struct fault_type *)it->type;
+}
 
 /* Let go of what `act` holds (its kind's state), healed or not. */
 void fault_action_release(struct fault_action *act);

@@ -18,10 +18,10 @@
 #include <sys/types.h>
 
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 
 static const char *const signals[] = { "KILL", "TERM", NULL };
 
@@ -142,8 +142,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 
 const struct fault_type fault_kill = {
 	.kind = { "kill", "KILL or TERM components of a role, restart them "
-		  "after `down`", opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = fault_check,
+		  "after `down`", opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = fault_check, .plan = fault_plan },
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "restart",

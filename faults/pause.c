@@ -7,9 +7,9 @@
 #include <stdio.h>
 
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "faults/fault.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
@@ -66,8 +66,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 
 const struct fault_type fault_pause = {
 	.kind = { "pause", "SIGSTOP components of a role for `down`, then "
-		  "SIGCONT", opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  "SIGCONT", opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check, .plan = fault_plan },
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "continue",

@@ -30,14 +30,14 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
 #include "lib/history.h"
 #include "lib/http.h"
 #include "lib/log.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 
 static const char *const services[] = { "autoid", "ddl", "cdc", "pd", NULL };
 enum { SVC_AUTOID, SVC_DDL, SVC_CDC, SVC_PD };
@@ -531,8 +531,8 @@ static int election(struct cluster *c, const struct suite_item *it,
 const struct fault_type fault_resign = {
 	.kind = { "resign", "move an etcd-elected owner (autoid, DDL, TiCDC) "
 		  "or the PD leader without a restart",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check, .plan = fault_plan },
 	.resolve = resolve,
 	.inject = inject,
 	.election = election,

@@ -9,10 +9,10 @@
 #include <string.h>
 
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/sql.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
@@ -165,7 +165,7 @@ out:
 const struct fault_type fault_tamper = {
 	.kind = { "tamper", "delete, update and insert rows downstream behind "
 		  "the replication (to prove the checkers can fail)",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check, .plan = fault_plan },
 	.inject = inject,
 };

@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "history.h"
-#include "kind.h"
 #include "parse.h"
 
 static const char *const type_names[] = {
@@ -615,14 +614,4 @@ int optspec_describe(const struct optspec *specs, size_t nspecs,
 			return -1;
 	}
 	return 0;
-}
-
-const struct kind *kind_find(kind_nth_fn nth, const char *name)
-{
-	const struct kind *k;
-
-	for (size_t i = 0; (k = nth(i)); i++)
-		if (!strcmp(k->name, name))
-			return k;
-	return NULL;
 }

@@ -14,8 +14,8 @@
 
 #include <stddef.h>
 
-#include "err.h"
 #include "buf.h"
+#include "err.h"
 
 #define YNODE_MAX_DEPTH 64
 #define YNODE_MAX_BYTES ((size_t)16 << 20)

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "runner/suite.h"
 
 void checks_run(const struct check_ctx *ctx, struct check_result *out)
 {

@@ -5,13 +5,14 @@
 #include <sys/stat.h>
 
 #include "clusters/cluster.h"
+#include "core/suite.h"
 #include "lib/http.h"
 #include "lib/log.h"
 #include "lib/sql.h"
 #include "reports/report.h"
 #include "runner/checks.h"
+#include "runner/kinds.h"
 #include "runner/runner.h"
-#include "runner/suite.h"
 #include "workloads/workload.h"
 
 /* The run's cluster when every component of it answers; else NULL. */
@@ -119,7 +120,7 @@ int cmd_check(int argc, char **argv)
 		die(EXIT_USAGE, "check: expected one RUN_DIR (see 'tichaos "
 		    "help check')");
 	snprintf(path, sizeof(path), "%s/suite.yaml", argv[1]);
-	if (suite_load(&s, path, &e)) {
+	if (suite_load(&s, path, &tichaos_kinds, &e)) {
 		suite_release(&s);
 		die(EXIT_USAGE, "check: '%s' is not a run directory: %s",
 		    argv[1], e.msg);

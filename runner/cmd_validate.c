@@ -1,7 +1,8 @@
 #include <stdio.h>
 
+#include "core/suite.h"
+#include "runner/kinds.h"
 #include "runner/runner.h"
-#include "runner/suite.h"
 
 int cmd_validate(int argc, char **argv)
 {
@@ -16,7 +17,7 @@ int cmd_validate(int argc, char **argv)
 		struct err e = ERR_INIT;
 		struct suite s;
 
-		if (suite_load(&s, argv[i], &e)) {
+		if (suite_load(&s, argv[i], &tichaos_kinds, &e)) {
 			fflush(stdout);
 			fprintf(stderr, "tichaos: %s\n", e.msg);
 			if (rc == EXIT_PASS || e.class == ERR_INFRA)

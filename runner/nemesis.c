@@ -6,14 +6,14 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
 #include "lib/history.h"
 #include "lib/log.h"
 #include "lib/sql.h"
-#include "runner/plan.h"
 #include "runner/run.h"
-#include "runner/suite.h"
 
 static int stopping(const struct nemesis *n)
 {
@@ -53,7 +53,7 @@ static int heal_due(struct nemesis *n, int64_t now)
 		}
 		rc = fault_heal(&n->ctx, act, &e);
 		pthread_mutex_unlock(&n->lock);
-		if (((const struct fault_type *)act->item->type)->heal) {
+		if (fault_type_of(act->item)->heal) {
 			count_heal(n, act, rc, &e);
 			failed += rc != 0;
 		}
@@ -355,7 +355,7 @@ static void add_watches(struct nemesis *n, struct cluster *c,
 		abort();
 	for (size_t i = 0; i < s->nfaults; i++) {
 		const struct suite_item *it = &s->faults[i];
-		const struct fault_type *t = it->type;
+		const struct fault_type *t = fault_type_of(it);
 		struct election_watch *w = &n->watches[n->nwatches];
 		struct fault_election el;
 		int dup = 0;

@@ -57,7 +57,7 @@ void run_progress(struct state *st, int64_t elapsed, int final,
 	}
 	/* Injections that are healed later (kill, pause) and not yet. */
 	for (size_t i = 0; st->nemesis_started && i < st->suite.nfaults; i++)
-		if (((const struct fault_type *)st->suite.faults[i].type)->heal)
+		if (fault_type_of(&st->suite.faults[i])->heal)
 			active += run_load(&st->nemesis.counts[i].injected) -
 				  run_load(&st->nemesis.counts[i].healed) -
 				  run_load(&st->nemesis.counts[i].heal_failed);

@@ -5,13 +5,13 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "lib/optspec.h"
 #include "lib/ynode.h"
-#include "runner/suite.h"
 
 /* Does `name` (a role or a component name) name anything in `c`? */
 static int names_something(const struct cluster *c, const char *name)
@@ -135,7 +135,7 @@ int suite_resolve(const struct suite *s, struct cluster *c, struct err *e)
 		if (resolve_item(s, &s->workloads[i], "workload", c, e))
 			return -1;
 	for (size_t i = 0; i < s->nfaults; i++) {
-		const struct fault_type *t = s->faults[i].type;
+		const struct fault_type *t = fault_type_of(&s->faults[i]);
 
 		if (resolve_item(s, &s->faults[i], "fault", c, e) ||
 		    (t->resolve && t->resolve(c, s, &s->faults[i], e)))

@@ -132,7 +132,7 @@ static json_t *fault_items(struct state *st)
 		const struct suite_item *it = &st->suite.faults[i];
 		const struct nemesis_counts *c = st->nemesis_started ?
 			&st->nemesis.counts[i] : NULL;
-		int heals = ((const struct fault_type *)it->type)->heal != NULL;
+		int heals = fault_type_of(it)->heal != NULL;
 		uint64_t planned = 0;
 		struct buf text = BUF_INIT;
 		char name[128];

@@ -20,6 +20,8 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "lib/history.h"
@@ -31,11 +33,10 @@
 #include "lib/ynode.h"
 #include "reports/report.h"
 #include "runner/checks.h"
+#include "runner/kinds.h"
 #include "runner/nemesis.h"
-#include "runner/plan.h"
 #include "runner/resolve.h"
 #include "runner/runner.h"
-#include "runner/suite.h"
 #include "workloads/workload.h"
 
 /* Signals seen: 1 asks for a graceful stop. */
@@ -241,7 +242,7 @@ static int await_schema(struct state *st, struct err *e)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	const struct workload_type *t = w->item->type;
+	const struct workload_type *t = workload_type_of(w->item);
 	const struct plan *plan = w->run->plan;
 
 	sql_thread_init();
@@ -293,7 +294,7 @@ static int start_workers(struct state *st, const struct run_options *o,
 
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {
 		const struct suite_item *it = &st->suite.workloads[i];
-		const struct workload_type *t = it->type;
+		const struct workload_type *t = workload_type_of(it);
 
 		total += (size_t)t->threads(&st->suite, it);
 	}
@@ -305,7 +306,7 @@ static int start_workers(struct state *st, const struct run_options *o,
 	rand_seed(&root, st->plan.seed ^ UINT64_C(0x5f3759df2b1e7c4d));
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {
 		const struct suite_item *it = &st->suite.workloads[i];
-		const struct workload_type *t = it->type;
+		const struct workload_type *t = workload_type_of(it);
 		int n = t->threads(&st->suite, it);
 		double rate = suite_opt(it, "rate")->f;
 
@@ -697,7 +698,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	memset(&st, 0, sizeof(st));
 	st.plan = (struct plan)PLAN_INIT;
 	st.started = time(NULL);
-	if (suite_load(&st.suite, path, e)) {
+	if (suite_load(&st.suite, path, &tichaos_kinds, e)) {
 		suite_release(&st.suite);
 		if (!o->dry_run)
 			bail_out(e);

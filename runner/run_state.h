@@ -14,13 +14,13 @@
 
 #include "checkers/checker.h"
 #include "clusters/cluster.h"
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/err.h"
 #include "runner/nemesis.h"
-#include "runner/plan.h"
 #include "runner/run.h"
-#include "runner/suite.h"
 #include "workloads/workload.h"
 
 /* Everything one run owns, released in one place. */

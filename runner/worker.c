@@ -6,12 +6,12 @@
 #include <string.h>
 
 #include "clusters/cluster.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "lib/history.h"
 #include "lib/log.h"
 #include "runner/run.h"
-#include "runner/suite.h"
 #include "workloads/workload.h"
 
 const char *dialect_name(int dialect)

@@ -4,7 +4,7 @@
  * workload of TiDB issue 52600 (ids going back after the autoid leader
  * moves away and back).
  */
-#include "runner/suite.h"
+#include "core/suite.h"
 #include "workloads/common.h"
 
 static const struct optspec opts[] = {
@@ -47,8 +47,8 @@ static void run(struct worker *w)
 const struct workload_type workload_autoid = {
 	.kind = { "autoid", "inserts into one table from threads spread over "
 		  "every upstream SQL node, recording node and id",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check },
 	.threads = threads,
 	.run = run,
 };

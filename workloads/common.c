@@ -2,10 +2,10 @@
 
 #include <string.h>
 
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/sql.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 
 int wl_table(struct buf *q, const struct worker *w, const char *table,
 	     struct err *e)
@@ -105,7 +105,7 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		step = NS_PER_MS;
 	for (int64_t at = step; at < duration_ns; at += step) {
 		struct plan_event ev = { at, item_index, -1, NULL, NULL, NULL,
-					 0 };
+					 0, 0 };
 
 		ev.op = opv->list[rand_below(r, opv->n)];
 		ev.table = tables->list[rand_below(r, tables->n)];
@@ -117,3 +117,5 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 	}
 	return 0;
 }
+
+const char *const workload_scheduled_refuse[] = { "threads", "rate", NULL };

@@ -2,8 +2,8 @@
  * dml: a mix of INSERT, UPDATE and DELETE by key over a key range, with
  * weights — row changes of every kind for the consistency check to judge.
  */
+#include "core/suite.h"
 #include "lib/sql.h"
-#include "runner/suite.h"
 #include "workloads/common.h"
 
 static const struct optspec opts[] = {
@@ -102,8 +102,8 @@ static void run(struct worker *w)
 
 const struct workload_type workload_dml = {
 	.kind = { "dml", "INSERT / UPDATE / DELETE by key over a key range, "
-		  "with weights", opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  "with weights", opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check },
 	.threads = threads,
 	.run = run,
 };

@@ -3,7 +3,7 @@
  * inserting rows one at a time and recording the AUTO_INCREMENT id the
  * server returns — the load of TiCDC's fail_over_ddl_mix.
  */
-#include "runner/suite.h"
+#include "core/suite.h"
 #include "workloads/common.h"
 
 static const struct optspec opts[] = {

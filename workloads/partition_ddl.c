@@ -24,10 +24,10 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/parse.h"
 #include "lib/sql.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 #include "workloads/common.h"
 
 static const char *const ops[] = {
@@ -261,9 +261,8 @@ static void run_op(struct worker *w, const struct plan_event *ev)
 const struct workload_type workload_partition_ddl = {
 	.kind = { "partition_ddl", "scheduled DROP/ADD, TRUNCATE, REMOVE and "
 		  "re-PARTITION, EXCHANGE and REORGANIZE of RANGE partitions",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
-	.check = check,
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .check = check, .plan = wl_plan_every, WORKLOAD_SCHEDULED },
 	.threads = threads,
-	.plan = wl_plan_every,
 	.run_op = run_op,
 };

@@ -6,10 +6,10 @@
  */
 #include <string.h>
 
+#include "core/plan.h"
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/sql.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 #include "workloads/common.h"
 
 static const char *const ops[] = {
@@ -82,8 +82,8 @@ out:
 const struct workload_type workload_table_ddl = {
 	.kind = { "table_ddl", "scheduled DROP+CREATE, DROP+RECOVER TABLE "
 		  "(TiDB) and TRUNCATE on normal tables",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  .plan = wl_plan_every, WORKLOAD_SCHEDULED },
 	.threads = threads,
-	.plan = wl_plan_every,
 	.run_op = run_op,
 };

@@ -21,8 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kind.h"
+#include "core/suite.h"
 #include "lib/err.h"
-#include "lib/kind.h"
 #include "lib/optspec.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
@@ -51,27 +52,14 @@ enum { WOPT_TABLES, WOPT_THREADS, WOPT_RATE, WOPT_IGNORE_ERRORS,
        WOPT_COMMON };
 
 struct workload_type {
-	/* Name, doc, and options: WORKLOAD_COMMON_OPTS first, then its
-	 * own. */
+	/* Name, doc, options (WORKLOAD_COMMON_OPTS first, then its own),
+	 * and the core's hooks: `check`, and `plan` for scheduled kinds,
+	 * which are WORKLOAD_SCHEDULED. */
 	struct kind kind;
-	/*
-	 * MAY: cross-check its options against the suite (e.g. the tables
-	 * must be partitioned). "FILE:L:C: message" errors, ERR_USAGE.
-	 */
-	int (*check)(const struct suite *s, const struct suite_item *it,
-		     struct err *e);
 	/*
 	 * MUST: the number of worker threads for this item (at least 1).
 	 */
 	int (*threads)(const struct suite *s, const struct suite_item *it);
-	/*
-	 * MAY: add this workload's scheduled operations before
-	 * `duration_ns`, on the suite's own schedule, drawing choices from
-	 * `r`.
-	 */
-	int (*plan)(const struct suite *s, const struct suite_item *it,
-		    int item_index, int64_t duration_ns, struct rand *r,
-		    struct plan *p, struct err *e);
 	/*
 	 * MUST for unscheduled kinds: loop until worker_stopping().
 	 */
@@ -81,6 +69,20 @@ struct workload_type {
 	 */
 	void (*run_op)(struct worker *w, const struct plan_event *ev);
 };
+
+/* Scheduled kinds refuse `threads` and `rate` (struct kind.refuse). */
+extern const char *const workload_scheduled_refuse[];
+#define WORKLOAD_SCHEDULED                                                   \
+	.refuse = workload_scheduled_refuse,                                 \
+	.refuse_why = "a scheduled workload runs its plan on one thread, at " \
+		      "the planned times"
+
+/* The workload kind of item `it`. */
+static inline const struct workload_type *
+workload_type_of(const struct suite_item *it)
+{
+	return (const struct workload_type *)it->type;
+}
 
 /* Every workload kind, NULL-terminated. */
 extern const struct workload_type *const workload_types[];

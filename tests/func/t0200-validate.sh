@@ -275,7 +275,7 @@ check_options() {
 }
 
 # suite_specs ARRAY: "key<TAB>default" of the optspec array ARRAY in
-# runner/suite.c ("-" for NULL, "required" when required).
+# core/suite.c ("-" for NULL, "required" when required).
 suite_specs() {
 	awk -v a="$1" -v OFS="$TAB" '
 		$0 ~ "^static const struct optspec " a "\\[\\] = \\{" { on = 1; next }
@@ -287,7 +287,7 @@ suite_specs() {
 			if (def == "NULL") def = "-"
 			if (f[4] == "1") def = "required"
 			print key, def
-		}' "$ROOT/runner/suite.c"
+		}' "$ROOT/core/suite.c"
 }
 
 # check_suite_keys ARRAY HEADING MIN: each option of ARRAY (at least MIN
@@ -295,7 +295,7 @@ suite_specs() {
 check_suite_keys() {
 	suite_specs "$1" >specs &&
 	test "$(wc -l <specs)" -ge "$3" ||
-	{ echo "runner/suite.c: $1 not parsed"; cat specs; return 1; }
+	{ echo "core/suite.c: $1 not parsed"; cat specs; return 1; }
 	doc_section "$2" >section
 	bad=0
 	while IFS="$TAB" read -r key def; do
@@ -333,7 +333,7 @@ test_expect_success 'docs/checkers.md: every checker option, type and default' '
 test_expect_success 'the doc has every top-level key and its default' '
 	check_suite_keys top_specs "## Top-level keys" 6 &&
 	sed -n "/^static const char \*const top_keys/,/NULL/p" \
-		"$ROOT/runner/suite.c" | grep -o "\"[a-z_]*\"" | tr -d "\"" >keys &&
+		"$ROOT/core/suite.c" | grep -o "\"[a-z_]*\"" | tr -d "\"" >keys &&
 	test "$(wc -l <keys)" -ge 11 &&
 	doc_section "## Top-level keys" >section &&
 	while read -r key; do

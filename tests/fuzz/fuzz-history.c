@@ -18,12 +18,13 @@
 #include <jansson.h>
 
 #include "checkers/checker.h"
+#include "core/suite.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
 #include "reports/report.h"
 #include "runner/checks.h"
-#include "runner/suite.h"
+#include "runner/kinds.h"
 #include "tests/fuzz/fuzz.h"
 
 #define NSUITES 3
@@ -75,7 +76,8 @@ static void load_suites(void)
 		buf_addstr(&text, suite_head, NULL);
 		buf_addstr(&text, suite_checks[i], NULL);
 		if (suite_load(&suites[i], fuzz_file("suite.yaml", text.data,
-						     text.len), &e))
+						     text.len),
+			       &tichaos_kinds, &e))
 			fuzz_fail("the harness's suite %d: %s", i, e.msg);
 	}
 	buf_release(&text);

@@ -8,9 +8,10 @@
 #include <string.h>
 
 #include "checkers/checker.h"
+#include "core/suite.h"
 #include "lib/err.h"
 #include "lib/log.h"
-#include "runner/suite.h"
+#include "runner/kinds.h"
 #include "tests/unit/tap.h"
 
 #define HISTORIES "tests/data/histories"
@@ -25,7 +26,7 @@ static int judge(const char *name, struct check_result *r)
 
 	snprintf(dir, sizeof(dir), HISTORIES "/%s", name);
 	snprintf(path, sizeof(path), "%s/suite.yaml", dir);
-	if (suite_load(&s, path, &e)) {
+	if (suite_load(&s, path, &tichaos_kinds, &e)) {
 		diag("%s: %s", name, e.msg);
 		suite_release(&s);
 		return -1;

@@ -1,5 +1,6 @@
 /*
- * runner/plan.c through the core API, no cluster: a seed reproduces a
+ * core/plan.c through the core API, no cluster and no runner, fed only
+ * the kinds the suite names (the core knows no registry of its own): a seed reproduces a
  * plan byte for byte, another seed draws another, every event falls at
  * its schedule, and --duration changes how many cycles fit, never the
  * timing inside one: a shorter run's plan is the longer one's events
@@ -8,13 +9,37 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "core/plan.h"
+#include "core/suite.h"
+#include "faults/fault.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/err.h"
-#include "runner/plan.h"
-#include "runner/suite.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/tmpdir.h"
+#include "workloads/workload.h"
+
+extern const struct workload_type workload_insert;
+extern const struct workload_type workload_partition_ddl;
+extern const struct fault_type fault_kill;
+
+static const struct kind *workloads(size_t i)
+{
+	return i == 0 ? &workload_insert.kind
+	     : i == 1 ? &workload_partition_ddl.kind : NULL;
+}
+
+static const struct kind *faults(size_t i)
+{
+	return i == 0 ? &fault_kill.kind : NULL;
+}
+
+static const struct kind *checks(size_t i)
+{
+	return NULL;
+}
+
+static const struct suite_kinds kinds = { workloads, faults, checks };
 
 static const char suite_text[] =
 	"name: p\n"
@@ -156,7 +181,7 @@ int main(void)
 	plan(10);
 	if (tmpdir_create(&t) ||
 	    write_text(tmpdir_path(&t, "p.yaml"), suite_text) ||
-	    suite_load(&s, tmpdir_path(&t, "p.yaml"), &e)) {
+	    suite_load(&s, tmpdir_path(&t, "p.yaml"), &kinds, &e)) {
 		diag("set-up: %s", e.msg);
 		return 1;
 	}

@@ -31,6 +31,8 @@ struct plan_event {
 	uint64_t choice;	/* resolved by the operation at run time;
 				 * below 2^53, so every JSON reader keeps it
 				 * exact */
+	int64_t heal_at_ns;	/* MAY: when a fault's heal is due (0:
+				 * none planned) */
 };
 
 struct plan {

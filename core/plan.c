@@ -1,14 +1,12 @@
-#include "runner/plan.h"
+#include "core/plan.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "faults/fault.h"
+#include "core/suite.h"
 #include "lib/history.h"
 #include "lib/parse.h"
 #include "lib/rand.h"
-#include "runner/suite.h"
-#include "workloads/workload.h"
 
 static char *dup_or_null(const char *s)
 {
@@ -66,6 +64,23 @@ static int by_time(const void *a, const void *b)
 	return 0;
 }
 
+/* The plans of a section's items, each from its own generator. */
+static int plan_items(struct plan *p, const struct suite *s,
+		      const struct suite_item *items, size_t n,
+		      struct rand *root, struct err *e)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct kind *k = items[i].type;
+		struct rand r;
+
+		rand_split(root, &r);
+		if (k->plan && k->plan(s, &items[i], (int)i, p->duration_ns,
+				       &r, p, e))
+			return -1;
+	}
+	return 0;
+}
+
 int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 	       int64_t duration_ns, struct err *e)
 {
@@ -74,25 +89,11 @@ int plan_build(struct plan *p, const struct suite *s, uint64_t seed,
 	p->seed = seed;
 	p->duration_ns = duration_ns;
 	rand_seed(&root, seed);
-	for (size_t i = 0; i < s->nworkloads; i++) {
-		const struct workload_type *t = s->workloads[i].type;
-		struct rand r;
-
-		/* Split for every item, planned or not: a change of one
-		 * item's kind does not shift the others' draws. */
-		rand_split(&root, &r);
-		if (t->plan && t->plan(s, &s->workloads[i], (int)i,
-				       duration_ns, &r, p, e))
-			return -1;
-	}
-	for (size_t i = 0; i < s->nfaults; i++) {
-		struct rand r;
-
-		rand_split(&root, &r);
-		if (fault_plan(s, &s->faults[i], (int)i, duration_ns, &r, p,
-			       e))
-			return -1;
-	}
+	/* Split for every item, planned or not: a change of one item's
+	 * kind does not shift the others' draws. */
+	if (plan_items(p, s, s->workloads, s->nworkloads, &root, e) ||
+	    plan_items(p, s, s->faults, s->nfaults, &root, e))
+		return -1;
 	/* A stable sort is not needed: ties are broken by item, and one
 	 * item never plans two operations at the same time. */
 	if (p->n)
@@ -143,13 +144,9 @@ int plan_json(const struct plan *p, const struct suite *s, struct buf *out,
 		if (!rc && ev->fault >= 0)
 			rc = buf_printf(out, e, "\"fault\": %d, ", ev->fault);
 		/* When its heal is due, counted from the injection. */
-		if (!rc && ev->fault >= 0 &&
-		    ((const struct fault_type *)s->faults[ev->fault].type)->heal &&
-		    suite_opt(&s->faults[ev->fault], "down")->i > 0)
+		if (!rc && ev->heal_at_ns)
 			rc = buf_printf(out, e, "\"heal_at_ns\": %lld, ",
-					(long long)(ev->at_ns + suite_opt(
-						&s->faults[ev->fault],
-						"down")->i));
+					(long long)ev->heal_at_ns);
 		rc = rc || buf_addstr(out, "\"kind\": ", e) ||
 		     json_quote(out, kind, e);
 		if (!rc && ev->op)

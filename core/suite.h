@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/kind.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/optspec.h"
@@ -28,7 +29,9 @@ struct suite_table {
 /* A workload, fault or check: its kind and its validated options. */
 struct suite_item {
 	const char *kind;		/* the registered name */
-	const void *type;		/* const struct workload_type * etc. */
+	/* Its kind: the first member of its struct workload_type,
+	 * fault_type or checker_type. */
+	const struct kind *type;
 	const struct optspec *specs;	/* the type's options */
 	size_t nspecs;
 	struct optval *vals;		/* nspecs values, indexed as specs */
@@ -104,8 +107,20 @@ struct suite {
 	size_t nexpects;
 };
 
+/*
+ * The registries a suite's `kind:` names are resolved in, one per
+ * section. The caller feeds them: the runner every kind of the build
+ * (runner/kinds.c), a unit test only the kinds it drives.
+ */
+struct suite_kinds {
+	kind_nth_fn workloads;
+	kind_nth_fn faults;
+	kind_nth_fn checks;
+};
+
 /* Load and validate `path`. The caller releases the suite. */
-int suite_load(struct suite *s, const char *path, struct err *e);
+int suite_load(struct suite *s, const char *path,
+	       const struct suite_kinds *kinds, struct err *e);
 
 void suite_release(struct suite *s);
 

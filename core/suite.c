@@ -1,4 +1,4 @@
-#include "runner/suite.h"
+#include "core/suite.h"
 
 #include <regex.h>
 #include <stdint.h>
@@ -6,13 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkers/checker.h"
-#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/parse.h"
 #include "lib/sql.h"
 #include "lib/ynode.h"
-#include "workloads/workload.h"
 
 const char *const suite_require_names[] = {
 	"tidb", "ticdc", "mariadb", NULL,
@@ -99,17 +96,11 @@ static const char *const owned_options[] = {
 
 static const char *const kind_key[] = { "kind", NULL };
 
-/* The registries, seen uniformly through their kinds. */
+/* A section of items, resolved in its registry (struct suite_kinds). */
 struct section {
 	const char *key;	/* "workloads" */
 	const char *what;	/* "workload" */
 	kind_nth_fn nth;
-};
-
-static const struct section sections[] = {
-	{ "workloads", "workload", workload_kind },
-	{ "faults", "fault", fault_kind },
-	{ "checks", "check", checker_kind },
 };
 
 static int load_tables(struct suite *s, const char *file,
@@ -293,42 +284,19 @@ static int check_name(const char *file, const struct ynode *at,
 	return 0;
 }
 
-/*
- * Scheduled workloads (DDL) run their plan on one thread: `threads` and
- * `rate` would be ignored, so giving them is an error.
- */
-static const char *const scheduled_refuse[] = { "threads", "rate" };
-
-/* Is `key` refused for item `it` of section `key_of` ("workloads")? */
-static int refused(const char *section, const struct suite_item *it,
-		   const char *key)
+/* An option the item's kind refuses (struct kind.refuse) must not be given. */
+static int check_refused(const struct suite *s, const char *what,
+			 const struct suite_item *it, struct err *e)
 {
-	if (strcmp(section, "workloads") ||
-	    !((const struct workload_type *)it->type)->run_op)
-		return 0;
-	for (int k = 0; k < 2; k++)
-		if (!strcmp(key, scheduled_refuse[k]))
-			return 1;
-	return 0;
-}
-
-static int check_scheduled(const struct suite *s, const struct suite_item *it,
-			   struct err *e)
-{
-	const char *const *keys = scheduled_refuse;
-
-	if (!refused("workloads", it, keys[0]))
-		return 0;
-	for (int k = 0; k < 2; k++) {
-		const struct optval *v = suite_opt(it, keys[k]);
+	for (size_t k = 0; it->type->refuse && it->type->refuse[k]; k++) {
+		const struct optval *v = suite_opt(it, it->type->refuse[k]);
 		struct ynode at = { YNODE_SCALAR, v ? v->line : 0,
 				    v ? v->col : 0, NULL, 0, NULL, 0 };
 
 		if (v && v->given)
-			return ynode_error(e, s->path, &at, "%s in workload "
-					   "'%s': a scheduled workload runs "
-					   "its plan on one thread, at the "
-					   "planned times", keys[k], it->kind);
+			return ynode_error(e, s->path, &at, "%s in %s '%s': "
+					   "%s", it->type->refuse[k], what,
+					   it->kind, it->type->refuse_why);
 	}
 	return 0;
 }
@@ -561,8 +529,58 @@ const struct suite_expect *suite_expected(const struct suite *s,
 	return NULL;
 }
 
-int suite_load(struct suite *s, const char *path, struct err *e)
+/* Every item's refused options and its kind's `check`, in suite order. */
+static int check_section(const struct suite *s, const char *what,
+			 const struct suite_item *items, size_t n,
+			 struct err *e)
 {
+	for (size_t i = 0; i < n; i++)
+		if (check_refused(s, what, &items[i], e) ||
+		    (items[i].type->check &&
+		     items[i].type->check(s, &items[i], e)))
+			return -1;
+	return 0;
+}
+
+/* Skipped replica events must be counted by a check that says so. */
+static int check_skips_counted(const struct suite *s,
+			       const struct suite_kinds *kinds, struct err *e)
+{
+	const struct kind *k, *counter = NULL;
+	struct ynode at = { YNODE_SCALAR, s->local.skip_line,
+			    s->local.skip_col, NULL, 0, NULL, 0 };
+
+	if (!s->local.nskip_errors)
+		return 0;
+	for (size_t i = 0; i < s->nchecks; i++)
+		if (s->checks[i].type->flags & KIND_COUNTS_SKIPS)
+			return 0;
+	for (size_t i = 0; !counter && (k = kinds->checks(i)); i++)
+		if (k->flags & KIND_COUNTS_SKIPS)
+			counter = k;
+	return ynode_error(e, s->path, &at, "replica_skip_errors needs a "
+			   "%s check: it counts and reports every event the "
+			   "replica skips", counter ? counter->name
+						    : "counting");
+}
+
+static int check_items(const struct suite *s,
+		       const struct suite_kinds *kinds, struct err *e)
+{
+	return check_section(s, "workload", s->workloads, s->nworkloads, e) ||
+	       check_section(s, "fault", s->faults, s->nfaults, e) ||
+	       check_section(s, "check", s->checks, s->nchecks, e) ||
+	       check_skips_counted(s, kinds, e) ? -1 : 0;
+}
+
+int suite_load(struct suite *s, const char *path,
+	       const struct suite_kinds *kinds, struct err *e)
+{
+	struct section sections[] = {
+		{ "workloads", "workload", NULL },
+		{ "faults", "fault", NULL },
+		{ "checks", "check", NULL },
+	};
 	struct optval top[NTOP] = { { 0 } };
 	struct optval cl[N(cluster_specs)] = { { 0 } };
 	struct ynode *root = NULL;
@@ -618,6 +636,9 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 		s->pd = (int)cl[2].i;
 		s->kv = (int)cl[3].i;
 	}
+	sections[0].nth = kinds->workloads;
+	sections[1].nth = kinds->faults;
+	sections[2].nth = kinds->checks;
 	if (load_tables(s, path, root, e) ||
 	    load_section(s, path, &sections[0], ynode_get(root, "workloads"),
 			 &s->workloads, &s->nworkloads, e) ||
@@ -630,34 +651,8 @@ int suite_load(struct suite *s, const char *path, struct err *e)
 		ynode_error(e, path, root, "the suite has no workloads");
 		goto out;
 	}
-	for (size_t i = 0; i < s->nworkloads; i++) {
-		const struct workload_type *t = s->workloads[i].type;
-
-		if (check_scheduled(s, &s->workloads[i], e) ||
-		    (t->check && t->check(s, &s->workloads[i], e)))
-			goto out;
-	}
-	for (size_t i = 0; i < s->nfaults; i++) {
-		const struct fault_type *t = s->faults[i].type;
-
-		if (t->check && t->check(s, &s->faults[i], e))
-			goto out;
-	}
-	for (size_t i = 0; i < s->nchecks; i++) {
-		const struct checker_type *t = s->checks[i].type;
-
-		if (t->check && t->check(s, &s->checks[i], e))
-			goto out;
-	}
-	if (s->local.nskip_errors && !has_check(s, "progress")) {
-		struct ynode at = { YNODE_SCALAR, s->local.skip_line,
-				    s->local.skip_col, NULL, 0, NULL, 0 };
-
-		ynode_error(e, path, &at, "replica_skip_errors needs a "
-			    "progress check: it counts and reports every "
-			    "event the replica skips");
+	if (check_items(s, kinds, e))
 		goto out;
-	}
 	if (load_expects(s, path, ynode_get(root, "expect"), e))
 		goto out;
 	rc = 0;
@@ -803,7 +798,7 @@ static int write_items(struct buf *out, const char *key,
 			return -1;
 		for (size_t j = 0; j < it->nspecs; j++) {
 			if (!it->vals[j].set ||
-			    refused(key, it, it->specs[j].key))
+			    kind_refuses(it->type, it->specs[j].key))
 				continue;
 			if (buf_printf(out, e, "    %s: ", it->specs[j].key) ||
 			    write_value(out, &it->specs[j], &it->vals[j], e) ||
