@@ -48,6 +48,7 @@ QUIET_LINK = @echo '   ' LINK $@;
 endif
 
 LIB_OBJS += lib/buf.o
+LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/clock.o
 LIB_OBJS += lib/err.o
 LIB_OBJS += lib/etcd.o
@@ -66,6 +67,7 @@ LIB_OBJS += lib/ynode.o
 CORE_OBJS += core/kind.o
 CORE_OBJS += core/plan.o
 CORE_OBJS += core/suite.o
+CORE_OBJS += core/worker.o
 
 KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
@@ -119,7 +121,6 @@ RUNNER_OBJS += runner/resolve.o
 RUNNER_OBJS += runner/results.o
 RUNNER_OBJS += runner/run.o
 RUNNER_OBJS += runner/rundir.o
-RUNNER_OBJS += runner/worker.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
@@ -130,8 +131,7 @@ TEST_HELPERS = tests/helpers/campaigner tests/helpers/ssh-exec
 FUZZ_HARNESSES = suite topology history
 FUZZ_OBJS = $(patsubst %,tests/fuzz/fuzz-%.o,$(FUZZ_HARNESSES)) \
 	tests/fuzz/fuzz.o
-FUZZ_DEPS = $(CORE_OBJS) $(KIND_OBJS) runner/checks.o runner/kinds.o \
-	runner/worker.o
+FUZZ_DEPS = $(CORE_OBJS) $(KIND_OBJS) runner/checks.o runner/kinds.o
 
 OBJS = $(LIB_OBJS) $(CORE_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
 	$(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_OBJS)

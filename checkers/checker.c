@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/suite.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/parse.h"
 
@@ -49,7 +50,7 @@ void check_verdict(struct check_result *r, enum verdict v, const char *fmt,
 
 int check_interrupted(const struct check_ctx *ctx)
 {
-	return ctx->interrupted && ctx->interrupted();
+	return cancelled(ctx->cancel, CANCEL_HURRY);
 }
 
 void checker_run(const struct check_ctx *ctx, const struct suite_item *it,

@@ -20,6 +20,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 
+struct cancel;
 struct cluster;
 struct suite;
 struct suite_item;
@@ -58,9 +59,9 @@ struct check_ctx {
 	const char *run_dir;
 	/* The SQL dialect of the upstream (enum dialect), -1 offline. */
 	int dialect;
-	/* MAY: non-zero when the user interrupted; long waits end early
-	 * (verdict unknown, "interrupted"). */
-	int (*interrupted)(void);
+	/* MAY: the run's token (lib/cancel.h); at CANCEL_HURRY (^C) long
+	 * waits end early (verdict unknown, "interrupted"). */
+	const struct cancel *cancel;
 };
 
 /* Non-zero when the check should give up waiting. */

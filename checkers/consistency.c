@@ -254,7 +254,7 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 					strlen(r->message) - 1);
 			break;
 		}
-		clock_sleep_ns((seen ? 200 : 50) * NS_PER_MS, NULL);
+		clock_sleep_ns((seen ? 200 : 50) * NS_PER_MS);
 	}
 	*took = clock_mono_ns() - start;
 	if (cf)

@@ -53,7 +53,7 @@ static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 				      cf.error[0] ? "; error: " : "", cf.error);
 			break;
 		}
-		clock_sleep_ns(500 * NS_PER_MS, NULL);
+		clock_sleep_ns(500 * NS_PER_MS);
 	}
 	buf_printf(&r->details, NULL, "\"changefeed\":\"%s\",\"state\":\"%s\","
 		   "\"checkpoint_from\":%llu,\"checkpoint_to\":%llu", id,
@@ -360,7 +360,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			if (clock_mono_ns() - start >= timeout ||
 			    check_interrupted(ctx))
 				break;
-			clock_sleep_ns(100 * NS_PER_MS, NULL);
+			clock_sleep_ns(100 * NS_PER_MS);
 		}
 		buf_printf(&r->details, NULL, "%s{\"component\":\"%s\","
 			   "\"lag\":%ld,\"error\":", replicas ? "," : "",

@@ -142,8 +142,8 @@ const char *cluster_kind(const char *cluster)
 
 int cluster_interrupted(const struct cluster *c)
 {
-	return c->interrupted && c->interrupt_at &&
-	       *c->interrupted >= c->interrupt_at;
+	return c->give_up_at != CANCEL_NONE &&
+	       cancelled(c->cancel, c->give_up_at);
 }
 
 const struct cluster_type *cluster_type_find(const char *name)
@@ -752,7 +752,7 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 			buf_release(&line);
 			return -1;
 		}
-		clock_sleep_ns(100 * NS_PER_MS, NULL);
+		clock_sleep_ns(100 * NS_PER_MS);
 	}
 }
 
@@ -801,7 +801,7 @@ static int stop_within(struct cluster *c, struct component *comp,
 	pid_t pid = component_pid(c, comp);
 	struct err ignored = ERR_INIT;
 
-	if (pid > 0 && c->interrupted && *c->interrupted >= 2) {
+	if (pid > 0 && cancelled(c->cancel, CANCEL_KILL)) {
 		if (component_kill(c, comp, SIGKILL, e))
 			return -1;
 	} else if (pid > 0 && kill_within(c, comp, SIGTERM, grace_ns,
@@ -825,8 +825,8 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e)
 {
 	/* Interrupted, the run must end soon: a server that ignores TERM
 	 * (mariadbd does in its first moments) is not waited for long. */
-	int64_t grace = c->interrupted && *c->interrupted ? STOP_GRACE_NS
-							  : c->timeout_ns;
+	int64_t grace = cancelled(c->cancel, CANCEL_HURRY) ? STOP_GRACE_NS
+							   : c->timeout_ns;
 
 	return stop_within(c, comp, grace, e);
 }
@@ -843,7 +843,7 @@ static int signal_checked(struct host *h, struct component *comp, pid_t pid,
 			return err_set(e, ERR_INFRA, "%s (pid %ld) did not "
 				       "%s", comp->name, (long)pid,
 				       stopped ? "stop" : "continue");
-		clock_sleep_ns(5 * NS_PER_MS, NULL);
+		clock_sleep_ns(5 * NS_PER_MS);
 	}
 	return 0;
 }

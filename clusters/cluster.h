@@ -22,6 +22,7 @@
 
 #include "clusters/host.h"
 #include "lib/buf.h"
+#include "lib/cancel.h"
 #include "lib/err.h"
 #include "lib/sql.h"
 
@@ -158,12 +159,14 @@ struct cluster {
 	/* How long start, stop and readiness may take. */
 	int64_t timeout_ns;
 	/*
-	 * MAY: the runner's count of SIGINT/SIGTERM. Waits for readiness
-	 * give up once it reaches `interrupt_at` (0: never); from 2 on,
-	 * stopping a component is SIGKILL at once (a second ^C).
+	 * MAY: the token of whoever drives the cluster (lib/cancel.h).
+	 * Waits for readiness give up once it reaches `give_up_at`
+	 * (CANCEL_NONE: never); from CANCEL_HURRY on, a server that
+	 * ignores TERM gets a short grace, and at CANCEL_KILL stopping a
+	 * component is SIGKILL at once (a second ^C).
 	 */
-	const volatile sig_atomic_t *interrupted;
-	int interrupt_at;
+	const struct cancel *cancel;
+	int give_up_at;
 	/* SSH hosts of the topology (docs/topology.md). */
 	struct host *hosts;
 	size_t nhosts;
@@ -185,7 +188,7 @@ extern const struct cluster_type *const cluster_types[];
  */
 const char *cluster_kind(const char *cluster);
 
-/* 1 once the runner's ^C count reached c->interrupt_at (0: never). */
+/* 1 once the cluster's token reached c->give_up_at. */
 int cluster_interrupted(const struct cluster *c);
 
 /* The kind named `name`, or NULL. */

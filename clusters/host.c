@@ -354,7 +354,7 @@ static int ssh_wait_gone(struct host *h, pid_t pid, int64_t timeout_ns,
 				       "running after %s", h->name, (long)pid,
 				       format_duration(timeout_ns, d,
 						       sizeof(d)));
-		clock_sleep_ns(20 * NS_PER_MS, NULL);
+		clock_sleep_ns(20 * NS_PER_MS);
 	}
 	return 0;
 }

@@ -417,7 +417,7 @@ static int discover(struct cluster *c, struct component *tiup, int down,
 			return err_set(e, ERR_INTERRUPTED, "interrupted while "
 				       "waiting for %s", tiup->name);
 		if (root > 0 && clock_mono_ns() < deadline) {
-			clock_sleep_ns(200 * NS_PER_MS, NULL);
+			clock_sleep_ns(200 * NS_PER_MS);
 			continue;
 		}
 		component_last_log_line(c, tiup, &line);

@@ -21,6 +21,7 @@
 #include "clusters/cluster.h"
 #include "core/suite.h"
 #include "faults/fault.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/parse.h"
@@ -79,10 +80,9 @@ static int await(struct fault_ctx *ctx, const char *id, const char *want,
 		if (want ? rc == 0 && !strcmp(cf->state, want) : rc == 1)
 			return 0;
 		if (clock_mono_ns() >= deadline ||
-		    (may_hurry && ctx->hurry &&
-		     __atomic_load_n(ctx->hurry, __ATOMIC_RELAXED)))
+		    (may_hurry && cancelled(ctx->cancel, CANCEL_STOP)))
 			break;
-		clock_sleep_ns(100 * NS_PER_MS, NULL);
+		clock_sleep_ns(100 * NS_PER_MS);
 	}
 	format_duration(timeout, d, sizeof(d));
 	if (rc != 0)

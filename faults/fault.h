@@ -33,6 +33,7 @@ struct plan;
 struct plan_event;
 struct history_slot;
 struct history;
+struct cancel;
 
 /* The scheduling options every fault accepts; kinds list them first. */
 #define FAULT_COMMON_OPTS                                                    \
@@ -81,8 +82,9 @@ struct fault_ctx {
 	const struct suite *suite;
 	struct history *history;
 	struct history_slot *slot;
-	/* Set (atomically) when the run is being torn down at once. */
-	const int *hurry;
+	/* The run's token (lib/cancel.h): at CANCEL_STOP the run is
+	 * over, and a fault's own waits end. */
+	const struct cancel *cancel;
 };
 
 /* An etcd election a fault moves (fault_type.election). */

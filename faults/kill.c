@@ -21,6 +21,7 @@
 #include "core/plan.h"
 #include "core/suite.h"
 #include "faults/fault.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 
 static const char *const signals[] = { "KILL", "TERM", NULL };
@@ -50,10 +51,7 @@ static int term_one(struct fault_ctx *ctx, struct component *c,
 		return err_set(e, ERR_INFRA, "%s is not running", c->name);
 	for (;;) {
 		int64_t left = deadline - clock_mono_ns();
-		int hurry = ctx->hurry && __atomic_load_n(ctx->hurry,
-							  __ATOMIC_RELAXED);
-
-		if (left <= 0 || hurry) {
+		if (left <= 0 || cancelled(ctx->cancel, CANCEL_STOP)) {
 			escalated = 1;
 			if (component_kill(ctx->cluster, c, SIGKILL, e))
 				return -1;

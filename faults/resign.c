@@ -33,6 +33,7 @@
 #include "core/plan.h"
 #include "core/suite.h"
 #include "faults/fault.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
 #include "lib/history.h"
@@ -215,7 +216,7 @@ static int owner_of(struct fault_ctx *ctx, const char *url,
 
 static int hurried(const struct fault_ctx *ctx)
 {
-	return ctx->hurry && __atomic_load_n(ctx->hurry, __ATOMIC_RELAXED);
+	return cancelled(ctx->cancel, CANCEL_STOP);
 }
 
 /*
@@ -240,8 +241,9 @@ static int hold(struct fault_ctx *ctx, const char *url, const char *prefix,
 			break;
 		if (held >= hold_ns || hurried(ctx))
 			break;
-		clock_sleep_ns(hold_ns - held < 100 * NS_PER_MS
-			       ? hold_ns - held : 100 * NS_PER_MS, ctx->hurry);
+		cancel_sleep(ctx->cancel, CANCEL_STOP,
+			     hold_ns - held < 100 * NS_PER_MS ? hold_ns - held
+							     : 100 * NS_PER_MS);
 	}
 	buf_printf(value, NULL, ",\"held_ms\":%lld,\"inserts\":%llu",
 		   (long long)(held / NS_PER_MS),
@@ -341,7 +343,7 @@ static int pd_resign(struct fault_ctx *ctx, int64_t timeout,
 		    strcmp(to, from))
 			break;
 		to[0] = '\0';
-		clock_sleep_ns(50 * NS_PER_MS, NULL);
+		clock_sleep_ns(50 * NS_PER_MS);
 	} while (clock_mono_ns() - start < timeout);
 	buf_addstr(value, "\"service\":\"pd\",\"from\":", NULL);
 	json_quote(value, from, NULL);
@@ -417,7 +419,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 					last.msg);
 				break;
 			}
-			clock_sleep_ns(20 * NS_PER_MS, NULL);
+			clock_sleep_ns(20 * NS_PER_MS);
 		}
 		if (err_isset(e))
 			break;

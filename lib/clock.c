@@ -19,22 +19,14 @@ int64_t clock_wall_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / NS_PER_MS;
 }
 
-void clock_sleep_ns(int64_t ns, const volatile int *stop)
+void clock_sleep_ns(int64_t ns)
 {
-	int64_t end = clock_mono_ns() + ns;
+	struct timespec ts;
 
-	for (;;) {
-		int64_t left = end - clock_mono_ns();
-		struct timespec ts;
-
-		if (left <= 0 || (stop && *stop))
-			return;
-		if (stop && left > 50 * NS_PER_MS)
-			left = 50 * NS_PER_MS;
-		ts.tv_sec = (time_t)(left / NS_PER_SEC);
-		ts.tv_nsec = (long)(left % NS_PER_SEC);
-		while (nanosleep(&ts, &ts) && errno == EINTR)
-			if (stop && *stop)
-				return;
-	}
+	if (ns <= 0)
+		return;
+	ts.tv_sec = (time_t)(ns / NS_PER_SEC);
+	ts.tv_nsec = (long)(ns % NS_PER_SEC);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
 }

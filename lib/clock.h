@@ -15,10 +15,9 @@ int64_t clock_mono_ns(void);
 int64_t clock_wall_ms(void);
 
 /*
- * Sleep `ns` nanoseconds, resuming after signals. Returns early (with
- * the remaining time lost) only if `*stop` becomes non-zero, checked at
- * least every 50 ms; `stop` may be NULL.
+ * Sleep `ns` nanoseconds, resuming after signals. A sleep that a run's
+ * end may cut short is cancel_sleep (lib/cancel.h).
  */
-void clock_sleep_ns(int64_t ns, const volatile int *stop);
+void clock_sleep_ns(int64_t ns);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "cancel.h"
 #include "clock.h"
 #include "http.h"
 
@@ -276,7 +277,7 @@ struct watch {
 	struct buf pending;	/* bytes of an unfinished line */
 	etcd_watch_fn fn;
 	void *arg;
-	const int *stop;
+	const struct cancel *stop;
 	int failed;
 };
 
@@ -345,11 +346,12 @@ static int watch_progress(void *arg, curl_off_t a, curl_off_t b,
 	(void)b;
 	(void)c;
 	(void)d;
-	return __atomic_load_n(w->stop, __ATOMIC_RELAXED) ? 1 : 0;
+	return cancelled(w->stop, CANCEL_STOP);
 }
 
 int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
-	       etcd_watch_fn fn, void *arg, const int *stop, struct err *e)
+	       etcd_watch_fn fn, void *arg, const struct cancel *stop,
+	       struct err *e)
 {
 	struct watch w = { BUF_INIT, fn, arg, stop, 0 };
 	size_t len = strlen(prefix);
@@ -399,7 +401,7 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 	curl_easy_cleanup(curl);
 	free(body);
 	buf_release(&w.pending);
-	if (__atomic_load_n(stop, __ATOMIC_RELAXED))
+	if (cancelled(stop, CANCEL_STOP))
 		return 0;
 	return err_set(e, ERR_INFRA, "etcd '%s': watch of '%s' ended: %s",
 		       url, prefix, w.failed ? "canceled by etcd"

@@ -17,6 +17,8 @@
 
 #include "err.h"
 
+struct cancel;
+
 struct etcd_kv {
 	char *key;
 	char *value;
@@ -55,13 +57,14 @@ typedef void (*etcd_watch_fn)(void *arg, const struct etcd_event *ev);
 
 /*
  * Watch the keys under "<prefix>/" from `start_revision` on (0: from now),
- * calling `fn` for every event in revision order, until `*stop` becomes
- * non-zero (checked at least every second) or the stream fails. Returns 0
+ * calling `fn` for every event in revision order, until `stop` reaches
+ * CANCEL_STOP (checked at least every second) or the stream fails. Returns 0
  * when stopped, -1 with `e` set when the watch broke (etcd gone): the
  * caller reads the election again and watches on.
  */
 int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
-	       etcd_watch_fn fn, void *arg, const int *stop, struct err *e);
+	       etcd_watch_fn fn, void *arg, const struct cancel *stop,
+	       struct err *e);
 
 /* Put `key` = `value`, attached to `lease` (0: none). */
 int etcd_put(const char *url, const char *key, const char *value,

@@ -178,7 +178,7 @@ static int wait_for(pid_t pid, int64_t timeout_ns, const char *name,
 					       (long)pid,
 					       format_duration(timeout_ns, d,
 							       sizeof(d)));
-			clock_sleep_ns(nap, NULL);
+			clock_sleep_ns(nap);
 			if (nap < 50 * NS_PER_MS)
 				nap *= 2;
 		}
@@ -358,7 +358,7 @@ int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e)
 				       "after %s", (long)pid,
 				       format_duration(timeout_ns, d,
 						       sizeof(d)));
-		clock_sleep_ns(nap, NULL);
+		clock_sleep_ns(nap);
 		if (nap < 50 * NS_PER_MS)
 			nap *= 2;
 	}

@@ -241,15 +241,15 @@ static int component_action(struct cluster *c, const char *action,
 }
 
 /*
- * SIGINT and SIGTERM seen by `cluster up`: its cluster's interrupt count
- * (struct cluster's `interrupted`).
+ * The token of `cluster up`: SIGINT or SIGTERM hurries it, a second one
+ * kills (lib/cancel.h).
  */
-static volatile sig_atomic_t interrupts;
+static struct cancel interrupts = CANCEL_INIT;
 
 static void on_interrupt(int sig)
 {
 	(void)sig;
-	interrupts++;
+	cancel_escalate(&interrupts, CANCEL_HURRY);
 }
 
 /* A component that ran before `cluster up`: its name and its pid then. */
@@ -378,19 +378,19 @@ static int up(struct cluster *c, struct err *e)
 	size_t nbefore;
 	int rc = EXIT_PASS;
 
-	c->interrupted = &interrupts;
-	c->interrupt_at = 1;
+	c->cancel = &interrupts;
+	c->give_up_at = CANCEL_HURRY;
 	catch_signals(on_interrupt);
 	before = ran_before(c, &nbefore);
 	if (cluster_up(c, e)) {
 		rc = (int)e->class;
-	} else if (!interrupts) {
+	} else if (!cancelled(&interrupts, CANCEL_HURRY)) {
 		log_info("cluster in '%s' is ready (%.1fs)", c->dir,
 			 (double)(clock_mono_ns() - start) / NS_PER_SEC);
 		rc = status(c);
 	}
 	/* A cluster refused as too old was stopped by cluster_up. */
-	if (interrupts && rc != EXIT_USAGE) {
+	if (cancelled(&interrupts, CANCEL_HURRY) && rc != EXIT_USAGE) {
 		if (err_isset(e) && e->class != ERR_INTERRUPTED)
 			log_error("%s", e->msg);
 		rc = stop_started(c, before, nbefore,

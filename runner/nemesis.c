@@ -8,6 +8,7 @@
 #include "clusters/cluster.h"
 #include "core/plan.h"
 #include "core/suite.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
 #include "lib/history.h"
@@ -17,7 +18,7 @@
 
 static int stopping(const struct nemesis *n)
 {
-	return __atomic_load_n(&n->run->stop, __ATOMIC_RELAXED);
+	return cancelled(n->run->cancel, CANCEL_STOP);
 }
 
 static void count_heal(struct nemesis *n, struct fault_action *act, int rc,
@@ -103,9 +104,9 @@ static void *nemesis_main(void *arg)
 			if (stopping(n))
 				goto out;
 			if (until > now) {
-				clock_sleep_ns(until - now < 50 * NS_PER_MS ?
-					       until - now : 50 * NS_PER_MS,
-					       &n->run->stop);
+				cancel_sleep(n->run->cancel, CANCEL_STOP,
+					     until - now < 50 * NS_PER_MS ?
+					     until - now : 50 * NS_PER_MS);
 				continue;
 			}
 			if (heal <= now) {
@@ -135,7 +136,7 @@ static void *nemesis_main(void *arg)
 
 		if (next_heal(n) <= now)
 			heal_due(n, now);
-		clock_sleep_ns(50 * NS_PER_MS, &n->run->stop);
+		cancel_sleep(n->run->cancel, CANCEL_STOP, 50 * NS_PER_MS);
 	}
 out:
 	return NULL;
@@ -254,14 +255,16 @@ static void *monitor_main(void *arg)
 		etcd_kvs_release(&w->candidates);
 		if (etcd_election(w->url, w->prefix, &w->candidates, &e)) {
 			log_debug("monitor: %s", e.msg);
-			clock_sleep_ns(200 * NS_PER_MS, &n->run->stop);
+			cancel_sleep(n->run->cancel, CANCEL_STOP,
+				     200 * NS_PER_MS);
 			continue;
 		}
 		owner_changed(w);
 		if (etcd_watch(w->url, w->prefix, w->candidates.revision + 1,
-			       on_event, w, &n->run->stop, &e)) {
+			       on_event, w, n->run->cancel, &e)) {
 			log_debug("monitor: %s", e.msg);
-			clock_sleep_ns(200 * NS_PER_MS, &n->run->stop);
+			cancel_sleep(n->run->cancel, CANCEL_STOP,
+				     200 * NS_PER_MS);
 		}
 	}
 	etcd_kvs_release(&w->candidates);
@@ -340,7 +343,7 @@ static void *replica_main(void *arg)
 		for (size_t i = 0; i < c->ncomps; i++)
 			if (c->comps[i].replicates && c->comps[i].sql_port)
 				watch_replica(n, slot, &c->comps[i], &seen[i]);
-		clock_sleep_ns(250 * NS_PER_MS, &n->run->stop);
+		cancel_sleep(n->run->cancel, CANCEL_STOP, 250 * NS_PER_MS);
 	}
 	sql_thread_end();
 	free(seen);
@@ -387,7 +390,7 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 	n->ctx.cluster = c;
 	n->ctx.suite = s;
 	n->ctx.history = run->history;
-	n->ctx.hurry = &run->stop;
+	n->ctx.cancel = run->cancel;
 	for (size_t i = 0; i < n->plan->n; i++)
 		planned += n->plan->events[i].fault >= 0;
 	n->actions = calloc(planned + 1, sizeof(*n->actions));

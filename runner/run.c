@@ -22,6 +22,7 @@
 #include "clusters/cluster.h"
 #include "core/plan.h"
 #include "core/suite.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "lib/history.h"
@@ -41,14 +42,17 @@
 
 /* Signals seen: 1 asks for a graceful stop. */
 static volatile sig_atomic_t interrupted;
-/* What the cluster sees: the signals, plus one when the run aborts (a
- * full disk), which hurries its servers' stops as a first ^C does. */
-static volatile sig_atomic_t hurry;
+/*
+ * The run's token (lib/cancel.h), reached from the signal handler: the
+ * end of the run raises it to CANCEL_STOP; a ^C, or an abort (a full
+ * disk), to CANCEL_HURRY; a second one to CANCEL_KILL.
+ */
+static struct cancel cancel = CANCEL_INIT;
 
 void run_interrupt(void)
 {
 	interrupted++;
-	hurry++;
+	cancel_escalate(&cancel, CANCEL_HURRY);
 }
 
 
@@ -66,7 +70,7 @@ static int run_files_failed(struct state *st)
 	if ((st->run.history && history_failed(st->run.history, &e)) ||
 	    log_write_error(e.msg, sizeof(e.msg))) {
 		snprintf(st->aborted, sizeof(st->aborted), "%s", e.msg);
-		hurry++;
+		cancel_escalate(&cancel, CANCEL_HURRY);
 		run_release_space(st);
 		log_error("%s: stopping the run", st->aborted);
 		return 1;
@@ -231,7 +235,7 @@ static int await_schema(struct state *st, struct err *e)
 					     last.msg);
 				break;
 			}
-			clock_sleep_ns(100 * NS_PER_MS, NULL);
+			clock_sleep_ns(100 * NS_PER_MS);
 		}
 	}
 	buf_release(&q);
@@ -242,28 +246,10 @@ static int await_schema(struct state *st, struct err *e)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
-	const struct workload_type *t = workload_type_of(w->item);
-	const struct plan *plan = w->run->plan;
 
-	sql_thread_init();
-	w->slot = history_slot(w->run->history);
-	if (t->run) {
-		t->run(w);
-	} else {
-		for (size_t i = 0; i < plan->n && !worker_stopping(w); i++) {
-			const struct plan_event *ev = &plan->events[i];
-			int64_t wait;
-
-			if (ev->workload != w->item_index)
-				continue;
-			wait = ev->at_ns - history_now(w->run->history);
-			if (wait > 0 && worker_sleep(w, wait))
-				break;
-			t->run_op(w, ev);
-		}
-	}
-	sql_close(&w->conn);
-	sql_thread_end();
+	worker_begin(w);
+	workload_drive(w);
+	worker_end(w);
 	return NULL;
 }
 
@@ -302,6 +288,10 @@ static int start_workers(struct state *st, const struct run_options *o,
 	st->threads = calloc(total + 1, sizeof(*st->threads));
 	if (!st->workers || !st->threads)
 		return err_set(e, ERR_INFRA, "out of memory");
+	st->env.plan = &st->plan;
+	st->env.history = st->run.history;
+	st->env.cancel = st->run.cancel;
+	st->env.connect = component_connect;
 	/* Workers draw from their own stream, apart from the plan's. */
 	rand_seed(&root, st->plan.seed ^ UINT64_C(0x5f3759df2b1e7c4d));
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {
@@ -324,7 +314,7 @@ static int start_workers(struct state *st, const struct run_options *o,
 			w->node = node->name;
 			w->comp = node;
 			w->dialect = st->dialect;
-			w->run = &st->run;
+			w->env = &st->env;
 			if (rate > 0)
 				w->pace_ns = (int64_t)((double)n * NS_PER_SEC /
 						       rate);
@@ -359,11 +349,6 @@ static int start_workers(struct state *st, const struct run_options *o,
 	return 0;
 }
 
-static int was_interrupted(void)
-{
-	return interrupted != 0;
-}
-
 /*
  * The checks, once everything is healed (docs/internals.md, The life of
  * a run: 7).
@@ -371,7 +356,7 @@ static int was_interrupted(void)
 static int run_checks(struct state *st, struct err *e)
 {
 	struct check_ctx ctx = { &st->suite, &st->cluster, st->dir,
-				 st->dialect, was_interrupted };
+				 st->dialect, &cancel };
 
 	if (!st->suite.nchecks || interrupted || st->aborted[0])
 		return 0;
@@ -413,9 +398,9 @@ static void drive(struct state *st, int quiet)
 			run_progress(st, elapsed, 0, &pace);
 			last = elapsed;
 		}
-		clock_sleep_ns(50 * NS_PER_MS, NULL);
+		clock_sleep_ns(50 * NS_PER_MS);
 	}
-	__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+	cancel_raise(&cancel, CANCEL_STOP);
 	stop_faults(st);
 	for (size_t i = 0; i < st->nthreads; i++)
 		pthread_join(st->threads[i], NULL);
@@ -431,7 +416,7 @@ static void release(struct state *st, int keep_cluster)
 {
 	struct err e = ERR_INIT;
 
-	__atomic_store_n(&st->run.stop, 1, __ATOMIC_RELAXED);
+	cancel_raise(&cancel, CANCEL_STOP);
 	run_release_space(st);
 	stop_faults(st);
 	if (st->nemesis_started)
@@ -455,7 +440,7 @@ static void release(struct state *st, int keep_cluster)
 	free(st->checks);
 	if (st->cluster_started && !keep_cluster) {
 		err_clear(&e);
-		if (hurry >= 2)
+		if (cancelled(&cancel, CANCEL_KILL))
 			log_warn("%s: killing the cluster (SIGKILL)",
 				 interrupted >= 2 ? "interrupted twice"
 				 : "interrupted while aborting");
@@ -570,8 +555,8 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	st->cluster_open = 1;
 	/* ^C while the cluster starts stops it; later, heals still wait
 	 * for their servers unless ^C comes twice. */
-	st->cluster.interrupted = &hurry;
-	st->cluster.interrupt_at = 1;
+	st->cluster.cancel = &cancel;
+	st->cluster.give_up_at = CANCEL_HURRY;
 	if (st->cluster.type == cluster_type_find("local") &&
 	    (st->suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
 		/* Known without starting anything: MariaDB, no TiCDC. */
@@ -593,7 +578,7 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 		}
 		return STOP;
 	}
-	st->cluster.interrupt_at = 2;
+	st->cluster.give_up_at = CANCEL_KILL;
 	snprintf(path, sizeof(path), "%s/topology.yaml", st->dir);
 	if (topology_write(&st->cluster, path, e) ||
 	    run_write_server_options(st, e))
@@ -730,6 +715,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		snprintf(hpath, sizeof(hpath), "%s/history.jsonl", st.dir);
 		st.run.suite = &st.suite;
 		st.run.plan = &st.plan;
+		st.run.cancel = &cancel;
 		if (history_open(&st.run.history, hpath, clock_mono_ns(), e) ||
 		    start_workers(&st, o, e))
 			goto out;

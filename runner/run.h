@@ -15,6 +15,7 @@
 struct suite;
 struct plan;
 struct history;
+struct cancel;
 
 struct run_options {
 	const char *cluster;	/* "local" (NULL) or a topology file */
@@ -38,8 +39,9 @@ struct run {
 	const struct plan *plan;
 	struct history *history;
 	int64_t start_ns;
-	/* Set (atomically) when workers must stop. */
-	int stop;
+	/* The run's token: CANCEL_STOP when workers must stop, higher on
+	 * ^C or an abort (lib/cancel.h). */
+	struct cancel *cancel;
 };
 
 /*

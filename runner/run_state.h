@@ -33,6 +33,7 @@ struct state {
 	int cluster_started;
 	struct run run;
 	char dir[3072];
+	struct worker_env env;
 	struct worker *workers;
 	size_t nworkers;
 	pthread_t *threads;

@@ -5,6 +5,7 @@
 #include "core/plan.h"
 #include "core/suite.h"
 #include "lib/clock.h"
+#include "lib/history.h"
 #include "lib/sql.h"
 
 int wl_table(struct buf *q, const struct worker *w, const char *table,
@@ -119,3 +120,25 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 }
 
 const char *const workload_scheduled_refuse[] = { "threads", "rate", NULL };
+
+void workload_drive(struct worker *w)
+{
+	const struct workload_type *t = workload_type_of(w->item);
+	const struct plan *plan = w->env->plan;
+
+	if (t->run) {
+		t->run(w);
+		return;
+	}
+	for (size_t i = 0; i < plan->n && !worker_stopping(w); i++) {
+		const struct plan_event *ev = &plan->events[i];
+		int64_t wait;
+
+		if (ev->workload != w->item_index)
+			continue;
+		wait = ev->at_ns - history_now(w->env->history);
+		if (wait > 0 && worker_sleep(w, wait))
+			break;
+		t->run_op(w, ev);
+	}
+}

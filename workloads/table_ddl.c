@@ -69,7 +69,7 @@ static void run_op(struct worker *w, const struct plan_event *ev)
 		goto out;
 	worker_invoke(w, ev->op, ev->table);
 	if (!sql_exec(&w->conn, buf_str(&drop), &e)) {
-		clock_sleep_ns(wl_int(w, "recreate_after"), NULL);
+		clock_sleep_ns(wl_int(w, "recreate_after"));
 		if (sql_exec(&w->conn, buf_str(&second), &e))
 			w->conn.last_class = SQL_AMBIGUOUS;	/* half done */
 	}

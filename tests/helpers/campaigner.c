@@ -21,16 +21,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
 #include "lib/http.h"
 
-static volatile sig_atomic_t stopping;
+static struct cancel stopping = CANCEL_INIT;
 
 static void on_term(int sig)
 {
 	(void)sig;
-	stopping = 1;
+	cancel_raise(&stopping, CANCEL_STOP);
 }
 
 static int64_t start_ms;
@@ -66,7 +67,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	http_library_init();
 	start_ms = clock_mono_ns() / NS_PER_MS;
-	while (!stopping) {
+	while (!cancelled(&stopping, CANCEL_STOP)) {
 		struct etcd_kvs kvs = ETCD_KVS_INIT;
 		struct err e = ERR_INIT;
 		const struct etcd_kv *own = NULL;
@@ -79,7 +80,8 @@ int main(int argc, char **argv)
 			     etcd_put(url, key, name, lease, &e))) {
 				fprintf(stderr, "campaigner: %s\n", e.msg);
 				lease = 0;
-				clock_sleep_ns(200 * NS_PER_MS, &stopping);
+				cancel_sleep(&stopping, CANCEL_STOP,
+					     200 * NS_PER_MS);
 				continue;
 			}
 			last_keepalive = now;
@@ -115,7 +117,7 @@ int main(int argc, char **argv)
 			}
 		}
 		etcd_kvs_release(&kvs);
-		clock_sleep_ns(20 * NS_PER_MS, &stopping);
+		cancel_sleep(&stopping, CANCEL_STOP, 20 * NS_PER_MS);
 	}
 	if (lease)
 		etcd_lease_revoke(url, lease, NULL);

@@ -120,7 +120,7 @@ int main(int argc, char **argv)
 		struct buf out = BUF_INIT, errout = BUF_INIT;
 
 		if (run)
-			clock_sleep_ns(pause_ns, NULL);
+			clock_sleep_ns(pause_ns);
 		code = ssh_run(s, buf_str(&command), stdin_file ? &in : NULL,
 			       &out, &errout, timeout_ns, &e);
 		put(1, &out);

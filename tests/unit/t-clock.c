@@ -1,4 +1,7 @@
-/* lib/clock.c: the monotonic clock, the wall clock, interruptible sleeps. */
+/*
+ * lib/clock.c: the monotonic clock, the wall clock, sleeps; and the sleeps
+ * a cancellation token cuts short (lib/cancel.c).
+ */
 
 #include <pthread.h>
 #include <signal.h>
@@ -6,6 +9,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "tests/unit/tap.h"
 
@@ -36,41 +40,41 @@ static void test_sleep(void)
 {
 	int64_t start = clock_mono_ns(), took;
 
-	clock_sleep_ns(30 * NS_PER_MS, NULL);
+	clock_sleep_ns(30 * NS_PER_MS);
 	took = clock_mono_ns() - start;
 	ok(took >= 30 * NS_PER_MS, "sleeps at least 30ms (took %lldus)",
 	   (long long)(took / 1000));
 	ok(took < 1000 * NS_PER_MS, "but not far longer");
 
 	start = clock_mono_ns();
-	clock_sleep_ns(0, NULL);
-	clock_sleep_ns(-5 * NS_PER_SEC, NULL);
+	clock_sleep_ns(0);
+	clock_sleep_ns(-5 * NS_PER_SEC);
 	took = clock_mono_ns() - start;
 	ok(took < 50 * NS_PER_MS, "0 and negative return at once");
 }
 
 static void test_sleep_stop(void)
 {
-	volatile int stop = 0;
+	struct cancel stop = CANCEL_INIT;
 	int64_t start, took;
 
 	start = clock_mono_ns();
-	clock_sleep_ns(120 * NS_PER_MS, &stop);
+	cancel_sleep(&stop, CANCEL_STOP, 120 * NS_PER_MS);
 	took = clock_mono_ns() - start;
 	ok(took >= 120 * NS_PER_MS,
 	   "an unset stop flag does not cut the sleep short (took %lldus)",
 	   (long long)(took / 1000));
 
-	stop = 1;
+	cancel_raise(&stop, CANCEL_STOP);
 	start = clock_mono_ns();
-	clock_sleep_ns(10 * NS_PER_SEC, &stop);
+	cancel_sleep(&stop, CANCEL_STOP, 10 * NS_PER_SEC);
 	took = clock_mono_ns() - start;
 	ok(took < 50 * NS_PER_MS, "stop already set: returns at once "
 	   "(took %lldus)", (long long)(took / 1000));
 }
 
 struct stopper {
-	volatile int *stop;
+	struct cancel *stop;
 	int64_t after_ns;
 };
 
@@ -78,14 +82,14 @@ static void *set_stop(void *arg)
 {
 	struct stopper *s = arg;
 
-	clock_sleep_ns(s->after_ns, NULL);
-	*s->stop = 1;
+	clock_sleep_ns(s->after_ns);
+	cancel_raise(s->stop, CANCEL_STOP);
 	return NULL;
 }
 
 static void test_sleep_stop_later(void)
 {
-	volatile int stop = 0;
+	struct cancel stop = CANCEL_INIT;
 	struct stopper s = { &stop, 60 * NS_PER_MS };
 	pthread_t thread;
 	int64_t start = clock_mono_ns(), took;
@@ -94,7 +98,7 @@ static void test_sleep_stop_later(void)
 		skip(2, "cannot start a thread");
 		return;
 	}
-	clock_sleep_ns(10 * NS_PER_SEC, &stop);
+	cancel_sleep(&stop, CANCEL_STOP, 10 * NS_PER_SEC);
 	took = clock_mono_ns() - start;
 	pthread_join(thread, NULL);
 	ok(took >= 60 * NS_PER_MS, "sleeps until the flag is set "
@@ -123,7 +127,7 @@ static void test_sleep_signals(void)
 	setitimer(ITIMER_REAL, &every, &old_timer);
 
 	start = clock_mono_ns();
-	clock_sleep_ns(100 * NS_PER_MS, NULL);
+	clock_sleep_ns(100 * NS_PER_MS);
 	took = clock_mono_ns() - start;
 
 	memset(&off, 0, sizeof(off));

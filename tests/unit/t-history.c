@@ -150,7 +150,7 @@ static void test_flush_interval(struct tmpdir *t)
 	start = clock_mono_ns();
 	while (clock_mono_ns() - start < 2 * NS_PER_SEC &&
 	       (n = count_lines(path, &complete)) < 1)
-		clock_sleep_ns(10 * NS_PER_MS, NULL);
+		clock_sleep_ns(10 * NS_PER_MS);
 	is_int(n, 1, "a record reaches the file without close");
 	ok(clock_mono_ns() - start < NS_PER_SEC, "within a second");
 	history_close(h, &e);
@@ -204,10 +204,10 @@ static void test_sigkill(struct tmpdir *t)
 
 			history_record(s, &ev);
 			if (i % 1000 == 0)
-				clock_sleep_ns(NS_PER_MS, NULL);
+				clock_sleep_ns(NS_PER_MS);
 		}
 	}
-	clock_sleep_ns(700 * NS_PER_MS, NULL);
+	clock_sleep_ns(700 * NS_PER_MS);
 	kill(pid, SIGKILL);
 	waitpid(pid, &status, 0);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,

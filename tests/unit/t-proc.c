@@ -538,7 +538,7 @@ static void test_state(void)
 		for (int i = 0; i < 1000 && state != 'S'; i++) {
 			state = proc_state(p.pid);
 			if (state != 'S')
-				clock_sleep_ns(NS_PER_MS, NULL);
+				clock_sleep_ns(NS_PER_MS);
 		}
 		is_int(state, 'S', "a sleeping child is 'S'");
 		kill(p.pid, SIGSTOP);

@@ -1,18 +1,18 @@
 /*
- * What workloads call to do their work: pacing, connections, and the
- * history records of every operation (workloads/workload.h).
+ * The worker API (core/worker.h): pacing, connections, sleeps, and the
+ * history records of every operation.
  */
+#include "core/worker.h"
+
 #include <stdio.h>
 #include <string.h>
 
-#include "clusters/cluster.h"
 #include "core/suite.h"
+#include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/hist.h"
 #include "lib/history.h"
 #include "lib/log.h"
-#include "runner/run.h"
-#include "workloads/workload.h"
 
 const char *dialect_name(int dialect)
 {
@@ -26,15 +26,26 @@ const char *dialect_name(int dialect)
 	}
 }
 
+void worker_begin(struct worker *w)
+{
+	sql_thread_init();
+	w->slot = history_slot(w->env->history);
+}
+
+void worker_end(struct worker *w)
+{
+	sql_close(&w->conn);
+	sql_thread_end();
+}
+
 int worker_stopping(const struct worker *w)
 {
-	return __atomic_load_n(&w->run->stop, __ATOMIC_RELAXED);
+	return cancelled(w->env->cancel, CANCEL_STOP);
 }
 
 int worker_sleep(struct worker *w, int64_t ns)
 {
-	clock_sleep_ns(ns, &w->run->stop);
-	return worker_stopping(w);
+	return cancel_sleep(w->env->cancel, CANCEL_STOP, ns);
 }
 
 void worker_pace(struct worker *w)
@@ -59,8 +70,8 @@ int worker_connect(struct worker *w)
 		err_clear(&e);
 		if (w->conn.my)
 			return 0;
-		if (!component_connect(w->comp, &w->conn,
-				       w->suite->database, 5, &e)) {
+		if (!w->env->connect(w->comp, &w->conn, w->suite->database,
+				     5, &e)) {
 			w->backoff_ns = 0;
 			return 0;
 		}
@@ -92,7 +103,7 @@ static void record(struct worker *w, int64_t time, const char *type,
 
 int64_t worker_invoke(struct worker *w, const char *f, const char *table)
 {
-	int64_t now = history_now(w->run->history);
+	int64_t now = history_now(w->env->history);
 
 	record(w, now, "invoke", f, table, -1, NULL);
 	w->invoked_ns = now;
@@ -102,7 +113,7 @@ int64_t worker_invoke(struct worker *w, const char *f, const char *table)
 void worker_complete(struct worker *w, const char *f, const char *table,
 		     int64_t id, const struct err *err)
 {
-	int64_t now = history_now(w->run->history);
+	int64_t now = history_now(w->env->history);
 	size_t at = w->step_ns ? (size_t)(now / w->step_ns) : 0;
 
 	if (err && err_isset(err) && at < w->steps)
@@ -134,7 +145,7 @@ void worker_skip(struct worker *w, const char *f, const char *table,
 		 const char *why)
 {
 	char text[200];
-	int64_t now = history_now(w->run->history);
+	int64_t now = history_now(w->env->history);
 
 	snprintf(text, sizeof(text), "skipped: %s", why);
 	record(w, now, "invoke", f, table, -1, NULL);
