@@ -668,6 +668,119 @@ static int scan_int(struct cursor *c, const char *key, int64_t *out,
 }
 
 /*
+ * "process": a worker's number, "nemesis" or "monitor". Any other name,
+ * or a number out of range, is named in `bad_str` and the record read on.
+ */
+static int scan_process(struct cursor *c, struct rec *r,
+			const char **bad_int, const char **bad_str)
+{
+	char *name;
+
+	if (c->p < c->end && *c->p == '"') {
+		if (scan_string(c, &name))
+			return -1;
+		if (!strcmp(name, "nemesis"))
+			r->proc = PROC_NEMESIS;
+		else if (!strcmp(name, "monitor"))
+			r->proc = PROC_MONITOR;
+		else
+			*bad_str = "process";
+		return 0;
+	}
+	if (scan_int(c, "process", &r->process, bad_int))
+		return -1;
+	if (r->process < 0 || r->process > INT32_MAX)
+		*bad_str = "process";
+	r->proc = PROC_WORKER;
+	return 0;
+}
+
+/*
+ * The string field `key` into `out`, decoded in place. Any other value
+ * is checked, and `key` named in `bad_str` unless a field is already.
+ */
+static int scan_string_field(struct cursor *c, const char *key, char **out,
+			     const char **bad_str)
+{
+	if (c->p < c->end && *c->p == '"')
+		return scan_string(c, out);
+	if (scan_value(c))
+		return -1;
+	if (!*bad_str)
+		*bad_str = key;
+	return 0;
+}
+
+/*
+ * The value of `key`, at c->p, into its field of `r`; the value of a key
+ * the record does not know is checked and skipped. -1 on a syntax error
+ * (c->why) or a bad integer (c->why unset, its key in `bad_int`).
+ */
+static int scan_field(struct cursor *c, const char *key, struct rec *r,
+		      const char **bad_int, const char **bad_str)
+{
+	const char *v = c->p;
+
+	if (!strcmp(key, "time")) {
+		if (scan_int(c, "time", &r->time, bad_int))
+			return -1;
+		r->has_time = 1;
+	} else if (!strcmp(key, "id")) {
+		if (scan_int(c, "id", &r->id, bad_int))
+			return -1;
+		r->has_id = 1;
+	} else if (!strcmp(key, "process")) {
+		return scan_process(c, r, bad_int, bad_str);
+	} else if (!strcmp(key, "type")) {
+		return scan_string_field(c, "type", &r->type, bad_str);
+	} else if (!strcmp(key, "f")) {
+		return scan_string_field(c, "f", &r->f, bad_str);
+	} else if (!strcmp(key, "table")) {
+		return scan_string_field(c, "table", &r->table, bad_str);
+	} else if (!strcmp(key, "node")) {
+		return scan_string_field(c, "node", &r->node, bad_str);
+	} else if (!strcmp(key, "target")) {
+		return scan_string_field(c, "target", &r->target, bad_str);
+	} else if (!strcmp(key, "value")) {
+		if (scan_value(c))
+			return -1;
+		r->value = v;
+		r->value_len = (size_t)(c->p - v);
+	} else {
+		return scan_value(c);
+	}
+	return 0;
+}
+
+/*
+ * What a record read whole must be: no field of the wrong kind, the keys
+ * every record has, a known type. On error the message goes into `msg`.
+ */
+static int check_record(const struct rec *r, const char *bad_str, char *msg,
+			size_t msgsize)
+{
+	if (bad_str) {
+		/* Keys are decoded in place, so name them statically. */
+		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
+			 !strcmp(bad_str, "process")
+			 ? "a number, \"nemesis\" or \"monitor\""
+			 : "a string");
+		return -1;
+	}
+	if (!r->has_time || !r->proc || !r->type || !r->f) {
+		snprintf(msg, msgsize, "no \"%s\"", !r->has_time ? "time" :
+			 !r->proc ? "process" : !r->type ? "type" : "f");
+		return -1;
+	}
+	if (strcmp(r->type, "invoke") && strcmp(r->type, "ok") &&
+	    strcmp(r->type, "fail") && strcmp(r->type, "info")) {
+		snprintf(msg, msgsize, "unknown type '%.64s'", r->type);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Parse one line (without its newline) into `r`; strings point into
  * `line`, which is modified. On error the message goes into `msg`.
  */
@@ -695,7 +808,7 @@ static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 		goto done;
 	}
 	for (;;) {
-		char *key, **str = NULL;
+		char *key;
 
 		skip_ws(&c);
 		if (scan_string(&c, &key))
@@ -707,65 +820,8 @@ static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 		}
 		c.p++;
 		skip_ws(&c);
-		if (!strcmp(key, "time")) {
-			if (scan_int(&c, "time", &r->time, &bad_int))
-				goto bad;
-			r->has_time = 1;
-		} else if (!strcmp(key, "id")) {
-			if (scan_int(&c, "id", &r->id, &bad_int))
-				goto bad;
-			r->has_id = 1;
-		} else if (!strcmp(key, "process")) {
-			char *name;
-
-			if (c.p < c.end && *c.p == '"') {
-				if (scan_string(&c, &name))
-					goto syntax;
-				if (!strcmp(name, "nemesis"))
-					r->proc = PROC_NEMESIS;
-				else if (!strcmp(name, "monitor"))
-					r->proc = PROC_MONITOR;
-				else
-					bad_str = "process";
-			} else {
-				if (scan_int(&c, "process", &r->process,
-					     &bad_int))
-					goto bad;
-				if (r->process < 0 || r->process > INT32_MAX)
-					bad_str = "process";
-				r->proc = PROC_WORKER;
-			}
-		} else if (!strcmp(key, "type")) {
-			str = &r->type;
-		} else if (!strcmp(key, "f")) {
-			str = &r->f;
-		} else if (!strcmp(key, "table")) {
-			str = &r->table;
-		} else if (!strcmp(key, "node")) {
-			str = &r->node;
-		} else if (!strcmp(key, "target")) {
-			str = &r->target;
-		} else if (!strcmp(key, "value")) {
-			const char *v = c.p;
-
-			if (scan_value(&c))
-				goto syntax;
-			r->value = v;
-			r->value_len = (size_t)(c.p - v);
-		} else if (scan_value(&c)) {
-			goto syntax;
-		}
-		if (str) {
-			if (c.p < c.end && *c.p == '"') {
-				if (scan_string(&c, str))
-					goto syntax;
-			} else {
-				if (scan_value(&c))
-					goto syntax;
-				if (!bad_str)
-					bad_str = key;
-			}
-		}
+		if (scan_field(&c, key, r, &bad_int, &bad_str))
+			goto bad;
 		skip_ws(&c);
 		if (c.p < c.end && *c.p == ',') {
 			c.p++;
@@ -784,25 +840,7 @@ done:
 		syntax(&c, "text after the object");
 		goto syntax;
 	}
-	if (bad_str) {
-		/* Keys are decoded in place, so name them statically. */
-		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
-			 !strcmp(bad_str, "process")
-			 ? "a number, \"nemesis\" or \"monitor\""
-			 : "a string");
-		return -1;
-	}
-	if (!r->has_time || !r->proc || !r->type || !r->f) {
-		snprintf(msg, msgsize, "no \"%s\"", !r->has_time ? "time" :
-			 !r->proc ? "process" : !r->type ? "type" : "f");
-		return -1;
-	}
-	if (strcmp(r->type, "invoke") && strcmp(r->type, "ok") &&
-	    strcmp(r->type, "fail") && strcmp(r->type, "info")) {
-		snprintf(msg, msgsize, "unknown type '%.64s'", r->type);
-		return -1;
-	}
-	return 0;
+	return check_record(r, bad_str, msg, msgsize);
 syntax:
 	snprintf(msg, msgsize, "not JSON: %s", c.why);
 	*col = c.col;
