@@ -336,13 +336,139 @@ static const char *expected(enum optspec_type t)
 	return "a scalar";
 }
 
+/* Adds `n`'s value to the list in `v`, unless it is there already. */
+static int add_once(struct ctx *c, const struct optspec *sp,
+		    const struct ynode *n, struct optval *v)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (!strcmp(v->list[i], n->value))
+			return fail_at(c, n, "%s in %s lists '%s' twice",
+				       sp->key, n->value);
+	if (push(&v->list, &v->n, strdup(n->value)))
+		return err_set(c->e, ERR_INFRA, "out of memory");
+	return 0;
+}
+
+static int scalar_bool(struct ctx *c, const struct optspec *sp,
+		       const struct ynode *n, struct optval *v)
+{
+	if (!strcmp(n->value, "true"))
+		v->i = 1;
+	else if (!strcmp(n->value, "false"))
+		v->i = 0;
+	else
+		return fail_at(c, n, "%s in %s must be true or false, not "
+			       "'%s'", sp->key, n->value);
+	return 0;
+}
+
+static int scalar_float(struct ctx *c, const struct optspec *sp,
+			const struct ynode *n, struct optval *v)
+{
+	char *end;
+
+	errno = 0;
+	v->f = strtod(n->value, &end);
+	if (!*n->value || *end || errno || v->f < 0 || v->f != v->f ||
+	    v->f > 1e12)
+		return fail_at(c, n, "%s in %s must be a number >= 0, not "
+			       "'%s'", sp->key, n->value);
+	return 0;
+}
+
+/* A duration: the value of OPT_DURATION, an item of OPT_DURATION_LIST. */
+static int scalar_duration(struct ctx *c, const struct optspec *sp,
+			   const struct ynode *n, struct optval *v)
+{
+	struct err local = ERR_INIT;
+	int64_t ns, *grown;
+
+	if (parse_duration(n->value, &ns, &local))
+		return ynode_error(c->e, c->file, n, "%s in %s: %s", sp->key,
+				   c->what, local.msg);
+	if (sp->type == OPT_DURATION) {
+		v->i = ns;
+		return 0;
+	}
+	grown = realloc(v->ints, (v->n + 1) * sizeof(*grown));
+	if (!grown)
+		return err_set(c->e, ERR_INFRA, "out of memory");
+	v->ints = grown;
+	grown[v->n++] = ns;
+	return 0;
+}
+
+/*
+ * One of sp->choices: the index for OPT_ENUM, a new item of the list for
+ * OPT_ENUM_LIST. An unknown value is told with a suggestion, or the
+ * choices.
+ */
+static int scalar_choice(struct ctx *c, const struct optspec *sp,
+			 const struct ynode *n, struct optval *v)
+{
+	int idx = choice_index(n->value, sp->choices);
+	char choices[512], text[300];
+	const char *hint;
+
+	if (idx < 0) {
+		hint = ynode_suggest(n->value, sp->choices);
+		choices_text(sp->choices, choices, sizeof(choices));
+		shown(n->value, text, sizeof(text));
+		if (hint)
+			return ynode_error(c->e, c->file, n, "%s in %s: "
+					   "unknown value '%s' (did you mean "
+					   "'%s'?)", sp->key, c->what, text,
+					   hint);
+		return ynode_error(c->e, c->file, n, "%s in %s: unknown value "
+				   "'%s' (expected %s)", sp->key, c->what,
+				   text, choices);
+	}
+	if (sp->type == OPT_ENUM) {
+		v->i = idx;
+		return 0;
+	}
+	return add_once(c, sp, n, v);
+}
+
+/* A role or a component: OPT_COMPONENT's, or an item of OPT_COMPONENTS. */
+static int scalar_component(struct ctx *c, const struct optspec *sp,
+			    const struct ynode *n, struct optval *v)
+{
+	struct err local = ERR_INIT;
+
+	if (optspec_check_component(n->value, &local))
+		return ynode_error(c->e, c->file, n, "%s in %s: %s", sp->key,
+				   c->what, local.msg);
+	if (sp->type == OPT_COMPONENTS)
+		return add_once(c, sp, n, v);
+	if (!(v->s = strdup(n->value)))
+		return err_set(c->e, ERR_INFRA, "out of memory");
+	return 0;
+}
+
+/* Names (OPT_NAMES, OPT_TABLES): a name or a range, expanded, none twice. */
+static int scalar_names(struct ctx *c, const struct optspec *sp,
+			const struct ynode *n, struct optval *v)
+{
+	struct err local = ERR_INIT;
+	size_t before = v->n;
+
+	if (optspec_expand(n->value, &v->list, &v->n, &local))
+		return ynode_error(c->e, c->file, n, "%s in %s: %s", sp->key,
+				   c->what, local.msg);
+	for (size_t i = before; i < v->n; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(v->list[i], v->list[j]))
+				return fail_at(c, n, "%s in %s names '%s' "
+					       "twice", sp->key, v->list[i]);
+	return 0;
+}
+
 /* One scalar of a value (or list item) into `v`. */
 static int scalar(struct ctx *c, const struct optspec *sp,
 		  const struct ynode *n, struct optval *v)
 {
 	struct err local = ERR_INIT;
-	char choices[512], text[300];
-	int idx;
 
 	if (n->kind != YNODE_SCALAR)
 		return ynode_error(c->e, c->file, n, "%s in %s must be %s, "
@@ -351,50 +477,17 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 				   ynode_kind_name(n->kind));
 	switch (sp->type) {
 	case OPT_BOOL:
-		if (!strcmp(n->value, "true"))
-			v->i = 1;
-		else if (!strcmp(n->value, "false"))
-			v->i = 0;
-		else
-			return fail_at(c, n, "%s in %s must be true or false, "
-				       "not '%s'", sp->key, n->value);
-		return 0;
+		return scalar_bool(c, sp, n, v);
 	case OPT_INT:
 		if (parse_int64(n->value, sp->min, sp->max, &v->i, &local))
 			return ynode_error(c->e, c->file, n, "%s in %s: %s",
 					   sp->key, c->what, local.msg);
 		return 0;
-	case OPT_FLOAT: {
-		char *end;
-
-		errno = 0;
-		v->f = strtod(n->value, &end);
-		if (!*n->value || *end || errno || v->f < 0 ||
-		    v->f != v->f || v->f > 1e12)
-			return fail_at(c, n, "%s in %s must be a number >= 0, "
-				       "not '%s'", sp->key, n->value);
-		return 0;
-	}
+	case OPT_FLOAT:
+		return scalar_float(c, sp, n, v);
 	case OPT_DURATION:
-	case OPT_DURATION_LIST: {
-		int64_t ns;
-
-		if (parse_duration(n->value, &ns, &local))
-			return ynode_error(c->e, c->file, n, "%s in %s: %s",
-					   sp->key, c->what, local.msg);
-		if (sp->type == OPT_DURATION) {
-			v->i = ns;
-		} else {
-			int64_t *grown = realloc(v->ints, (v->n + 1) *
-						 sizeof(*grown));
-
-			if (!grown)
-				return err_set(c->e, ERR_INFRA, "out of memory");
-			v->ints = grown;
-			grown[v->n++] = ns;
-		}
-		return 0;
-	}
+	case OPT_DURATION_LIST:
+		return scalar_duration(c, sp, n, v);
 	case OPT_STRING:
 		if (!*n->value)
 			return ynode_error(c->e, c->file, n, "%s in %s must "
@@ -411,55 +504,14 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 		return 0;
 	case OPT_ENUM:
 	case OPT_ENUM_LIST:
-		idx = choice_index(n->value, sp->choices);
-		if (idx < 0) {
-			const char *hint = ynode_suggest(n->value,
-							 sp->choices);
-
-			choices_text(sp->choices, choices, sizeof(choices));
-			shown(n->value, text, sizeof(text));
-			if (hint)
-				return ynode_error(c->e, c->file, n, "%s in %s: "
-						   "unknown value '%s' (did you "
-						   "mean '%s'?)", sp->key,
-						   c->what, text, hint);
-			return ynode_error(c->e, c->file, n, "%s in %s: unknown "
-					   "value '%s' (expected %s)", sp->key,
-					   c->what, text, choices);
-		}
-		if (sp->type == OPT_ENUM) {
-			v->i = idx;
-			return 0;
-		}
-		for (size_t i = 0; i < v->n; i++)
-			if (!strcmp(v->list[i], n->value))
-				return fail_at(c, n, "%s in %s lists '%s' "
-					       "twice", sp->key, n->value);
-		if (push(&v->list, &v->n, strdup(n->value)))
-			return err_set(c->e, ERR_INFRA, "out of memory");
-		return 0;
+		return scalar_choice(c, sp, n, v);
 	case OPT_STRING_LIST:
 		if (push(&v->list, &v->n, strdup(n->value)))
 			return err_set(c->e, ERR_INFRA, "out of memory");
 		return 0;
 	case OPT_COMPONENT:
 	case OPT_COMPONENTS:
-		if (optspec_check_component(n->value, &local))
-			return ynode_error(c->e, c->file, n, "%s in %s: %s",
-					   sp->key, c->what, local.msg);
-		if (sp->type == OPT_COMPONENT) {
-			if (!(v->s = strdup(n->value)))
-				return err_set(c->e, ERR_INFRA,
-					       "out of memory");
-			return 0;
-		}
-		for (size_t i = 0; i < v->n; i++)
-			if (!strcmp(v->list[i], n->value))
-				return fail_at(c, n, "%s in %s lists '%s' "
-					       "twice", sp->key, n->value);
-		if (push(&v->list, &v->n, strdup(n->value)))
-			return err_set(c->e, ERR_INFRA, "out of memory");
-		return 0;
+		return scalar_component(c, sp, n, v);
 	case OPT_SQL:
 		if (optspec_check_sql(n->value, &local))
 			return ynode_error(c->e, c->file, n, "%s in %s: %s",
@@ -468,20 +520,8 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 			return err_set(c->e, ERR_INFRA, "out of memory");
 		return 0;
 	case OPT_NAMES:
-	case OPT_TABLES: {
-		size_t before = v->n;
-
-		if (optspec_expand(n->value, &v->list, &v->n, &local))
-			return ynode_error(c->e, c->file, n, "%s in %s: %s",
-					   sp->key, c->what, local.msg);
-		for (size_t i = before; i < v->n; i++)
-			for (size_t j = 0; j < i; j++)
-				if (!strcmp(v->list[i], v->list[j]))
-					return fail_at(c, n, "%s in %s names "
-						       "'%s' twice", sp->key,
-						       v->list[i]);
-		return 0;
-	}
+	case OPT_TABLES:
+		return scalar_names(c, sp, n, v);
 	}
 	return 0;
 }
