@@ -4,8 +4,9 @@
  * docs/internals.md, The cases; docs/checkers.md). Judged from
  * history.jsonl alone, so `tichaos check` works offline.
  *
- * An insert is an ok "insert" record with an "id"; it was invoked at the
- * time of its process's preceding invoke record and completed at the ok's.
+ * An insert is an ok record with an "id" (whatever the workload calls the
+ * operation); it was invoked at the time of its process's preceding
+ * invoke record and completed at the ok's.
  *
  * monotonic: inserts A, B on one table with A.complete < B.invoke need
  *   id(B) > id(A). One sweep over the inserts in invoke order, feeding in
@@ -14,9 +15,11 @@
  *   at or below it violates, with that insert as its A.
  * unique: sorted by (table, id), equal neighbours are duplicates.
  *
- * A table on which a table or partition DDL may have taken effect (ok,
- * info, or invoked and never completed) restarts its ids legitimately; it
- * is left out of both checks and listed as excluded.
+ * A table on which a table or partition DDL (a record marked "ddl") may
+ * have taken effect (ok, info, or invoked and never completed) restarts
+ * its ids legitimately; it is left out of both checks and listed as
+ * excluded, and so is the second table a DDL's value names ("with": an
+ * exchange of partition).
  *
  * With a violation go the events "between" A and B: monitor records at a
  * time in [A.complete, B.invoke], and nemesis faults that took effect
@@ -151,7 +154,9 @@ struct table {
 	size_t rank;		/* by name */
 };
 
-enum pending_kind { P_NONE, P_INSERT, P_DDL, P_OTHER };
+/* An open invoke: a DDL, or another operation (an insert if its ok
+ * carries an id). */
+enum pending_kind { P_NONE, P_OP, P_DDL };
 
 struct pending {		/* a worker's open invoke */
 	int64_t process;	/* -1: free slot */
@@ -175,7 +180,7 @@ struct ids {
 	const struct suite_item *it;
 	char **scope;		/* "db.table" of the `tables` option */
 	size_t nscope;
-	struct names tables, nodes;
+	struct names tables, nodes, ddl_ops;
 	struct table *tmeta;
 	size_t tmeta_cap;
 	struct op *ops;
@@ -446,9 +451,9 @@ static int add_op(struct ids *x, const struct history_line *r,
 	return 0;
 }
 
-/* The value's "with" for an exchange: the other table. */
-static int exchange_partner(struct ids *x, const struct history_line *r,
-			    const char *how, struct err *e)
+/* The value's "with" of a DDL: a second table it changed (an exchange). */
+static int ddl_partner(struct ids *x, const struct history_line *r,
+		       const char *ddl, const char *how, struct err *e)
 {
 	json_t *v = json_loadb(r->value, r->value_len, JSON_DECODE_ANY, NULL);
 	const char *with = json_string_value(json_object_get(v, "with"));
@@ -462,38 +467,46 @@ static int exchange_partner(struct ids *x, const struct history_line *r,
 			buf_add(&name, r->table, (size_t)(dot - r->table) + 1,
 				NULL);
 		buf_addstr(&name, with, NULL);
-		rc = exclude(x, buf_str(&name), "exchange", how, r->time, e);
+		rc = exclude(x, buf_str(&name), ddl, how, r->time, e);
 		buf_release(&name);
 	}
 	json_decref(v);
 	return rc;
 }
 
+/* The name of DDL `f`, kept as long as the check (NULL: no memory). */
+static const char *ddl_name(struct ids *x, const char *f)
+{
+	int added;
+	uint32_t k = names_intern(&x->ddl_ops, f, &added);
+
+	return k == NO_NAME ? NULL : x->ddl_ops.v[k];
+}
+
 static int worker(struct ids *x, const struct history_line *r, size_t line,
 		  struct err *e)
 {
 	struct pending *p = pending_of(x, r->process, e);
-	const char *ddl = history_ddl_op(r->f);
-	int is_insert = !strcmp(r->f, "insert");
+	const char *ddl = NULL;
 
-	if (!p)
-		return -1;
+	if (!p || (r->ddl && !(ddl = ddl_name(x, r->f))))
+		return p ? oom(e) : -1;
 	if (!strcmp(r->type, "invoke")) {
 		unfinished(x, p);
-		p->kind = is_insert ? P_INSERT : ddl ? P_DDL : P_OTHER;
+		p->kind = ddl ? P_DDL : P_OP;
 		p->ddl = ddl;
 		p->table = NO_NAME;
-		if (r->table && (ddl || is_insert) &&
-		    (p->table = table_of(x, r->table, e)) == NO_NAME)
+		if (r->table && (p->table = table_of(x, r->table, e)) ==
+		    NO_NAME)
 			return -1;
 		p->time = r->time;
 		p->line = line;
 		return 0;
 	}
-	if (is_insert && !strcmp(r->type, "ok") && r->has_id) {
+	if (!ddl && !strcmp(r->type, "ok") && r->has_id) {
 		uint32_t t;
 
-		if (p->kind != P_INSERT) {
+		if (p->kind != P_OP) {
 			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
 				 "ok insert of process %lld without its "
 				 "invoke", line, (long long)r->process);
@@ -519,8 +532,7 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 		return 0;
 	}
 	/* Another op's completion, or one without its invoke. */
-	if (p->kind != (is_insert ? P_INSERT : ddl ? P_DDL : P_OTHER) ||
-	    p->ddl != ddl)
+	if (p->kind != (ddl ? P_DDL : P_OP) || p->ddl != ddl)
 		unfinished(x, p);
 	p->kind = P_NONE;
 	if (ddl && r->table && strcmp(r->type, "fail")) {
@@ -529,8 +541,7 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 
 		if (exclude(x, r->table, ddl, how, r->time, e))
 			return -1;
-		if (!strcmp(ddl, "exchange") && r->value &&
-		    exchange_partner(x, r, how, e))
+		if (r->value && ddl_partner(x, r, ddl, how, e))
 			return -1;
 	}
 	return 0;
@@ -1149,6 +1160,7 @@ out:
 	free(x.scope);
 	names_release(&x.tables);
 	names_release(&x.nodes);
+	names_release(&x.ddl_ops);
 	free(x.tmeta);
 	free(x.ops);
 	free(x.pend);

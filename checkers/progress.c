@@ -162,7 +162,7 @@ static int find_ddl(const struct history_line *l, void *arg)
 	struct before *b = arg;
 
 	if (l->process >= 0 && !strcmp(l->type, "invoke") &&
-	    history_ddl_op(l->f) && l->time <= b->crash && l->table &&
+	    l->ddl && l->time <= b->crash && l->table &&
 	    (b->table[0] ? !strcmp(l->table, b->table)
 			 : l->time >= b->crash - BEFORE_DDL_NS))
 		keep(&b->ddl, l->time, l->f, l->table);

@@ -30,6 +30,11 @@ enum kind_flag {
 	 * (cluster.local.replica_skip_errors needs one).
 	 */
 	KIND_COUNTS_SKIPS = 1 << 0,
+	/*
+	 * A workload whose operations are DDL: the history marks them
+	 * ("ddl": true), and after one a table's ids may start again.
+	 */
+	KIND_DDL = 1 << 1,
 };
 
 struct kind {

@@ -91,7 +91,9 @@ static void record(struct worker *w, int64_t time, const char *type,
 {
 	char qualified[160];
 	struct history_event ev = { time, w->process, type, f, NULL, w->node,
-				    NULL, id, error, NULL };
+				    NULL, id, error, NULL,
+				    (w->item->type->flags & KIND_DDL) != 0, 0,
+				    0 };
 
 	if (table) {
 		snprintf(qualified, sizeof(qualified), "%s.%s",

@@ -177,12 +177,14 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 	return 0;
 }
 
-static void record(struct fault_ctx *ctx, const char *type, const char *f,
-		   const char *target, const char *value, const char *error)
+/* One step of fault item `item` in the history. */
+static void record(struct fault_ctx *ctx, int item, const char *type,
+		   const char *f, const char *target, const char *value,
+		   const char *error)
 {
 	struct history_event ev = { history_now(ctx->history),
 				    HISTORY_NEMESIS, type, f, NULL, NULL,
-				    target, -1, error, value };
+				    target, -1, error, value, 0, 1, item };
 
 	history_record(ctx->slot, &ev);
 }
@@ -229,11 +231,12 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 	memset(act, 0, sizeof(*act));
 	act->item = it;
 	act->item_index = item_index;
-	record(ctx, "invoke", it->kind, target, NULL, NULL);
+	record(ctx, item_index, "invoke", it->kind, target, NULL, NULL);
 	rc = t->inject(ctx, it, ev, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);
 	if (rc) {
-		record(ctx, "fail", it->kind, target, buf_str(&value), e->msg);
+		record(ctx, item_index, "fail", it->kind, target,
+		       buf_str(&value), e->msg);
 		log_warn("fault %s %s did not take effect: %s", it->kind,
 			 target ? target : "", e->msg);
 		/* What did go down before it failed (a kill of two whose
@@ -242,7 +245,8 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		if (!act->ntargets)
 			fault_action_release(act);
 	} else {
-		record(ctx, "info", it->kind, target, buf_str(&value), NULL);
+		record(ctx, item_index, "info", it->kind, target,
+		       buf_str(&value), NULL);
 		log_info("fault %s %s: %s", it->kind, target ? target : "",
 			 buf_str(&value));
 		act->heal_at_ns = history_now(ctx->history) +
@@ -268,11 +272,12 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 	if (!t->heal)
 		return 0;
 	target = target_of(ctx, act->item);
-	record(ctx, "invoke", t->heal_name, target, NULL, NULL);
+	record(ctx, act->item_index, "invoke", t->heal_name, target, NULL,
+	       NULL);
 	rc = t->heal(ctx, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);
-	record(ctx, rc ? "fail" : "info", t->heal_name, target,
-	       buf_str(&value), rc ? e->msg : NULL);
+	record(ctx, act->item_index, rc ? "fail" : "info", t->heal_name,
+	       target, buf_str(&value), rc ? e->msg : NULL);
 	if (rc)
 		log_error("heal %s %s failed: %s", t->heal_name,
 			  target ? target : "", e->msg);

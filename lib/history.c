@@ -102,6 +102,10 @@ int history_format(struct buf *out, const struct history_event *ev,
 	rc = rc || field(out, "error", ev->error, e);
 	if (!rc && ev->value)
 		rc = buf_printf(out, e, ",\"value\":%s", ev->value);
+	if (!rc && ev->ddl)
+		rc = buf_addstr(out, ",\"ddl\":true", e);
+	if (!rc && ev->has_fault)
+		rc = buf_printf(out, e, ",\"fault\":%d", ev->fault);
 	return rc || buf_addstr(out, "}\n", e) ? -1 : 0;
 }
 
@@ -347,19 +351,6 @@ int history_close(struct history *h, struct err *e)
 	free(h->path);
 	free(h);
 	return rc;
-}
-
-const char *history_ddl_op(const char *f)
-{
-	static const char *const ops[] = {
-		"drop_create", "drop_recover", "truncate", "drop_add",
-		"remove_repartition", "exchange", "reorganize", NULL,
-	};
-
-	for (int i = 0; ops[i]; i++)
-		if (!strcmp(ops[i], f))
-			return ops[i];
-	return NULL;
 }
 
 /*
@@ -623,8 +614,8 @@ static int scan_value(struct cursor *c)
 enum proc_kind { PROC_NONE, PROC_WORKER, PROC_NEMESIS, PROC_MONITOR };
 
 struct rec {
-	int has_time, has_id;
-	int64_t time, id;
+	int has_time, has_id, has_fault, ddl;
+	int64_t time, id, fault;
 	enum proc_kind proc;
 	int64_t process;
 	char *type, *f, *table, *node, *target;
@@ -696,6 +687,23 @@ static int scan_process(struct cursor *c, struct rec *r,
 }
 
 /*
+ * "ddl": true or false. Any other value is checked, and "ddl" named in
+ * `bad_str` unless a field is already.
+ */
+static int scan_ddl(struct cursor *c, struct rec *r, const char **bad_str)
+{
+	const char *v = c->p;
+
+	if (scan_value(c))
+		return -1;
+	if (c->p - v == 4 && !memcmp(v, "true", 4))
+		r->ddl = 1;
+	else if (!(c->p - v == 5 && !memcmp(v, "false", 5)) && !*bad_str)
+		*bad_str = "ddl";
+	return 0;
+}
+
+/*
  * The string field `key` into `out`, decoded in place. Any other value
  * is checked, and `key` named in `bad_str` unless a field is already.
  */
@@ -729,6 +737,14 @@ static int scan_field(struct cursor *c, const char *key, struct rec *r,
 		if (scan_int(c, "id", &r->id, bad_int))
 			return -1;
 		r->has_id = 1;
+	} else if (!strcmp(key, "fault")) {
+		if (scan_int(c, "fault", &r->fault, bad_int))
+			return -1;
+		if ((r->fault < 0 || r->fault > INT32_MAX) && !*bad_str)
+			*bad_str = "fault";
+		r->has_fault = 1;
+	} else if (!strcmp(key, "ddl")) {
+		return scan_ddl(c, r, bad_str);
 	} else if (!strcmp(key, "process")) {
 		return scan_process(c, r, bad_int, bad_str);
 	} else if (!strcmp(key, "type")) {
@@ -764,6 +780,8 @@ static int check_record(const struct rec *r, const char *bad_str, char *msg,
 		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
 			 !strcmp(bad_str, "process")
 			 ? "a number, \"nemesis\" or \"monitor\""
+			 : !strcmp(bad_str, "ddl") ? "true or false"
+			 : !strcmp(bad_str, "fault") ? "a fault item's index"
 			 : "a string");
 		return -1;
 	}
@@ -868,6 +886,8 @@ static void to_line(const struct rec *r, size_t number,
 	l->target = r->target;
 	l->has_id = r->has_id;
 	l->id = r->has_id ? r->id : -1;
+	l->ddl = r->ddl;
+	l->fault = r->has_fault ? (int)r->fault : -1;
 	l->value = r->value;
 	l->value_len = r->value_len;
 }

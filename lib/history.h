@@ -40,6 +40,9 @@ struct history_event {
 	int64_t id;		/* an id returned by the operation; -1: none */
 	const char *error;	/* MAY: the error text */
 	const char *value;	/* MAY: a JSON value, written as is */
+	int ddl;		/* a DDL operation: "ddl": true */
+	int has_fault;		/* a fault's step: "fault": the index of */
+	int fault;		/* its item in the suite's faults */
 };
 
 /*
@@ -108,6 +111,8 @@ struct history_line {
 	const char *target;
 	int has_id;
 	int64_t id;		/* -1 when there is none */
+	int ddl;		/* "ddl": true */
+	int fault;		/* "fault": its item; -1 when there is none */
 	/* MAY: the "value" JSON, as written (not NUL-terminated). */
 	const char *value;
 	size_t value_len;
@@ -141,13 +146,6 @@ struct history_reading {
 int history_read(const char *path, unsigned flags,
 		 int (*fn)(const struct history_line *l, void *arg),
 		 void *arg, struct history_reading *info, struct err *e);
-
-/*
- * The DDL operation of the workloads `f` names (drop_create, truncate,
- * reorganize, ...), as a string that lives as long as the program; NULL
- * when it names none. After one, a table's ids may start again.
- */
-const char *history_ddl_op(const char *f);
 
 /*
  * Append `s` as a JSON string (quoted, escaped). Bytes that are not

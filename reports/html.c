@@ -22,7 +22,7 @@
 struct window {
 	double from, to;	/* seconds; to < 0: never healed */
 	char what[96];
-	const char *heal;	/* the heal step that closes it */
+	int fault;		/* its fault item: its heal closes it */
 	char target[96];
 };
 
@@ -113,10 +113,9 @@ static int timeline_line(const struct history_line *l, void *arg)
 
 		if (k) {
 			/* A heal closes the oldest open window of its own
-			 * kind and target. */
+			 * fault item and target. */
 			for (size_t i = 0; i < t->nw; i++)
-				if (t->w[i].to < 0 &&
-				    t->w[i].heal == k->heal_name &&
+				if (t->w[i].to < 0 && t->w[i].fault == l->fault &&
 				    !strcmp(t->w[i].target,
 					    or_none(l->target))) {
 					t->w[i].to = at;
@@ -126,7 +125,7 @@ static int timeline_line(const struct history_line *l, void *arg)
 			t->w = grow(t->w, t->nw, sizeof(*t->w));
 			t->w[t->nw].from = at;
 			t->w[t->nw].to = -1;
-			t->w[t->nw].heal = f->heal_name;
+			t->w[t->nw].fault = l->fault;
 			snprintf(t->w[t->nw].target, sizeof(t->w[0].target),
 				 "%s", or_none(l->target));
 			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
@@ -145,8 +144,7 @@ static int timeline_line(const struct history_line *l, void *arg)
 			 (int)(l->value_len < 90 ? l->value_len : 90),
 			 l->value ? l->value : "");
 		add_mark(t, at, replica ? 3 : 1, what);
-	} else if (l->process >= 0 && !strcmp(l->type, "invoke") &&
-		   history_ddl_op(l->f)) {
+	} else if (l->process >= 0 && !strcmp(l->type, "invoke") && l->ddl) {
 		snprintf(what, sizeof(what), "%.40s %.100s", l->f,
 			 or_none(l->table));
 		add_mark(t, at, 0, what);

@@ -150,7 +150,7 @@ static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 	struct buf value = BUF_INIT;
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", "owner", NULL,
-				    NULL, w->prefix, -1, NULL, NULL };
+				    NULL, w->prefix, -1, NULL, NULL, 0, 0, 0 };
 
 	buf_addstr(&value, "{\"from\":", NULL);
 	if (w->seen && w->owner[0])
@@ -283,7 +283,8 @@ static void record_replica(struct nemesis *n, struct history_slot *slot,
 {
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", f, NULL, NULL,
-				    comp->name, -1, NULL, buf_str(value) };
+				    comp->name, -1, NULL, buf_str(value), 0,
+				    0, 0 };
 
 	history_record(slot, &ev);
 }

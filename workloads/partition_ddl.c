@@ -262,7 +262,8 @@ const struct workload_type workload_partition_ddl = {
 	.kind = { "partition_ddl", "scheduled DROP/ADD, TRUNCATE, REMOVE and "
 		  "re-PARTITION, EXCHANGE and REORGANIZE of RANGE partitions",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check, .plan = wl_plan_every, WORKLOAD_SCHEDULED },
+		  .check = check, .plan = wl_plan_every, WORKLOAD_SCHEDULED,
+		  .flags = KIND_DDL },
 	.threads = threads,
 	.run_op = run_op,
 };

@@ -83,7 +83,8 @@ const struct workload_type workload_table_ddl = {
 	.kind = { "table_ddl", "scheduled DROP+CREATE, DROP+RECOVER TABLE "
 		  "(TiDB) and TRUNCATE on normal tables",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .plan = wl_plan_every, WORKLOAD_SCHEDULED },
+		  .plan = wl_plan_every, WORKLOAD_SCHEDULED,
+		  .flags = KIND_DDL },
 	.threads = threads,
 	.run_op = run_op,
 };

@@ -90,7 +90,8 @@ run() {
 		"$TRASH/$out.tap"
 	grep "\"process\":\"nemesis\"" "$TRASH/$out/history.jsonl" |
 		sed -e "s/^{\"time\":[0-9]*,/{/" -e "s/\"ms\":[0-9]*/\"ms\":N/g" \
-		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" >"$TRASH/$out.nemesis"
+		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" \
+		    -e "s/,\"fault\":[0-9]*}\$/}/" >"$TRASH/$out.nemesis"
 }
 
 # fetch METHOD URL: "STATUS CONTENT-TYPE", then the body, as a client sees

@@ -58,7 +58,8 @@ run() {
 		"$TRASH/$1.tap"
 	grep "\"process\":\"nemesis\"" "$TRASH/$1/history.jsonl" |
 		sed -e "s/^{\"time\":[0-9]*,/{/" \
-		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" >"$TRASH/$1.nemesis"
+		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" \
+		    -e "s/,\"fault\":[0-9]*}\$/}/" >"$TRASH/$1.nemesis"
 }
 
 # tap OUT LINE...: the TAP of run OUT is "TAP version 13", the plan for

@@ -65,7 +65,8 @@ resigned() {
 	grep "\"process\":\"nemesis\"" "$TRASH/$1/history.jsonl" |
 	grep -v "\"type\":\"invoke\"" |
 	sed -e "s/^{\"time\":[0-9]*,//" -e "s/\"ms\":[0-9]*/\"ms\":N/g" \
-	    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/"
+	    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" \
+	    -e "s/,\"fault\":[0-9]*}\$/}/"
 }
 
 test_expect_success 'set up a cluster; solo campaigns alone' '

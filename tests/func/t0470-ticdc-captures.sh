@@ -74,7 +74,8 @@ nemesis() {
 	grep "\"process\":\"nemesis\",\"type\":\"info\"" "$TRASH/$1/history.jsonl" |
 		sed -e "s/^{\"time\":[0-9]*,/{/" -e "s/\"ms\":[0-9]*/\"ms\":N/g" \
 		    -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" \
-		    -e "s/\"held_ms\":[0-9]*,\"inserts\":[1-9][0-9]*/\"held_ms\":N,\"inserts\":N/g"
+		    -e "s/\"held_ms\":[0-9]*,\"inserts\":[1-9][0-9]*/\"held_ms\":N,\"inserts\":N/g" \
+		    -e "s/,\"fault\":[0-9]*}\$/}/"
 }
 
 test_expect_success 'set up: a local cluster; cdc-0, a capture, owns' '

@@ -56,6 +56,17 @@ test_expect_success 'a run with a failing check and a fault that did not take ef
 	grep -q "Failed tests:  3-4" prove.out
 '
 
+# Each step of a fault names its item (docs/internals.md, History): the
+# tamper is item 0, the resign item 1, whatever their kinds.
+test_expect_success 'every nemesis record names its fault item' '
+	grep "\"process\":\"nemesis\"" "$TRASH/r1/history.jsonl" |
+		sed -n "s/.*\"f\":\"\([a-z]*\)\".*,\"fault\":\([0-9]*\)}\$/\1 \2/p" |
+		sort | uniq -c | sed "s/^ *//" >items &&
+	printf "%s\n" "2 resign 1" "2 tamper 0" >expect &&
+	test_cmp expect items &&
+	test "$(grep -c "\"process\":\"nemesis\"" "$TRASH/r1/history.jsonl")" = 4
+'
+
 test_expect_success 'the summary was printed and written' '
 	grep -q "^suite mixed, seed 21, duration 4s: fail$" "$TRASH/r1/summary.txt" &&
 	msg=$(field "$TRASH/r1/results.json" "\$r->{checks}[0]{message}") &&

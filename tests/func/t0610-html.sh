@@ -73,23 +73,40 @@ test_expect_success 'the timeline shades each kill to its restart, and marks the
 '
 
 # Faults that overlap: a kill, a pause, then the kill's restart before
-# the pause's continue. Each heal closes its own window (its kind's heal
-# step, its target), not the last one opened.
+# the pause's continue. Each heal closes its own window (its fault item,
+# its target), not the last one opened.
 test_expect_success 'overlapping faults: each heal closes its own window' '
 	mkdir over && cp "$R/results.json" over/ &&
 	cat >over/history.jsonl <<-\EOF &&
-	{"time":1000000000,"process":"nemesis","type":"invoke","f":"kill","target":"cdc"}
-	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{}}
-	{"time":2000000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{}}
-	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{}}
-	{"time":3500000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{}}
-	{"time":4000000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{}}
+	{"time":1000000000,"process":"nemesis","type":"invoke","f":"kill","target":"cdc","fault":0}
+	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":0}
+	{"time":2000000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{},"fault":1}
+	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"fault":0}
+	{"time":3500000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":0}
+	{"time":4000000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{},"fault":1}
 	EOF
 	"$TICHAOS" report over >/dev/null &&
 	grep -o "class=\"fault\"><title>[^<]*</title>" over/report.html | sort -u >windows &&
 	printf "%s\n" "class=\"fault\"><title>kill cdc, 1.0s to 3.0s</title>" \
 		"class=\"fault\"><title>kill cdc, 3.5s, never healed</title>" \
 		"class=\"fault\"><title>pause upstream, 2.0s to 4.0s</title>" >expect &&
+	test_cmp expect windows
+'
+
+# Two kill items on the same target: the second item's heal (due first)
+# closes its own window, not the oldest open one of the kind.
+test_expect_success 'two items of one kind on one target: each heal closes its item'"'"'s window' '
+	mkdir same && cp "$R/results.json" same/ &&
+	cat >same/history.jsonl <<-\EOF &&
+	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":0}
+	{"time":2000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":1}
+	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"fault":1}
+	{"time":5000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"fault":0}
+	EOF
+	"$TICHAOS" report same >/dev/null &&
+	grep -o "class=\"fault\"><title>[^<]*</title>" same/report.html | sort -u >windows &&
+	printf "%s\n" "class=\"fault\"><title>kill cdc, 1.0s to 5.0s</title>" \
+		"class=\"fault\"><title>kill cdc, 2.0s to 3.0s</title>" >expect &&
 	test_cmp expect windows
 '
 

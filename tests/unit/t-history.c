@@ -24,14 +24,14 @@ static void test_format(void)
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct history_event ok = { 1209100, 3, "ok", "insert", "test.t",
-				    "up-0", NULL, 4001, NULL, NULL };
+				    "up-0", NULL, 4001, NULL, NULL, 0, 0, 0 };
 	struct history_event nem = { 5160000, HISTORY_NEMESIS, "info",
 				     "resign", NULL, NULL, "autoid", -1,
 				     NULL,
-				     "{\"from\":\"tidb-0\",\"to\":\"tidb-1\"}" };
+				     "{\"from\":\"tidb-0\",\"to\":\"tidb-1\"}", 0, 0, 0 };
 	struct history_event bad = { 7, HISTORY_MONITOR, "fail", "x\"y",
 				     NULL, NULL, NULL, -1, "line\nbreak\t\x01",
-				     NULL };
+				     NULL, 0, 0, 0 };
 
 	history_format(&b, &ok, &e);
 	is_str(buf_str(&b), "{\"time\":1209100,\"process\":3,\"type\":\"ok\","
@@ -69,7 +69,7 @@ static void *write_many(void *arg)
 		struct history_event ev = { history_now(w->h), w->process,
 					    i % 2 ? "ok" : "invoke", "insert",
 					    "test.t", "up-0", NULL,
-					    i % 2 ? i : -1, NULL, NULL };
+					    i % 2 ? i : -1, NULL, NULL, 0, 0, 0 };
 
 		history_record(s, &ev);
 	}
@@ -140,7 +140,7 @@ static void test_flush_interval(struct tmpdir *t)
 	struct history_slot *s;
 	struct err e = ERR_INIT;
 	struct history_event ev = { 1, 0, "invoke", "insert", NULL, NULL,
-				    NULL, -1, NULL, NULL };
+				    NULL, -1, NULL, NULL, 0, 0, 0 };
 	int complete, n = 0;
 	int64_t start;
 
@@ -165,7 +165,7 @@ static void test_flush(struct tmpdir *t)
 	struct history_slot *s[2];
 	struct err e = ERR_INIT;
 	struct history_event ev = { 1, 0, "ok", "insert", "d.t", NULL,
-				    NULL, 7, NULL, NULL };
+				    NULL, 7, NULL, NULL, 0, 0, 0 };
 	int complete = 0;
 
 	if (history_open(&h, path, clock_mono_ns(), &e)) {
@@ -200,7 +200,7 @@ static void test_sigkill(struct tmpdir *t)
 		for (int64_t i = 0;; i++) {
 			struct history_event ev = { i, 0, "invoke", "insert",
 						    "test.t", "up-0", NULL, i,
-						    NULL, NULL };
+						    NULL, NULL, 0, 0, 0 };
 
 			history_record(s, &ev);
 			if (i % 1000 == 0)
@@ -222,7 +222,7 @@ static void record_ids(struct history_slot *s, int64_t from, int64_t to)
 {
 	for (int64_t i = from; i < to; i++) {
 		struct history_event ev = { i, 0, "ok", "insert", "d.t", NULL,
-					    NULL, i, NULL, NULL };
+					    NULL, i, NULL, NULL, 0, 0, 0 };
 
 		history_record(s, &ev);
 	}
@@ -325,6 +325,85 @@ static void test_full_disk(struct tmpdir *t)
 	signal(SIGXFSZ, SIG_DFL);
 }
 
+/* What test_marks reads back. */
+struct marks {
+	int n;
+	int ddl[4];
+	int fault[4];
+};
+
+static int collect_marks(const struct history_line *l, void *arg)
+{
+	struct marks *m = arg;
+
+	if (m->n < 4) {
+		m->ddl[m->n] = l->ddl;
+		m->fault[m->n] = l->fault;
+	}
+	m->n++;
+	return 0;
+}
+
+/*
+ * A DDL operation and a fault's step are marked so that readers need no
+ * list of names (docs/internals.md, History): written, and read back;
+ * a mark of the wrong kind is a bad line.
+ */
+static void test_marks(struct tmpdir *t)
+{
+	struct buf b = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct history_event ddl = { 2000, 2, "ok", "truncate", "test.t",
+				     "up-0", NULL, -1, NULL, NULL, 1, 0, 0 };
+	struct history_event heal = { 3000, HISTORY_NEMESIS, "info",
+				      "restart", NULL, NULL, "cdc", -1, NULL,
+				      "{}", 0, 1, 2 };
+	struct history_reading info;
+	struct marks m = { 0, { 0 }, { 0 } };
+	const char *path = tmpdir_path(t, "marks.jsonl");
+	FILE *f;
+
+	history_format(&b, &ddl, &e);
+	is_str(buf_str(&b), "{\"time\":2000,\"process\":2,\"type\":\"ok\","
+	       "\"f\":\"truncate\",\"table\":\"test.t\",\"node\":\"up-0\","
+	       "\"ddl\":true}\n", "a DDL operation says so");
+	history_format(&b, &heal, &e);
+	is_str(strchr(buf_str(&b), '\n') + 1, "{\"time\":3000,\"process\":"
+	       "\"nemesis\",\"type\":\"info\",\"f\":\"restart\",\"target\":"
+	       "\"cdc\",\"value\":{},\"fault\":2}\n",
+	       "a fault's step names its item");
+	buf_addstr(&b, "{\"time\":4000,\"process\":1,\"type\":\"ok\","
+		   "\"f\":\"insert\",\"ddl\":false,\"id\":5}\n", &e);
+	buf_addstr(&b, "{\"time\":5000,\"process\":1,\"type\":\"ok\","
+		   "\"f\":\"insert\",\"ddl\":1}\n", &e);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(buf_str(&b), f);
+		fclose(f);
+	}
+	is_int(history_read(path, 0, collect_marks, &m, &info, &e), 0,
+	       "read back");
+	is_int(m.n, 3, "three records, the bad mark skipped");
+	ok(m.ddl[0] && m.fault[0] == -1, "the DDL: ddl, no fault");
+	ok(!m.ddl[1] && m.fault[1] == 2, "the heal: fault item 2");
+	ok(!m.ddl[2] && m.fault[2] == -1, "ddl false: not a DDL");
+	is_str(info.bad, "marks.jsonl:4: \"ddl\" is not true or false",
+	       "a mark of the wrong kind is a bad line");
+	buf_reset(&b);
+	buf_addstr(&b, "{\"time\":1,\"process\":\"nemesis\",\"type\":"
+		   "\"info\",\"f\":\"kill\",\"fault\":-1}\n", &e);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(buf_str(&b), f);
+		fclose(f);
+	}
+	m.n = 0;
+	history_read(path, 0, collect_marks, &m, &info, &e);
+	is_str(info.bad, "marks.jsonl:1: \"fault\" is not a fault item's "
+	       "index", "so is a fault item below 0");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -332,6 +411,7 @@ int main(void)
 	if (tmpdir_create(&t))
 		return 1;
 	test_format();
+	test_marks(&t);
 	test_threads(&t);
 	test_flush_interval(&t);
 	test_flush(&t);
