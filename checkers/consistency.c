@@ -130,6 +130,133 @@ static uint64_t mark_tso(struct side *up, int64_t mark_ms, const char **from)
 	return ts ? ts : (uint64_t)mark_ms << 18;
 }
 
+/* The barrier's state while it waits for the finish mark. */
+struct mark_wait {
+	int64_t mark;		/* the mark's id: the wall clock, in ms */
+	const char *cf;		/* TiCDC: the changefeed, else NULL */
+	uint64_t mark_ts;	/* TiCDC: the mark's commit_ts */
+	const char *from;	/* where mark_ts comes from */
+	uint64_t checkpoint;	/* the changefeed's checkpoint_ts seen last */
+	struct changefeed feed;
+	int seen;		/* the mark is downstream */
+	int64_t asked;		/* when the replica was last asked if it
+				 * stopped (monotonic ns) */
+	struct err last;	/* the last poll's error */
+};
+
+/* The mark, written upstream: 0, or 1 with `e` set. */
+static int write_mark(const struct check_ctx *ctx, struct side *up,
+		      int64_t mark, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	int rc;
+
+	rc = sql_exec(&up->conn, "CREATE DATABASE IF NOT EXISTS "
+		      "tichaos_meta", e) ||
+	     sql_exec(&up->conn, "CREATE TABLE IF NOT EXISTS "
+		      "tichaos_meta.barrier (id BIGINT PRIMARY KEY, run "
+		      "VARCHAR(1024), at BIGINT)", e) ||
+	     buf_printf(&q, e, "REPLACE INTO tichaos_meta.barrier VALUES "
+			"(%lld, ", (long long)mark) ||
+	     sql_quote_string(&q, ctx->run_dir, e) ||
+	     buf_printf(&q, e, ", %lld)", (long long)mark) ||
+	     sql_exec(&up->conn, buf_str(&q), e);
+	buf_release(&q);
+	return rc;
+}
+
+/*
+ * One look downstream: is the mark there (reconnecting when the last
+ * look failed), and on TiCDC has the changefeed's checkpoint passed it?
+ * 1 when the wait is over, else 0 (w->last says why, if it failed).
+ */
+static int poll_mark(const struct check_ctx *ctx, struct side *down,
+		     struct mark_wait *w, const char *query)
+{
+	struct buf v = BUF_INIT;
+	int done = 0;
+
+	err_clear(&w->last);
+	if (!w->seen && !down->conn.my)
+		connect_side(down, &w->last);
+	if (!w->seen && down->conn.my &&
+	    sql_value(&down->conn, query, &v, &w->last) == 0)
+		w->seen = !strcmp(buf_str(&v), "1");
+	if (!w->seen && err_isset(&w->last))
+		sql_close(&down->conn);
+	if (w->seen && w->cf && !cluster_changefeed(ctx->cluster, w->cf,
+						    &w->feed, &w->last) &&
+	    (w->checkpoint = w->feed.checkpoint_ts) >= w->mark_ts)
+		done = 1;
+	else if (w->seen && !w->cf)
+		done = 1;
+	buf_release(&v);
+	return done;
+}
+
+/*
+ * A replica stopped on an SQL error never gets there: the tables are
+ * compared as they are (progress says why). Asked at most once a second;
+ * 1, with the reason in `halted`, when it stopped.
+ */
+static int replica_halted(const struct check_ctx *ctx,
+			  const struct component *down, struct mark_wait *w,
+			  char *halted, size_t size)
+{
+	struct replica_stop stop;
+
+	if (clock_mono_ns() - w->asked < NS_PER_SEC)
+		return 0;
+	w->asked = clock_mono_ns();
+	if (component_replica_stopped(ctx->cluster, down, &stop, NULL) != 1)
+		return 0;
+	snprintf(halted, size, "%s's replication stopped on SQL error %ld",
+		 down->name, stop.sql_errno);
+	log_info("consistency: %s: comparing the tables as they are", halted);
+	return 1;
+}
+
+/* The verdict when the wait ran out: unknown, with what was seen last. */
+static void sync_timed_out(const struct check_ctx *ctx,
+			   const struct component *down,
+			   const struct mark_wait *w, int64_t timeout,
+			   struct check_result *r)
+{
+	struct err why = ERR_INIT;
+	char d[32];
+
+	format_duration(timeout, d, sizeof(d));
+	if (w->seen && w->checkpoint) {
+		check_verdict(r, VERDICT_UNKNOWN, "sync timed out after %s: "
+			      "changefeed %s (state %s) checkpoint_ts %llu is "
+			      "%.1fs behind the finish mark's %s %llu%s%s", d,
+			      w->cf, w->feed.state,
+			      (unsigned long long)w->checkpoint,
+			      (double)(TSO_MS(w->mark_ts) -
+				       TSO_MS(w->checkpoint)) / 1000, w->from,
+			      (unsigned long long)w->mark_ts,
+			      w->feed.error[0] ? "; error: " : "",
+			      w->feed.error);
+		return;
+	}
+	if (w->seen) {
+		check_verdict(r, VERDICT_UNKNOWN, "sync timed out after %s: "
+			      "changefeed %s: %s", d, w->cf, w->last.msg);
+		return;
+	}
+	/* Why the downstream is behind (replication stopped, with its
+	 * error) says more than the last query. */
+	component_ready(ctx->cluster, down, &why);
+	check_verdict(r, VERDICT_UNKNOWN, "sync timed out after %s: the "
+		      "finish mark did not reach %s%s%s", d, down->name,
+		      err_isset(&why) || err_isset(&w->last) ? " (" : "",
+		      err_isset(&why) ? why.msg : err_isset(&w->last) ?
+		      w->last.msg : "");
+	if (err_isset(&why) || err_isset(&w->last))
+		strncat(r->message, ")", sizeof(r->message) -
+			strlen(r->message) - 1);
+}
+
 /*
  * The finish mark: written upstream, awaited downstream; on TiCDC also
  * the changefeed's checkpoint_ts passing the mark's commit_ts (the row
@@ -139,72 +266,32 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 		   struct side *sides, int64_t *took, struct check_result *r,
 		   char *halted, size_t size, struct err *e)
 {
-	int64_t asked = 0;
-	int64_t mark = clock_wall_ms(), start = clock_mono_ns();
+	struct mark_wait w = { clock_wall_ms(), NULL, 0, NULL, 0,
+			       { "?", 0, "", "" }, 0, 0, ERR_INIT };
+	int64_t start = clock_mono_ns();
 	int64_t timeout = suite_opt(it, "sync_timeout")->i;
-	struct buf q = BUF_INIT, v = BUF_INIT;
-	struct err last = ERR_INIT;
-	const char *cf = NULL, *from = NULL;
-	uint64_t mark_ts = 0, checkpoint = 0;
-	struct changefeed feed = { "?", 0, "", "" };
-	int rc, seen = 0;
+	struct buf q = BUF_INIT;
+	int rc;
 
-	rc = sql_exec(&sides[UP].conn, "CREATE DATABASE IF NOT EXISTS "
-		      "tichaos_meta", e) ||
-	     sql_exec(&sides[UP].conn, "CREATE TABLE IF NOT EXISTS "
-		      "tichaos_meta.barrier (id BIGINT PRIMARY KEY, run "
-		      "VARCHAR(1024), at BIGINT)", e) ||
-	     buf_printf(&q, e, "REPLACE INTO tichaos_meta.barrier VALUES "
-			"(%lld, ", (long long)mark) ||
-	     sql_quote_string(&q, ctx->run_dir, e) ||
-	     buf_printf(&q, e, ", %lld)", (long long)mark) ||
-	     sql_exec(&sides[UP].conn, buf_str(&q), e);
+	rc = write_mark(ctx, &sides[UP], w.mark, e);
 	if (!rc && cluster_ticdc(ctx->cluster)) {
-		cf = cluster_changefeed_id(ctx->cluster,
-					   suite_opt(it, "changefeed")->s);
-		mark_ts = mark_tso(&sides[UP], mark, &from);
+		w.cf = cluster_changefeed_id(ctx->cluster,
+					     suite_opt(it, "changefeed")->s);
+		w.mark_ts = mark_tso(&sides[UP], w.mark, &w.from);
 	}
 	/* What a person (or a test) waiting on the barrier looks for. */
 	if (!rc)
 		log_info("consistency: finish mark %lld written upstream; "
-			 "waiting for %s", (long long)mark,
+			 "waiting for %s", (long long)w.mark,
 			 sides[DOWN].comp->name);
-	buf_reset(&q);
 	buf_printf(&q, NULL, "SELECT COUNT(*) FROM tichaos_meta.barrier "
-		   "WHERE id = %lld", (long long)mark);
+		   "WHERE id = %lld", (long long)w.mark);
 	while (!rc) {
-		err_clear(&last);
-		if (!seen && !sides[DOWN].conn.my)
-			connect_side(&sides[DOWN], &last);
-		if (!seen && sides[DOWN].conn.my &&
-		    sql_value(&sides[DOWN].conn, buf_str(&q), &v, &last) == 0)
-			seen = !strcmp(buf_str(&v), "1");
-		if (!seen && err_isset(&last))
-			sql_close(&sides[DOWN].conn);
-		if (seen && cf && !cluster_changefeed(ctx->cluster, cf, &feed,
-						      &last) &&
-		    (checkpoint = feed.checkpoint_ts) >= mark_ts)
+		if (poll_mark(ctx, &sides[DOWN], &w, buf_str(&q)))
 			break;
-		if (seen && !cf)
+		if (!w.seen && !w.cf && replica_halted(ctx, sides[DOWN].comp,
+						       &w, halted, size))
 			break;
-		/* A replica stopped on an SQL error never gets there: the
-		 * tables are compared as they are (progress says why). */
-		if (!seen && !cf && clock_mono_ns() - asked >= NS_PER_SEC) {
-			struct replica_stop stop;
-
-			asked = clock_mono_ns();
-			if (component_replica_stopped(ctx->cluster,
-						      sides[DOWN].comp, &stop,
-						      NULL) == 1) {
-				snprintf(halted, size, "%s's replication "
-					 "stopped on SQL error %ld",
-					 sides[DOWN].comp->name,
-					 stop.sql_errno);
-				log_info("consistency: %s: comparing the "
-					 "tables as they are", halted);
-				break;
-			}
-		}
 		if (check_interrupted(ctx)) {
 			check_verdict(r, VERDICT_UNKNOWN, "interrupted while "
 				      "waiting for %s to sync",
@@ -213,60 +300,22 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 			break;
 		}
 		if (clock_mono_ns() - start >= timeout) {
-			struct err why = ERR_INIT;
-			char d[32];
-
-			format_duration(timeout, d, sizeof(d));
+			sync_timed_out(ctx, sides[DOWN].comp, &w, timeout, r);
 			rc = 1;
-			if (seen && checkpoint) {
-				check_verdict(r, VERDICT_UNKNOWN, "sync timed "
-					      "out after %s: changefeed %s "
-					      "(state %s) checkpoint_ts %llu "
-					      "is %.1fs behind the finish "
-					      "mark's %s %llu%s%s", d, cf,
-					      feed.state,
-					      (unsigned long long)checkpoint,
-					      (double)(TSO_MS(mark_ts) -
-						       TSO_MS(checkpoint)) /
-					      1000, from,
-					      (unsigned long long)mark_ts,
-					      feed.error[0] ? "; error: " : "",
-					      feed.error);
-				break;
-			}
-			if (seen) {
-				check_verdict(r, VERDICT_UNKNOWN, "sync timed "
-					      "out after %s: changefeed %s: %s",
-					      d, cf, last.msg);
-				break;
-			}
-			/* Why the downstream is behind (replication stopped,
-			 * with its error) says more than the last query. */
-			component_ready(ctx->cluster, sides[DOWN].comp, &why);
-			check_verdict(r, VERDICT_UNKNOWN, "sync timed out after "
-				      "%s: the finish mark did not reach %s%s%s",
-				      d, sides[DOWN].comp->name,
-				      err_isset(&why) || err_isset(&last) ?
-				      " (" : "", err_isset(&why) ? why.msg
-				      : err_isset(&last) ? last.msg : "");
-			if (err_isset(&why) || err_isset(&last))
-				strncat(r->message, ")", sizeof(r->message) -
-					strlen(r->message) - 1);
 			break;
 		}
-		clock_sleep_ns((seen ? 200 : 50) * NS_PER_MS);
+		clock_sleep_ns((w.seen ? 200 : 50) * NS_PER_MS);
 	}
 	*took = clock_mono_ns() - start;
-	if (cf)
+	if (w.cf)
 		buf_printf(&r->details, NULL, "\"changefeed\":\"%s\","
 			   "\"mark_ts\":%llu,\"mark_ts_from\":\"%s\","
-			   "\"checkpoint_ts\":%llu,", cf,
-			   (unsigned long long)mark_ts, from,
-			   (unsigned long long)checkpoint);
+			   "\"checkpoint_ts\":%llu,", w.cf,
+			   (unsigned long long)w.mark_ts, w.from,
+			   (unsigned long long)w.checkpoint);
 	buf_printf(&r->details, NULL, "\"barrier_ms\":%lld",
 		   (long long)(*took / NS_PER_MS));
 	buf_release(&q);
-	buf_release(&v);
 	return rc < 0 ? -1 : rc;
 }
 
