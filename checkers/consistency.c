@@ -9,8 +9,9 @@
  * 2. Every table of the suite's database on either side: presence, column
  *    definitions, then data, in chunks of about `chunk_rows` rows of the
  *    primary key: a single integer key's range is cut arithmetically; any
- *    other key (composite, string, date) is cut at every chunk_rows-th key
- *    of the upstream's key order. Both sides checksum every chunk in
+ *    other key (composite, string, date, BIGINT UNSIGNED) is cut at every
+ *    chunk_rows-th key of the upstream's key order (checkers/consistency.h
+ *    says how, exactly). Both sides checksum every chunk in
  *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
  *    64-bit row hash (the first 16 hex digits of the SHA1 of the row's
  *    columns, strings written with their length, NULL distinct from any
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 
 #include "checkers/checker.h"
+#include "checkers/consistency.h"
 #include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "core/suite.h"
@@ -65,19 +67,6 @@ enum { UP, DOWN };
 struct side {
 	const struct component *comp;
 	struct sql conn;
-};
-
-struct table {
-	const char *db;
-	const char *name;
-	char **cols;		/* column names */
-	size_t ncols;
-	char **keys;		/* primary key columns */
-	size_t nkeys;
-	int *key_int;		/* per key column: an integer type */
-	int int_key;		/* one key column, an integer */
-	struct buf hash_expr;	/* the row hash's argument */
-	struct buf qname;	/* `db`.`name` */
 };
 
 struct diff {
@@ -367,15 +356,20 @@ static void schema_query(struct buf *q, const char *select, const char *db,
 	buf_addstr(q, rest, NULL);
 }
 
+/*
+ * The types as describe() reads them: DATA_TYPE, but "bigint unsigned"
+ * for a BIGINT UNSIGNED, whose values an int64 cannot all hold.
+ */
 static const char *const int_types[] = {
-	"tinyint", "smallint", "mediumint", "int", "bigint", NULL,
+	"tinyint", "smallint", "mediumint", "int", "bigint", "bigint unsigned",
+	NULL,
 };
 
 /* Types whose text is digits, signs, points, dashes, colons, spaces. */
 static const char *const plain_types[] = {
-	"tinyint", "smallint", "mediumint", "int", "bigint", "decimal",
-	"float", "double", "date", "time", "datetime", "timestamp", "year",
-	NULL,
+	"tinyint", "smallint", "mediumint", "int", "bigint", "bigint unsigned",
+	"decimal", "float", "double", "date", "time", "datetime", "timestamp",
+	"year", NULL,
 };
 
 static int type_in(const char *type, const char *const *list)
@@ -395,7 +389,7 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 	struct buf q = BUF_INIT;
 	char **types = NULL;
 	size_t ntypes = 0;
-	int rc = 0;
+	int rc = 0, wide = 0;
 
 	for (int s = 0; !rc && s < 2; s++) {
 		schema_query(&q, "SELECT CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE, "
@@ -428,8 +422,10 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 		     " AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX");
 	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &t->keys,
 			       &t->nkeys, e);
-	schema_query(&q, "SELECT DATA_TYPE FROM information_schema.COLUMNS",
-		     t->db, t->name, " ORDER BY ORDINAL_POSITION");
+	schema_query(&q, "SELECT IF(DATA_TYPE = 'bigint' AND COLUMN_TYPE LIKE "
+		     "'%unsigned%', 'bigint unsigned', DATA_TYPE) FROM "
+		     "information_schema.COLUMNS", t->db, t->name,
+		     " ORDER BY ORDINAL_POSITION");
 	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &types,
 			       &ntypes, e);
 	if (!rc && ntypes != t->ncols)
@@ -442,9 +438,13 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 	}
 	for (size_t k = 0; !rc && k < t->nkeys; k++)
 		for (size_t i = 0; i < t->ncols; i++)
-			if (!strcmp(t->cols[i], t->keys[k]))
+			if (!strcmp(t->cols[i], t->keys[k])) {
 				t->key_int[k] = type_in(types[i], int_types);
-	t->int_key = !rc && t->nkeys == 1 && t->key_int[0];
+				wide |= !strcasecmp(types[i],
+						    "bigint unsigned");
+			}
+	/* Cut arithmetically in int64s; a BIGINT UNSIGNED at its keys. */
+	t->int_key = !rc && t->nkeys == 1 && t->key_int[0] && !wide;
 	/*
 	 * Each column's text, '-' for NULL; a column whose text may hold
 	 * anything (strings, binary, JSON, BIT, ...) as <length>:<text>, so
@@ -527,16 +527,6 @@ static void release_table(struct table *t)
 	buf_release(&t->qname);
 }
 
-/*
- * A range of rows in key order. A single integer key is cut
- * arithmetically; any other key at key tuples taken from the data.
- */
-struct range {
-	int whole;		/* no bounds: the whole table */
-	int64_t lo, hi;		/* integer key: [lo, hi) */
-	char **klo, **khi;	/* other keys: [klo, khi); NULL: unbounded */
-};
-
 /* One key column's value: as it is for an integer, else quoted. */
 static void key_value(struct buf *q, const struct table *t, size_t k,
 		      const char *v)
@@ -577,9 +567,7 @@ static void key_bound(struct buf *q, const struct table *t, char **vals,
 		buf_addstr(q, "))", NULL);
 }
 
-/* The range as a WHERE clause, or "" for the whole table. */
-static void range_where(struct buf *q, const struct table *t,
-			const struct range *rg)
+void range_where(struct buf *q, const struct table *t, const struct range *rg)
 {
 	const char *w = " WHERE ";
 
@@ -590,7 +578,7 @@ static void range_where(struct buf *q, const struct table *t,
 		sql_quote_ident(q, t->keys[0], NULL);
 		buf_printf(q, NULL, " >= %lld AND ", (long long)rg->lo);
 		sql_quote_ident(q, t->keys[0], NULL);
-		buf_printf(q, NULL, " < %lld", (long long)rg->hi);
+		buf_printf(q, NULL, " <= %lld", (long long)rg->hi);
 		return;
 	}
 	if (rg->klo) {
@@ -608,6 +596,79 @@ static void free_tuple(char **tuple, size_t n)
 {
 	if (tuple)
 		free_list(tuple, n);
+}
+
+/*
+ * The key `off` keys past `lo`, for an `off` that keeps it an int64:
+ * unsigned arithmetic, so that no step overflows however wide the range.
+ */
+static int64_t key_at(int64_t lo, uint64_t off)
+{
+	uint64_t k = (uint64_t)lo + off;
+
+	return k <= INT64_MAX ? (int64_t)k
+			      : (int64_t)(k - INT64_MAX - 1) + INT64_MIN;
+}
+
+size_t range_split_int(int64_t lo, int64_t hi, uint64_t rows,
+		       uint64_t chunk_rows, struct range **out)
+{
+	uint64_t span, size, wider, from = 0;
+	size_t n;
+
+	*out = NULL;
+	if (lo > hi)
+		return 0;
+	/* The keys are span + 1, which may be 2^64: never computed. */
+	span = (uint64_t)hi - (uint64_t)lo;
+	n = rows / chunk_rows + !!(rows % chunk_rows);
+	if (!n)
+		n = 1;
+	if (n - 1 > span)
+		n = span + 1;
+	/* keys / n and keys % n (size unused, and 0, when n is 1) */
+	size = span / n + (span % n == n - 1);
+	wider = (span % n + 1) % n;
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t to = i + 1 < n ? from + size + (i < wider) - 1 : span;
+
+		(*out)[i] = (struct range){ 0, key_at(lo, from), key_at(lo, to),
+					    NULL, NULL };
+		from = to + 1;
+	}
+	return n;
+}
+
+size_t range_split_keys(char **const *bounds, size_t nbounds,
+			struct range **out)
+{
+	size_t n = nbounds + 1;
+
+	*out = calloc(n, sizeof(**out));
+	if (!*out)
+		abort();
+	for (size_t i = 0; i < n; i++)
+		(*out)[i] = (struct range){ 0, 0, 0,
+					    i ? bounds[i - 1] : NULL,
+					    i < nbounds ? bounds[i] : NULL };
+	return n;
+}
+
+int range_halve_int(const struct range *rg, struct range half[2])
+{
+	uint64_t span = (uint64_t)rg->hi - (uint64_t)rg->lo;
+	uint64_t first = span / 2 + (span & 1);	/* keys / 2 */
+
+	if (rg->whole || rg->lo >= rg->hi)
+		return 0;
+	half[0] = (struct range){ 0, rg->lo, key_at(rg->lo, first - 1), NULL,
+				  NULL };
+	half[1] = (struct range){ 0, key_at(rg->lo, first), rg->hi, NULL,
+				  NULL };
+	return 1;
 }
 
 /*
@@ -941,13 +1002,9 @@ static int compare_range(struct side *sides, const struct table *t,
 	if (rg->whole || (su->count <= COMPARE_ROWS &&
 			  sd->count <= COMPARE_ROWS)) {
 		/* small enough: compare the rows */
-	} else if (t->int_key && rg->hi - rg->lo > 1) {
-		int64_t m = rg->lo + (rg->hi - rg->lo) / 2;
-
-		half[0] = (struct range){ 0, rg->lo, m, NULL, NULL };
-		half[1] = (struct range){ 0, m, rg->hi, NULL, NULL };
-		split = 1;
-	} else if (!t->int_key) {
+	} else if (t->int_key) {
+		split = range_halve_int(rg, half);
+	} else {
 		/* At the middle key of the side with more rows: each half
 		 * holds fewer of its rows. */
 		int s = su->count >= sd->count ? UP : DOWN;
@@ -1114,7 +1171,8 @@ static int compare_chunks(struct side *sides, const struct table *t,
 
 /*
  * A single integer key: the range between both sides' lowest and highest
- * key, cut into equal chunks. 0 chunks: both sides are empty.
+ * key, cut into chunks of equal width (range_split_int). 0 chunks: both
+ * sides are empty.
  */
 static int int_chunks(struct side *sides, const struct table *t,
 		      int64_t chunk_rows, struct range **out, size_t *n,
@@ -1122,7 +1180,7 @@ static int int_chunks(struct side *sides, const struct table *t,
 {
 	struct sql_result b[2] = { SQL_RESULT_INIT, SQL_RESULT_INIT };
 	struct buf q = BUF_INIT;
-	int64_t lo = INT64_MAX, hi = INT64_MIN, width;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
 	uint64_t most = 0;
 	int rc = 0;
 
@@ -1149,19 +1207,9 @@ static int int_chunks(struct side *sides, const struct table *t,
 	sql_result_release(&b[DOWN]);
 	buf_release(&q);
 	*n = 0;
-	if (rc || lo > hi)
-		return rc ? -1 : 0;
-	*n = (size_t)((most + (uint64_t)chunk_rows - 1) / (uint64_t)chunk_rows);
-	if (!*n)
-		*n = 1;
-	width = (hi - lo) / (int64_t)*n + 1;
-	*out = calloc(*n, sizeof(**out));
-	if (!*out)
-		abort();
-	for (size_t i = 0; i < *n; i++)
-		(*out)[i] = (struct range){ 0, lo + (int64_t)i * width,
-					    lo + (int64_t)(i + 1) * width,
-					    NULL, NULL };
+	if (rc)
+		return -1;
+	*n = range_split_int(lo, hi, most, (uint64_t)chunk_rows, out);
 	return 0;
 }
 
@@ -1198,14 +1246,7 @@ static int key_chunks(struct side *sides, const struct table *t,
 	}
 	if (rc < 0)
 		return -1;
-	*n = *nbounds + 1;
-	*out = calloc(*n, sizeof(**out));
-	if (!*out)
-		abort();
-	for (size_t i = 0; i < *n; i++)
-		(*out)[i] = (struct range){ 0, 0, 0,
-					    i ? (*bounds)[i - 1] : NULL,
-					    i < *nbounds ? (*bounds)[i] : NULL };
+	*n = range_split_keys(*bounds, *nbounds, out);
 	return 0;
 }
 

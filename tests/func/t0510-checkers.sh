@@ -262,6 +262,78 @@ test_expect_success 'their fix SQL repairs both tables' '
 	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal .*" tap8
 '
 
+# Keys at the ends of their types: a BIGINT from INT64_MIN to INT64_MAX
+# (one range cut arithmetically: its width is 2^64 - 1), a BIGINT UNSIGNED
+# up to 2^64 - 1 (cut at keys from the data: its values do not fit an
+# int64). Every row is in exactly one chunk: the rows deleted downstream at
+# either end are missing, the one changed in the middle is changed.
+cat >"$TRASH/ends.yaml" <<EOF
+name: ends
+duration: 1s
+seed: 4
+database: kdb
+tables:
+  - name: t
+    columns: "id INT AUTO_INCREMENT PRIMARY KEY"
+  - name: ends
+    columns: "id BIGINT NOT NULL, v INT, PRIMARY KEY (id)"
+  - name: uends
+    columns: "id BIGINT UNSIGNED NOT NULL, v INT, PRIMARY KEY (id)"
+workloads:
+  - kind: insert
+    tables: t
+checks:
+  - kind: consistency
+    sync_timeout: 30s
+    tables: [ends]
+    chunk_rows: 100
+  - kind: consistency
+    sync_timeout: 30s
+    tables: [uends]
+    chunk_rows: 100
+EOF
+
+cat >"$TRASH/ends.sql" <<'EOF'
+use kdb;
+create table kdb.ends (id bigint not null, v int, primary key (id));
+insert into kdb.ends values (-9223372036854775808, 1),
+	(-9223372036854775807, 2), (-1, 3), (0, 4), (1, 5),
+	(9223372036854775806, 6), (9223372036854775807, 7);
+insert into kdb.ends select 1000 + seq, seq from seq_1_to_300;
+create table kdb.uends (id bigint unsigned not null, v int,
+	primary key (id));
+insert into kdb.uends values (0, 1), (1, 2), (9223372036854775807, 3),
+	(9223372036854775808, 4), (18446744073709551614, 5),
+	(18446744073709551615, 6);
+insert into kdb.uends select 1000 + seq, seq from seq_1_to_300;
+EOF
+
+test_expect_success 'keys at INT64_MIN, INT64_MAX and 2^64 - 1: none missed' '
+	mariadb --no-defaults -h127.0.0.1 -P"$UP" -uroot <"$TRASH/ends.sql" &&
+	wait_for_condition 30 "test \"\$(sql $DOWN \"select count(*) from kdb.uends\")\" = 306" &&
+	mkdir "$TRASH/r7" && cp "$TRASH/ends.yaml" "$TRASH/r7/suite.yaml" && cp "$T" "$TRASH/r7/" &&
+	"$TICHAOS" check "$TRASH/r7" >tap12 2>err12 || { cat err12 tap12; false; }
+	grep -Eqx "ok 1 - consistency: 1 tables, 307 rows equal on both sides \(sync [0-9.]+s\)" tap12 &&
+	grep -Eqx "ok 2 - consistency: 1 tables, 306 rows equal on both sides \(sync [0-9.]+s\)" tap12 &&
+	sql "$DOWN" "delete from kdb.ends where id in (-9223372036854775808, 9223372036854775807);
+		update kdb.ends set v = 40 where id = 0;
+		delete from kdb.uends where id in (9223372036854775808, 18446744073709551615);
+		update kdb.uends set v = 10 where id = 0" &&
+	{ "$TICHAOS" check "$TRASH/r7" >tap13 2>err13; test $? = 1; } &&
+	echo "307 305 id=-9223372036854775808,id=9223372036854775807 id=0 4" >expect &&
+	table_field "$TRASH/r7" 0 up_rows down_rows missing_keys changed_keys chunks >actual &&
+	test_cmp expect actual &&
+	echo "306 304 id=18446744073709551615,id=9223372036854775808 id=0 4" >expect &&
+	table_field "$TRASH/r7" 1 up_rows down_rows missing_keys changed_keys chunks >actual &&
+	test_cmp expect actual &&
+	for f in kdb.ends kdb.uends; do
+		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r7/fix-sql/$f.sql" || return 1
+	done &&
+	"$TICHAOS" check "$TRASH/r7" >tap14 2>err14 &&
+	grep -Eqx "ok 1 - consistency: 1 tables, 307 rows equal .*" tap14 &&
+	grep -Eqx "ok 2 - consistency: 1 tables, 306 rows equal .*" tap14
+'
+
 # A password from the environment (password_env): used for every SQL
 # connection, written nowhere.
 user_replicated() {

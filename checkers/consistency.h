@@ -1,0 +1,90 @@
+#ifndef TICHAOS_CONSISTENCY_H
+#define TICHAOS_CONSISTENCY_H
+
+/*
+ * The consistency check's key ranges: how a table is cut into chunks, how
+ * a chunk is cut in two, and how a range reads as SQL. No connection and
+ * no server: checkers/consistency.c finds the keys (MIN, MAX and COUNT(*)
+ * of a single integer key; every chunk_rows-th key of any other) and
+ * hands them here; tests/unit/t-consistency.c asserts the results
+ * exactly. Not for anything outside the check and its test.
+ *
+ * The contract: the ranges of a table cover every key of either side
+ * exactly once, with no gap and no overlap, whatever the keys' values —
+ * INT64_MIN and INT64_MAX included — and so do the two halves of a range.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+
+/* A compared table, as the upstream's information_schema describes it. */
+struct table {
+	const char *db;
+	const char *name;
+	char **cols;		/* column names */
+	size_t ncols;
+	char **keys;		/* primary key columns */
+	size_t nkeys;
+	int *key_int;		/* per key column: an integer type, its
+				 * values written as they are */
+	int int_key;		/* one key column, an integer that fits an
+				 * int64 (not BIGINT UNSIGNED) */
+	struct buf hash_expr;	/* the row hash's argument */
+	struct buf qname;	/* `db`.`name` */
+};
+
+/*
+ * A range of rows in key order. A single integer key (int_key) is cut
+ * arithmetically; any other key at key tuples taken from the data, which
+ * the range borrows.
+ */
+struct range {
+	int whole;		/* no bounds: the whole table */
+	int64_t lo, hi;		/* integer key: [lo, hi], both included */
+	char **klo, **khi;	/* other keys: [klo, khi); NULL: unbounded */
+};
+
+/*
+ * The chunks of a single integer key whose values on either side lie in
+ * [lo, hi], with at most `rows` rows on a side: ceil(rows / chunk_rows)
+ * chunks (at least 1, at most one per key), the first starting at lo, the
+ * last ending at hi, each starting one past the end of the one before,
+ * their widths differing by one key at most, the wider first. Returns
+ * how many, in *out (caller frees); 0, *out NULL, when lo > hi (both
+ * sides are empty). chunk_rows MUST be positive.
+ */
+size_t range_split_int(int64_t lo, int64_t hi, uint64_t rows,
+		       uint64_t chunk_rows, struct range **out);
+
+/*
+ * The chunks of any other key, cut at `bounds` (nbounds key tuples in
+ * ascending key order, borrowed): nbounds + 1 ranges, [-, b0), [b0, b1),
+ * ..., [b(n-1), -), the first and the last open, so that a row of either
+ * side, whatever its key, is in exactly one. Returns how many, in *out
+ * (caller frees).
+ */
+size_t range_split_keys(char **const *bounds, size_t nbounds,
+			struct range **out);
+
+/*
+ * An integer range cut in two at its middle key: half[0] holds
+ * floor(keys / 2) keys from lo, half[1] the rest up to hi. Returns 1, or
+ * 0 (half untouched) when the range holds a single key or is whole.
+ */
+int range_halve_int(const struct range *rg, struct range half[2]);
+
+/*
+ * Append the range as a WHERE clause of `t`'s key (" WHERE ..."), or
+ * nothing for a whole or unbounded range. An integer range reads
+ * "`id` >= lo AND `id` <= hi"; a range of any other key compares the
+ * key tuple column by column: ">" ... ">=" on the last column from klo,
+ * "<" to khi, so that the clause from a tuple and the clause to it are
+ * each other's complement. A key column's value is written as it is
+ * when the column is an integer and the value is digits, else quoted.
+ */
+void range_where(struct buf *q, const struct table *t,
+		 const struct range *rg);
+
+#endif
