@@ -133,7 +133,7 @@ struct mark_wait {
 	struct err last;	/* the last poll's error */
 };
 
-/* The mark, written upstream: 0, or 1 with `e` set. */
+/* The mark, written upstream: 0, or -1 with `e` set. */
 static int write_mark(const struct check_ctx *ctx, struct side *up,
 		      int64_t mark, struct err *e)
 {
@@ -151,7 +151,8 @@ static int write_mark(const struct check_ctx *ctx, struct side *up,
 	     buf_printf(&q, e, ", %lld)", (long long)mark) ||
 	     sql_exec(&up->conn, buf_str(&q), e);
 	buf_release(&q);
-	return rc;
+	/* Not 1, which barrier() returns for a verdict of its own. */
+	return rc ? -1 : 0;
 }
 
 /*

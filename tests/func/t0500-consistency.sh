@@ -148,6 +148,20 @@ test_expect_success 'replication stopped: the sync times out, verdict unknown, e
 	grep -q "^  message: \"sync timed out after 2s: the finish mark did not reach down-0 (down-0: replication is not running (io Yes, sql No))\"$" tap4
 '
 
+# A finish mark that cannot be written upstream (here its table has
+# another shape) leaves nothing to wait for: unknown, with the error,
+# never a pass with no message.
+test_expect_success 'a finish mark that cannot be written: unknown with the error, exit 3' '
+	sql "$UP" "drop table tichaos_meta.barrier;
+		create table tichaos_meta.barrier (id bigint primary key)" &&
+	{ "$TICHAOS" check "$TRASH/r1" >tap9 2>err9; code=$?; } &&
+	sql "$UP" "drop table tichaos_meta.barrier" &&
+	test "$code" = 3 &&
+	grep -qx "not ok 1 - consistency" tap9 &&
+	grep -qx "  verdict: unknown" tap9 &&
+	grep -qx "  message: \"query failed on .127.0.0.1:$UP.: Column count doesn.t match value count at row 1 (1136)\"" tap9
+'
+
 test_expect_success 'without the cluster the live check is skipped, exit 0' '
 	"$TICHAOS" cluster down --dir "$C" &&
 	"$TICHAOS" check "$TRASH/r1" >tap5 2>err5 &&
