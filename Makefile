@@ -124,7 +124,8 @@ RUNNER_OBJS += runner/rundir.o
 
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
-TEST_HELPERS = tests/helpers/campaigner tests/helpers/ssh-exec
+TEST_HELPERS = tests/helpers/campaigner tests/helpers/core-drive \
+	tests/helpers/ssh-exec
 
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c), their shared helpers, and
 # what they link besides lib/: the loaders they call, without main().
@@ -156,6 +157,12 @@ $(CORE_UNIT_TESTS): %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 # Replays tests/data/fuzz-regressions/ through the harnesses' entry points.
 tests/unit/t-fuzz-regress: tests/unit/t-fuzz-regress.o $(FUZZ_OBJS) \
 		$(FUZZ_DEPS) $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
+# A workload and a fault through the core API: linked without the runner,
+# which proves the core and the kinds need none of it.
+tests/helpers/core-drive: tests/helpers/core-drive.o $(CORE_OBJS) \
+		$(KIND_OBJS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 tests/helpers/%: tests/helpers/%.o $(LIB_OBJS)

@@ -42,21 +42,34 @@
 #include "lib/parse.h"
 #include "lib/sql.h"
 
+struct consistency_opts {
+	int64_t sync_timeout;
+	const char *changefeed;	/* NULL: the cluster's */
+	struct optlist tables;	/* empty: every table, on either side */
+	int64_t chunk_rows;
+	int64_t threads;
+	int64_t max_report;
+};
+
+#define AT(member) OPT_AT(struct consistency_opts, member)
+
 static const struct optspec opts[] = {
 	{ "sync_timeout", OPT_DURATION, "300s", 0, NULL, 0, 0,
-	  "how long the finish mark may take to reach the downstream" },
+	  "how long the finish mark may take to reach the downstream",
+	  AT(sync_timeout) },
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "TiCDC: the changefeed whose checkpoint must pass the finish mark "
-	  "(default: the topology's, else tichaos)" },
+	  "(default: the topology's, else tichaos)", AT(changefeed) },
 	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "only these tables (default: every table of the database, on "
-	  "either side)" },
+	  "either side)", AT(tables) },
 	{ "chunk_rows", OPT_INT, "10000", 0, NULL, 100, 10000000,
-	  "rows per checksummed chunk" },
+	  "rows per checksummed chunk", AT(chunk_rows) },
 	{ "threads", OPT_INT, "4", 0, NULL, 1, 64,
-	  "connections per side checksumming chunks in parallel" },
+	  "connections per side checksumming chunks in parallel",
+	  AT(threads) },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
-	  "keys listed per kind of difference" },
+	  "keys listed per kind of difference", AT(max_report) },
 };
 
 /* Rows compared one by one at most, per bisected range. */
@@ -259,14 +272,15 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 	struct mark_wait w = { clock_wall_ms(), NULL, 0, NULL, 0,
 			       { "?", 0, "", "" }, 0, 0, ERR_INIT };
 	int64_t start = clock_mono_ns();
-	int64_t timeout = suite_opt(it, "sync_timeout")->i;
+	const struct consistency_opts *o = it->opts;
+	int64_t timeout = o->sync_timeout;
 	struct buf q = BUF_INIT;
 	int rc;
 
 	rc = write_mark(ctx, &sides[UP], w.mark, e);
 	if (!rc && cluster_ticdc(ctx->cluster)) {
 		w.cf = cluster_changefeed_id(ctx->cluster,
-					     suite_opt(it, "changefeed")->s);
+					     o->changefeed);
 		w.mark_ts = mark_tso(&sides[UP], w.mark, &w.from);
 	}
 	/* What a person (or a test) waiting on the barrier looks for. */
@@ -1350,6 +1364,7 @@ static int compare_one(const struct check_ctx *ctx,
 		       const char *name, struct tally *tl,
 		       struct check_result *r, struct err *e)
 {
+	const struct consistency_opts *o = it->opts;
 	const char *db = ctx->suite->database;
 	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
 			   BUF_INIT };
@@ -1359,7 +1374,7 @@ static int compare_one(const struct check_ctx *ctx,
 	char fix[512] = "";
 	int rc;
 
-	d.max_report = suite_opt(it, "max_report")->i;
+	d.max_report = o->max_report;
 	rc = describe(sides, &t, &schema, e) ||
 	     partitioning(sides, &t, &parts, e);
 	if (!rc && parts.len) {
@@ -1378,8 +1393,8 @@ static int compare_one(const struct check_ctx *ctx,
 				 "columns differ: %.300s", db, name,
 				 buf_str(&schema));
 	} else if (!rc) {
-		rc = compare_table(sides, &t, suite_opt(it, "chunk_rows")->i,
-				   (int)suite_opt(it, "threads")->i, &d, e);
+		rc = compare_table(sides, &t, o->chunk_rows, (int)o->threads,
+				   &d, e);
 	}
 	if (!rc && !schema.len) {
 		buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"
@@ -1438,7 +1453,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 {
 	struct side sides[2] = { { NULL, SQL_INIT }, { NULL, SQL_INIT } };
 	const char *db = ctx->suite->database;
-	const struct optval *only = suite_opt(it, "tables");
+	const struct consistency_opts *o = it->opts;
+	const struct optlist *only = &o->tables;
 	char **names[2] = { NULL, NULL }, **all = NULL;
 	size_t nnames[2] = { 0, 0 }, nall = 0;
 	struct tally tl = { 0, 0, { 0, 0, 0 }, "" };
@@ -1483,7 +1499,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			int want = !only->n, dup = 0;
 
 			for (size_t k = 0; k < only->n; k++)
-				want |= !strcmp(only->list[k], names[s][i]);
+				want |= !strcmp(only->v[k], names[s][i]);
 			for (size_t k = 0; k < nall; k++)
 				dup |= !strcmp(all[k], names[s][i]);
 			if (want && !dup)
@@ -1553,7 +1569,8 @@ out:
 const struct checker_type checker_consistency = {
 	.kind = { "consistency", "upstream and downstream hold the same "
 		  "tables and rows (chunked checksums, row diff, fix SQL)",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  sizeof(struct consistency_opts) },
 	.live = 1,
 	.run = run,
 };

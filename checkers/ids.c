@@ -42,16 +42,26 @@
 #include "lib/history.h"
 #include "lib/ynode.h"
 
+struct ids_opts {
+	struct optlist tables;	/* empty: every table with inserts */
+	int monotonic;
+	int unique;
+	int64_t max_report;
+};
+
 static const struct optspec opts[] = {
 	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "the tables to check (default: every table with ok inserts in "
-	  "the history)" },
+	  "the history)", OPT_AT(struct ids_opts, tables) },
 	{ "monotonic", OPT_BOOL, "true", 0, NULL, 0, 0,
-	  "an insert invoked after another completed gets a larger id" },
+	  "an insert invoked after another completed gets a larger id",
+	  OPT_AT(struct ids_opts, monotonic) },
 	{ "unique", OPT_BOOL, "true", 0, NULL, 0, 0,
-	  "no id is returned twice in a table" },
+	  "no id is returned twice in a table",
+	  OPT_AT(struct ids_opts, unique) },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
-	  "violations and duplicates listed in the details" },
+	  "violations and duplicates listed in the details",
+	  OPT_AT(struct ids_opts, max_report) },
 };
 
 #define MAX_BETWEEN 50		/* events listed per violation */
@@ -1087,10 +1097,12 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 	struct buf *d = &r->details;
 	int rc;
 
+	const struct ids_opts *o = x->it->opts;
+
 	memset(&j, 0, sizeof(j));
-	j.monotonic = suite_opt(x->it, "monotonic")->i != 0;
-	j.unique = suite_opt(x->it, "unique")->i != 0;
-	j.max_report = (size_t)suite_opt(x->it, "max_report")->i;
+	j.monotonic = o->monotonic;
+	j.unique = o->unique;
+	j.max_report = (size_t)o->max_report;
 	j.ntables = x->tables.n;
 	rc = prepare(x, &j, e) ||
 	     (j.monotonic && j.nops && find_violations(x, &j, e)) ||
@@ -1115,9 +1127,10 @@ static int judge(struct ids *x, struct check_result *r, struct err *e)
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
+	const struct ids_opts *o = it->opts;
 	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
 
-	if (!suite_opt(it, "monotonic")->i && !suite_opt(it, "unique")->i)
+	if (!o->monotonic && !o->unique)
 		return ynode_error(e, s->path, &at, "check 'ids': monotonic "
 				   "and unique are both false, nothing to "
 				   "check");
@@ -1127,7 +1140,8 @@ static int check(const struct suite *s, const struct suite_item *it,
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
-	const struct optval *tables = suite_opt(it, "tables");
+	const struct ids_opts *o = it->opts;
+	const struct optlist *tables = &o->tables;
 	struct ids x;
 	int rc = -1;
 
@@ -1141,7 +1155,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			struct buf name = BUF_INIT;
 
 			if (buf_printf(&name, e, "%s.%s", ctx->suite->database,
-				       tables->list[i]))
+				       tables->v[i]))
 				goto out;
 			x.scope[x.nscope++] = buf_detach(&name, NULL);
 		}
@@ -1174,7 +1188,7 @@ const struct checker_type checker_ids = {
 	.kind = { "ids", "AUTO_INCREMENT ids unique and increasing in real "
 		  "time across servers, from the history (TiDB 52600)",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check },
+		  sizeof(struct ids_opts), .check = check },
 	.live = 0,
 	.run = run,
 };

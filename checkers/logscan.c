@@ -13,16 +13,25 @@
 #include "core/suite.h"
 #include "lib/history.h"
 
+struct logscan_opts {
+	struct optlist patterns;
+	int ignore_case;
+	struct optlist components;	/* empty: every component */
+	int64_t max_report;
+};
+
 static const struct optspec opts[] = {
 	{ "patterns", OPT_STRING_LIST,
 	  "['panic:', '\\[FATAL\\]', 'DATA RACE', 'Slave SQL: Error']", 0,
-	  NULL, 0, 0, "extended regular expressions; a match fails the check" },
+	  NULL, 0, 0, "extended regular expressions; a match fails the check",
+	  OPT_AT(struct logscan_opts, patterns) },
 	{ "ignore_case", OPT_BOOL, "false", 0, NULL, 0, 0,
-	  "match regardless of case" },
+	  "match regardless of case", OPT_AT(struct logscan_opts, ignore_case) },
 	{ "components", OPT_COMPONENTS, NULL, 0, NULL, 0, 0,
-	  "only these components' logs (default: all)" },
+	  "only these components' logs (default: all)",
+	  OPT_AT(struct logscan_opts, components) },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
-	  "hits listed in the details" },
+	  "hits listed in the details", OPT_AT(struct logscan_opts, max_report) },
 };
 
 static int compile(const char *pattern, int icase, regex_t *re,
@@ -39,30 +48,32 @@ static int compile(const char *pattern, int icase, regex_t *re,
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
-	const struct optval *p = suite_opt(it, "patterns");
-	int icase = suite_opt(it, "ignore_case")->i != 0;
+	const struct logscan_opts *o = it->opts;
+	const struct optlist *p = &o->patterns;
+	const struct optval *where = suite_optval(it, p);
+	int icase = o->ignore_case;
 
 	for (size_t i = 0; i < p->n; i++) {
-		struct ynode at = { YNODE_SCALAR, p->line, p->col, NULL, 0,
-				    NULL, 0 };
+		struct ynode at = { YNODE_SCALAR, where->line, where->col, NULL,
+				    0, NULL, 0 };
 		char why[256];
 		regex_t re;
 
-		if (compile(p->list[i], icase, &re, why, sizeof(why))) {
-			if (!p->given) {
+		if (compile(p->v[i], icase, &re, why, sizeof(why))) {
+			if (!where->given) {
 				at.line = it->line;
 				at.col = it->col;
 			}
 			return ynode_error(e, s->path, &at, "patterns in check "
 					   "'logscan': bad regular expression "
-					   "'%s': %s", p->list[i], why);
+					   "'%s': %s", p->v[i], why);
 		}
 		regfree(&re);
 	}
 	return 0;
 }
 
-static int wanted(const char *name, const struct optval *components)
+static int wanted(const char *name, const struct optlist *components)
 {
 	size_t len = strlen(name);
 
@@ -72,8 +83,8 @@ static int wanted(const char *name, const struct optval *components)
 	if (!components->n)
 		return 1;
 	for (size_t i = 0; i < components->n; i++)
-		if (strlen(components->list[i]) == len - 4 &&
-		    !strncmp(components->list[i], name, len - 4))
+		if (strlen(components->v[i]) == len - 4 &&
+		    !strncmp(components->v[i], name, len - 4))
 			return 1;
 	return 0;
 }
@@ -86,10 +97,11 @@ static int by_name(const void *a, const void *b)
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
-	const struct optval *p = suite_opt(it, "patterns");
-	const struct optval *components = suite_opt(it, "components");
-	int icase = suite_opt(it, "ignore_case")->i != 0;
-	int64_t max_report = suite_opt(it, "max_report")->i;
+	const struct logscan_opts *o = it->opts;
+	const struct optlist *p = &o->patterns;
+	const struct optlist *components = &o->components;
+	int icase = o->ignore_case;
+	int64_t max_report = o->max_report;
 	char dir[4096], first[600] = "";
 	regex_t *res = calloc(p->n + 1, sizeof(*res));
 	char **names = NULL, *line = NULL;
@@ -102,12 +114,12 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	for (size_t i = 0; i < p->n; i++) {
 		char why[256];
 
-		if (compile(p->list[i], icase, &res[i], why, sizeof(why))) {
+		if (compile(p->v[i], icase, &res[i], why, sizeof(why))) {
 			for (size_t j = 0; j < i; j++)
 				regfree(&res[j]);
 			free(res);
 			return err_set(e, ERR_USAGE, "logscan: bad pattern "
-				       "'%s': %s", p->list[i], why);
+				       "'%s': %s", p->v[i], why);
 		}
 	}
 	snprintf(dir, sizeof(dir), "%s/logs", ctx->run_dir);
@@ -154,7 +166,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 						   "\"line\":%zu,\"pattern\":",
 						   hits ? "," : "", names[f],
 						   no);
-					json_quote(&r->details, p->list[i],
+					json_quote(&r->details, p->v[i],
 						   NULL);
 					buf_addstr(&r->details, ",\"text\":",
 						   NULL);
@@ -195,7 +207,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 const struct checker_type checker_logscan = {
 	.kind = { "logscan", "regular expressions over the component logs "
 		  "written during the run", opts,
-		  sizeof(opts) / sizeof(opts[0]),
+		  sizeof(opts) / sizeof(opts[0]), sizeof(struct logscan_opts),
 		  .check = check },
 	.run = run,
 };

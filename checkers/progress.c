@@ -20,20 +20,26 @@
 #include "lib/http.h"
 #include "lib/parse.h"
 
+struct progress_opts {
+	int64_t timeout;
+	const char *changefeed;	/* NULL: the cluster's */
+};
+
 static const struct optspec opts[] = {
 	{ "timeout", OPT_DURATION, "60s", 0, NULL, 0, 0,
-	  "how long replication may take to show progress" },
+	  "how long replication may take to show progress",
+	  OPT_AT(struct progress_opts, timeout) },
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "TiCDC: the changefeed id (default: the topology's, else "
-	  "tichaos)" },
+	  "tichaos)", OPT_AT(struct progress_opts, changefeed) },
 };
 
 static int ticdc(const struct check_ctx *ctx, const struct suite_item *it,
 		 struct check_result *r, struct err *e)
 {
-	const char *id = cluster_changefeed_id(ctx->cluster,
-					       suite_opt(it, "changefeed")->s);
-	int64_t deadline = clock_mono_ns() + suite_opt(it, "timeout")->i;
+	const struct progress_opts *o = it->opts;
+	const char *id = cluster_changefeed_id(ctx->cluster, o->changefeed);
+	int64_t deadline = clock_mono_ns() + o->timeout;
 	struct changefeed cf;
 	uint64_t first;
 
@@ -319,7 +325,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
 	struct cluster *c = ctx->cluster;
-	int64_t timeout = suite_opt(it, "timeout")->i, start = clock_mono_ns();
+	const struct progress_opts *o = it->opts;
+	int64_t timeout = o->timeout, start = clock_mono_ns();
 	size_t replicas = 0, behind = 0;
 	struct buf first = BUF_INIT, tolerated = BUF_INIT;
 	long skips = 0;
@@ -411,7 +418,7 @@ const struct checker_type checker_progress = {
 	.kind = { "progress", "replication keeps going: the changefeed's "
 		  "checkpoint advances, or the replica catches up",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .flags = KIND_COUNTS_SKIPS },
+		  sizeof(struct progress_opts), .flags = KIND_COUNTS_SKIPS },
 	.live = 1,
 	.run = run,
 };

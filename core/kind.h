@@ -42,9 +42,11 @@ struct kind {
 	const char *name;
 	/* One line for `tichaos list`. */
 	const char *doc;
-	/* Its options (MAY be none). */
+	/* Its options (MAY be none), bound at load time into its own
+	 * struct of `opts_size` bytes (suite_item.opts; OPT_AT). */
 	const struct optspec *opts;
 	size_t nopts;
+	size_t opts_size;
 	/*
 	 * MAY: cross-check its options against the suite (e.g. the tables
 	 * must be partitioned). "FILE:L:C: message" errors, ERR_USAGE.

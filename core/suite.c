@@ -23,38 +23,38 @@ static const char *const top_keys[] = {
 
 static const struct optspec top_specs[] = {
 	{ "name", OPT_STRING, NULL, 0, NULL, 0, 0,
-	  "the suite's name (default: the file name without .yaml)" },
+	  "the suite's name (default: the file name without .yaml)", 0 },
 	{ "description", OPT_STRING, NULL, 0, NULL, 0, 0,
-	  "what the suite reproduces" },
+	  "what the suite reproduces", 0 },
 	{ "requires", OPT_ENUM_LIST, NULL, 0, suite_require_names, 0, 0,
-	  "what the cluster must be; elsewhere the suite is skipped" },
+	  "what the cluster must be; elsewhere the suite is skipped", 0 },
 	{ "duration", OPT_DURATION, "60s", 0, NULL, 0, 0,
-	  "how long workloads and faults run (--duration overrides)" },
+	  "how long workloads and faults run (--duration overrides)", 0 },
 	{ "seed", OPT_INT, "0", 0, NULL, 0, INT64_MAX,
-	  "seed of the plan; 0 picks one and records it" },
+	  "seed of the plan; 0 picks one and records it", 0 },
 	{ "database", OPT_IDENT, "test", 0, NULL, 0, 0,
-	  "the database holding the suite's tables" },
+	  "the database holding the suite's tables", 0 },
 };
 enum { TOP_NAME, TOP_DESCRIPTION, TOP_REQUIRES, TOP_DURATION, TOP_SEED,
        TOP_DATABASE, NTOP };
 
 static const struct optspec cluster_specs[] = {
 	{ "captures", OPT_INT, "0", 0, NULL, 0, 64,
-	  "TiCDC captures to start (0: the backend's default)" },
-	{ "tidb", OPT_INT, "0", 0, NULL, 0, 64, "TiDB servers to start" },
-	{ "pd", OPT_INT, "0", 0, NULL, 0, 64, "PD servers to start" },
-	{ "kv", OPT_INT, "0", 0, NULL, 0, 64, "TiKV servers to start" },
+	  "TiCDC captures to start (0: the backend's default)", 0 },
+	{ "tidb", OPT_INT, "0", 0, NULL, 0, 64, "TiDB servers to start", 0 },
+	{ "pd", OPT_INT, "0", 0, NULL, 0, 64, "PD servers to start", 0 },
+	{ "kv", OPT_INT, "0", 0, NULL, 0, 64, "TiKV servers to start", 0 },
 };
 
 static const struct optspec table_specs[] = {
 	{ "name", OPT_NAMES, NULL, 1, NULL, 0, 0,
-	  "table name(s); '{a..b}' expands to several tables" },
+	  "table name(s); '{a..b}' expands to several tables", 0 },
 	{ "columns", OPT_SQL, NULL, 1, NULL, 0, 0,
-	  "column definitions, as in CREATE TABLE (...)" },
+	  "column definitions, as in CREATE TABLE (...)", 0 },
 	{ "partition", OPT_SQL, NULL, 0, NULL, 0, 0,
-	  "partitioning, as after PARTITION BY" },
+	  "partitioning, as after PARTITION BY", 0 },
 	{ "options", OPT_SQL, NULL, 0, NULL, 0, 0,
-	  "table options, as after the column list (AUTO_ID_CACHE=1)" },
+	  "table options, as after the column list (AUTO_ID_CACHE=1)", 0 },
 };
 enum { TAB_NAME, TAB_COLUMNS, TAB_PARTITION, TAB_OPTIONS, NTAB };
 
@@ -64,13 +64,13 @@ static const char *const expect_clusters[] = {
 
 static const struct optspec expect_specs[] = {
 	{ "check", OPT_STRING, NULL, 1, NULL, 0, 0,
-	  "the kind of the check that fails" },
+	  "the kind of the check that fails", 0 },
 	{ "match", OPT_STRING, NULL, 1, NULL, 0, 0,
-	  "a POSIX extended regular expression its message matches" },
+	  "a POSIX extended regular expression its message matches", 0 },
 	{ "note", OPT_STRING, NULL, 1, NULL, 0, 0,
-	  "why it fails: the upstream bug, a link" },
+	  "why it fails: the upstream bug, a link", 0 },
 	{ "cluster", OPT_ENUM_LIST, NULL, 0, expect_clusters, 0, 0,
-	  "the kinds of cluster it fails on (default: every kind)" },
+	  "the kinds of cluster it fails on (default: every kind)", 0 },
 };
 enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, EXP_CLUSTER, NEXP };
 
@@ -211,6 +211,14 @@ static int load_item(struct suite *s, const char *file,
 	if (optspec_parse(file, n, it->specs, it->nspecs, kind_key, what,
 			  it->vals, e))
 		return -1;
+	if (k->opts_size) {
+		void *opts = calloc(1, k->opts_size);
+
+		if (!opts)
+			abort();
+		optspec_bind(it->specs, it->nspecs, it->vals, opts);
+		it->opts = opts;
+	}
 	/* Tables named by any option must be the suite's. */
 	for (size_t i = 0; i < it->nspecs; i++) {
 		const struct optval *v = &it->vals[i];
@@ -669,6 +677,7 @@ static void release_items(struct suite_item *items, size_t n)
 		if (items[i].vals)
 			optvals_release(items[i].vals, items[i].nspecs);
 		free(items[i].vals);
+		free((void *)items[i].opts);
 	}
 	free(items);
 }
@@ -734,6 +743,13 @@ const struct optval *suite_opt(const struct suite_item *it, const char *key)
 		if (!strcmp(it->specs[i].key, key))
 			return &it->vals[i];
 	return NULL;
+}
+
+const struct optval *suite_optval(const struct suite_item *it,
+				  const void *member)
+{
+	return optspec_bound(it->specs, it->nspecs, it->vals, it->opts,
+			     member);
 }
 
 /* One option's value as YAML. */

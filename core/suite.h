@@ -35,6 +35,9 @@ struct suite_item {
 	const struct optspec *specs;	/* the type's options */
 	size_t nspecs;
 	struct optval *vals;		/* nspecs values, indexed as specs */
+	/* The values bound into the kind's own options struct (struct
+	 * kind.opts_size bytes): what the kind reads. */
+	const void *opts;
 	int line;
 	int col;
 };
@@ -156,7 +159,18 @@ const struct suite_expect *suite_expected(const struct suite *s,
 /* Does expectation `x` apply on a cluster of kind `cluster` (NULL: yes)? */
 int suite_expect_applies(const struct suite_expect *x, const char *cluster);
 
-/* The value of option `key` of an item, or NULL when it has no such key. */
+/*
+ * The value of option `key` of an item, or NULL when it has no such key:
+ * for code that holds keys as data (a kind's `refuse` list, an option
+ * several kinds take). A kind reads its own options from it->opts.
+ */
 const struct optval *suite_opt(const struct suite_item *it, const char *key);
+
+/*
+ * The value bound at `member` of it->opts (where it was given, whether it
+ * was set), or NULL when no option binds that member.
+ */
+const struct optval *suite_optval(const struct suite_item *it,
+				  const void *member);
 
 #endif

@@ -29,15 +29,25 @@
 static const char *const actions[] = { "pause", "recreate", NULL };
 enum { ACT_PAUSE, ACT_RECREATE };
 
+struct changefeed_opts {
+	struct fault_opts common;
+	int action;		/* ACT_* */
+	const char *changefeed;	/* NULL: the cluster's */
+	int64_t timeout;
+};
+
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
 	{ "action", OPT_ENUM, NULL, 1, actions, 0, 0,
 	  "pause: pause it, resume after `down`; recreate: remove it, create "
-	  "it again from its checkpoint after `down`" },
+	  "it again from its checkpoint after `down`",
+	  OPT_AT(struct changefeed_opts, action) },
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
-	  "the changefeed id (default: the topology's, else tichaos)" },
+	  "the changefeed id (default: the topology's, else tichaos)",
+	  OPT_AT(struct changefeed_opts, changefeed) },
 	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
-	  "how long each step may take to show in the changefeed's state" },
+	  "how long each step may take to show in the changefeed's state",
+	  OPT_AT(struct changefeed_opts, timeout) },
 };
 
 static int check(const struct suite *s, const struct suite_item *it,
@@ -56,8 +66,9 @@ static int check(const struct suite *s, const struct suite_item *it,
 
 static const char *feed_id(struct fault_ctx *ctx, const struct suite_item *it)
 {
-	return cluster_changefeed_id(ctx->cluster,
-				     suite_opt(it, "changefeed")->s);
+	const struct changefeed_opts *o = it->opts;
+
+	return cluster_changefeed_id(ctx->cluster, o->changefeed);
 }
 
 /*
@@ -218,9 +229,10 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
+	const struct changefeed_opts *o = it->opts;
 	const char *id = feed_id(ctx, it);
-	int action = (int)suite_opt(it, "action")->i;
-	int64_t timeout = suite_opt(it, "timeout")->i;
+	int action = o->action;
+	int64_t timeout = o->timeout;
 	int rc;
 
 	(void)ev;
@@ -236,14 +248,15 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		struct buf *value, struct err *e)
 {
 	const struct suite_item *it = act->item;
+	const struct changefeed_opts *o = it->opts;
 	const char *id = feed_id(ctx, it);
-	int64_t timeout = suite_opt(it, "timeout")->i;
+	int64_t timeout = o->timeout;
 	struct changefeed cf;
 	int rc;
 
 	buf_addstr(value, "\"changefeed\":", NULL);
 	json_quote(value, id, NULL);
-	if (suite_opt(it, "action")->i == ACT_PAUSE) {
+	if (o->action == ACT_PAUSE) {
 		buf_addstr(value, ",\"action\":\"resume\"", NULL);
 		rc = cluster_changefeed_resume(ctx->cluster, id, NULL, e);
 	} else {
@@ -264,9 +277,11 @@ const struct fault_type fault_changefeed = {
 	.kind = { "changefeed", "pause TiCDC's changefeed, or remove it, and "
 		  "put it back after `down` (TiCDC only)",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check, .plan = fault_plan },
+		  sizeof(struct changefeed_opts), .check = check,
+		  .plan = fault_plan },
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "restore",
 	.forget = forget,
+	.target = feed_id,
 };

@@ -21,8 +21,9 @@
 int fault_check(const struct suite *s, const struct suite_item *it,
 		struct err *e)
 {
-	const struct optval *every = suite_opt(it, "every");
-	const struct optval *at = suite_opt(it, "at");
+	const struct fault_opts *o = fault_opts_of(it);
+	const struct optval *every = suite_optval(it, &o->every);
+	const struct optval *at = suite_optval(it, &o->at);
 	struct ynode where = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL,
 			       0 };
 
@@ -45,12 +46,9 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 	       int item_index, int64_t duration_ns, struct rand *r,
 	       struct plan *p, struct err *e)
 {
-	const struct optval *every = suite_opt(it, "every");
-	const struct optval *at = suite_opt(it, "at");
-	int64_t count = suite_opt(it, "count")->i;
-	int64_t jitter = suite_opt(it, "jitter")->i;
+	const struct fault_opts *o = fault_opts_of(it);
 	/* When the heal is due, for the kinds that heal. */
-	int64_t down = fault_type_of(it)->heal ? suite_opt(it, "down")->i : 0;
+	int64_t down = fault_type_of(it)->heal ? o->down : 0;
 	int64_t n = 0;
 
 	(void)s;
@@ -59,20 +57,20 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 					 0, 0 };
 		int64_t when;
 
-		if (count && n >= count)
+		if (o->count && n >= o->count)
 			break;
-		if (at->set) {
-			if (i >= at->n)
+		/* An empty `at` is not set (lib/optspec.h). */
+		if (o->at.n) {
+			if (i >= o->at.n)
 				break;
-			when = at->ints[i];
+			when = o->at.v[i];
 		} else {
-			when = suite_opt(it, "start_after")->i +
-			       (int64_t)i * every->i;
+			when = o->start_after + (int64_t)i * o->every;
 		}
-		if (jitter > 0)
-			when += (int64_t)rand_below(r, (uint64_t)jitter);
+		if (o->jitter > 0)
+			when += (int64_t)rand_below(r, (uint64_t)o->jitter);
 		if (when >= duration_ns) {
-			if (at->set)
+			if (o->at.n)
 				continue;
 			break;
 		}
@@ -189,25 +187,18 @@ static void record(struct fault_ctx *ctx, int item, const char *type,
 	history_record(ctx->slot, &ev);
 }
 
+const char *fault_component_target(struct fault_ctx *ctx,
+				   const struct suite_item *it)
+{
+	return ((const struct fault_target_opts *)it->opts)->target;
+}
+
 static const char *target_of(struct fault_ctx *ctx,
 			     const struct suite_item *it)
 {
-	const struct optval *v = suite_opt(it, "changefeed");
+	const struct fault_type *t = fault_type_of(it);
 
-	if (v)
-		return cluster_changefeed_id(ctx->cluster, v->s);
-	v = suite_opt(it, "target");
-
-	if (v && v->s)
-		return v->s;
-	v = suite_opt(it, "service");
-	if (v && v->set)
-		return it->specs[v - it->vals].choices[v->i];
-	v = suite_opt(it, "election");
-	if (v && v->s)
-		return v->s;
-	v = suite_opt(it, "table");
-	return v && v->n ? v->list[0] : NULL;
+	return t->target ? t->target(ctx, it) : NULL;
 }
 
 /* Wrap `members` into "{...,"took_ms":N}" in `out`. */
@@ -250,7 +241,7 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		log_info("fault %s %s: %s", it->kind, target ? target : "",
 			 buf_str(&value));
 		act->heal_at_ns = history_now(ctx->history) +
-				  suite_opt(it, "down")->i;
+				  fault_opts_of(it)->down;
 	}
 	buf_release(&members);
 	buf_release(&value);

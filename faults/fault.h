@@ -34,30 +34,71 @@ struct plan_event;
 struct history_slot;
 struct history;
 struct cancel;
+struct fault_ctx;
 
-/* The scheduling options every fault accepts; kinds list them first. */
+/*
+ * The scheduling options every fault accepts, bound: the first member of
+ * every fault kind's options struct (struct kind.opts_size), which lists
+ * FAULT_COMMON_OPTS first.
+ */
+struct fault_opts {
+	int64_t every;		/* 0: not given (then `at`) */
+	struct optints at;
+	int64_t count;
+	int64_t start_after;
+	int64_t jitter;
+	int64_t down;
+};
+
 #define FAULT_COMMON_OPTS                                                    \
 	{ "every", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
-	  "inject every this long" },                                        \
+	  "inject every this long", OPT_AT(struct fault_opts, every) },      \
 	{ "at", OPT_DURATION_LIST, NULL, 0, NULL, 0, 0,                      \
-	  "inject at these offsets instead" },                               \
+	  "inject at these offsets instead", OPT_AT(struct fault_opts, at) }, \
 	{ "count", OPT_INT, "0", 0, NULL, 0, 100000,                         \
-	  "at most this many injections; 0: as many as fit" },               \
+	  "at most this many injections; 0: as many as fit",                 \
+	  OPT_AT(struct fault_opts, count) },                                \
 	{ "start_after", OPT_DURATION, "5s", 0, NULL, 0, 0,                  \
-	  "the first injection with `every`" },                              \
+	  "the first injection with `every`",                                \
+	  OPT_AT(struct fault_opts, start_after) },                          \
 	{ "jitter", OPT_DURATION, "0s", 0, NULL, 0, 0,                       \
-	  "each injection later by a random delay up to this" },             \
+	  "each injection later by a random delay up to this",               \
+	  OPT_AT(struct fault_opts, jitter) },                               \
 	{ "down", OPT_DURATION, "0s", 0, NULL, 0, 0,                         \
-	  "heal (restart, continue) this long after the injection" }
+	  "heal (restart, continue) this long after the injection",          \
+	  OPT_AT(struct fault_opts, down) }
 
-/* The options of the faults that act on components. */
+/* The common options of the item `it` of a fault kind. */
+static inline const struct fault_opts *
+fault_opts_of(const struct suite_item *it)
+{
+	return it->opts;
+}
+
+/*
+ * The options of the faults that act on components (FAULT_COMMON_OPTS,
+ * then FAULT_TARGET_OPTS), bound: the first member of their options
+ * struct.
+ */
+struct fault_target_opts {
+	struct fault_opts common;
+	const char *target;	/* a role or a component name */
+	int pick;		/* enum fault_pick */
+};
+
 #define FAULT_TARGET_OPTS                                                    \
 	{ "target", OPT_COMPONENT, NULL, 1, NULL, 0, 0,                      \
 	  "a role (cdc, upstream, downstream, pd, kv, etcd) or a component " \
-	  "name" },                                                          \
+	  "name", OPT_AT(struct fault_target_opts, target) },                \
 	{ "pick", OPT_ENUM, "one", 0, fault_pick_names, 0, 0,                \
 	  "which of the target's running components: one, all, minority, "   \
-	  "majority, or the owner (TiCDC)" }
+	  "majority, or the owner (TiCDC)",                                  \
+	  OPT_AT(struct fault_target_opts, pick) }
+
+/* The `target` hook of the kinds with FAULT_TARGET_OPTS: the role or
+ * component named. */
+const char *fault_component_target(struct fault_ctx *ctx,
+				   const struct suite_item *it);
 
 /* Components a fault acts on at once, at most. */
 #define FAULT_MAX_TARGETS 16
@@ -131,6 +172,13 @@ struct fault_type {
 		    struct buf *value, struct err *e);
 	/* The history's name of the heal step: "restart", "continue". */
 	const char *heal_name;
+	/*
+	 * MAY: what item `it` acts on, for the history's `target` (a role,
+	 * a component, an election, a changefeed's id, a table); NULL:
+	 * nothing named.
+	 */
+	const char *(*target)(struct fault_ctx *ctx,
+			      const struct suite_item *it);
 	/* MAY (MUST when inject sets act->state): let go of act->state. */
 	void (*forget)(void *state);
 	/*

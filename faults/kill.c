@@ -28,14 +28,20 @@ static const char *const signals[] = { "KILL", "TERM", NULL };
 
 #define TERM_EVERY_NS (500 * NS_PER_MS)
 
+struct kill_opts {
+	struct fault_target_opts t;
+	int signal;		/* 0 KILL, 1 TERM */
+	int64_t term_wait;
+};
+
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
 	FAULT_TARGET_OPTS,
 	{ "signal", OPT_ENUM, "KILL", 0, signals, 0, 0,
-	  "the signal sent" },
+	  "the signal sent", OPT_AT(struct kill_opts, signal) },
 	{ "term_wait", OPT_DURATION, "10s", 0, NULL, 0, 0,
 	  "TERM: how long to wait for the exit, sending TERM again every "
-	  "500ms, before KILL" },
+	  "500ms, before KILL", OPT_AT(struct kill_opts, term_wait) },
 };
 
 /* Stop `c` with TERM, repeated, within `wait_ns`, else with KILL. */
@@ -79,7 +85,8 @@ static int term_targets(struct fault_ctx *ctx, const struct suite_item *it,
 			struct fault_action *act, struct buf *value,
 			struct err *e)
 {
-	int64_t wait_ns = suite_opt(it, "term_wait")->i;
+	const struct kill_opts *o = it->opts;
+	int64_t wait_ns = o->term_wait;
 	size_t done = 0;
 
 	buf_addstr(value, "\"killed\":[", NULL);
@@ -103,10 +110,10 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
-	int sig = suite_opt(it, "signal")->i == 0 ? SIGKILL : SIGTERM;
+	const struct kill_opts *o = it->opts;
+	int sig = o->signal == 0 ? SIGKILL : SIGTERM;
 
-	if (fault_pick(ctx, suite_opt(it, "target")->s,
-		       (int)suite_opt(it, "pick")->i, ev->choice, act, e))
+	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
 		return -1;
 	buf_printf(value, NULL, "\"signal\":\"%s\",",
 		   sig == SIGKILL ? "KILL" : "TERM");
@@ -141,8 +148,10 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 const struct fault_type fault_kill = {
 	.kind = { "kill", "KILL or TERM components of a role, restart them "
 		  "after `down`", opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = fault_check, .plan = fault_plan },
+		  sizeof(struct kill_opts), .check = fault_check,
+		  .plan = fault_plan },
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "restart",
+	.target = fault_component_target,
 };

@@ -19,11 +19,9 @@ static const struct optspec opts[] = {
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
-	const struct optval *down = suite_opt(it, "down");
-
 	if (fault_check(s, it, e))
 		return -1;
-	if (down->i <= 0) {
+	if (fault_opts_of(it)->down <= 0) {
 		struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0,
 				    NULL, 0 };
 
@@ -37,8 +35,9 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
-	if (fault_pick(ctx, suite_opt(it, "target")->s,
-		       (int)suite_opt(it, "pick")->i, ev->choice, act, e))
+	const struct fault_target_opts *o = it->opts;
+
+	if (fault_pick(ctx, o->target, o->pick, ev->choice, act, e))
 		return -1;
 	return fault_signal_targets(ctx, act, SIGSTOP, "paused", value, e);
 }
@@ -67,8 +66,10 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 const struct fault_type fault_pause = {
 	.kind = { "pause", "SIGSTOP components of a role for `down`, then "
 		  "SIGCONT", opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check, .plan = fault_plan },
+		  sizeof(struct fault_target_opts), .check = check,
+		  .plan = fault_plan },
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "continue",
+	.target = fault_component_target,
 };

@@ -47,29 +47,50 @@ static const char *const vias[] = { "etcd", "http", NULL };
 
 #define MAX_ROUNDS 10
 
+struct resign_opts {
+	struct fault_opts common;
+	int service;		/* SVC_*, -1: not given (election) */
+	const char *election;	/* NULL: not given (service) */
+	int lease;		/* 0 keep, 1 revoke */
+	int via;		/* 0 etcd, 1 http, -1: the service's default */
+	int until_back;
+	const char *cdc_cluster;
+	const char *etcd;	/* NULL: the first etcd or pd component */
+	int64_t timeout;
+	int64_t hold;
+};
+
+#define AT(member) OPT_AT(struct resign_opts, member)
+
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
 	{ "service", OPT_ENUM, NULL, 0, services, 0, 0,
-	  "the owner to move: autoid, ddl, cdc (etcd elections) or pd" },
+	  "the owner to move: autoid, ddl, cdc (etcd elections) or pd",
+	  AT(service) },
 	{ "election", OPT_STRING, NULL, 0, NULL, 0, 0,
-	  "any etcd election, by key prefix (instead of service)" },
+	  "any etcd election, by key prefix (instead of service)",
+	  AT(election) },
 	{ "lease", OPT_ENUM, "keep", 0, leases, 0, 0,
-	  "keep: delete the owner's key; revoke: revoke its lease" },
+	  "keep: delete the owner's key; revoke: revoke its lease",
+	  AT(lease) },
 	{ "via", OPT_ENUM, NULL, 0, vias, 0, 0,
 	  "etcd: through the election; http: the servers' resign API "
-	  "(default: http for cdc and pd, etcd otherwise)" },
+	  "(default: http for cdc and pd, etcd otherwise)", AT(via) },
 	{ "until_back", OPT_BOOL, "false", 0, NULL, 0, 0,
-	  "resign again until the first owner leads again (A -> B -> A)" },
+	  "resign again until the first owner leads again (A -> B -> A)",
+	  AT(until_back) },
 	{ "cdc_cluster", OPT_STRING, "default", 0, NULL, 0, 0,
-	  "service cdc: the TiCDC cluster id in the owner key" },
+	  "service cdc: the TiCDC cluster id in the owner key",
+	  AT(cdc_cluster) },
 	{ "etcd", OPT_COMPONENT, NULL, 0, NULL, 0, 0,
 	  "the component whose etcd URL to use (default: the first etcd or "
-	  "pd component)" },
+	  "pd component)", AT(etcd) },
 	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
-	  "how long to wait for a new owner after each resign" },
+	  "how long to wait for a new owner after each resign", AT(timeout) },
 	{ "hold", OPT_DURATION, "0s", 0, NULL, 0, 0,
 	  "how long each new owner keeps the lead before the next move "
-	  "(verified: it led throughout, and an insert succeeded)" },
+	  "(verified: it led throughout, and an insert succeeded)",
+	  AT(hold) },
 };
 
 /* One leadership: the owner's key, its create revision, its value. */
@@ -96,45 +117,51 @@ static int same_term(const struct term *a, const struct term *b)
  */
 static int uses_http(const struct suite_item *it)
 {
-	const struct optval *via = suite_opt(it, "via");
-	const struct optval *svc = suite_opt(it, "service");
+	const struct resign_opts *o = it->opts;
 
-	if (svc->set && svc->i == SVC_PD)
+	if (o->service == SVC_PD)
 		return 1;
-	if (via->set)
-		return via->i == 1;
-	return svc->set && svc->i == SVC_CDC;
+	if (o->via >= 0)
+		return o->via == 1;
+	return o->service == SVC_CDC;
+}
+
+/* What the history's `target` names: the service, or the election. */
+static const char *target(struct fault_ctx *ctx, const struct suite_item *it)
+{
+	const struct resign_opts *o = it->opts;
+
+	return o->service >= 0 ? services[o->service] : o->election;
 }
 
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
-	const struct optval *svc = suite_opt(it, "service");
-	const struct optval *el = suite_opt(it, "election");
+	const struct resign_opts *o = it->opts;
 	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
 
 	if (fault_check(s, it, e))
 		return -1;
-	if (svc->set == el->set)
+	if ((o->service >= 0) == (o->election != NULL))
 		return ynode_error(e, s->path, &at, "fault 'resign' needs "
 				   "one of 'service' or 'election'");
-	if (el->set && (el->s[0] == '\0' || strchr(el->s, '\n')))
+	if (o->election && (o->election[0] == '\0' ||
+			    strchr(o->election, '\n')))
 		return ynode_error(e, s->path, &at, "election in fault "
 				   "'resign' must be a key prefix");
-	if (suite_opt(it, "hold")->i > 0 && svc->set && svc->i == SVC_PD) {
-		at.line = suite_opt(it, "hold")->line;
-		at.col = suite_opt(it, "hold")->col;
+	if (o->hold > 0 && o->service == SVC_PD) {
+		at.line = suite_optval(it, &o->hold)->line;
+		at.col = suite_optval(it, &o->hold)->col;
 		return ynode_error(e, s->path, &at, "hold in fault 'resign' "
 				   "needs an etcd election (PD's leader "
 				   "resigns over HTTP)");
 	}
-	if (suite_opt(it, "via")->set && suite_opt(it, "via")->i == 1 &&
-	    (el->set || svc->i == SVC_AUTOID)) {
-		at.line = suite_opt(it, "via")->line;
-		at.col = suite_opt(it, "via")->col;
+	if (o->via == 1 && (o->election || o->service == SVC_AUTOID)) {
+		at.line = suite_optval(it, &o->via)->line;
+		at.col = suite_optval(it, &o->via)->col;
 		return ynode_error(e, s->path, &at, "via: http needs service "
 				   "ddl, cdc or pd (%s has no HTTP resign)",
-				   el->set ? "an election" : "autoid");
+				   o->election ? "an election" : "autoid");
 	}
 	return 0;
 }
@@ -147,14 +174,12 @@ static int resign_election(struct cluster *c, const struct suite_item *it,
 			   char *prefix, size_t prefix_size, const char **url,
 			   struct err *e)
 {
-	const struct optval *svc = suite_opt(it, "service");
-	const char *name = suite_opt(it, "etcd")->s;
+	const struct resign_opts *o = it->opts;
+	const char *name = o->etcd;
 
-	if (suite_opt(it, "election")->set)
-		snprintf(prefix, prefix_size, "%s",
-			 suite_opt(it, "election")->s);
-	else if (election_prefix(services[svc->i],
-				 suite_opt(it, "cdc_cluster")->s, prefix,
+	if (o->election)
+		snprintf(prefix, prefix_size, "%s", o->election);
+	else if (election_prefix(services[o->service], o->cdc_cluster, prefix,
 				 prefix_size))
 		prefix[0] = '\0';	/* pd: its leader resigns over HTTP */
 	*url = cluster_etcd_url(c, name);
@@ -360,14 +385,14 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
+	const struct resign_opts *o = it->opts;
 	char prefix[512];
-	int service = suite_opt(it, "service")->set
-		      ? (int)suite_opt(it, "service")->i : -1;
+	int service = o->service;
 	int via_http = uses_http(it);
-	int revoke = suite_opt(it, "lease")->i == 1;
-	int until_back = suite_opt(it, "until_back")->i != 0;
-	int64_t timeout = suite_opt(it, "timeout")->i;
-	int64_t hold_ns = suite_opt(it, "hold")->i;
+	int revoke = o->lease == 1;
+	int until_back = o->until_back;
+	int64_t timeout = o->timeout;
+	int64_t hold_ns = o->hold;
 	struct term first, owner, now;
 	const char *url;
 	int rounds = 0;
@@ -456,7 +481,8 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 static int autoid_floor(struct cluster *c, const struct suite *s,
 			const struct suite_item *it, struct err *e)
 {
-	const struct optval *svc = suite_opt(it, "service");
+	const struct resign_opts *o = it->opts;
+	const struct optval *svc = suite_optval(it, &o->service);
 	struct ynode at = { YNODE_SCALAR, svc->line, svc->col, NULL, 0, NULL,
 			    0 };
 
@@ -489,8 +515,8 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 static int resolve(struct cluster *c, const struct suite *s,
 		   const struct suite_item *it, struct err *e)
 {
-	int service = suite_opt(it, "service")->set
-		      ? (int)suite_opt(it, "service")->i : -1;
+	const struct resign_opts *o = it->opts;
+	int service = o->service;
 	unsigned role = service == SVC_DDL ? ROLE_UPSTREAM
 			: service == SVC_CDC ? ROLE_CDC : ROLE_PD;
 	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
@@ -501,8 +527,8 @@ static int resolve(struct cluster *c, const struct suite *s,
 	if (resign_election(c, it, prefix, sizeof(prefix), &url, &why))
 		return ynode_error(e, s->path, &at, "fault 'resign' needs an "
 				   "etcd: no %s with an etcd URL in this "
-				   "cluster", suite_opt(it, "etcd")->set
-				   ? "such component" : "etcd or pd component");
+				   "cluster", o->etcd ? "such component"
+				   : "etcd or pd component");
 	if (service == SVC_AUTOID && autoid_floor(c, s, it, e))
 		return -1;
 	if (!uses_http(it))
@@ -518,7 +544,7 @@ static int resolve(struct cluster *c, const struct suite *s,
 static int election(struct cluster *c, const struct suite_item *it,
 		    struct fault_election *out, struct err *e)
 {
-	const struct optval *svc = suite_opt(it, "service");
+	const struct resign_opts *o = it->opts;
 
 	memset(out, 0, sizeof(*out));
 	if (resign_election(c, it, out->prefix, sizeof(out->prefix),
@@ -526,7 +552,7 @@ static int election(struct cluster *c, const struct suite_item *it,
 		return -1;
 	if (!out->prefix[0] || !out->url)
 		return 0;
-	out->service = svc->set ? services[svc->i] : NULL;
+	out->service = o->service >= 0 ? services[o->service] : NULL;
 	return 1;
 }
 
@@ -534,8 +560,10 @@ const struct fault_type fault_resign = {
 	.kind = { "resign", "move an etcd-elected owner (autoid, DDL, TiCDC) "
 		  "or the PD leader without a restart",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check, .plan = fault_plan },
+		  sizeof(struct resign_opts), .check = check,
+		  .plan = fault_plan },
 	.resolve = resolve,
+	.target = target,
 	.inject = inject,
 	.election = election,
 };

@@ -14,37 +14,56 @@
 #include "faults/fault.h"
 #include "lib/sql.h"
 
+struct tamper_opts {
+	struct fault_opts common;
+	struct optlist table;	/* one, as the check says */
+	const char *key;
+	const char *column;
+	int64_t delete;
+	int64_t update;
+	int64_t insert;
+};
+
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
 	{ "table", OPT_TABLES, NULL, 1, NULL, 0, 0,
-	  "the table changed downstream" },
+	  "the table changed downstream", OPT_AT(struct tamper_opts, table) },
 	{ "key", OPT_IDENT, "id", 0, NULL, 0, 0,
-	  "its integer primary key column" },
+	  "its integer primary key column", OPT_AT(struct tamper_opts, key) },
 	{ "column", OPT_IDENT, "data", 0, NULL, 0, 0,
-	  "a string column that updates and inserts set" },
+	  "a string column that updates and inserts set",
+	  OPT_AT(struct tamper_opts, column) },
 	{ "delete", OPT_INT, "0", 0, NULL, 0, 100000,
-	  "rows to delete downstream" },
+	  "rows to delete downstream", OPT_AT(struct tamper_opts, delete) },
 	{ "update", OPT_INT, "0", 0, NULL, 0, 100000,
-	  "rows to update downstream" },
+	  "rows to update downstream", OPT_AT(struct tamper_opts, update) },
 	{ "insert", OPT_INT, "0", 0, NULL, 0, 100000,
-	  "rows to insert downstream (keys above every existing one)" },
+	  "rows to insert downstream (keys above every existing one)",
+	  OPT_AT(struct tamper_opts, insert) },
 };
 
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
+	const struct tamper_opts *o = it->opts;
 	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
 
 	if (fault_check(s, it, e))
 		return -1;
-	if (suite_opt(it, "table")->n != 1)
+	if (o->table.n != 1)
 		return ynode_error(e, s->path, &at, "table in fault 'tamper' "
 				   "must name one table");
-	if (!suite_opt(it, "delete")->i && !suite_opt(it, "update")->i &&
-	    !suite_opt(it, "insert")->i)
+	if (!o->delete && !o->update && !o->insert)
 		return ynode_error(e, s->path, &at, "fault 'tamper' needs "
 				   "delete, update or insert above 0");
 	return 0;
+}
+
+static const char *target(struct fault_ctx *ctx, const struct suite_item *it)
+{
+	const struct tamper_opts *o = it->opts;
+
+	return o->table.n ? o->table.v[0] : NULL;
 }
 
 static int append_keys(struct buf *q, const long long *keys, size_t n,
@@ -60,12 +79,13 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
-	const char *table = suite_opt(it, "table")->list[0];
-	const char *key = suite_opt(it, "key")->s;
-	const char *column = suite_opt(it, "column")->s;
-	size_t ndel = (size_t)suite_opt(it, "delete")->i;
-	size_t nupd = (size_t)suite_opt(it, "update")->i;
-	size_t nins = (size_t)suite_opt(it, "insert")->i;
+	const struct tamper_opts *o = it->opts;
+	const char *table = o->table.v[0];
+	const char *key = o->key;
+	const char *column = o->column;
+	size_t ndel = (size_t)o->delete;
+	size_t nupd = (size_t)o->update;
+	size_t nins = (size_t)o->insert;
 	struct component *down[FAULT_MAX_TARGETS];
 	struct sql_result r = SQL_RESULT_INIT;
 	struct buf q = BUF_INIT, name = BUF_INIT;
@@ -166,6 +186,8 @@ const struct fault_type fault_tamper = {
 	.kind = { "tamper", "delete, update and insert rows downstream behind "
 		  "the replication (to prove the checkers can fail)",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check, .plan = fault_plan },
+		  sizeof(struct tamper_opts), .check = check,
+		  .plan = fault_plan },
 	.inject = inject,
+	.target = target,
 };

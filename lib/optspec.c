@@ -655,3 +655,60 @@ int optspec_describe(const struct optspec *specs, size_t nspecs,
 	}
 	return 0;
 }
+
+void optspec_bind(const struct optspec *specs, size_t nspecs,
+		  const struct optval *vals, void *out)
+{
+	for (size_t i = 0; i < nspecs; i++) {
+		const struct optval *v = &vals[i];
+		char *at = (char *)out + specs[i].at - 1;
+
+		if (!specs[i].at)
+			continue;
+		switch (specs[i].type) {
+		case OPT_BOOL:
+			*(int *)(void *)at = (int)v->i;
+			break;
+		case OPT_ENUM:
+			*(int *)(void *)at = v->set ? (int)v->i : -1;
+			break;
+		case OPT_INT:
+		case OPT_DURATION:
+			*(int64_t *)(void *)at = v->i;
+			break;
+		case OPT_FLOAT:
+			*(double *)(void *)at = v->f;
+			break;
+		case OPT_STRING:
+		case OPT_IDENT:
+		case OPT_SQL:
+		case OPT_COMPONENT:
+			*(const char **)(void *)at = v->s;
+			break;
+		case OPT_ENUM_LIST:
+		case OPT_STRING_LIST:
+		case OPT_NAMES:
+		case OPT_TABLES:
+		case OPT_COMPONENTS:
+			((struct optlist *)(void *)at)->v = v->list;
+			((struct optlist *)(void *)at)->n = v->n;
+			break;
+		case OPT_DURATION_LIST:
+			((struct optints *)(void *)at)->v = v->ints;
+			((struct optints *)(void *)at)->n = v->n;
+			break;
+		}
+	}
+}
+
+const struct optval *optspec_bound(const struct optspec *specs,
+				   size_t nspecs, const struct optval *vals,
+				   const void *base, const void *member)
+{
+	size_t at = (size_t)((const char *)member - (const char *)base) + 1;
+
+	for (size_t i = 0; i < nspecs; i++)
+		if (specs[i].at == at)
+			return &vals[i];
+	return NULL;
+}

@@ -8,7 +8,10 @@
  * same table drives `tichaos list --options` and docs/suite-format.md, so
  * the documentation cannot drift from the code.
  *
- * Values land in an array of `struct optval` indexed like the spec array.
+ * Values land in an array of `struct optval` indexed like the spec array;
+ * optspec_bind() then copies each into the member of the kind's own
+ * options struct that the spec names (OPT_AT), so the kind reads
+ * `o->down`, typed, and a misspelt option does not compile.
  */
 
 #include <stddef.h>
@@ -57,6 +60,22 @@ struct optspec {
 	int64_t max;
 	/* One line for the docs. */
 	const char *doc;
+	/* MAY: the member optspec_bind() puts the value in, OPT_AT(type,
+	 * member); 0: not bound. */
+	size_t at;
+};
+
+#define OPT_AT(type, member) (offsetof(type, member) + 1)
+
+/* A bound list: names, strings or choices as written; durations (ns). */
+struct optlist {
+	char *const *v;
+	size_t n;
+};
+
+struct optints {
+	const int64_t *v;
+	size_t n;
 };
 
 struct optval {
@@ -87,6 +106,29 @@ int optspec_parse(const char *file, const struct ynode *map,
 		  const struct optspec *specs, size_t nspecs,
 		  const char *const *ignore, const char *what,
 		  struct optval *vals, struct err *e);
+
+/*
+ * Bind `vals` (as optspec_parse filled them) into the struct at `out`:
+ * each spec with `at` writes its member, as its type says —
+ *   BOOL: int; INT, DURATION: int64_t; ENUM: int (the choice's index,
+ *   -1 when unset);
+ *   FLOAT: double; STRING, IDENT, SQL, COMPONENT: const char *;
+ *   ENUM_LIST, STRING_LIST, NAMES, TABLES, COMPONENTS: struct optlist;
+ *   DURATION_LIST: struct optints.
+ * An unset value is 0, NULL or empty (an enum's -1). Strings and lists point into
+ * `vals`, which must outlive the struct.
+ */
+void optspec_bind(const struct optspec *specs, size_t nspecs,
+		  const struct optval *vals, void *out);
+
+/*
+ * The value bound at `member`, a member of the struct at `base` that
+ * optspec_bind filled (where it was given, whether it was set), or NULL
+ * when no spec binds that member.
+ */
+const struct optval *optspec_bound(const struct optspec *specs,
+				   size_t nspecs, const struct optval *vals,
+				   const void *base, const void *member);
 
 /* Free the contents of `vals` (nspecs entries). */
 void optvals_release(struct optval *vals, size_t nspecs);

@@ -80,7 +80,7 @@ static json_t *workload_items(struct state *st)
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {
 		const struct suite_item *it = &st->suite.workloads[i];
 		uint64_t ok = 0, fail = 0, info = 0, skipped = 0;
-		int ignore = suite_opt(it, "ignore_errors")->i != 0;
+		int ignore = workload_opts_of(it)->ignore_errors;
 		const char *reason = "";
 		char name[128];
 		json_t *o;

@@ -254,7 +254,7 @@ static void *worker_main(void *arg)
 }
 
 /* Give each worker its share of the item's tables (round robin). */
-static int share_tables(struct worker *w, const struct optval *tables)
+static int share_tables(struct worker *w, const struct optlist *tables)
 {
 	size_t n = 0;
 
@@ -262,11 +262,11 @@ static int share_tables(struct worker *w, const struct optval *tables)
 	if (!w->tables)
 		return -1;
 	if ((size_t)w->nthreads >= tables->n) {
-		w->tables[n++] = tables->list[(size_t)w->thread % tables->n];
+		w->tables[n++] = tables->v[(size_t)w->thread % tables->n];
 	} else {
 		for (size_t i = (size_t)w->thread; i < tables->n;
 		     i += (size_t)w->nthreads)
-			w->tables[n++] = tables->list[i];
+			w->tables[n++] = tables->v[i];
 	}
 	w->ntables = n;
 	return 0;
@@ -298,7 +298,7 @@ static int start_workers(struct state *st, const struct run_options *o,
 		const struct suite_item *it = &st->suite.workloads[i];
 		const struct workload_type *t = workload_type_of(it);
 		int n = t->threads(&st->suite, it);
-		double rate = suite_opt(it, "rate")->f;
+		double rate = workload_opts_of(it)->rate;
 
 		for (int j = 0; j < n; j++, k++) {
 			struct worker *w = &st->workers[k];
@@ -331,7 +331,7 @@ static int start_workers(struct state *st, const struct run_options *o,
 			if (!w->latency || !w->ok_per_step ||
 			    !w->errors_per_step)
 				return err_set(e, ERR_INFRA, "out of memory");
-			if (share_tables(w, suite_opt(it, "tables")))
+			if (share_tables(w, &workload_opts_of(it)->tables))
 				return err_set(e, ERR_INFRA, "out of memory");
 		}
 	}

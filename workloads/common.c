@@ -40,13 +40,6 @@ int wl_op(struct worker *w, const char *f, const char *table,
 	return 0;
 }
 
-int64_t wl_int(const struct worker *w, const char *key)
-{
-	const struct optval *v = suite_opt(w->item, key);
-
-	return v ? v->i : 0;
-}
-
 void wl_error_pause(struct worker *w)
 {
 	worker_sleep(w, 10 * NS_PER_MS);
@@ -77,12 +70,12 @@ int wl_insert_row(struct worker *w, const char *table, const char *column,
 
 /* A table for EXCHANGE PARTITION: from `with`, else a normal table. */
 static char *exchange_target(const struct suite *s,
-				   const struct optval *with, struct rand *r)
+			     const struct optlist *with, struct rand *r)
 {
 	size_t normal = 0, pick;
 
-	if (with && with->n)
-		return with->list[rand_below(r, with->n)];
+	if (with->n)
+		return with->v[rand_below(r, with->n)];
 	for (size_t i = 0; i < s->ntables; i++)
 		normal += !s->tables[i].partition;
 	pick = rand_below(r, normal);
@@ -96,11 +89,9 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		  int item_index, int64_t duration_ns, struct rand *r,
 		  struct plan *p, struct err *e)
 {
-	const struct optval *every = suite_opt(it, "every");
-	const struct optval *opv = suite_opt(it, "ops");
-	const struct optval *tables = suite_opt(it, "tables");
-	const struct optval *with = suite_opt(it, "exchange_with");
-	int64_t step = every->i;
+	const struct wl_scheduled_opts *o = it->opts;
+	const struct optlist *opv = &o->ops, *tables = &o->common.tables;
+	int64_t step = o->every;
 
 	if (step < NS_PER_MS)
 		step = NS_PER_MS;
@@ -108,10 +99,10 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		struct plan_event ev = { at, item_index, -1, NULL, NULL, NULL,
 					 0, 0 };
 
-		ev.op = opv->list[rand_below(r, opv->n)];
-		ev.table = tables->list[rand_below(r, tables->n)];
+		ev.op = opv->v[rand_below(r, opv->n)];
+		ev.table = tables->v[rand_below(r, tables->n)];
 		if (!strcmp(ev.op, "exchange"))
-			ev.with = exchange_target(s, with, r);
+			ev.with = exchange_target(s, &o->exchange_with, r);
 		ev.choice = plan_choice(r);
 		if (plan_add(p, &ev, e))
 			return -1;

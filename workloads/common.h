@@ -28,6 +28,25 @@ int wl_insert_row(struct worker *w, const char *table, const char *column,
 		  uint64_t seq);
 
 /*
+ * The options of the scheduled kinds, bound: the first member of their
+ * options struct. `exchange_with` is bound by the kinds that take it.
+ */
+struct wl_scheduled_opts {
+	struct workload_opts common;
+	struct optlist ops;
+	int64_t every;
+	struct optlist exchange_with;
+};
+
+#define WL_SCHEDULED_OPTS(ops_default, op_names)                             \
+	{ "ops", OPT_ENUM_LIST, ops_default, 0, op_names, 0, 0,              \
+	  "the operations drawn from",                                       \
+	  OPT_AT(struct wl_scheduled_opts, ops) },                           \
+	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,                        \
+	  "one operation every this long",                                   \
+	  OPT_AT(struct wl_scheduled_opts, every) }
+
+/*
  * The `plan` of the scheduled kinds: one operation every `every`,
  * its op drawn from `ops`, its table from `tables`, for "exchange" a second
  * table from `exchange_with`, and a `choice` for the rest.
@@ -35,9 +54,6 @@ int wl_insert_row(struct worker *w, const char *table, const char *column,
 int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		  int item_index, int64_t duration_ns, struct rand *r,
 		  struct plan *p, struct err *e);
-
-/* The integer value of option `key` of the worker's item. */
-int64_t wl_int(const struct worker *w, const char *key);
 
 /* A short pause after an error so a dropped table is not hammered. */
 void wl_error_pause(struct worker *w);

@@ -6,28 +6,41 @@
 #include "lib/sql.h"
 #include "workloads/common.h"
 
+struct dml_opts {
+	struct workload_opts common;
+	const char *column;
+	const char *key;
+	int64_t key_range;
+	int64_t insert_weight;
+	int64_t update_weight;
+	int64_t delete_weight;
+};
+
+#define AT(member) OPT_AT(struct dml_opts, member)
+
 static const struct optspec opts[] = {
 	WORKLOAD_COMMON_OPTS,
 	{ "column", OPT_IDENT, "data", 0, NULL, 0, 0,
-	  "the column that inserts and updates set" },
+	  "the column that inserts and updates set", AT(column) },
 	{ "key", OPT_IDENT, "id", 0, NULL, 0, 0,
-	  "the integer key column updates and deletes pick rows by" },
+	  "the integer key column updates and deletes pick rows by",
+	  AT(key) },
 	{ "key_range", OPT_INT, "1000", 0, NULL, 1, 1000000000,
-	  "updates and deletes pick a key in 1..key_range" },
+	  "updates and deletes pick a key in 1..key_range", AT(key_range) },
 	{ "insert_weight", OPT_INT, "2", 0, NULL, 0, 1000,
-	  "relative weight of INSERTs" },
+	  "relative weight of INSERTs", AT(insert_weight) },
 	{ "update_weight", OPT_INT, "1", 0, NULL, 0, 1000,
-	  "relative weight of UPDATEs" },
+	  "relative weight of UPDATEs", AT(update_weight) },
 	{ "delete_weight", OPT_INT, "1", 0, NULL, 0, 1000,
-	  "relative weight of DELETEs" },
+	  "relative weight of DELETEs", AT(delete_weight) },
 };
 
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
-	if (suite_opt(it, "insert_weight")->i +
-	    suite_opt(it, "update_weight")->i +
-	    suite_opt(it, "delete_weight")->i == 0) {
+	const struct dml_opts *o = it->opts;
+
+	if (o->insert_weight + o->update_weight + o->delete_weight == 0) {
 		struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0,
 				    NULL, 0 };
 
@@ -39,18 +52,18 @@ static int check(const struct suite *s, const struct suite_item *it,
 
 static int threads(const struct suite *s, const struct suite_item *it)
 {
-	const struct optval *n = suite_opt(it, "threads");
+	const struct workload_opts *o = workload_opts_of(it);
 
 	(void)s;
-	return n->i ? (int)n->i : (int)suite_opt(it, "tables")->n;
+	return o->threads ? (int)o->threads : (int)o->tables.n;
 }
 
 /* UPDATE or DELETE the row with a random key. */
 static void by_key(struct worker *w, const char *f, const char *table,
 		   const char *column, const char *key, uint64_t seq)
 {
-	int64_t k = 1 + (int64_t)rand_below(&w->rng,
-					     (uint64_t)wl_int(w, "key_range"));
+	const struct dml_opts *o = w->item->opts;
+	int64_t k = 1 + (int64_t)rand_below(&w->rng, (uint64_t)o->key_range);
 	struct buf q = BUF_INIT;
 	const char *stmts[2] = { NULL, NULL };
 	int bad;
@@ -78,11 +91,12 @@ static void by_key(struct worker *w, const char *f, const char *table,
 
 static void run(struct worker *w)
 {
-	const char *column = suite_opt(w->item, "column")->s;
-	const char *key = suite_opt(w->item, "key")->s;
-	uint64_t ins = (uint64_t)wl_int(w, "insert_weight");
-	uint64_t upd = (uint64_t)wl_int(w, "update_weight");
-	uint64_t del = (uint64_t)wl_int(w, "delete_weight");
+	const struct dml_opts *o = w->item->opts;
+	const char *column = o->column;
+	const char *key = o->key;
+	uint64_t ins = (uint64_t)o->insert_weight;
+	uint64_t upd = (uint64_t)o->update_weight;
+	uint64_t del = (uint64_t)o->delete_weight;
 	uint64_t seq = 0;
 
 	while (!worker_stopping(w)) {
@@ -103,7 +117,7 @@ static void run(struct worker *w)
 const struct workload_type workload_dml = {
 	.kind = { "dml", "INSERT / UPDATE / DELETE by key over a key range, "
 		  "with weights", opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check },
+		  sizeof(struct dml_opts), .check = check },
 	.threads = threads,
 	.run = run,
 };

@@ -6,23 +6,30 @@
 #include "core/suite.h"
 #include "workloads/common.h"
 
+struct insert_opts {
+	struct workload_opts common;
+	const char *column;
+};
+
 static const struct optspec opts[] = {
 	WORKLOAD_COMMON_OPTS,
 	{ "column", OPT_IDENT, "data", 0, NULL, 0, 0,
-	  "the column that gets a value; the key is AUTO_INCREMENT" },
+	  "the column that gets a value; the key is AUTO_INCREMENT",
+	  OPT_AT(struct insert_opts, column) },
 };
 
 static int threads(const struct suite *s, const struct suite_item *it)
 {
-	const struct optval *n = suite_opt(it, "threads");
+	const struct workload_opts *o = workload_opts_of(it);
 
 	(void)s;
-	return n->i ? (int)n->i : (int)suite_opt(it, "tables")->n;
+	return o->threads ? (int)o->threads : (int)o->tables.n;
 }
 
 static void run(struct worker *w)
 {
-	const char *column = suite_opt(w->item, "column")->s;
+	const struct insert_opts *o = w->item->opts;
+	const char *column = o->column;
 	uint64_t seq = 0;
 
 	while (!worker_stopping(w))
@@ -35,7 +42,8 @@ static void run(struct worker *w)
 const struct workload_type workload_insert = {
 	.kind = { "insert", "single-row INSERTs, one thread per table, "
 		  "recording each returned AUTO_INCREMENT id",
-		  opts, sizeof(opts) / sizeof(opts[0]) },
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  sizeof(struct insert_opts) },
 	.threads = threads,
 	.run = run,
 };

@@ -35,22 +35,26 @@ static const char *const ops[] = {
 	"reorganize", NULL,
 };
 
+struct partition_ddl_opts {
+	struct wl_scheduled_opts sched;
+	const char *repartition;	/* NULL: the table's own */
+	int64_t pause;
+};
+
 static const struct optspec opts[] = {
 	WORKLOAD_COMMON_OPTS,
-	{ "ops", OPT_ENUM_LIST,
-	  "[drop_add, truncate, remove_repartition, exchange, reorganize]",
-	  0, ops, 0, 0, "the operations drawn from" },
-	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,
-	  "one operation every this long" },
+	WL_SCHEDULED_OPTS("[drop_add, truncate, remove_repartition, exchange, "
+			  "reorganize]", ops),
 	{ "repartition", OPT_SQL, NULL, 0, NULL, 0, 0,
 	  "remove_repartition: the new partitioning (default: the table's "
-	  "own)" },
+	  "own)", OPT_AT(struct partition_ddl_opts, repartition) },
 	{ "exchange_with", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "exchange: the tables to swap with (default: the suite's "
-	  "unpartitioned tables)" },
+	  "unpartitioned tables)",
+	  OPT_AT(struct partition_ddl_opts, sched.exchange_with) },
 	{ "pause", OPT_DURATION, "500ms", 0, NULL, 0, 0,
 	  "drop_add, remove_repartition, reorganize: the pause between "
-	  "their two statements" },
+	  "their two statements", OPT_AT(struct partition_ddl_opts, pause) },
 };
 
 /* Most statements of one operation: truncate has one per partition. */
@@ -67,16 +71,17 @@ static int is_range(const char *partition)
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
-	const struct optval *tables = suite_opt(it, "tables");
-	const struct optval *opv = suite_opt(it, "ops");
-	const struct optval *with = suite_opt(it, "exchange_with");
-	const struct optval *re = suite_opt(it, "repartition");
-	struct ynode at = { YNODE_SCALAR, tables->line, tables->col, NULL, 0,
+	const struct partition_ddl_opts *o = it->opts;
+	const struct optlist *tables = &o->sched.common.tables;
+	const struct optlist *opv = &o->sched.ops;
+	const struct optlist *with = &o->sched.exchange_with;
+	const struct optval *where = suite_optval(it, tables);
+	struct ynode at = { YNODE_SCALAR, where->line, where->col, NULL, 0,
 			    NULL, 0 };
 	size_t normal = 0;
 
 	for (size_t i = 0; i < tables->n; i++) {
-		const struct suite_table *t = suite_table(s, tables->list[i]);
+		const struct suite_table *t = suite_table(s, tables->v[i]);
 
 		if (!t->partition || !is_range(t->partition))
 			return ynode_error(e, s->path, &at, "workload "
@@ -84,27 +89,29 @@ static int check(const struct suite *s, const struct suite_item *it,
 					   "partitioned tables; '%s' is not",
 					   t->name);
 	}
-	if (re->s && !is_range(re->s)) {
-		at.line = re->line;
-		at.col = re->col;
+	if (o->repartition && !is_range(o->repartition)) {
+		where = suite_optval(it, &o->repartition);
+		at.line = where->line;
+		at.col = where->col;
 		return ynode_error(e, s->path, &at, "repartition in workload "
 				   "'partition_ddl' must be RANGE "
 				   "partitioning");
 	}
 	for (size_t i = 0; i < with->n; i++)
-		if (suite_table(s, with->list[i])->partition) {
-			at.line = with->line;
-			at.col = with->col;
+		if (suite_table(s, with->v[i])->partition) {
+			where = suite_optval(it, with);
+			at.line = where->line;
+			at.col = where->col;
 			return ynode_error(e, s->path, &at, "exchange_with in "
 					   "workload 'partition_ddl': '%s' is "
 					   "partitioned; EXCHANGE PARTITION "
 					   "needs a table without partitions",
-					   with->list[i]);
+					   with->v[i]);
 		}
 	for (size_t i = 0; i < s->ntables; i++)
 		normal += !s->tables[i].partition;
 	for (size_t i = 0; i < opv->n; i++)
-		if (!strcmp(opv->list[i], "exchange") && !with->n && !normal) {
+		if (!strcmp(opv->v[i], "exchange") && !with->n && !normal) {
 			at.line = it->line;
 			at.col = it->col;
 			return ynode_error(e, s->path, &at, "exchange in "
@@ -176,7 +183,7 @@ static int build(struct worker *w, const struct plan_event *ev,
 	const char *last = parts->cells[(parts->nrows - 1) * 2];
 	const char *last_bound = parts->cells[(parts->nrows - 1) * 2 + 1];
 	const struct suite_table *t = suite_table(w->suite, ev->table);
-	const struct optval *re = suite_opt(w->item, "repartition");
+	const struct partition_ddl_opts *o = w->item->opts;
 	int64_t bound;
 
 	if (!strcmp(ev->op, "truncate")) {
@@ -197,7 +204,7 @@ static int build(struct worker *w, const struct plan_event *ev,
 	if (!strcmp(ev->op, "remove_repartition"))
 		return alter(a, w, ev->table, e, "REMOVE PARTITIONING") ||
 		       alter(b, w, ev->table, e, "PARTITION BY %s",
-			     re->s ? re->s : t->partition);
+			     o->repartition ? o->repartition : t->partition);
 	if (!strcmp(ev->op, "exchange"))
 		return alter(a, w, ev->table, e, "EXCHANGE PARTITION `%s` "
 			     "WITH TABLE `%s`.`%s`", first, w->suite->database,
@@ -251,7 +258,8 @@ static void run_op(struct worker *w, const struct plan_event *ev)
 	if (!read_partitions(w, ev->table, &parts, &e) &&
 	    !build(w, ev, &parts, &stmts[0], &stmts[1], stmts, &n, &e))
 		exec_all(w, stmts, n ? n : stmts[1].len ? 2 : 1,
-			 n ? 0 : suite_opt(w->item, "pause")->i, &e);
+			 n ? 0 : ((const struct partition_ddl_opts *)
+				  w->item->opts)->pause, &e);
 	worker_complete(w, ev->op, ev->table, -1, &e);
 	sql_result_release(&parts);
 	for (size_t i = 0; i < MAX_STATEMENTS; i++)
@@ -262,7 +270,8 @@ const struct workload_type workload_partition_ddl = {
 	.kind = { "partition_ddl", "scheduled DROP/ADD, TRUNCATE, REMOVE and "
 		  "re-PARTITION, EXCHANGE and REORGANIZE of RANGE partitions",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .check = check, .plan = wl_plan_every, WORKLOAD_SCHEDULED,
+		  sizeof(struct partition_ddl_opts), .check = check,
+		  .plan = wl_plan_every, WORKLOAD_SCHEDULED,
 		  .flags = KIND_DDL },
 	.threads = threads,
 	.run_op = run_op,

@@ -16,14 +16,17 @@ static const char *const ops[] = {
 	"drop_create", "drop_recover", "truncate", NULL,
 };
 
+struct table_ddl_opts {
+	struct wl_scheduled_opts sched;
+	int64_t recreate_after;
+};
+
 static const struct optspec opts[] = {
 	WORKLOAD_COMMON_OPTS,
-	{ "ops", OPT_ENUM_LIST, "[drop_create, drop_recover, truncate]", 0,
-	  ops, 0, 0, "the operations drawn from" },
-	{ "every", OPT_DURATION, "1s", 0, NULL, 0, 0,
-	  "one operation every this long" },
+	WL_SCHEDULED_OPTS("[drop_create, drop_recover, truncate]", ops),
 	{ "recreate_after", OPT_DURATION, "500ms", 0, NULL, 0, 0,
-	  "drop_create: the pause between DROP and CREATE" },
+	  "drop_create: the pause between DROP and CREATE",
+	  OPT_AT(struct table_ddl_opts, recreate_after) },
 };
 
 static int threads(const struct suite *s, const struct suite_item *it)
@@ -69,7 +72,8 @@ static void run_op(struct worker *w, const struct plan_event *ev)
 		goto out;
 	worker_invoke(w, ev->op, ev->table);
 	if (!sql_exec(&w->conn, buf_str(&drop), &e)) {
-		clock_sleep_ns(wl_int(w, "recreate_after"));
+		clock_sleep_ns(((const struct table_ddl_opts *)w->item->opts)
+			       ->recreate_after);
 		if (sql_exec(&w->conn, buf_str(&second), &e))
 			w->conn.last_class = SQL_AMBIGUOUS;	/* half done */
 	}
@@ -83,7 +87,8 @@ const struct workload_type workload_table_ddl = {
 	.kind = { "table_ddl", "scheduled DROP+CREATE, DROP+RECOVER TABLE "
 		  "(TiDB) and TRUNCATE on normal tables",
 		  opts, sizeof(opts) / sizeof(opts[0]),
-		  .plan = wl_plan_every, WORKLOAD_SCHEDULED,
+		  sizeof(struct table_ddl_opts), .plan = wl_plan_every,
+		  WORKLOAD_SCHEDULED,
 		  .flags = KIND_DDL },
 	.threads = threads,
 	.run_op = run_op,

@@ -33,19 +33,38 @@
 struct plan;
 struct plan_event;
 
-/* The options every workload accepts; kinds list them first. */
+/*
+ * The options every workload accepts, bound: the first member of every
+ * workload kind's options struct (struct kind.opts_size), which lists
+ * WORKLOAD_COMMON_OPTS first.
+ */
+struct workload_opts {
+	struct optlist tables;
+	int64_t threads;	/* 0: the kind's default */
+	double rate;		/* 0: unlimited */
+	int ignore_errors;
+};
+
 #define WORKLOAD_COMMON_OPTS                                                 \
 	{ "tables", OPT_TABLES, NULL, 1, NULL, 0, 0,                         \
-	  "the tables it works on ({a..b} ranges expand)" },                 \
+	  "the tables it works on ({a..b} ranges expand)",                   \
+	  OPT_AT(struct workload_opts, tables) },                            \
 	{ "threads", OPT_INT, "0", 0, NULL, 0, 1024,                         \
-	  "worker threads; 0: the kind's default" },                         \
+	  "worker threads; 0: the kind's default",                           \
+	  OPT_AT(struct workload_opts, threads) },                           \
 	{ "rate", OPT_FLOAT, "0", 0, NULL, 0, 0,                             \
-	  "operations per second over all threads; 0: unlimited" },          \
+	  "operations per second over all threads; 0: unlimited",            \
+	  OPT_AT(struct workload_opts, rate) },                              \
 	{ "ignore_errors", OPT_BOOL, "false", 0, NULL, 0, 0,                 \
-	  "SQL errors are recorded but do not fail the run" }
+	  "SQL errors are recorded but do not fail the run",                 \
+	  OPT_AT(struct workload_opts, ignore_errors) }
 
-enum { WOPT_TABLES, WOPT_THREADS, WOPT_RATE, WOPT_IGNORE_ERRORS,
-       WOPT_COMMON };
+/* The common options of the item `it` of a workload kind. */
+static inline const struct workload_opts *
+workload_opts_of(const struct suite_item *it)
+{
+	return it->opts;
+}
 
 struct workload_type {
 	/* Name, doc, options (WORKLOAD_COMMON_OPTS first, then its own),
