@@ -55,6 +55,7 @@ LIB_OBJS += lib/etcd.o
 LIB_OBJS += lib/hist.o
 LIB_OBJS += lib/history.o
 LIB_OBJS += lib/http.o
+LIB_OBJS += lib/intern.o
 LIB_OBJS += lib/log.o
 LIB_OBJS += lib/optspec.o
 LIB_OBJS += lib/parse.o

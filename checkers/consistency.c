@@ -332,13 +332,11 @@ static int string_list(struct sql *s, const char *query, char ***out,
 	*n = 0;
 	if (sql_query(s, query, &r, e))
 		return -1;
-	*out = calloc(r.nrows + 1, sizeof(**out));
-	if (!*out)
-		abort();
+	*out = xcalloc(r.nrows + 1, sizeof(**out));
 	for (size_t i = 0; i < r.nrows; i++) {
 		const char *v = r.cells[i * r.ncols];
 
-		(*out)[(*n)++] = strdup(v ? v : "");
+		(*out)[(*n)++] = xstrdup(v ? v : "");
 	}
 	sql_result_release(&r);
 	return 0;
@@ -447,9 +445,7 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 		rc = err_set(e, ERR_INFRA, "%s.%s changed while it was read",
 			     t->db, t->name);
 	if (!rc && t->nkeys) {
-		t->key_int = calloc(t->nkeys, sizeof(*t->key_int));
-		if (!t->key_int)
-			abort();
+		t->key_int = xcalloc(t->nkeys, sizeof(*t->key_int));
 	}
 	for (size_t k = 0; !rc && k < t->nkeys; k++)
 		for (size_t i = 0; i < t->ncols; i++)
@@ -644,9 +640,7 @@ size_t range_split_int(int64_t lo, int64_t hi, uint64_t rows,
 	/* keys / n and keys % n (size unused, and 0, when n is 1) */
 	size = span / n + (span % n == n - 1);
 	wider = (span % n + 1) % n;
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
-		abort();
+	*out = xcalloc(n, sizeof(**out));
 	for (size_t i = 0; i < n; i++) {
 		uint64_t to = i + 1 < n ? from + size + (i < wider) - 1 : span;
 
@@ -662,9 +656,7 @@ size_t range_split_keys(char **const *bounds, size_t nbounds,
 {
 	size_t n = nbounds + 1;
 
-	*out = calloc(n, sizeof(**out));
-	if (!*out)
-		abort();
+	*out = xcalloc(n, sizeof(**out));
 	for (size_t i = 0; i < n; i++)
 		(*out)[i] = (struct range){ 0, 0, 0,
 					    i ? bounds[i - 1] : NULL,
@@ -710,11 +702,9 @@ static int nth_key(struct sql *s, const struct table *t,
 		   buf_str(&order), (unsigned long long)offset);
 	rc = sql_query(s, buf_str(&q), &r, e);
 	if (!rc && r.nrows == 1) {
-		*out = calloc(t->nkeys + 1, sizeof(**out));
-		if (!*out)
-			abort();
+		*out = xcalloc(t->nkeys + 1, sizeof(**out));
 		for (size_t k = 0; k < t->nkeys; k++)
-			(*out)[k] = strdup(r.cells[k] ? r.cells[k] : "");
+			(*out)[k] = xstrdup(r.cells[k] ? r.cells[k] : "");
 		rc = 1;
 	}
 	sql_result_release(&r);
@@ -847,9 +837,7 @@ static int fetch_rows(struct sql *s, const struct table *t,
 	if (rc)
 		return -1;
 	out->ncols = t->ncols;
-	out->rows = calloc(r.nrows + 1, sizeof(*out->rows));
-	if (!out->rows)
-		abort();
+	out->rows = xcalloc(r.nrows + 1, sizeof(*out->rows));
 	for (size_t i = 0; i < r.nrows; i++) {
 		struct row *row = &out->rows[out->n++];
 		struct buf key = BUF_INIT;
@@ -857,11 +845,9 @@ static int fetch_rows(struct sql *s, const struct table *t,
 
 		snprintf(row->hash, sizeof(row->hash), "%s",
 			 cells[0] ? cells[0] : "");
-		row->vals = calloc(t->ncols + 1, sizeof(*row->vals));
-		if (!row->vals)
-			abort();
+		row->vals = xcalloc(t->ncols + 1, sizeof(*row->vals));
 		for (size_t c = 0; c < t->ncols; c++) {
-			row->vals[c] = cells[c + 1] ? strdup(cells[c + 1])
+			row->vals[c] = cells[c + 1] ? xstrdup(cells[c + 1])
 						    : NULL;
 		}
 		/* The key's text: its columns, or the whole row. */
@@ -1143,9 +1129,7 @@ static int compare_chunks(struct side *sides, const struct table *t,
 	p.ranges = ranges;
 	p.sums[UP] = up;
 	p.sums[DOWN] = down;
-	p.todo = calloc(nchunks + 1, sizeof(*p.todo));
-	if (!p.todo)
-		abort();
+	p.todo = xcalloc(nchunks + 1, sizeof(*p.todo));
 	for (size_t i = 0; i < nchunks; i++)
 		if (up[i].count != down[i].count || strcmp(up[i].xor,
 							   down[i].xor))
@@ -1154,16 +1138,12 @@ static int compare_chunks(struct side *sides, const struct table *t,
 		free(p.todo);
 		return 0;
 	}
-	p.diffs = calloc(p.ntodo, sizeof(*p.diffs));
-	if (!p.diffs)
-		abort();
+	p.diffs = xcalloc(p.ntodo, sizeof(*p.diffs));
 	for (size_t i = 0; i < p.ntodo; i++)
 		p.diffs[i].max_report = d->max_report;
 	pthread_mutex_init(&p.lock, NULL);
 	n = (size_t)threads < p.ntodo ? threads : (int)p.ntodo;
-	th = calloc((size_t)n, sizeof(*th));
-	if (!th)
-		abort();
+	th = xcalloc((size_t)n, sizeof(*th));
 	for (int i = 0; i < n; i++)
 		pthread_create(&th[i], NULL, differ_worker, &p);
 	for (int i = 0; i < n; i++)
@@ -1253,9 +1233,7 @@ static int key_chunks(struct side *sides, const struct table *t,
 			break;
 		if (*nbounds == alloc) {
 			alloc = alloc ? alloc * 2 : 16;
-			*bounds = realloc(*bounds, alloc * sizeof(**bounds));
-			if (!*bounds)
-				abort();
+			*bounds = xrealloc(*bounds, alloc * sizeof(**bounds));
 		}
 		(*bounds)[(*nbounds)++] = key;
 	}
@@ -1294,14 +1272,10 @@ static int compare_table(struct side *sides, const struct table *t,
 		p->t = t;
 		p->ranges = ranges;
 		p->nchunks = nchunks;
-		p->sums = calloc(nchunks, sizeof(*p->sums));
+		p->sums = xcalloc(nchunks, sizeof(*p->sums));
 		pthread_mutex_init(&p->lock, NULL);
-		if (!p->sums)
-			abort();
 	}
-	th = calloc((size_t)threads * 2, sizeof(*th));
-	if (!th)
-		abort();
+	th = xcalloc((size_t)threads * 2, sizeof(*th));
 	for (int i = 0; i < threads * 2; i++)
 		pthread_create(&th[i], NULL, pool_worker, &pools[i % 2]);
 	for (int i = 0; i < threads * 2; i++)
@@ -1491,9 +1465,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	if (rc)
 		goto out;
 	/* Every table on either side (or the ones asked for), sorted. */
-	all = calloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
-	if (!all)
-		abort();
+	all = xcalloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
 	for (int s = 0; s < 2; s++)
 		for (size_t i = 0; i < nnames[s]; i++) {
 			int want = !only->n, dup = 0;

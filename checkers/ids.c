@@ -40,6 +40,7 @@
 #include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/history.h"
+#include "lib/intern.h"
 #include "lib/ynode.h"
 
 struct ids_opts {
@@ -66,81 +67,7 @@ static const struct optspec opts[] = {
 
 #define MAX_BETWEEN 50		/* events listed per violation */
 #define MAX_DUP_OPS 10		/* operations listed per duplicate id */
-#define NO_NAME UINT32_MAX
-
-/* ---- interned names ---------------------------------------------------- */
-
-struct names {
-	char **v;
-	size_t n, cap;
-	uint32_t *slots;	/* index + 1; 0 empty */
-	size_t nslots;
-};
-
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = 1469598103934665603ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-	return h;
-}
-
-static int names_grow(struct names *t)
-{
-	size_t nslots = t->nslots ? t->nslots * 2 : 64;
-	uint32_t *slots = calloc(nslots, sizeof(*slots));
-
-	if (!slots)
-		return -1;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t k = hash_str(t->v[i]) & (nslots - 1);
-
-		while (slots[k])
-			k = (k + 1) & (nslots - 1);
-		slots[k] = (uint32_t)i + 1;
-	}
-	free(t->slots);
-	t->slots = slots;
-	t->nslots = nslots;
-	return 0;
-}
-
-/* The index of `s`, added when new; NO_NAME when out of memory. */
-static uint32_t names_intern(struct names *t, const char *s, int *added)
-{
-	size_t k;
-
-	*added = 0;
-	if ((t->n + 1) * 2 > t->nslots && names_grow(t))
-		return NO_NAME;
-	k = hash_str(s) & (t->nslots - 1);
-	for (; t->slots[k]; k = (k + 1) & (t->nslots - 1))
-		if (!strcmp(t->v[t->slots[k] - 1], s))
-			return t->slots[k] - 1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		char **v = realloc(t->v, cap * sizeof(*v));
-
-		if (!v)
-			return NO_NAME;
-		t->v = v;
-		t->cap = cap;
-	}
-	if (t->n >= NO_NAME - 1 || !(t->v[t->n] = strdup(s)))
-		return NO_NAME;
-	t->slots[k] = (uint32_t)++t->n;
-	*added = 1;
-	return (uint32_t)t->n - 1;
-}
-
-static void names_release(struct names *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->v[i]);
-	free(t->v);
-	free(t->slots);
-}
+#define NO_NAME INTERN_NONE
 
 /* ---- the state of a run of the checker --------------------------------- */
 
@@ -190,7 +117,7 @@ struct ids {
 	const struct suite_item *it;
 	char **scope;		/* "db.table" of the `tables` option */
 	size_t nscope;
-	struct names tables, nodes, ddl_ops;
+	struct intern tables, nodes, ddl_ops;
 	struct table *tmeta;
 	size_t tmeta_cap;
 	struct op *ops;
@@ -212,28 +139,26 @@ struct ids {
 
 /* ---- collecting -------------------------------------------------------- */
 
-static int oom(struct err *e)
+/* More distinct names (tables, nodes) than an index holds. */
+static int too_many(struct err *e)
 {
-	return err_set(e, ERR_INFRA, "ids: out of memory");
+	return err_set(e, ERR_INFRA, "ids: more than %u distinct names in "
+		       "the history", INTERN_NONE - 1);
 }
 
 static uint32_t table_of(struct ids *x, const char *name, struct err *e)
 {
 	int added;
-	uint32_t t = names_intern(&x->tables, name, &added);
+	uint32_t t = intern_add(&x->tables, name, &added);
 
 	if (t == NO_NAME)
-		return oom(e), NO_NAME;
+		return too_many(e), NO_NAME;
 	if (!added)
 		return t;
 	if (x->tables.n > x->tmeta_cap) {
-		size_t cap = x->tmeta_cap ? x->tmeta_cap * 2 : 16;
-		struct table *m = realloc(x->tmeta, cap * sizeof(*m));
-
-		if (!m)
-			return oom(e), NO_NAME;
-		x->tmeta = m;
-		x->tmeta_cap = cap;
+		x->tmeta_cap = x->tmeta_cap ? x->tmeta_cap * 2 : 16;
+		x->tmeta = xrealloc(x->tmeta,
+				    x->tmeta_cap * sizeof(*x->tmeta));
 	}
 	memset(&x->tmeta[t], 0, sizeof(x->tmeta[t]));
 	x->tmeta[t].in_scope = !x->nscope;
@@ -275,10 +200,8 @@ static struct pending *pending_of(struct ids *x, int64_t process,
 
 	if ((x->npend + 1) * 2 > x->pend_slots) {
 		size_t n = x->pend_slots ? x->pend_slots * 2 : 64;
-		struct pending *p = malloc(n * sizeof(*p));
+		struct pending *p = xmalloc(n * sizeof(*p));
 
-		if (!p)
-			return oom(e), NULL;
 		for (size_t i = 0; i < n; i++)
 			p[i].process = -1;
 		for (size_t i = 0; i < x->pend_slots; i++) {
@@ -367,13 +290,9 @@ static int add_event(struct ids *x, const struct history_line *r, int64_t start,
 	struct event *ev;
 
 	if (x->nevents == x->events_cap) {
-		size_t cap = x->events_cap ? x->events_cap * 2 : 32;
-		struct event *v = realloc(x->events, cap * sizeof(*v));
-
-		if (!v)
-			return oom(e);
-		x->events = v;
-		x->events_cap = cap;
+		x->events_cap = x->events_cap ? x->events_cap * 2 : 32;
+		x->events = xrealloc(x->events,
+				     x->events_cap * sizeof(*x->events));
 	}
 	ev = &x->events[x->nevents];
 	ev->start = start;
@@ -381,8 +300,7 @@ static int add_event(struct ids *x, const struct history_line *r, int64_t start,
 	ev->fault = fault;
 	ev->unfinished = 0;
 	ev->seq = x->nevents;
-	if (!(ev->text = event_text(r)))
-		return oom(e);
+	ev->text = event_text(r);
 	x->nevents++;
 	return 0;
 }
@@ -438,17 +356,12 @@ static int add_op(struct ids *x, const struct history_line *r,
 	uint32_t node = NO_NAME;
 	int added;
 
-	if (r->node && (node = names_intern(&x->nodes, r->node, &added)) ==
+	if (r->node && (node = intern_add(&x->nodes, r->node, &added)) ==
 	    NO_NAME)
-		return oom(e);
+		return too_many(e);
 	if (x->nops == x->ops_cap) {
-		size_t cap = x->ops_cap ? x->ops_cap * 2 : 1024;
-		struct op *v = realloc(x->ops, cap * sizeof(*v));
-
-		if (!v)
-			return oom(e);
-		x->ops = v;
-		x->ops_cap = cap;
+		x->ops_cap = x->ops_cap ? x->ops_cap * 2 : 1024;
+		x->ops = xrealloc(x->ops, x->ops_cap * sizeof(*x->ops));
 	}
 	op = &x->ops[x->nops++];
 	op->invoke = p->time;
@@ -484,11 +397,11 @@ static int ddl_partner(struct ids *x, const struct history_line *r,
 	return rc;
 }
 
-/* The name of DDL `f`, kept as long as the check (NULL: no memory). */
+/* The name of DDL `f`, kept as long as the check (NULL: too many). */
 static const char *ddl_name(struct ids *x, const char *f)
 {
 	int added;
-	uint32_t k = names_intern(&x->ddl_ops, f, &added);
+	uint32_t k = intern_add(&x->ddl_ops, f, &added);
 
 	return k == NO_NAME ? NULL : x->ddl_ops.v[k];
 }
@@ -500,7 +413,7 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 	const char *ddl = NULL;
 
 	if (!p || (r->ddl && !(ddl = ddl_name(x, r->f))))
-		return p ? oom(e) : -1;
+		return p ? too_many(e) : -1;
 	if (!strcmp(r->type, "invoke")) {
 		unfinished(x, p);
 		p->kind = ddl ? P_DDL : P_OP;
@@ -794,9 +707,8 @@ struct judging {
  * dropped; ops in completion order, events in time order. */
 static int prepare(struct ids *x, struct judging *j, struct err *e)
 {
-	if (!(j->order = malloc((j->ntables + 1) * sizeof(*j->order))) ||
-	    !(j->win = malloc(sizeof(*j->win))))
-		return oom(e);
+	j->order = xmalloc((j->ntables + 1) * sizeof(*j->order));
+	j->win = xmalloc(sizeof(*j->win));
 	for (size_t i = 0; i < j->ntables; i++)
 		j->order[i] = (uint32_t)i;
 	qsort_r(j->order, j->ntables, sizeof(*j->order), cmp_name,
@@ -823,8 +735,8 @@ static int prepare(struct ids *x, struct judging *j, struct err *e)
 	for (size_t i = 0; i < x->nevents; i++)
 		if (x->events[i].end - x->events[i].start > j->max_span)
 			j->max_span = x->events[i].end - x->events[i].start;
-	if (j->nops && !(j->keys = malloc(j->nops * sizeof(*j->keys))))
-		return oom(e);
+	if (j->nops)
+		j->keys = xmalloc(j->nops * sizeof(*j->keys));
 	return 0;
 }
 
@@ -838,11 +750,8 @@ static int find_violations(struct ids *x, struct judging *j, struct err *e)
 	struct key *keys = j->keys;
 	uint32_t *best;
 
-	if (!(best = malloc(j->ntables * sizeof(*best))) ||
-	    !(j->pairs = malloc(j->max_report * sizeof(*j->pairs)))) {
-		free(best);
-		return oom(e);
-	}
+	best = xmalloc((j->ntables + 1) * sizeof(*best));
+	j->pairs = xmalloc(j->max_report * sizeof(*j->pairs));
 	for (size_t i = 0; i < j->nops; i++)
 		keys[i] = (struct key){ x->ops[i].invoke, x->ops[i].complete,
 					(uint32_t)i };
@@ -876,8 +785,7 @@ static int find_duplicates(struct ids *x, struct judging *j, struct err *e)
 {
 	struct key *keys = j->keys;
 
-	if (!(j->dups = malloc(j->max_report * sizeof(*j->dups))))
-		return oom(e);
+	j->dups = xmalloc(j->max_report * sizeof(*j->dups));
 	for (size_t i = 0; i < j->nops; i++)
 		keys[i] = (struct key){ (int64_t)x->tmeta[x->ops[i].table].rank,
 					x->ops[i].id, (uint32_t)i };
@@ -1149,8 +1057,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	x.ctx = ctx;
 	x.it = it;
 	if (tables->n) {
-		if (!(x.scope = calloc(tables->n, sizeof(*x.scope))))
-			return oom(e);
+		x.scope = xcalloc(tables->n, sizeof(*x.scope));
 		for (size_t i = 0; i < tables->n; i++) {
 			struct buf name = BUF_INIT;
 
@@ -1172,9 +1079,9 @@ out:
 	for (size_t i = 0; i < x.nscope; i++)
 		free(x.scope[i]);
 	free(x.scope);
-	names_release(&x.tables);
-	names_release(&x.nodes);
-	names_release(&x.ddl_ops);
+	intern_release(&x.tables);
+	intern_release(&x.nodes);
+	intern_release(&x.ddl_ops);
 	free(x.tmeta);
 	free(x.ops);
 	free(x.pend);

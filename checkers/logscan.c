@@ -103,14 +103,12 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	int icase = o->ignore_case;
 	int64_t max_report = o->max_report;
 	char dir[4096], first[600] = "";
-	regex_t *res = calloc(p->n + 1, sizeof(*res));
+	regex_t *res = xcalloc(p->n + 1, sizeof(*res));
 	char **names = NULL, *line = NULL;
 	size_t nnames = 0, cap = 0, lines = 0, hits = 0;
 	struct dirent *d;
 	DIR *dp;
 
-	if (!res)
-		return err_set(e, ERR_INFRA, "out of memory");
 	for (size_t i = 0; i < p->n; i++) {
 		char why[256];
 
@@ -126,13 +124,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	dp = opendir(dir);
 	while (dp && (d = readdir(dp)))
 		if (wanted(d->d_name, components)) {
-			char **grown = realloc(names, (nnames + 1) *
-					       sizeof(*names));
-
-			if (!grown)
-				break;
-			names = grown;
-			names[nnames++] = strdup(d->d_name);
+			names = xrealloc(names, (nnames + 1) * sizeof(*names));
+			names[nnames++] = xstrdup(d->d_name);
 		}
 	if (dp)
 		closedir(dp);

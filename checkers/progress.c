@@ -230,15 +230,14 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 		     const struct replica_stop *stop, struct buf *msg,
 		     struct buf *details)
 {
-	struct before *b = calloc(1, sizeof(*b));
+	struct before *b;
 	struct buf ignored = BUF_INIT;
 	char path[4200];
 	int at_check;
 
-	if (!b || !ctx->run_dir) {
-		free(b);
+	if (!ctx->run_dir)
 		return;
-	}
+	b = xcalloc(1, sizeof(*b));
 	if (!msg)
 		msg = &ignored;
 	snprintf(path, sizeof(path), "%s/history.jsonl", ctx->run_dir);

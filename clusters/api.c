@@ -346,11 +346,7 @@ int cluster_pd_members(struct cluster *c, struct pd_member **members,
 			API_JSON | API_BIG_INTS, &r, e) ||
 	    http_field(r.doc, "members", WANT_ARRAY, r.where, &list, e))
 		goto out;
-	*members = calloc(json_array_size(list) + 1, sizeof(**members));
-	if (!*members) {
-		err_set(e, ERR_INFRA, "out of memory");
-		goto out;
-	}
+	*members = xcalloc(json_array_size(list) + 1, sizeof(**members));
 	for (size_t i = 0; i < json_array_size(list); i++)
 		if (pd_member(json_array_get(list, i), r.where,
 			      &(*members)[(*n)++], e))

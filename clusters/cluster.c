@@ -66,9 +66,7 @@ char **argv_dup(const char *const *argv)
 
 	while (argv[n])
 		n++;
-	out = calloc(n + 1, sizeof(*out));
-	if (!out)
-		abort();
+	out = xcalloc(n + 1, sizeof(*out));
 	for (size_t i = 0; i < n; i++)
 		out[i] = xstrdup(argv[i]);
 	return out;
@@ -114,8 +112,8 @@ char *absolute_dir(const char *dir)
 		return real;
 	/* Not created yet: resolve its parent. */
 	slash = strrchr(dir, '/');
-	parent = slash ? strndup(dir, (size_t)(slash - dir + (slash == dir)))
-		       : strdup(".");
+	parent = slash ? xstrndup(dir, (size_t)(slash - dir + (slash == dir)))
+		       : xstrdup(".");
 	real = parent ? realpath(parent, NULL) : NULL;
 	free(parent);
 	if (real) {
@@ -632,7 +630,7 @@ int component_replica_skipped(struct cluster *c, const struct component *comp,
 			     "Uptime in SHOW GLOBAL STATUS", comp->name);
 	pthread_mutex_lock(&tally_lock);
 	if (!c->tally)
-		c->tally = calloc(c->ncomps + 1, sizeof(*c->tally));
+		c->tally = xcalloc(c->ncomps + 1, sizeof(*c->tally));
 	t = c->tally && i < c->ncomps ? &c->tally[i] : NULL;
 	if (t && !rc) {
 		/* A new life: its counter began at 0. */
@@ -886,20 +884,18 @@ static int all_stopped(const struct cluster *c)
 static int prepare(struct cluster *c, unsigned char **started,
 		   struct err *e)
 {
-	char **before = calloc(c->ncomps + 1, sizeof(*before));
+	char **before = xcalloc(c->ncomps + 1, sizeof(*before));
 	size_t nbefore = 0;
 	int rc = 0;
 
 	*started = NULL;
-	if (!before)
-		return err_set(e, ERR_INFRA, "out of memory");
 	for (size_t i = 0; c->type->prepare && i < c->ncomps; i++)
 		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
 			before[nbefore++] = xstrdup(c->comps[i].name);
 	if (c->type->prepare)
 		rc = c->type->prepare(c, e);
-	if (!rc && !(*started = calloc(c->ncomps + 1, 1)))
-		rc = err_set(e, ERR_INFRA, "out of memory");
+	if (!rc)
+		*started = xcalloc(c->ncomps + 1, 1);
 	for (size_t i = 0; !rc && c->type->prepare && i < c->ncomps; i++) {
 		size_t j = 0;
 

@@ -201,12 +201,10 @@ static void fill_etcd(struct cluster *c, struct component *comp,
 static int local_open(struct cluster *c, const struct cluster_options *o,
 		      struct err *e)
 {
-	struct local *l = calloc(1, sizeof(*l));
+	struct local *l = xcalloc(1, sizeof(*l));
 	const char *dir = o->dir ? o->dir : "cluster";
 	int running = 0;
 
-	if (!l)
-		return err_set(e, ERR_INFRA, "out of memory");
 	c->priv = l;
 	if (strlen(dir) > 200)
 		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
@@ -214,10 +212,8 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	c->dir = absolute_dir(dir);
 	c->topology_path = xprintf("%s/topology.yaml", c->dir);
 	if (o->nskip_errors) {
-		l->skip_errors = calloc(o->nskip_errors,
+		l->skip_errors = xcalloc(o->nskip_errors,
 					sizeof(*l->skip_errors));
-		if (!l->skip_errors)
-			return err_set(e, ERR_INFRA, "out of memory");
 		memcpy(l->skip_errors, o->skip_errors,
 		       o->nskip_errors * sizeof(*l->skip_errors));
 		l->nskip_errors = o->nskip_errors;
@@ -233,9 +229,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 
 	c->port_base = l->recorded_base ? l->recorded_base : DEFAULT_PORT_BASE;
 	c->ncomps = NCOMPS;
-	c->comps = calloc(NCOMPS, sizeof(*c->comps));
-	if (!c->comps)
-		return err_set(e, ERR_INFRA, "out of memory");
+	c->comps = xcalloc(NCOMPS, sizeof(*c->comps));
 	/* First with the recorded ports, to see whether it is running. */
 	for (int pass = 0; pass < 2; pass++) {
 		fill_mariadb(c, &c->comps[UP], "up-0", ROLE_UPSTREAM,

@@ -295,9 +295,7 @@ static size_t instances_of(pid_t root, struct instance **out)
 			proc_argv_free(argv);
 			continue;
 		}
-		v = realloc(v, (n + 1) * sizeof(*v));
-		if (!v)
-			abort();
+		v = xrealloc(v, (n + 1) * sizeof(*v));
 		v[n++] = (struct instance){ pid, (enum prog)p, argv };
 	}
 	if (dir)
@@ -319,10 +317,8 @@ static size_t instances_of(pid_t root, struct instance **out)
 
 static struct component *add_component(struct cluster *c)
 {
-	struct component *v = realloc(c->comps, (c->ncomps + 1) * sizeof(*v));
+	struct component *v = xrealloc(c->comps, (c->ncomps + 1) * sizeof(*v));
 
-	if (!v)
-		abort();
 	c->comps = v;
 	memset(&v[c->ncomps], 0, sizeof(*v));
 	return &v[c->ncomps++];
@@ -373,9 +369,7 @@ static void fill_tiup(struct cluster *c, struct component *comp, int down)
 	argv[i++] = xstrdup("--tag");
 	argv[i++] = xprintf("%s%s", p->tag, down ? "-down" : "");
 	argv[i] = NULL;
-	comp->start = calloc((size_t)i + 1, sizeof(char *));
-	if (!comp->start)
-		abort();
+	comp->start = xcalloc((size_t)i + 1, sizeof(char *));
 	memcpy(comp->start, argv, ((size_t)i + 1) * sizeof(char *));
 	comp->dir = xstrdup(c->dir);
 	comp->pidfile = xprintf("%s/%s.pid", c->dir, comp->name);
@@ -583,12 +577,10 @@ static void make_tag(const char *dir, char *tag, size_t size)
 static int playground_open(struct cluster *c, const struct cluster_options *o,
 			   struct err *e)
 {
-	struct playground *p = calloc(1, sizeof(*p));
+	struct playground *p = xcalloc(1, sizeof(*p));
 	const char *version = strchr(o->cluster, ':');
 	const int hints[NPROGS] = { o->pd, o->kv, o->tidb, o->captures };
 
-	if (!p)
-		return err_set(e, ERR_INFRA, "out of memory");
 	c->priv = p;
 	if (version && (!version[1] || strspn(version + 1, "abcdefghijklmnopq"
 		"rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+") !=

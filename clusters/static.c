@@ -14,10 +14,8 @@ static int static_open(struct cluster *c, const struct cluster_options *o,
 {
 	const char *slash = strrchr(o->cluster, '/');
 
-	c->dir = slash ? strndup(o->cluster, (size_t)(slash - o->cluster))
-		       : strdup(".");
-	if (!c->dir)
-		abort();
+	c->dir = slash ? xstrndup(o->cluster, (size_t)(slash - o->cluster))
+		       : xstrdup(".");
 	if (topology_read(c, o->cluster, e))
 		return -1;
 	/* SSH hosts are reached now, so a refused key or an unreachable

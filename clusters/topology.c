@@ -176,10 +176,9 @@ static int string(struct reader *r, const struct ynode *map,
 	if (scalar(r, n, key, &v))
 		return -1;
 	if (is_path && v[0] != '/') {
-		if (asprintf(out, "%s/%s", r->base, v) < 0)
-			abort();
-	} else if (!(*out = strdup(v))) {
-		abort();
+		*out = xprintf("%s/%s", r->base, v);
+	} else {
+		*out = xstrdup(v);
 	}
 	return 0;
 }
@@ -222,9 +221,7 @@ static int read_start(struct reader *r, const struct ynode *n,
 	if (n->kind != YNODE_SEQ || !n->n)
 		return ynode_error(r->e, r->file, n, "start must be a non-empty "
 				  "list (an argv: program and arguments)");
-	argv = calloc(n->n + 1, sizeof(*argv));
-	if (!argv)
-		abort();
+	argv = xcalloc(n->n + 1, sizeof(*argv));
 	*out = argv;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *item = n->items[i];
@@ -232,8 +229,7 @@ static int read_start(struct reader *r, const struct ynode *n,
 		if (item->kind != YNODE_SCALAR)
 			return ynode_error(r->e, r->file, item, "start "
 					  "arguments must be strings");
-		if (!(argv[i] = strdup(item->value)))
-			abort();
+		argv[i] = xstrdup(item->value);
 	}
 	return 0;
 }
@@ -253,9 +249,7 @@ static int read_sql(struct reader *r, const struct ynode *n,
 	    parse_int64(colon + 1, 1, 65535, &port, NULL))
 		return ynode_error(r->e, r->file, n, "sql must be HOST:PORT, "
 				  "not '%s'", v);
-	comp->sql_host = strndup(v, (size_t)(colon - v));
-	if (!comp->sql_host)
-		abort();
+	comp->sql_host = xstrndup(v, (size_t)(colon - v));
 	comp->sql_port = (int)port;
 	return 0;
 }
@@ -302,9 +296,8 @@ static int read_password(struct reader *r, const struct ynode *n,
 		return ynode_error(r->e, r->file, n, "password_env: the "
 				  "environment variable '%s' is not set",
 				  name);
-	if (!(comp->password_env = strdup(name)) ||
-	    !(comp->password = strdup(value)))
-		abort();
+	comp->password_env = xstrdup(name);
+	comp->password = xstrdup(value);
 	return 0;
 }
 
@@ -427,9 +420,7 @@ static int read_hosts(struct reader *r, const struct ynode *list)
 	if (list->kind != YNODE_SEQ)
 		return ynode_error(r->e, r->file, list, "hosts must be a list, "
 				  "not %s", ynode_kind_name(list->kind));
-	c->hosts = calloc(list->n + 1, sizeof(*c->hosts));
-	if (!c->hosts)
-		abort();
+	c->hosts = xcalloc(list->n + 1, sizeof(*c->hosts));
 	for (size_t i = 0; i < list->n; i++) {
 		c->nhosts = i + 1;
 		if (read_host(r, list->items[i], &c->hosts[i]))
@@ -452,10 +443,8 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 	const char *slash = strrchr(path, '/');
 	int rc = -1;
 
-	r.base = slash ? strndup(path, (size_t)(slash - path + (slash == path)))
-		       : strdup(".");
-	if (!r.base)
-		abort();
+	r.base = slash ? xstrndup(path, (size_t)(slash - path + (slash == path)))
+		       : xstrdup(".");
 	if (ynode_load_file(path, &root, e))
 		goto out;
 	if (!root) {
@@ -495,9 +484,7 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 			   "non-empty list");
 		goto out;
 	}
-	c->comps = calloc(list->n, sizeof(*c->comps));
-	if (!c->comps)
-		abort();
+	c->comps = xcalloc(list->n, sizeof(*c->comps));
 	for (size_t i = 0; i < list->n; i++) {
 		c->ncomps = i + 1;
 		if (read_component(&r, list->items[i], &c->comps[i]))

@@ -10,14 +10,7 @@
 
 static char *dup_or_null(const char *s)
 {
-	char *p;
-
-	if (!s)
-		return NULL;
-	p = strdup(s);
-	if (!p)
-		abort();
-	return p;
+	return s ? xstrdup(s) : NULL;
 }
 
 uint64_t plan_choice(struct rand *r)
@@ -34,14 +27,8 @@ int plan_add(struct plan *p, const struct plan_event *ev, struct err *e)
 			       "%d operations; make the schedules sparser",
 			       PLAN_MAX_EVENTS);
 	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 64;
-		struct plan_event *grown = realloc(p->events,
-						   cap * sizeof(*grown));
-
-		if (!grown)
-			return err_set(e, ERR_INFRA, "out of memory");
-		p->events = grown;
-		p->cap = cap;
+		p->cap = p->cap ? p->cap * 2 : 64;
+		p->events = xrealloc(p->events, p->cap * sizeof(*p->events));
 	}
 	slot = &p->events[p->n++];
 	*slot = *ev;

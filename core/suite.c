@@ -134,10 +134,8 @@ static int load_tables(struct suite *s, const char *file,
 						 first->line);
 				break;
 			}
-			grown = realloc(s->tables, (s->ntables + 1) *
+			grown = xrealloc(s->tables, (s->ntables + 1) *
 					sizeof(*grown));
-			if (!grown)
-				abort();
 			s->tables = grown;
 			t = &s->tables[s->ntables++];
 			memset(t, 0, sizeof(*t));
@@ -204,18 +202,14 @@ static int load_item(struct suite *s, const char *file,
 	it->nspecs = k->nopts;
 	it->line = n->line;
 	it->col = n->col;
-	it->vals = calloc(it->nspecs + 1, sizeof(*it->vals));
-	if (!it->vals)
-		abort();
+	it->vals = xcalloc(it->nspecs + 1, sizeof(*it->vals));
 	snprintf(what, sizeof(what), "%s '%s'", sec->what, it->kind);
 	if (optspec_parse(file, n, it->specs, it->nspecs, kind_key, what,
 			  it->vals, e))
 		return -1;
 	if (k->opts_size) {
-		void *opts = calloc(1, k->opts_size);
+		void *opts = xcalloc(1, k->opts_size);
 
-		if (!opts)
-			abort();
 		optspec_bind(it->specs, it->nspecs, it->vals, opts);
 		it->opts = opts;
 	}
@@ -249,9 +243,7 @@ static int load_section(struct suite *s, const char *file,
 	if (list->kind != YNODE_SEQ)
 		return ynode_error(e, file, list, "%s must be a list, not %s",
 				   sec->key, ynode_kind_name(list->kind));
-	*items = calloc(list->n + 1, sizeof(**items));
-	if (!*items)
-		abort();
+	*items = xcalloc(list->n + 1, sizeof(**items));
 	for (size_t i = 0; i < list->n; i++) {
 		*n = i + 1;
 		if (load_item(s, file, sec, list->items[i], &(*items)[i], e))
@@ -271,7 +263,7 @@ static char *default_name(const char *path)
 		len -= 5;
 	else if (len > 4 && !strcmp(base + len - 4, ".yml"))
 		len -= 4;
-	return strndup(base, len);
+	return xstrndup(base, len);
 }
 
 static int check_name(const char *file, const struct ynode *at,
@@ -336,10 +328,8 @@ static int load_options(struct suite *s, const char *file,
 		return ynode_error(e, file, map, "options in %s must be a "
 				   "mapping of server options, not %s", where,
 				   ynode_kind_name(map->kind));
-	s->local.options[side] = calloc(map->n + 1,
+	s->local.options[side] = xcalloc(map->n + 1,
 					sizeof(*s->local.options[side]));
-	if (!s->local.options[side])
-		abort();
 	for (size_t i = 0; i + 1 < map->n; i += 2) {
 		const struct ynode *k = map->items[i], *v = map->items[i + 1];
 		char key[80];
@@ -406,10 +396,8 @@ static int load_local(struct suite *s, const char *file,
 			return ynode_error(e, file, n, "replica_skip_errors "
 					   "must be a list of MariaDB error "
 					   "codes");
-		s->local.skip_errors = calloc(count,
+		s->local.skip_errors = xcalloc(count,
 					      sizeof(*s->local.skip_errors));
-		if (!s->local.skip_errors)
-			abort();
 		for (size_t i = 0; i < count; i++) {
 			const struct ynode *code = n->kind == YNODE_SEQ
 						   ? n->items[i] : n;
@@ -459,9 +447,7 @@ static int load_expects(struct suite *s, const char *file,
 	if (list->kind != YNODE_SEQ)
 		return ynode_error(e, file, list, "expect must be a list, not "
 				   "%s", ynode_kind_name(list->kind));
-	s->expects = calloc(list->n + 1, sizeof(*s->expects));
-	if (!s->expects)
-		abort();
+	s->expects = xcalloc(list->n + 1, sizeof(*s->expects));
 	for (size_t i = 0; i < list->n; i++) {
 		const struct ynode *item = list->items[i];
 		struct suite_expect *x = &s->expects[i];
@@ -613,8 +599,7 @@ int suite_load(struct suite *s, const char *path,
 		goto out;
 	s->name = top[TOP_NAME].s ? xstrdup(top[TOP_NAME].s)
 				  : default_name(path);
-	if (!s->name ||
-	    check_name(path, ynode_get(root, "name") ? ynode_get(root, "name")
+	if (check_name(path, ynode_get(root, "name") ? ynode_get(root, "name")
 						     : root, s->name, e))
 		goto out;
 	if (top[TOP_DESCRIPTION].s)

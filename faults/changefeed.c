@@ -191,12 +191,10 @@ static int remove_feed(struct fault_ctx *ctx, const char *id, int64_t timeout,
 {
 	struct buf redacted = BUF_INIT;
 	struct err unseen = ERR_INIT;
-	struct removed *r = calloc(1, sizeof(*r));
+	struct removed *r = xcalloc(1, sizeof(*r));
 	struct component *via;
 	struct changefeed cf;
 
-	if (!r)
-		return err_set(e, ERR_INFRA, "out of memory");
 	act->state = r;
 	if (cluster_changefeed(ctx->cluster, id, &cf, e) ||
 	    sink_for(ctx->cluster, id, &cf, r->sink_uri,

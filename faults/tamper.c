@@ -112,9 +112,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 			r.nrows, ndel + nupd);
 		goto out;
 	}
-	keys = calloc(r.nrows + 1, sizeof(*keys));
-	if (!keys)
-		goto out;
+	keys = xcalloc(r.nrows + 1, sizeof(*keys));
 	for (size_t i = 0; i < r.nrows; i++) {
 		keys[i] = r.cells[i] ? strtoll(r.cells[i], NULL, 10) : 0;
 		if (keys[i] > max)

@@ -37,10 +37,7 @@ static int grow(struct buf *b, size_t extra, struct err *e)
 	cap = b->cap ? b->cap : 64;
 	while (cap < want)
 		cap = cap < SIZE_MAX / 2 ? cap * 2 : want;
-	p = realloc(b->data, cap);
-	if (!p)
-		return err_set(e, ERR_INFRA, "out of memory growing a buffer "
-			       "to %zu bytes", cap);
+	p = xrealloc(b->data, cap);
 	b->data = p;
 	b->cap = cap;
 	return 0;
@@ -211,11 +208,8 @@ char *buf_detach(struct buf *b, size_t *len)
 {
 	char *p = b->data;
 
-	if (!p) {
-		p = calloc(1, 1);
-		if (!p)
-			abort();
-	}
+	if (!p)
+		p = xcalloc(1, 1);
 	if (len)
 		*len = b->len;
 	b->data = NULL;
@@ -224,12 +218,60 @@ char *buf_detach(struct buf *b, size_t *len)
 	return p;
 }
 
+/* Out of memory: say so, then abort (no allocation on the way). */
+static void die_oom(size_t size)
+{
+	char msg[80];
+	int n = snprintf(msg, sizeof(msg), "tichaos: out of memory allocating "
+			 "%zu bytes\n", size);
+
+	if (n > 0 && write(2, msg, (size_t)n) < 0)
+		abort();
+	abort();
+}
+
+void *xmalloc(size_t size)
+{
+	void *p = malloc(size ? size : 1);
+
+	if (!p)
+		die_oom(size);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+
+	if (!p)
+		die_oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t size)
+{
+	void *q = realloc(p, size ? size : 1);
+
+	if (!q)
+		die_oom(size);
+	return q;
+}
+
 char *xstrdup(const char *s)
 {
 	char *p = strdup(s);
 
 	if (!p)
-		abort();
+		die_oom(strlen(s) + 1);
+	return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = strndup(s, n);
+
+	if (!p)
+		die_oom(n + 1);
 	return p;
 }
 
@@ -240,7 +282,7 @@ char *xprintf(const char *fmt, ...)
 
 	va_start(ap, fmt);
 	if (vasprintf(&p, fmt, ap) < 0)
-		abort();
+		die_oom(strlen(fmt));
 	va_end(ap);
 	return p;
 }

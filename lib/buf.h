@@ -8,7 +8,10 @@
  * The contents are always NUL-terminated once anything was added, so
  * buf_str() can be passed where a C string is expected. Growing past
  * `limit` bytes (not counting the terminator) fails with ERR_INFRA and
- * leaves the buffer as it was. A limit of 0 means BUF_DEFAULT_LIMIT.
+ * leaves the buffer as it was: the limit bounds what an input (a file, an
+ * HTTP body) may make it hold, and is the only way an append fails;
+ * running out of memory dies (xmalloc). A limit of 0 means
+ * BUF_DEFAULT_LIMIT.
  */
 
 #include <stdarg.h>
@@ -74,10 +77,16 @@ void buf_release(struct buf *b);
 char *buf_detach(struct buf *b, size_t *len);
 
 /*
- * Small strings outside any buffer: a copy of `s`, or a formatted string,
- * malloc'd. Running out of memory aborts (as it does for argv copies).
+ * Allocation dies (docs/internals.md, Rules): these never return NULL.
+ * Out of memory, they say so on stderr ("tichaos: out of memory
+ * allocating N bytes") and abort; so does a buffer that cannot grow.
+ * xstrdup and xprintf: a copy of `s`, or a formatted string.
  */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
 char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
 char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif

@@ -16,11 +16,9 @@ static const char b64[] =
 
 static char *base64_encode(const char *s, size_t len)
 {
-	char *out = malloc((len + 2) / 3 * 4 + 1), *p = out;
+	char *out = xmalloc((len + 2) / 3 * 4 + 1), *p = out;
 	const unsigned char *in = (const unsigned char *)s;
 
-	if (!out)
-		abort();
 	for (size_t i = 0; i < len; i += 3) {
 		unsigned v = (unsigned)in[i] << 16;
 
@@ -41,12 +39,10 @@ static char *base64_encode(const char *s, size_t len)
 static char *base64_decode(const char *s)
 {
 	size_t len = strlen(s), n = 0;
-	char *out = malloc(len / 4 * 3 + 1);
+	char *out = xmalloc(len / 4 * 3 + 1);
 	unsigned v = 0;
 	int bits = 0;
 
-	if (!out)
-		abort();
 	for (const char *p = s; *p && *p != '='; p++) {
 		const char *at = strchr(b64, *p);
 
@@ -125,13 +121,11 @@ int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
 		  struct err *e)
 {
 	size_t len = strlen(prefix);
-	char *start = malloc(len + 2), *end = malloc(len + 2);
+	char *start = xmalloc(len + 2), *end = xmalloc(len + 2);
 	char *k64, *e64;
 	json_t *answer, *kvs;
 	int rc;
 
-	if (!start || !end)
-		abort();
 	memset(out, 0, sizeof(*out));
 	/* "<prefix>/" up to "<prefix>0": the candidates' keys only. */
 	snprintf(start, len + 2, "%s/", prefix);
@@ -151,9 +145,7 @@ int etcd_election(const char *url, const char *prefix, struct etcd_kvs *out,
 					       "revision"));
 	kvs = json_object_get(answer, "kvs");
 	if (json_is_array(kvs) && json_array_size(kvs)) {
-		out->kvs = calloc(json_array_size(kvs), sizeof(*out->kvs));
-		if (!out->kvs)
-			abort();
+		out->kvs = xcalloc(json_array_size(kvs), sizeof(*out->kvs));
 		for (size_t i = 0; i < json_array_size(kvs); i++) {
 			json_t *kv = json_array_get(kvs, i);
 			const char *k = json_string_value(json_object_get(kv,
@@ -355,14 +347,12 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 {
 	struct watch w = { BUF_INIT, fn, arg, stop, 0 };
 	size_t len = strlen(prefix);
-	char *start = malloc(len + 2), *end = malloc(len + 2), *body;
+	char *start = xmalloc(len + 2), *end = xmalloc(len + 2), *body;
 	char *k64, *e64, target[512];
 	json_t *req;
 	CURLcode rc;
 	CURL *curl;
 
-	if (!start || !end)
-		abort();
 	snprintf(start, len + 2, "%s/", prefix);
 	snprintf(end, len + 2, "%s0", prefix);
 	k64 = base64_encode(start, len + 1);

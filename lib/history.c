@@ -199,14 +199,11 @@ static void *flusher(void *arg)
 int history_open(struct history **out, const char *path, int64_t start_ns,
 		 struct err *e)
 {
-	struct history *h = calloc(1, sizeof(*h));
+	struct history *h = xcalloc(1, sizeof(*h));
 	int rc;
 
 	*out = NULL;
-	if (!h || !(h->path = strdup(path))) {
-		free(h);
-		return err_set(e, ERR_INFRA, "out of memory");
-	}
+	h->path = xstrdup(path);
 	h->start_ns = start_ns;
 	h->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
 		     0644);
@@ -242,10 +239,8 @@ int64_t history_now(const struct history *h)
 
 struct history_slot *history_slot(struct history *h)
 {
-	struct history_slot *s = calloc(1, sizeof(*s));
+	struct history_slot *s = xcalloc(1, sizeof(*s));
 
-	if (!s)
-		abort();
 	pthread_mutex_init(&s->lock, NULL);
 	/* A slot holds at most a flush interval's lines. */
 	buf_init(&s->lines, (size_t)256 << 20);

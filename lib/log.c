@@ -51,12 +51,7 @@ int log_open(const char *path)
 
 	if (fd < 0)
 		return -1;
-	copy = strdup(path);
-	if (!copy) {
-		close(fd);
-		errno = ENOMEM;
-		return -1;
-	}
+	copy = xstrdup(path);
 	pthread_mutex_lock(&lock);
 	if (run_log >= 0)
 		close(run_log);

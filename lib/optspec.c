@@ -195,19 +195,10 @@ int optspec_check_sql(const char *s, struct err *e)
 	return 0;
 }
 
-static int push(char ***list, size_t *n, char *s)
+static void push(char ***list, size_t *n, char *s)
 {
-	char **grown = realloc(*list, (*n + 1) * sizeof(**list));
-
-	if (!grown || !s) {
-		free(s);
-		if (grown)
-			*list = grown;
-		return -1;
-	}
-	*list = grown;
-	grown[(*n)++] = s;
-	return 0;
+	*list = xrealloc(*list, (*n + 1) * sizeof(**list));
+	(*list)[(*n)++] = s;
 }
 
 int optspec_expand(const char *pattern, char ***list, size_t *n,
@@ -222,8 +213,7 @@ int optspec_expand(const char *pattern, char ***list, size_t *n,
 	if (!open) {
 		if (optspec_check_ident(pattern, e))
 			return -1;
-		if (push(list, n, strdup(pattern)))
-			return err_set(e, ERR_INFRA, "out of memory");
+		push(list, n, xstrdup(pattern));
 		return 0;
 	}
 	close = strchr(open, '}');
@@ -234,13 +224,8 @@ int optspec_expand(const char *pattern, char ***list, size_t *n,
 	if (strchr(close + 1, '{'))
 		return err_set(e, ERR_USAGE, "more than one range in '%s'",
 			       pattern);
-	lo = strndup(open + 1, (size_t)(dots - open - 1));
-	hi = strndup(dots + 2, (size_t)(close - dots - 2));
-	if (!lo || !hi) {
-		free(lo);
-		free(hi);
-		return err_set(e, ERR_INFRA, "out of memory");
-	}
+	lo = xstrndup(open + 1, (size_t)(dots - open - 1));
+	hi = xstrndup(dots + 2, (size_t)(close - dots - 2));
 	bad = parse_int64(lo, 0, 999999999, &a, NULL) ||
 	      parse_int64(hi, 0, 999999999, &b, NULL);
 	free(lo);
@@ -255,17 +240,14 @@ int optspec_expand(const char *pattern, char ***list, size_t *n,
 		return err_set(e, ERR_USAGE, "range in '%s' expands to more "
 			       "than %d names", pattern, OPTSPEC_MAX_RANGE);
 	for (int64_t i = a; i <= b; i++) {
-		char *name;
+		char *name = xprintf("%.*s%lld%s", (int)(open - pattern),
+				     pattern, (long long)i, close + 1);
 
-		if (asprintf(&name, "%.*s%lld%s", (int)(open - pattern),
-			     pattern, (long long)i, close + 1) < 0)
-			return err_set(e, ERR_INFRA, "out of memory");
 		if (optspec_check_ident(name, e)) {
 			free(name);
 			return -1;
 		}
-		if (push(list, n, name))
-			return err_set(e, ERR_INFRA, "out of memory");
+		push(list, n, name);
 	}
 	return 0;
 }
@@ -344,8 +326,7 @@ static int add_once(struct ctx *c, const struct optspec *sp,
 		if (!strcmp(v->list[i], n->value))
 			return fail_at(c, n, "%s in %s lists '%s' twice",
 				       sp->key, n->value);
-	if (push(&v->list, &v->n, strdup(n->value)))
-		return err_set(c->e, ERR_INFRA, "out of memory");
+	push(&v->list, &v->n, xstrdup(n->value));
 	return 0;
 }
 
@@ -390,9 +371,7 @@ static int scalar_duration(struct ctx *c, const struct optspec *sp,
 		v->i = ns;
 		return 0;
 	}
-	grown = realloc(v->ints, (v->n + 1) * sizeof(*grown));
-	if (!grown)
-		return err_set(c->e, ERR_INFRA, "out of memory");
+	grown = xrealloc(v->ints, (v->n + 1) * sizeof(*grown));
 	v->ints = grown;
 	grown[v->n++] = ns;
 	return 0;
@@ -441,8 +420,7 @@ static int scalar_component(struct ctx *c, const struct optspec *sp,
 				   c->what, local.msg);
 	if (sp->type == OPT_COMPONENTS)
 		return add_once(c, sp, n, v);
-	if (!(v->s = strdup(n->value)))
-		return err_set(c->e, ERR_INFRA, "out of memory");
+	v->s = xstrdup(n->value);
 	return 0;
 }
 
@@ -492,22 +470,19 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 		if (!*n->value)
 			return ynode_error(c->e, c->file, n, "%s in %s must "
 					   "not be empty", sp->key, c->what);
-		if (!(v->s = strdup(n->value)))
-			return err_set(c->e, ERR_INFRA, "out of memory");
+		v->s = xstrdup(n->value);
 		return 0;
 	case OPT_IDENT:
 		if (optspec_check_ident(n->value, &local))
 			return ynode_error(c->e, c->file, n, "%s in %s: %s",
 					   sp->key, c->what, local.msg);
-		if (!(v->s = strdup(n->value)))
-			return err_set(c->e, ERR_INFRA, "out of memory");
+		v->s = xstrdup(n->value);
 		return 0;
 	case OPT_ENUM:
 	case OPT_ENUM_LIST:
 		return scalar_choice(c, sp, n, v);
 	case OPT_STRING_LIST:
-		if (push(&v->list, &v->n, strdup(n->value)))
-			return err_set(c->e, ERR_INFRA, "out of memory");
+		push(&v->list, &v->n, xstrdup(n->value));
 		return 0;
 	case OPT_COMPONENT:
 	case OPT_COMPONENTS:
@@ -516,8 +491,7 @@ static int scalar(struct ctx *c, const struct optspec *sp,
 		if (optspec_check_sql(n->value, &local))
 			return ynode_error(c->e, c->file, n, "%s in %s: %s",
 					   sp->key, c->what, local.msg);
-		if (!(v->s = strdup(n->value)))
-			return err_set(c->e, ERR_INFRA, "out of memory");
+		v->s = xstrdup(n->value);
 		return 0;
 	case OPT_NAMES:
 	case OPT_TABLES:
@@ -566,9 +540,7 @@ int optspec_parse(const char *file, const struct ynode *map,
 	int rc;
 
 	/* Known keys, for the unknown-key check and its suggestion. */
-	keys = calloc(nspecs + 16, sizeof(*keys));
-	if (!keys)
-		return err_set(e, ERR_INFRA, "out of memory");
+	keys = xcalloc(nspecs + 16, sizeof(*keys));
 	for (size_t i = 0; i < nspecs; i++)
 		keys[nkeys++] = specs[i].key;
 	for (const char *const *k = ignore; k && *k && nkeys < nspecs + 15;

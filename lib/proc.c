@@ -398,15 +398,11 @@ int proc_argv(pid_t pid, char ***argv, struct err *e)
 	for (size_t i = 0; i < text.len; i++)
 		n += text.data[i] == '\0';
 	n += text.data[text.len - 1] != '\0';
-	v = calloc(n + 1, sizeof(*v));
-	if (!v)
-		abort();
+	v = xcalloc(n + 1, sizeof(*v));
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strnlen(text.data + at, text.len - at);
 
-		v[i] = strndup(text.data + at, len);
-		if (!v[i])
-			abort();
+		v[i] = xstrndup(text.data + at, len);
 		at += len + 1;
 	}
 	buf_release(&text);

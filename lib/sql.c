@@ -157,33 +157,22 @@ int sql_query(struct sql *s, const char *query, struct sql_result *r,
 	}
 	r->ncols = mysql_num_fields(res);
 	r->nrows = (size_t)mysql_num_rows(res);
-	r->names = calloc(r->ncols ? r->ncols : 1, sizeof(char *));
-	r->cells = calloc(r->nrows * r->ncols + 1,
-			  sizeof(char *));
-	if (!r->names || !r->cells)
-		goto oom;
+	r->names = xcalloc(r->ncols ? r->ncols : 1, sizeof(char *));
+	r->cells = xcalloc(r->nrows * r->ncols + 1, sizeof(char *));
 	fields = mysql_fetch_fields(res);
 	for (size_t c = 0; c < r->ncols; c++)
-		if (!(r->names[c] = strdup(fields[c].name)))
-			goto oom;
+		r->names[c] = xstrdup(fields[c].name);
 	while ((row = mysql_fetch_row(res))) {
 		unsigned long *lengths = mysql_fetch_lengths(res);
 
 		for (size_t c = 0; c < r->ncols; c++, i++) {
 			if (!row[c])
 				continue;
-			r->cells[i] = strndup(row[c], lengths[c]);
-			if (!r->cells[i])
-				goto oom;
+			r->cells[i] = xstrndup(row[c], lengths[c]);
 		}
 	}
 	mysql_free_result(res);
 	return 0;
-oom:
-	mysql_free_result(res);
-	sql_result_release(r);
-	return err_set(e, ERR_INFRA, "out of memory reading a result from "
-		       "'%s'", s->addr);
 }
 
 int sql_value(struct sql *s, const char *query, struct buf *out,

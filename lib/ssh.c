@@ -617,7 +617,7 @@ fail:
 
 static char *dup_or_null(const char *str)
 {
-	return str ? strdup(str) : NULL;
+	return str ? xstrdup(str) : NULL;
 }
 
 int ssh_open(struct ssh **out, const struct ssh_target *t, struct err *e)
@@ -635,18 +635,15 @@ int ssh_open(struct ssh **out, const struct ssh_target *t, struct err *e)
 	if (!t->key && !t->use_agent)
 		return err_set(e, ERR_INFRA, "ssh: a target needs a key file "
 			       "or the agent");
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return err_errno(e, errno, "ssh '%s': cannot allocate",
-				 t->address);
+	s = xcalloc(1, sizeof(*s));
 	s->fd = -1;
 	s->port = t->port ? t->port : 22;
 	s->insecure_host_key = t->insecure_host_key;
 	s->use_agent = t->use_agent;
 	s->connect_timeout_ns = t->connect_timeout_ns > 0 ?
 		t->connect_timeout_ns : DEFAULT_CONNECT_TIMEOUT_NS;
-	s->address = strdup(t->address);
-	s->user = strdup(t->user);
+	s->address = xstrdup(t->address);
+	s->user = xstrdup(t->user);
 	s->key = dup_or_null(t->key);
 	s->known_hosts = dup_or_null(t->known_hosts);
 	pthread_mutex_init(&s->lock, NULL);

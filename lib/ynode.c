@@ -133,26 +133,19 @@ static const char *odd_tag(const yaml_event_t *ev)
 
 static struct ynode *new_node(enum ynode_kind kind, const yaml_event_t *ev)
 {
-	struct ynode *n = calloc(1, sizeof(*n));
+	struct ynode *n = xcalloc(1, sizeof(*n));
 
-	if (!n)
-		return NULL;
 	n->kind = kind;
 	n->line = (int)ev->start_mark.line + 1;
 	n->col = (int)ev->start_mark.column + 1;
 	return n;
 }
 
-static int add_item(struct ynode *parent, struct ynode *child)
+static void add_item(struct ynode *parent, struct ynode *child)
 {
-	struct ynode **items;
-
-	items = realloc(parent->items, (parent->n + 1) * sizeof(*items));
-	if (!items)
-		return -1;
-	items[parent->n++] = child;
-	parent->items = items;
-	return 0;
+	parent->items = xrealloc(parent->items,
+				 (parent->n + 1) * sizeof(*parent->items));
+	parent->items[parent->n++] = child;
 }
 
 static int parse_node(struct loader *l, yaml_event_t *ev,
@@ -177,10 +170,7 @@ static int parse_children(struct loader *l, struct ynode *parent,
 			return -1;
 		}
 		yaml_event_delete(&ev);
-		if (add_item(parent, child)) {
-			ynode_free(child);
-			return err_set(l->e, ERR_INFRA, "out of memory");
-		}
+		add_item(parent, child);
 	}
 	if (parent->kind != YNODE_MAP)
 		return 0;
@@ -232,12 +222,8 @@ static int parse_node(struct loader *l, yaml_event_t *ev,
 				    odd_tag(ev));
 	if (ev->type == YAML_SCALAR_EVENT) {
 		n = new_node(YNODE_SCALAR, ev);
-		if (!n || !(n->value = strndup((const char *)
-					       ev->data.scalar.value,
-					       ev->data.scalar.length))) {
-			free(n);
-			return err_set(l->e, ERR_INFRA, "out of memory");
-		}
+		n->value = xstrndup((const char *)ev->data.scalar.value,
+				    ev->data.scalar.length);
 		if (strlen(n->value) != ev->data.scalar.length) {
 			ynode_free(n);
 			return loader_error(l, line, col,
@@ -252,8 +238,6 @@ static int parse_node(struct loader *l, yaml_event_t *ev,
 				    "levels", YNODE_MAX_DEPTH);
 	n = new_node(ev->type == YAML_SEQUENCE_START_EVENT ? YNODE_SEQ
 							   : YNODE_MAP, ev);
-	if (!n)
-		return err_set(l->e, ERR_INFRA, "out of memory");
 	rc = parse_children(l, n, n->kind == YNODE_SEQ ? YAML_SEQUENCE_END_EVENT
 						      : YAML_MAPPING_END_EVENT);
 	l->depth--;

@@ -76,11 +76,7 @@ static void html(struct buf *out, const char *s)
 
 static void *grow(void *p, size_t n, size_t size)
 {
-	void *q = realloc(p, (n + 1) * size);
-
-	if (!q)
-		abort();
-	return q;
+	return xrealloc(p, (n + 1) * size);
 }
 
 static void add_mark(struct timeline *t, double at, int kind,
@@ -378,9 +374,7 @@ static int build(const json_t *results, const char *run_dir,
 	struct timeline t;
 
 	memset(&t, 0, sizeof(t));
-	t.s = calloc(json_array_size(w) + 1, sizeof(*t.s));
-	if (!t.s)
-		abort();
+	t.s = xcalloc(json_array_size(w) + 1, sizeof(*t.s));
 	t.seconds = (int)(json_integer_value(json_object_get(results,
 							      "duration_ns"))
 			  / NS_PER_SEC);

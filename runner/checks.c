@@ -29,10 +29,8 @@ void checks_run(const struct check_ctx *ctx, struct check_result *out)
 static void expectations(const struct suite *s, json_t *items,
 			 const char *cluster)
 {
-	char *met = calloc(s->nexpects + 1, 1);
+	char *met = xcalloc(s->nexpects + 1, 1);
 
-	if (!met)
-		return;
 	for (size_t i = 0; i < json_array_size(items); i++) {
 		json_t *o = json_array_get(items, i);
 		const char *v = json_string_value(json_object_get(o,

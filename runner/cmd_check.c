@@ -130,9 +130,7 @@ int cmd_check(int argc, char **argv)
 	ctx.suite = &s;
 	ctx.run_dir = argv[1];
 	ctx.cluster = attach(argv[1], &c, &ctx.dialect);
-	res = calloc(s.nchecks + 1, sizeof(*res));
-	if (!res)
-		die(EXIT_INFRA, "out of memory");
+	res = xcalloc(s.nchecks + 1, sizeof(*res));
 	checks_run(&ctx, res);
 	rc = update_results(argv[1], &s, res, &e);
 	if (rc < 0)

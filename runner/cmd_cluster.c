@@ -264,11 +264,9 @@ struct ran {
  */
 static struct ran *ran_before(struct cluster *c, size_t *n)
 {
-	struct ran *v = calloc(c->ncomps + 1, sizeof(*v));
+	struct ran *v = xcalloc(c->ncomps + 1, sizeof(*v));
 
 	*n = 0;
-	if (!v)
-		abort();
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 

@@ -220,21 +220,14 @@ static void on_event(void *arg, const struct etcd_event *ev)
 		c->kvs[i] = c->kvs[--c->n];
 	} else if (!ev->deleted) {
 		if (i == c->n) {
-			struct etcd_kv *grown = realloc(c->kvs, (c->n + 1) *
-							sizeof(*grown));
-
-			if (!grown)
-				return;
-			c->kvs = grown;
+			c->kvs = xrealloc(c->kvs, (c->n + 1) * sizeof(*c->kvs));
 			c->n++;
-			c->kvs[i].key = strdup(ev->key);
+			c->kvs[i].key = xstrdup(ev->key);
 		} else {
 			free(c->kvs[i].value);
 		}
-		c->kvs[i].value = strdup(ev->value);
+		c->kvs[i].value = xstrdup(ev->value);
 		c->kvs[i].create_revision = ev->create_revision;
-		if (!c->kvs[i].key || !c->kvs[i].value)
-			abort();
 	}
 	owner_changed(w);
 }
@@ -335,10 +328,8 @@ static void *replica_main(void *arg)
 	struct nemesis *n = arg;
 	struct cluster *c = n->ctx.cluster;
 	struct history_slot *slot = history_slot(n->run->history);
-	struct replica_seen *seen = calloc(c->ncomps + 1, sizeof(*seen));
+	struct replica_seen *seen = xcalloc(c->ncomps + 1, sizeof(*seen));
 
-	if (!seen)
-		return NULL;
 	sql_thread_init();
 	while (!stopping(n)) {
 		for (size_t i = 0; i < c->ncomps; i++)
@@ -354,9 +345,7 @@ static void *replica_main(void *arg)
 static void add_watches(struct nemesis *n, struct cluster *c,
 			const struct suite *s)
 {
-	n->watches = calloc(s->nfaults + 1, sizeof(*n->watches));
-	if (!n->watches)
-		abort();
+	n->watches = xcalloc(s->nfaults + 1, sizeof(*n->watches));
 	for (size_t i = 0; i < s->nfaults; i++) {
 		const struct suite_item *it = &s->faults[i];
 		const struct fault_type *t = fault_type_of(it);
@@ -394,10 +383,8 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 	n->ctx.cancel = run->cancel;
 	for (size_t i = 0; i < n->plan->n; i++)
 		planned += n->plan->events[i].fault >= 0;
-	n->actions = calloc(planned + 1, sizeof(*n->actions));
-	n->counts = calloc(s->nfaults + 1, sizeof(*n->counts));
-	if (!n->actions || !n->counts)
-		return err_set(e, ERR_INFRA, "out of memory");
+	n->actions = xcalloc(planned + 1, sizeof(*n->actions));
+	n->counts = xcalloc(s->nfaults + 1, sizeof(*n->counts));
 	n->nactions = planned;
 	add_watches(n, c, s);
 	if (planned) {

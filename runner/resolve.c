@@ -31,11 +31,9 @@ static int names_something(const struct cluster *c, const char *name)
  */
 static const char **known_names(const struct cluster *c, size_t *nroles)
 {
-	const char **names = calloc(c->ncomps + 8, sizeof(*names));
+	const char **names = xcalloc(c->ncomps + 8, sizeof(*names));
 	size_t n = 0;
 
-	if (!names)
-		return NULL;
 	for (int r = 0; role_names[r]; r++)
 		if (names_something(c, role_names[r]))
 			names[n++] = role_names[r];
@@ -55,7 +53,7 @@ static int unknown(const struct suite *s, const struct suite_item *it,
 	struct buf text = BUF_INIT;
 	size_t nroles = 0;
 	const char **names = known_names(c, &nroles);
-	const char *hint = names ? ynode_suggest(name, names) : NULL;
+	const char *hint = ynode_suggest(name, names);
 
 	if (hint)
 		buf_printf(&text, NULL, " (did you mean '%s'?)", hint);

@@ -254,13 +254,11 @@ static void *worker_main(void *arg)
 }
 
 /* Give each worker its share of the item's tables (round robin). */
-static int share_tables(struct worker *w, const struct optlist *tables)
+static void share_tables(struct worker *w, const struct optlist *tables)
 {
 	size_t n = 0;
 
-	w->tables = calloc(tables->n + 1, sizeof(*w->tables));
-	if (!w->tables)
-		return -1;
+	w->tables = xcalloc(tables->n + 1, sizeof(*w->tables));
 	if ((size_t)w->nthreads >= tables->n) {
 		w->tables[n++] = tables->v[(size_t)w->thread % tables->n];
 	} else {
@@ -269,7 +267,6 @@ static int share_tables(struct worker *w, const struct optlist *tables)
 			w->tables[n++] = tables->v[i];
 	}
 	w->ntables = n;
-	return 0;
 }
 
 static int start_workers(struct state *st, const struct run_options *o,
@@ -284,10 +281,8 @@ static int start_workers(struct state *st, const struct run_options *o,
 
 		total += (size_t)t->threads(&st->suite, it);
 	}
-	st->workers = calloc(total + 1, sizeof(*st->workers));
-	st->threads = calloc(total + 1, sizeof(*st->threads));
-	if (!st->workers || !st->threads)
-		return err_set(e, ERR_INFRA, "out of memory");
+	st->workers = xcalloc(total + 1, sizeof(*st->workers));
+	st->threads = xcalloc(total + 1, sizeof(*st->threads));
 	st->env.plan = &st->plan;
 	st->env.history = st->run.history;
 	st->env.cancel = st->run.cancel;
@@ -323,16 +318,12 @@ static int start_workers(struct state *st, const struct run_options *o,
 			w->step_ns = run_latency_step(st->plan.duration_ns);
 			w->steps = (size_t)(st->plan.duration_ns /
 					    w->step_ns) + 60;
-			w->latency = calloc(w->steps, sizeof(*w->latency));
-			w->ok_per_step = calloc(w->steps,
-						sizeof(*w->ok_per_step));
-			w->errors_per_step = calloc(w->steps,
-					sizeof(*w->errors_per_step));
-			if (!w->latency || !w->ok_per_step ||
-			    !w->errors_per_step)
-				return err_set(e, ERR_INFRA, "out of memory");
-			if (share_tables(w, &workload_opts_of(it)->tables))
-				return err_set(e, ERR_INFRA, "out of memory");
+			w->latency = xcalloc(w->steps, sizeof(*w->latency));
+			w->ok_per_step = xcalloc(w->steps,
+						 sizeof(*w->ok_per_step));
+			w->errors_per_step = xcalloc(w->steps,
+						     sizeof(*w->errors_per_step));
+			share_tables(w, &workload_opts_of(it)->tables);
 		}
 	}
 	st->nworkers = total;
@@ -363,9 +354,7 @@ static int run_checks(struct state *st, struct err *e)
 	/* The checks read history.jsonl: every record of the run in it. */
 	if (st->run.history && history_flush(st->run.history, e))
 		return -1;
-	st->checks = calloc(st->suite.nchecks, sizeof(*st->checks));
-	if (!st->checks)
-		return err_set(e, ERR_INFRA, "out of memory");
+	st->checks = xcalloc(st->suite.nchecks, sizeof(*st->checks));
 	checks_run(&ctx, st->checks);
 	return 0;
 }
@@ -583,9 +572,7 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	if (topology_write(&st->cluster, path, e) ||
 	    run_write_server_options(st, e))
 		return STOP;
-	st->ups = calloc(st->cluster.ncomps + 1, sizeof(*st->ups));
-	if (!st->ups)
-		return STOP;
+	st->ups = xcalloc(st->cluster.ncomps + 1, sizeof(*st->ups));
 	for (size_t i = 0; i < st->cluster.ncomps; i++)
 		if ((st->cluster.comps[i].roles & ROLE_UPSTREAM) &&
 		    st->cluster.comps[i].sql_port)
@@ -732,7 +719,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	rc = report(&st, skip, o, e);
 out:
 	if (rc == EXIT_INFRA && !err_isset(e))
-		err_set(e, ERR_INFRA, "out of memory");
+		err_set(e, ERR_INFRA, "internal error: a stage of the run "
+			"failed without saying why");
 	else if (rc == EXIT_INFRA)
 		rc = (int)e->class;
 	release(&st, o->keep_cluster);

@@ -198,9 +198,9 @@ int run_write_server_options(struct state *st, struct err *e)
 
 void run_note_log_starts(struct state *st)
 {
-	st->log_start = calloc(st->cluster.ncomps + 1,
-			       sizeof(*st->log_start));
-	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
+	st->log_start = xcalloc(st->cluster.ncomps + 1,
+				sizeof(*st->log_start));
+	for (size_t i = 0; i < st->cluster.ncomps; i++) {
 		const struct component *c = &st->cluster.comps[i];
 		struct host *h = component_host(&st->cluster, c);
 		int64_t size = c->log ? h->ops->file_size(h, c->log) : -1;

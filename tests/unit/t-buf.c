@@ -1,9 +1,14 @@
 /* lib/buf.c: appending, the size limit, files. */
 
 #include <errno.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lib/buf.h"
@@ -326,10 +331,51 @@ static void test_write_file(struct tmpdir *t)
 	buf_release(&back);
 }
 
+/*
+ * Allocation dies (docs/internals.md, Rules): xmalloc of more than the
+ * machine has says so on stderr, in one line, and aborts.
+ */
+static void test_xmalloc_dies(void)
+{
+	int fds[2], status = 0;
+	char out[200] = "";
+	ssize_t n;
+	pid_t pid;
+
+#if defined(__SANITIZE_ADDRESS__)
+	skip(2, "AddressSanitizer's allocator reports the size itself");
+	return;
+#endif
+	if (pipe(fds)) {
+		skip(2, "no pipe");
+		return;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct rlimit none = { 0, 0 };
+
+		setrlimit(RLIMIT_CORE, &none);	/* no core file left */
+		dup2(fds[1], 2);
+		close(fds[0]);
+		xmalloc(SIZE_MAX / 2);
+		_exit(0);
+	}
+	close(fds[1]);
+	n = read(fds[0], out, sizeof(out) - 1);
+	out[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	waitpid(pid, &status, 0);
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT,
+	   "out of memory: abort");
+	is_str(out, "tichaos: out of memory allocating 9223372036854775807 "
+	       "bytes\n", "after saying so, with the size");
+}
+
 int main(void)
 {
 	struct tmpdir t;
 
+	test_xmalloc_dies();
 	test_empty();
 	test_add();
 	test_growth();
