@@ -243,16 +243,6 @@ static int await_schema(struct state *st, struct err *e)
 	return rc ? -1 : 0;
 }
 
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-
-	worker_begin(w);
-	workload_drive(w);
-	worker_end(w);
-	return NULL;
-}
-
 /* Give each worker its share of the item's tables (round robin). */
 static void share_tables(struct worker *w, const struct optlist *tables)
 {
@@ -330,7 +320,7 @@ static int start_workers(struct state *st, const struct run_options *o,
 	if (run_write_stub(st, o, e))
 		return -1;
 	for (size_t i = 0; i < total; i++) {
-		int rc = pthread_create(&st->threads[i], NULL, worker_main,
+		int rc = pthread_create(&st->threads[i], NULL, workload_thread,
 					&st->workers[i]);
 
 		if (rc)

@@ -112,6 +112,16 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 
 const char *const workload_scheduled_refuse[] = { "threads", "rate", NULL };
 
+void *workload_thread(void *arg)
+{
+	struct worker *w = arg;
+
+	worker_begin(w);
+	workload_drive(w);
+	worker_end(w);
+	return NULL;
+}
+
 void workload_drive(struct worker *w)
 {
 	const struct workload_type *t = workload_type_of(w->item);

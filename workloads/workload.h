@@ -112,4 +112,10 @@ const struct kind *workload_kind(size_t i);
  */
 void workload_drive(struct worker *w);
 
+/*
+ * A worker's thread (pthread_create's start routine, `arg` its struct
+ * worker): worker_begin, workload_drive, worker_end.
+ */
+void *workload_thread(void *arg);
+
 #endif

@@ -52,16 +52,6 @@ static const struct kind *checks(size_t i)
 
 static const struct suite_kinds kinds = { workloads, faults, checks };
 
-static void *worker_main(void *arg)
-{
-	struct worker *w = arg;
-
-	worker_begin(w);
-	workload_drive(w);
-	worker_end(w);
-	return NULL;
-}
-
 static struct component *first_upstream(struct cluster *c)
 {
 	for (size_t i = 0; i < c->ncomps; i++)
@@ -94,7 +84,7 @@ static int drive_workload(struct suite *s, struct plan *p, struct cluster *c,
 	w.ntables = o->tables.n;
 	w.env = &env;
 	w.comp = up;
-	if (pthread_create(&t, NULL, worker_main, &w))
+	if (pthread_create(&t, NULL, workload_thread, &w))
 		return err_set(e, ERR_INFRA, "cannot start the worker");
 	/* Until the history holds N inserts, or a minute went by. */
 	while (history_ok_inserts(h) < want && clock_mono_ns() < deadline)
