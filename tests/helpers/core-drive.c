@@ -151,9 +151,9 @@ int main(int argc, char **argv)
 	memset(&co, 0, sizeof(co));
 	co.cluster = "local";
 	co.dir = argv[2];
-	if (suite_load(&s, argv[3], &kinds, &e))
-		goto fail;
-	if (plan_build(&p, &s, 1, s.duration_ns, &e) ||
+	/* The caller releases the suite, loaded or not (core/suite.h). */
+	if (suite_load(&s, argv[3], &kinds, &e) ||
+	    plan_build(&p, &s, 1, s.duration_ns, &e) ||
 	    cluster_open(&c, &co, &e))
 		goto release;
 	if (!history_open(&h, argv[4], clock_mono_ns(), &e))
@@ -172,7 +172,6 @@ int main(int argc, char **argv)
 release:
 	plan_release(&p);
 	suite_release(&s);
-fail:
 	sql_library_end();
 	if (rc)
 		fprintf(stderr, "core-drive: %s\n", e.msg);
