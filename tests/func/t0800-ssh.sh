@@ -197,18 +197,27 @@ test_expect_success 'a timeout drops the connection; the next command reconnects
 	test_cmp expect count
 '
 
+# What the first run printed may die with its session, so each run notes
+# its connection on this side too (conns2); the second one's comes back.
 test_expect_success 'a connection killed during a command: an error, then a new one' '
 	run --repeat 2 127.0.0.1 \
-		"echo \$SSH_CONNECTION; test -e $TRASH/flag2 || { touch $TRASH/flag2; kill -9 \$PPID; sleep 1; }" \
+		"echo \$SSH_CONNECTION >>$TRASH/conns2; echo \$SSH_CONNECTION; test -e $TRASH/flag2 || { touch $TRASH/flag2; kill -9 \$PPID; sleep 1; }" \
 		>out 2>err &&
-	test $(wc -l <out) = 2 && test $(sort -u out | wc -l) = 2 &&
+	test $(wc -l <"$TRASH/conns2") = 2 &&
+	test $(sort -u "$TRASH/conns2" | wc -l) = 2 &&
+	tail -n 1 "$TRASH/conns2" >expect && tail -n 1 out >got &&
+	test_cmp expect got &&
 	test $(wc -l <err) = 1 &&
-	grep "^ssh-exec: ssh '\''$NAME'\'': connection lost while running '\''echo \$SSH_CONNECTION; test -e $TRASH/flag2 || { touch $TRASH/flag2; kill -9 \$PPID; sleep 1; }'\'': .* (LIBSSH2_ERROR_SOCKET_[A-Z]* -[0-9]*)\$" err
+	grep "^ssh-exec: ssh '\''$NAME'\'': connection lost while running '\''echo \$SSH_CONNECTION >>$TRASH/conns2; echo \$SSH_CONNECTION; test -e $TRASH/flag2 || { touch $TRASH/flag2; kill -9 \$PPID; sleep 1; }'\'': .* (LIBSSH2_ERROR_SOCKET_[A-Z]* -[0-9]*)\$" err
 '
 
+# The first run's shell leaves a job behind that waits for the client to
+# have the run's result (--ran), kills the session, waits until it is
+# gone and says so (dead3); the client starts the next run only then
+# (--wait-for): decided by events, whatever the load.
 test_expect_success 'a connection that died between commands is reopened quietly' '
-	run --repeat 3 --pause 1s 127.0.0.1 \
-		"echo \$SSH_CONNECTION; test -e $TRASH/flag3 || { touch $TRASH/flag3; (sleep 0.2; kill -9 \$PPID) >/dev/null 2>&1 & }" \
+	run --repeat 3 --ran "$TRASH/ran3" --wait-for "$TRASH/dead3" 127.0.0.1 \
+		"echo \$SSH_CONNECTION; test -e $TRASH/flag3 || { touch $TRASH/flag3; (until test -e $TRASH/ran3; do sleep 0.01; done; kill -9 \$PPID; while kill -0 \$PPID; do sleep 0.01; done; touch $TRASH/dead3) >/dev/null 2>&1 & }" \
 		>out 2>err &&
 	test $(wc -l <out) = 3 && test $(sort -u out | wc -l) = 2 &&
 	test_cmp /dev/null err

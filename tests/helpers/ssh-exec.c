@@ -13,6 +13,9 @@
  *   --repeat N			run it N times on the one connection; an ssh
  *				error is reported and the next run reconnects
  *   --pause D			wait that long between two runs
+ *   --ran FILE			create FILE once a run has completed
+ *   --wait-for FILE		before each run after the first, wait until
+ *				FILE exists (at most 30 s; then exit 255)
  *   --argv			COMMAND and the arguments after it are an argv,
  *				quoted with sh_quote_argv()
  *
@@ -20,6 +23,7 @@
  * command's (of the last run). An ssh error prints "ssh-exec: <message>"
  * on stderr and exits 255, as ssh(1) does; a usage error exits 2.
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -28,12 +32,27 @@
 #include "lib/parse.h"
 #include "lib/ssh.h"
 
+/* Wait until `path` exists, at most 30 s. */
+static int wait_file(const char *path, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + 30 * NS_PER_SEC;
+
+	while (access(path, F_OK))
+		if (clock_mono_ns() >= deadline)
+			return err_set(e, ERR_INFRA, "%s did not appear within "
+				       "30s", path);
+		else
+			clock_sleep_ns(10 * NS_PER_MS);
+	return 0;
+}
+
 static int usage(void)
 {
 	fprintf(stderr, "usage: ssh-exec [--port P] --user U [--key K] "
 		"[--known-hosts F] [--insecure] [--agent] "
 		"[--connect-timeout D] [--timeout D] [--stdin FILE] "
-		"[--repeat N] [--pause D] [--argv] HOST COMMAND [ARG...]\n");
+		"[--repeat N] [--pause D] [--ran F] [--wait-for F] [--argv] "
+		"HOST COMMAND [ARG...]\n");
 	return 2;
 }
 
@@ -56,7 +75,7 @@ int main(int argc, char **argv)
 	struct buf in = BUF_INIT, command = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct ssh *s = NULL;
-	const char *stdin_file = NULL;
+	const char *stdin_file = NULL, *ran = NULL, *wait_for = NULL;
 	int64_t timeout_ns = -1, pause_ns = 0, repeat = 1, port = 22;
 	int as_argv = 0, code = 255, i;
 
@@ -94,6 +113,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(opt, "--pause")) {
 			if (parse_duration(val, &pause_ns, &e))
 				goto usage_error;
+		} else if (!strcmp(opt, "--ran")) {
+			ran = val;
+		} else if (!strcmp(opt, "--wait-for")) {
+			wait_for = val;
 		} else if (!strcmp(opt, "--stdin")) {
 			stdin_file = val;
 		} else if (!strcmp(opt, "--repeat")) {
@@ -121,12 +144,16 @@ int main(int argc, char **argv)
 
 		if (run)
 			clock_sleep_ns(pause_ns);
+		if (run && wait_for && wait_file(wait_for, &e))
+			goto out;
 		code = ssh_run(s, buf_str(&command), stdin_file ? &in : NULL,
 			       &out, &errout, timeout_ns, &e);
 		put(1, &out);
 		put(2, &errout);
 		buf_release(&out);
 		buf_release(&errout);
+		if (ran)
+			close(open(ran, O_WRONLY | O_CREAT, 0644));
 		if (code < 0) {
 			fprintf(stderr, "ssh-exec: %s\n", e.msg);
 			err_clear(&e);
