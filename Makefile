@@ -92,6 +92,7 @@ KIND_OBJS += reports/registry.o
 KIND_OBJS += reports/report.o
 KIND_OBJS += reports/summary.o
 KIND_OBJS += faults/changefeed.o
+KIND_OBJS += faults/clock.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/kill.o
 KIND_OBJS += faults/pause.o

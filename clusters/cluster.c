@@ -298,9 +298,19 @@ static int runs_component(struct host *h, pid_t pid,
 
 	if (!comp->start)
 		return h->ops->state(h, pid) != 0;
-	if (h->ops->cmdline(h, pid, &cmdline, NULL)) {
-		buf_release(&cmdline);
-		return 0;
+	/* A process between two execs (a start under a prefix that execs
+	 * the component: component_start_under) shows no command line for
+	 * a moment; a kernel thread or a zombie shows none for good. */
+	for (int tries = 0;; tries++) {
+		if (h->ops->cmdline(h, pid, &cmdline, NULL)) {
+			buf_release(&cmdline);
+			return 0;
+		}
+		if (cmdline.len)
+			break;
+		if (tries == 50)
+			return 0;
+		clock_sleep_ns(NS_PER_MS);
 	}
 	for (char **a = comp->start; *a; a++)
 		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
@@ -648,17 +658,32 @@ int component_replica_skipped(struct cluster *c, const struct component *comp,
 	return rc ? -1 : 0;
 }
 
-static int spawn(struct cluster *c, struct component *comp, struct err *e)
+static int spawn(struct cluster *c, struct component *comp,
+		 const char *const *prefix, struct err *e)
 {
 	struct host *h = component_host(c, comp);
 	struct buf text = BUF_INIT;
+	char **argv = comp->start;
+	size_t n = 0, k = 0;
 	pid_t pid;
 	int rc;
 
 	if (!comp->start)
 		return err_set(e, ERR_INFRA, "%s: no start command in the "
 			       "topology", comp->name);
-	if (h->ops->spawn(h, comp->start, comp->dir, comp->log, &pid, e))
+	if (prefix && prefix[0]) {
+		while (prefix[n])
+			n++;
+		while (comp->start[k])
+			k++;
+		argv = xcalloc(n + k + 1, sizeof(*argv));
+		memcpy(argv, (char *const *)prefix, n * sizeof(*argv));
+		memcpy(argv + n, comp->start, k * sizeof(*argv));
+	}
+	rc = h->ops->spawn(h, argv, comp->dir, comp->log, &pid, e);
+	if (argv != comp->start)
+		free(argv);
+	if (rc)
 		return -1;
 	log_debug("started %s on %s (pid %ld)", comp->name, h->name,
 		  (long)pid);
@@ -756,10 +781,16 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 
 int component_start(struct cluster *c, struct component *comp, struct err *e)
 {
+	return component_start_under(c, comp, NULL, e);
+}
+
+int component_start_under(struct cluster *c, struct component *comp,
+			  const char *const *prefix, struct err *e)
+{
 	if (component_state(c, comp) != STATE_STOPPED)
 		return err_set(e, ERR_INFRA, "%s is already running",
 			       comp->name);
-	return spawn(c, comp, e) || await(c, comp, 0, 1, e) ? -1 : 0;
+	return spawn(c, comp, prefix, e) || await(c, comp, 0, 1, e) ? -1 : 0;
 }
 
 /* Send `sig`, then wait at most `timeout_ns` for the process to go. */
@@ -927,7 +958,7 @@ int cluster_up(struct cluster *c, struct err *e)
 			goto out;
 		}
 		if (state == STATE_STOPPED) {
-			if (spawn(c, comp, e))
+			if (spawn(c, comp, NULL, e))
 				goto out;
 			started[i] = 1;
 		}

@@ -329,6 +329,15 @@ int component_replica_skipped(struct cluster *c, const struct component *comp,
  */
 int component_start(struct cluster *c, struct component *comp, struct err *e);
 
+/*
+ * component_start, with `prefix` (NULL-terminated, MAY be NULL) before the
+ * start argv: a program that sets something up and execs the rest
+ * ("/usr/bin/env" "LD_PRELOAD=..."), so the pid recorded is the
+ * component's own.
+ */
+int component_start_under(struct cluster *c, struct component *comp,
+			  const char *const *prefix, struct err *e);
+
 /* Send `sig` and wait until the process is gone (timeout: the cluster's). */
 int component_kill(struct cluster *c, struct component *comp, int sig,
 		   struct err *e);

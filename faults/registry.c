@@ -3,6 +3,7 @@
 #include <string.h>
 
 extern const struct fault_type fault_changefeed;
+extern const struct fault_type fault_clock;
 extern const struct fault_type fault_kill;
 extern const struct fault_type fault_pause;
 extern const struct fault_type fault_resign;
@@ -15,6 +16,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_resign,
 	&fault_changefeed,
 	&fault_tamper,
+	&fault_clock,
 	NULL,
 };
 
