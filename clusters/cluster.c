@@ -300,16 +300,15 @@ static int runs_component(struct host *h, pid_t pid,
 		return h->ops->state(h, pid) != 0;
 	/* A process between two execs (a start under a prefix that execs
 	 * the component: component_start_under) shows no command line for
-	 * a moment; a kernel thread or a zombie shows none for good. */
-	for (int tries = 0;; tries++) {
-		if (h->ops->cmdline(h, pid, &cmdline, NULL)) {
+	 * a moment (the cmdline op fails on an empty one); a kernel thread
+	 * or a zombie shows none for good, a process gone has no state. */
+	for (int tries = 0; h->ops->cmdline(h, pid, &cmdline, NULL); tries++) {
+		char state = h->ops->state(h, pid);
+
+		if (tries == 50 || !state || state == 'Z' || state == 'X') {
 			buf_release(&cmdline);
 			return 0;
 		}
-		if (cmdline.len)
-			break;
-		if (tries == 50)
-			return 0;
 		clock_sleep_ns(NS_PER_MS);
 	}
 	for (char **a = comp->start; *a; a++)

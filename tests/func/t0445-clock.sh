@@ -80,6 +80,23 @@ test_expect_success 'half an hour behind' '
 	back=$(skews b reset_clock) && near "$back" 0 2000
 '
 
+suite long +1h up-0
+sed -i -e "s/^duration: 8s/duration: 60s/" -e "s/down: 3s/down: 50s/" "$TRASH/long.yaml"
+
+# ^C while the clock is moved: the heal puts it back before the run ends
+# (docs/reliability.md), exit 4.
+test_expect_success 'SIGINT while the clock is moved: put back, then exit 4' '
+	{ "$TICHAOS" run "$TRASH/long.yaml" --cluster "$T" --out "$TRASH/l" >tap 2>err & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"clock\\\"\" \"$TRASH/l/history.jsonl\"" &&
+	kill -INT $run &&
+	{ wait $run; test $? = 4; } &&
+	back=$(skews l reset_clock) && near "$back" 0 2000 &&
+	pid=$(cat "$C/up-0/tichaos.pid") && alive "$pid" &&
+	! grep -q faketime "/proc/$pid/environ" &&
+	now=$(sql "$UP" "SELECT UNIX_TIMESTAMP()") && near "$now" "$(date +%s)" 2
+'
+
 suite nosql +1h etcd-0
 
 test_expect_success 'a target that serves no SQL is refused before anything starts (exit 2)' '
