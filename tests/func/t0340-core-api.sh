@@ -14,21 +14,15 @@ command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
 DRIVE="$ROOT/tests/helpers/core-drive"
 C="$TRASH/c"
 
-cat >"$TRASH/core.yaml" <<EOF
-name: core
-duration: 30s
-database: core
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
+{
+	insert_suite core 30s 1 core 0
+	cat <<EOF
 faults:
   - kind: kill
     target: up-0
     at: [1s]
 EOF
+} >"$TRASH/core.yaml"
 
 cat >"$TRASH/other.yaml" <<EOF
 tables:
