@@ -79,31 +79,6 @@ void argv_free(char **argv)
 	free(argv);
 }
 
-char *find_program(const char *name)
-{
-	const char *path = getenv("PATH");
-	struct buf dirs = BUF_INIT;
-	char *found = NULL;
-	const char *d;
-
-	buf_printf(&dirs, NULL, "%s:/usr/sbin:/usr/local/sbin:/sbin",
-		   path ? path : "/usr/bin:/bin");
-	for (d = buf_str(&dirs); d && !found;) {
-		const char *colon = strchr(d, ':');
-		int len = colon ? (int)(colon - d) : (int)strlen(d);
-		char *candidate = len ? xprintf("%.*s/%s", len, d, name)
-				      : xprintf("./%s", name);
-
-		if (!access(candidate, X_OK))
-			found = candidate;
-		else
-			free(candidate);
-		d = colon ? colon + 1 : NULL;
-	}
-	buf_release(&dirs);
-	return found;
-}
-
 char *absolute_dir(const char *dir)
 {
 	char cwd[4096], *real = realpath(dir, NULL), *slash, *parent;
@@ -169,6 +144,19 @@ int cluster_open(struct cluster *c, const struct cluster_options *o,
 	return 0;
 }
 
+enum hosts_mode hosts_mode_parse(const char *text)
+{
+	if (!text)
+		return HOSTS_DEFAULT;
+	if (!strcmp(text, "auto"))
+		return HOSTS_AUTO;
+	if (!strcmp(text, "on"))
+		return HOSTS_ON;
+	if (!strcmp(text, "off"))
+		return HOSTS_OFF;
+	return HOSTS_DEFAULT;
+}
+
 void component_release(struct component *comp)
 {
 	free(comp->name);
@@ -190,6 +178,7 @@ void component_release(struct component *comp)
 	free(comp->pid_command);
 	free(comp->log);
 	free(comp->data_dir);
+	free(comp->netns);
 	memset(comp, 0, sizeof(*comp));
 }
 
@@ -662,26 +651,30 @@ static int spawn(struct cluster *c, struct component *comp,
 {
 	struct host *h = component_host(c, comp);
 	struct buf text = BUF_INIT;
-	char **argv = comp->start;
-	size_t n = 0, k = 0;
+	const char *netns[] = { "ip", "netns", "exec", comp->netns, NULL };
+	char **argv;
+	size_t n = 0, k = 0, j = 0;
 	pid_t pid;
 	int rc;
 
 	if (!comp->start)
 		return err_set(e, ERR_INFRA, "%s: no start command in the "
 			       "topology", comp->name);
-	if (prefix && prefix[0]) {
-		while (prefix[n])
-			n++;
-		while (comp->start[k])
-			k++;
-		argv = xcalloc(n + k + 1, sizeof(*argv));
-		memcpy(argv, (char *const *)prefix, n * sizeof(*argv));
-		memcpy(argv + n, comp->start, k * sizeof(*argv));
-	}
+	/* Its host's namespace, then the caller's prefix, then the
+	 * command: each execs the next, so the pid stays the server's. */
+	while (comp->netns && netns[n])
+		n++;
+	while (prefix && prefix[k])
+		k++;
+	while (comp->start[j])
+		j++;
+	argv = xcalloc(n + k + j + 1, sizeof(*argv));
+	memcpy(argv, (char *const *)netns, n * sizeof(*argv));
+	if (k)
+		memcpy(argv + n, (char *const *)prefix, k * sizeof(*argv));
+	memcpy(argv + n + k, comp->start, j * sizeof(*argv));
 	rc = h->ops->spawn(h, argv, comp->dir, comp->log, &pid, e);
-	if (argv != comp->start)
-		free(argv);
+	free(argv);
 	if (rc)
 		return -1;
 	log_debug("started %s on %s (pid %ld)", comp->name, h->name,

@@ -76,9 +76,24 @@ struct component {
 	int status_pid;
 	char *log;		/* MAY: its log file */
 	char *data_dir;		/* MAY: its data */
+	/* MAY: the network namespace (`ip netns`) on its host that it runs
+	 * in, a host of its own (lib/netns.h): started with `ip netns exec
+	 * NETNS`; what partitions cut. */
+	char *netns;
 };
 
 struct cluster;
+
+/*
+ * HOSTS_DEFAULT is the environment's TICHAOS_HOSTS (on, off, auto), else
+ * HOSTS_AUTO: hosts when namespaces can be made here, else loopback, and
+ * `cluster up` says why.
+ */
+enum hosts_mode { HOSTS_DEFAULT, HOSTS_AUTO, HOSTS_ON, HOSTS_OFF };
+
+/* HOSTS_AUTO, _ON, _OFF for "auto", "on", "off"; HOSTS_DEFAULT for
+ * anything else. */
+enum hosts_mode hosts_mode_parse(const char *text);
 
 struct cluster_options {
 	/* "local", or the path of a topology file. */
@@ -101,6 +116,9 @@ struct cluster_options {
 	const long *skip_errors;
 	size_t nskip_errors;
 	char *const *options[2];
+	/* The local cluster's hosts (docs/topology.md): one network
+	 * namespace per component, or all on 127.0.0.1. */
+	enum hosts_mode hosts;
 };
 
 #define DEFAULT_PORT_BASE 24000
@@ -386,9 +404,6 @@ int cluster_ticdc(const struct cluster *c);
  * topology's, else "tichaos".
  */
 const char *cluster_changefeed_id(const struct cluster *c, const char *asked);
-
-/* An executable called `name` in PATH or an sbin directory, or NULL. */
-char *find_program(const char *name);
 
 /* A malloc'd copy of a NULL-terminated argv (a component's start). */
 char **argv_dup(const char *const *argv);

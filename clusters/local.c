@@ -41,6 +41,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/netns.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
 #include "lib/sql.h"
@@ -62,7 +63,16 @@ struct local {
 	long *skip_errors;
 	size_t nskip_errors;
 	char **options[2];
+	/* 1: each component on a host of its own (lib/netns.h), `net`;
+	 * 0: all on 127.0.0.1. `why` says how that was decided. */
+	int hosts;
+	char why[512];
+	struct netns_net net;
+	/* The hosts mode the directory was last prepared with: -1 none. */
+	int recorded_hosts;
 };
+
+static const char *const host_names[] = { "up-0", "down-0", "etcd-0", NULL };
 
 static int port_free(int port)
 {
@@ -146,17 +156,33 @@ static int read_recorded_base(const char *dir)
 	return (int)v;
 }
 
+/* The address of component `i` (UP, DOWN, ETCD): its host's, or
+ * loopback. */
+static const char *address_of(const struct local *l, int i)
+{
+	return l->hosts ? l->net.hosts[i].addr : "127.0.0.1";
+}
+
+/* Its host's namespace, or NULL. */
+static char *netns_of(const struct local *l, int i)
+{
+	return l->hosts ? xstrdup(l->net.hosts[i].ns) : NULL;
+}
+
 static void fill_mariadb(struct cluster *c, struct component *comp,
 			 const char *name, unsigned roles, int port,
 			 const char *mariadbd)
 {
+	struct local *l = c->priv;
+	int i = comp - c->comps;
 	char *cnf = xprintf("--defaults-file=%s/%s/my.cnf", c->dir, name);
 	const char *argv[] = { mariadbd, cnf, NULL };
 
 	comp->name = xstrdup(name);
 	comp->roles = roles;
 	comp->host = xstrdup("local");
-	comp->sql_host = xstrdup("127.0.0.1");
+	comp->netns = netns_of(l, i);
+	comp->sql_host = xstrdup(address_of(l, i));
 	comp->sql_port = port;
 	comp->user = xstrdup("root");
 	comp->start = argv_dup(argv);
@@ -170,8 +196,10 @@ static void fill_mariadb(struct cluster *c, struct component *comp,
 static void fill_etcd(struct cluster *c, struct component *comp,
 		      const char *etcd)
 {
-	char *client = xprintf("http://127.0.0.1:%d", c->port_base + 2);
-	char *peer = xprintf("http://127.0.0.1:%d", c->port_base + 3);
+	struct local *l = c->priv;
+	const char *addr = address_of(l, ETCD);
+	char *client = xprintf("http://%s:%d", addr, c->port_base + 2);
+	char *peer = xprintf("http://%s:%d", addr, c->port_base + 3);
 	char *initial = xprintf("etcd-0=%s", peer);
 	char *data = xprintf("%s/etcd-0/data", c->dir);
 	const char *argv[] = {
@@ -188,6 +216,7 @@ static void fill_etcd(struct cluster *c, struct component *comp,
 	comp->name = xstrdup("etcd-0");
 	comp->roles = ROLE_ETCD;
 	comp->host = xstrdup("local");
+	comp->netns = netns_of(l, ETCD);
 	comp->etcd_url = client;
 	comp->start = argv_dup(argv);
 	comp->dir = xprintf("%s/etcd-0", c->dir);
@@ -198,17 +227,93 @@ static void fill_etcd(struct cluster *c, struct component *comp,
 	free(initial);
 }
 
+/* The hosts mode DIR/hosts records: 1 on, 0 off, -1 none. */
+static int read_recorded_hosts(const char *dir)
+{
+	char *path = xprintf("%s/hosts", dir);
+	struct buf text = BUF_INIT;
+	int v = -1;
+
+	if (!buf_read_file(&text, path, NULL)) {
+		buf_rtrim(&text);
+		v = !strcmp(buf_str(&text), "on") ? 1
+		    : !strcmp(buf_str(&text), "off") ? 0 : -1;
+	}
+	buf_release(&text);
+	free(path);
+	return v;
+}
+
+static void fill_all(struct cluster *c)
+{
+	struct local *l = c->priv;
+	const char *mariadbd = l->mariadbd ? l->mariadbd : "mariadbd";
+
+	netns_plan(&l->net, c->port_base, host_names);
+	fill_mariadb(c, &c->comps[UP], "up-0", ROLE_UPSTREAM, c->port_base,
+		     mariadbd);
+	fill_mariadb(c, &c->comps[DOWN], "down-0", ROLE_DOWNSTREAM | ROLE_CDC,
+		     c->port_base + 1, mariadbd);
+	c->comps[DOWN].replicates = xstrdup("up-0");
+	fill_etcd(c, &c->comps[ETCD], l->etcd ? l->etcd : "etcd");
+}
+
+/* What was asked of the hosts: the option, else TICHAOS_HOSTS, else
+ * auto. */
+static int hosts_asked(const struct cluster_options *o,
+		       enum hosts_mode *mode, struct err *e)
+{
+	const char *env = getenv("TICHAOS_HOSTS");
+
+	*mode = o->hosts;
+	if (*mode != HOSTS_DEFAULT)
+		return 0;
+	if (!env || !*env) {
+		*mode = HOSTS_AUTO;
+		return 0;
+	}
+	*mode = hosts_mode_parse(env);
+	if (*mode == HOSTS_DEFAULT)
+		return err_set(e, ERR_USAGE, "TICHAOS_HOSTS: expected on, off "
+			       "or auto, not '%s'", env);
+	return 0;
+}
+
+/* Hosts or loopback for a cluster that is not running; `env`: the mode
+ * is TICHAOS_HOSTS's. */
+static void choose_hosts(struct cluster *c, enum hosts_mode mode, int env)
+{
+	struct local *l = c->priv;
+	struct err why = ERR_INIT;
+
+	l->hosts = mode != HOSTS_OFF;
+	if (mode != HOSTS_AUTO)
+		snprintf(l->why, sizeof(l->why), env ? "TICHAOS_HOSTS is %s"
+			 : "hosts %s was asked for", l->hosts ? "on" : "off");
+	else if (!netns_usable(c->port_base, &why))
+		snprintf(l->why, sizeof(l->why), "network namespaces can be "
+			 "made here");
+	else {
+		l->hosts = 0;
+		snprintf(l->why, sizeof(l->why), "network namespaces cannot "
+			 "be made here: %s", why.msg);
+	}
+}
+
 static int local_open(struct cluster *c, const struct cluster_options *o,
 		      struct err *e)
 {
 	struct local *l = xcalloc(1, sizeof(*l));
 	const char *dir = o->dir ? o->dir : "cluster";
+	enum hosts_mode mode;
 	int running = 0;
 
 	c->priv = l;
 	if (strlen(dir) > 200)
 		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
 			       "long (at most 200 bytes)", dir);
+	if (hosts_asked(o, &mode, e))
+		return -1;
 	c->dir = absolute_dir(dir);
 	c->topology_path = xprintf("%s/topology.yaml", c->dir);
 	if (o->nskip_errors) {
@@ -223,6 +328,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 			l->options[side] = argv_dup((const char **)
 						    o->options[side]);
 	l->recorded_base = read_recorded_base(c->dir);
+	l->recorded_hosts = read_recorded_hosts(c->dir);
 	l->mariadbd = find_program("mariadbd");
 	l->install_db = find_program("mariadb-install-db");
 	l->etcd = find_program("etcd");
@@ -230,36 +336,36 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	c->port_base = l->recorded_base ? l->recorded_base : DEFAULT_PORT_BASE;
 	c->ncomps = NCOMPS;
 	c->comps = xcalloc(NCOMPS, sizeof(*c->comps));
-	/* First with the recorded ports, to see whether it is running. */
-	for (int pass = 0; pass < 2; pass++) {
-		fill_mariadb(c, &c->comps[UP], "up-0", ROLE_UPSTREAM,
-			     c->port_base, l->mariadbd ? l->mariadbd
-						       : "mariadbd");
-		fill_mariadb(c, &c->comps[DOWN], "down-0",
-			     ROLE_DOWNSTREAM | ROLE_CDC, c->port_base + 1,
-			     l->mariadbd ? l->mariadbd : "mariadbd");
-		c->comps[DOWN].replicates = xstrdup("up-0");
-		fill_etcd(c, &c->comps[ETCD], l->etcd ? l->etcd : "etcd");
-		if (pass)
-			break;
-		for (int i = 0; i < NCOMPS; i++)
-			if (component_state(c, &c->comps[i]) != STATE_STOPPED)
-				running = 1;
-		if (o->port_base == 0 || (o->port_base < 0 && running) ||
-		    o->port_base == c->port_base)
-			return 0;
-		if (running)
+	/* First as recorded, to see whether it is running. */
+	l->hosts = l->recorded_hosts == 1;
+	fill_all(c);
+	for (int i = 0; i < NCOMPS; i++)
+		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+			running = 1;
+	if (running) {
+		if (o->port_base > 0 && o->port_base != c->port_base)
 			return err_set(e, ERR_USAGE, "the cluster in '%s' is "
 				       "running with port base %d; run "
 				       "'cluster down' first", c->dir,
 				       c->port_base);
-		if (o->port_base > 0)
-			c->port_base = o->port_base;
-		else if ((c->port_base = find_free_base(e)) < 0)
-			return -1;
-		for (int i = 0; i < NCOMPS; i++)
-			component_release(&c->comps[i]);
+		/* TICHAOS_HOSTS is a default: what runs wins over it. */
+		if ((o->hosts == HOSTS_ON && !l->hosts) ||
+		    (o->hosts == HOSTS_OFF && l->hosts))
+			return err_set(e, ERR_USAGE, "the cluster in '%s' is "
+				       "running with hosts %s; run 'cluster "
+				       "down' first", c->dir,
+				       l->hosts ? "on" : "off");
+		snprintf(l->why, sizeof(l->why), "as it runs");
+		return 0;
 	}
+	if (o->port_base > 0)
+		c->port_base = o->port_base;
+	else if (o->port_base < 0 && (c->port_base = find_free_base(e)) < 0)
+		return -1;
+	choose_hosts(c, mode, o->hosts == HOSTS_DEFAULT);
+	for (int i = 0; i < NCOMPS; i++)
+		component_release(&c->comps[i]);
+	fill_all(c);
 	return 0;
 }
 
@@ -296,7 +402,7 @@ static int write_config(struct cluster *c, const struct component *comp,
 		"[mariadbd]\n"
 		"datadir=%s\n"
 		"port=%d\n"
-		"bind-address=127.0.0.1\n"
+		"bind-address=%s\n"
 		"socket=%s/mariadbd.sock\n"
 		"tmpdir=%s/tmp\n"
 		"pid-file=%s/mariadbd.pid\n"
@@ -310,8 +416,11 @@ static int write_config(struct cluster *c, const struct component *comp,
 		"performance-schema=OFF\n"
 		"max-connections=1000\n"
 		"character-set-server=utf8mb4\n",
-		comp->data_dir, comp->sql_port, comp->dir, comp->dir,
-		comp->dir, comp->log, run_as_user(), server_id);
+		comp->data_dir, comp->sql_port, comp->sql_host, comp->dir,
+		comp->dir, comp->dir, comp->log, run_as_user(), server_id);
+	/* On a host of its own, root comes from the bridge's address. */
+	if (!rc && l->hosts)
+		rc = buf_printf(&cnf, e, "init-file=%s/init.sql\n", comp->dir);
 	if (!rc && server_id == 1)
 		rc = buf_addstr(&cnf,
 			"log-bin=binlog\n"
@@ -344,6 +453,18 @@ static int write_config(struct cluster *c, const struct component *comp,
 	rc = rc || write_text(path, &cnf, e);
 	buf_release(&cnf);
 	free(path);
+	if (!rc && l->hosts) {
+		/* Not in the binlog: each server grants it on its own. */
+		path = xprintf("%s/init.sql", comp->dir);
+		rc = buf_printf(&cnf, e, "SET sql_log_bin = 0;\n"
+				"CREATE USER IF NOT EXISTS 'root'@'%s';\n"
+				"GRANT ALL PRIVILEGES ON *.* TO 'root'@'%s' "
+				"WITH GRANT OPTION;\n", l->net.gateway,
+				l->net.gateway) ||
+		     write_text(path, &cnf, e);
+		buf_release(&cnf);
+		free(path);
+	}
 	return rc ? -1 : 0;
 }
 
@@ -508,6 +629,60 @@ static int check_options(const struct local *l, struct err *e)
 	return rc;
 }
 
+/*
+ * The hosts: made when nothing runs (whatever an earlier run left of
+ * them removed first, and said), else checked, with any cut an earlier
+ * run left removed and said. Then which hosts they are, and why.
+ */
+static int make_hosts(struct cluster *c, struct err *e)
+{
+	struct local *l = c->priv;
+	struct buf found = BUF_INIT, line = BUF_INIT;
+	int running = 0, rc = 0;
+
+	for (int i = 0; i < NCOMPS; i++)
+		running |= component_state(c, &c->comps[i]) != STATE_STOPPED;
+	if (!running) {
+		rc = netns_remove(c->port_base, &found, e);
+		if (found.len)
+			log_warn("removed what an earlier cluster in '%s' left "
+				 "of its hosts: %s", c->dir, buf_str(&found));
+		rc = rc || (l->hosts && netns_make(&l->net, e));
+	} else if (l->hosts && netns_present(&l->net, e) != 1) {
+		rc = err_isset(e) ? -1 : err_set(e, ERR_INFRA, "the hosts of "
+						 "the cluster in '%s' are "
+						 "gone; run 'cluster down'",
+						 c->dir);
+	}
+	for (size_t i = 0; !rc && running && l->hosts && i < l->net.nhosts;
+	     i++) {
+		const struct netns_host *h = &l->net.hosts[i];
+
+		rc = netns_cut_of(h->ns, &found, e);
+		if (!rc && found.len) {
+			log_warn("%s: removing a partition an earlier run left "
+				 "(it dropped what came from %s)", h->name,
+				 buf_str(&found));
+			rc = netns_cut(h->ns, NULL, 0, e);
+		}
+	}
+	if (!rc && l->hosts) {
+		for (size_t i = 0; i < l->net.nhosts; i++)
+			buf_printf(&line, NULL, "%s %s %s", i ? "," : "",
+				   l->net.hosts[i].name, l->net.hosts[i].addr);
+		log_info("hosts: one network namespace per component, on "
+			 "bridge %s (%s/%d):%s (%s)", l->net.bridge,
+			 l->net.gateway, l->net.prefix_len, buf_str(&line),
+			 l->why);
+	} else if (!rc) {
+		log_info("hosts: none, every component on 127.0.0.1 (%s)",
+			 l->why);
+	}
+	buf_release(&found);
+	buf_release(&line);
+	return rc ? -1 : 0;
+}
+
 static int local_prepare(struct cluster *c, struct err *e)
 {
 	struct local *l = c->priv;
@@ -523,7 +698,8 @@ static int local_prepare(struct cluster *c, struct err *e)
 			       "etcd-server, or run 'make deps')");
 	if (check_options(l, e))
 		return -1;
-	for (int i = 0; i < NCOMPS; i++) {
+	/* On hosts of their own, the ports are theirs. */
+	for (int i = 0; !l->hosts && i < NCOMPS; i++) {
 		struct component *comp = &c->comps[i];
 		int ports[2] = { comp->sql_port, 0 };
 
@@ -557,17 +733,25 @@ static int local_prepare(struct cluster *c, struct err *e)
 		return -1;
 	if (write_config(c, &c->comps[UP], 1, e) ||
 	    write_config(c, &c->comps[DOWN], 2, e) ||
-	    install_data(c, l, e))
+	    install_data(c, l, e) || make_hosts(c, e))
 		return -1;
 	path = xprintf("%s/port-base", c->dir);
 	rc = buf_printf(&text, e, "%d\n", c->port_base) ||
 	     write_text(path, &text, e);
 	free(path);
+	buf_reset(&text);
+	path = xprintf("%s/hosts", c->dir);
+	rc = rc || buf_printf(&text, e, "%s\n", l->hosts ? "on" : "off") ||
+	     write_text(path, &text, e);
+	free(path);
 	buf_release(&text);
-	if (!rc)
+	if (!rc) {
 		l->recorded_base = c->port_base;
+		l->recorded_hosts = l->hosts;
+	}
 	return rc ? -1 : 0;
 }
+
 
 static int local_setup(struct cluster *c, struct err *e)
 {
@@ -575,16 +759,21 @@ static int local_setup(struct cluster *c, struct err *e)
 	struct sql s = SQL_INIT;
 	struct sql_result r = SQL_RESULT_INIT;
 	struct buf q = BUF_INIT;
-	const char *port, *using;
+	const char *port, *host, *using;
 	int64_t port_now = 0;
 	int rc;
 
+	/* The replica connects from its own address. */
 	rc = sql_connect(&s, up->sql_host, up->sql_port, "root", NULL, NULL,
 			 10, e) ||
-	     sql_exec(&s, "CREATE USER IF NOT EXISTS '" REPL_USER
-		      "'@'127.0.0.1' IDENTIFIED BY '" REPL_PASSWORD "'", e) ||
-	     sql_exec(&s, "GRANT REPLICATION SLAVE ON *.* TO '" REPL_USER
-		      "'@'127.0.0.1'", e);
+	     buf_printf(&q, e, "CREATE USER IF NOT EXISTS '" REPL_USER "'@'%s' "
+			"IDENTIFIED BY '" REPL_PASSWORD "'", down->sql_host) ||
+	     sql_exec(&s, buf_str(&q), e);
+	buf_reset(&q);
+	rc = rc || buf_printf(&q, e, "GRANT REPLICATION SLAVE ON *.* TO '"
+			      REPL_USER "'@'%s'", down->sql_host) ||
+	     sql_exec(&s, buf_str(&q), e);
+	buf_reset(&q);
 	sql_close(&s);
 	if (rc)
 		return -1;
@@ -593,9 +782,11 @@ static int local_setup(struct cluster *c, struct err *e)
 	    sql_query(&s, "SHOW SLAVE STATUS", &r, e))
 		goto out;
 	port = sql_cell(&r, 0, "Master_Port");
+	host = sql_cell(&r, 0, "Master_Host");
 	using = sql_cell(&r, 0, "Using_Gtid");
 	if (port && !parse_int64(port, 0, 65535, &port_now, NULL) &&
-	    port_now == up->sql_port && using &&
+	    port_now == up->sql_port && host && !strcmp(host, up->sql_host) &&
+	    using &&
 	    !strcmp(using, "Slave_Pos")) {
 		rc = 0;
 		goto out;
@@ -691,6 +882,19 @@ static int local_server_options(struct cluster *c, json_t **out,
 	return 0;
 }
 
+/* Every server is stopped: their hosts go, cuts and all. */
+static int local_down(struct cluster *c, struct err *e)
+{
+	struct buf found = BUF_INIT;
+	int rc = netns_remove(c->port_base, &found, e);
+
+	if (found.len)
+		log_info("removed the hosts of the cluster in '%s': %s",
+			 c->dir, buf_str(&found));
+	buf_release(&found);
+	return rc;
+}
+
 static void local_close(struct cluster *c)
 {
 	struct local *l = c->priv;
@@ -711,10 +915,12 @@ const struct cluster_type cluster_local = {
 	.name = "local",
 	.made = 1,
 	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "
-	       "role) and etcd on 127.0.0.1",
+	       "role) and etcd, each on a host of its own (a network "
+	       "namespace) or all on 127.0.0.1",
 	.open = local_open,
 	.prepare = local_prepare,
 	.setup = local_setup,
+	.down = local_down,
 	.server_options = local_server_options,
 	.close = local_close,
 };

@@ -118,7 +118,8 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		     (comp->status_pid && buf_addstr(&out, "    status_pid: "
 						     "true\n", e)) ||
 		     put(&out, "log", comp->log, e) ||
-		     put(&out, "data_dir", comp->data_dir, e);
+		     put(&out, "data_dir", comp->data_dir, e) ||
+		     put(&out, "netns", comp->netns, e);
 	}
 	rc = rc || buf_write_file(&out, path, 0644, e);
 	buf_release(&out);
@@ -142,7 +143,7 @@ static const char *const comp_keys[] = {
 	"name", "roles", "host", "sql", "user", "password_env", "replicates",
 	"http_url",
 	"etcd_url", "start", "dir", "pidfile", "pid_command", "status_pid",
-	"log", "data_dir", NULL,
+	"log", "data_dir", "netns", NULL,
 };
 
 struct reader {
@@ -338,6 +339,7 @@ static int read_component(struct reader *r, const struct ynode *n,
 	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
 	    read_start(r, ynode_get(n, "start"), &comp->start) ||
 	    string(r, n, "pid_command", 0, &comp->pid_command) ||
+	    string(r, n, "netns", 0, &comp->netns) ||
 	    boolean(r, n, "status_pid", &comp->status_pid))
 		return -1;
 	if (remote ? remote_path(r, n, "dir", &comp->dir) ||

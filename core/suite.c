@@ -78,7 +78,7 @@ enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, EXP_CLUSTER, NEXP };
 
 static const char *const cluster_local_key[] = { "local", NULL };
 static const char *const local_keys[] = {
-	"replica_skip_errors", "upstream", "downstream", NULL,
+	"replica_skip_errors", "upstream", "downstream", "hosts", NULL,
 };
 static const char *const server_keys[] = { "options", NULL };
 
@@ -427,6 +427,19 @@ static int load_local(struct suite *s, const char *file,
 		n = ynode_get(local, side ? "downstream" : "upstream");
 		if (n && load_options(s, file, n, side, e))
 			return -1;
+	}
+	n = ynode_get(local, "hosts");
+	if (n) {
+		static const char *const names[] = {
+			"", "true", "false", "auto", NULL,
+		};
+
+		for (int i = 1; n->kind == YNODE_SCALAR && names[i]; i++)
+			if (!strcmp(n->value, names[i]))
+				s->local.hosts = i;
+		if (!s->local.hosts)
+			return ynode_error(e, file, n, "cluster.local.hosts "
+					   "must be true, false or auto");
 	}
 	return 0;
 }
@@ -812,7 +825,8 @@ static int write_items(struct buf *out, const char *key,
 
 static int local_empty(const struct suite_local *l)
 {
-	return !l->nskip_errors && !l->noptions[0] && !l->noptions[1];
+	return !l->nskip_errors && !l->noptions[0] && !l->noptions[1] &&
+	       !l->hosts;
 }
 
 static int write_local(struct buf *out, const struct suite_local *l,
@@ -845,6 +859,11 @@ static int write_local(struct buf *out, const struct suite_local *l,
 		rc = rc || buf_addstr(out, " } }", e);
 		sep = ",";
 	}
+	if (!rc && l->hosts)
+		rc = buf_printf(out, e, "%s hosts: %s", sep,
+				l->hosts == SUITE_HOSTS_ON ? "true"
+				: l->hosts == SUITE_HOSTS_OFF ? "false"
+				: "auto");
 	return rc || buf_addstr(out, " } }\n", e) ? -1 : 0;
 }
 

@@ -65,7 +65,12 @@ struct suite_local {
 	char **options[2];		/* [0] upstream, [1] downstream: name,
 					 * value, ..., NULL */
 	size_t noptions[2];		/* pairs */
+	/* hosts: the components each on a host of their own:
+	 * SUITE_HOSTS_* (docs/suite-format.md). */
+	int hosts;
 };
+
+enum { SUITE_HOSTS_UNSET, SUITE_HOSTS_ON, SUITE_HOSTS_OFF, SUITE_HOSTS_AUTO };
 
 /*
  * A failure the suite declares known (expect:, docs/suite-format.md): a

@@ -481,3 +481,28 @@ int proc_remove_tree(const char *path, struct err *e)
 		return err_set(e, ERR_INFRA, "cannot remove '%s'", path);
 	return code < 0 ? -1 : 0;
 }
+
+char *find_program(const char *name)
+{
+	const char *path = getenv("PATH");
+	struct buf dirs = BUF_INIT;
+	char *found = NULL;
+	const char *d;
+
+	buf_printf(&dirs, NULL, "%s:/usr/sbin:/usr/local/sbin:/sbin",
+		   path ? path : "/usr/bin:/bin");
+	for (d = buf_str(&dirs); d && !found;) {
+		const char *colon = strchr(d, ':');
+		int len = colon ? (int)(colon - d) : (int)strlen(d);
+		char *candidate = len ? xprintf("%.*s/%s", len, d, name)
+				      : xprintf("./%s", name);
+
+		if (!access(candidate, X_OK))
+			found = candidate;
+		else
+			free(candidate);
+		d = colon ? colon + 1 : NULL;
+	}
+	buf_release(&dirs);
+	return found;
+}

@@ -124,4 +124,10 @@ int proc_cwd(pid_t pid, struct buf *out, struct err *e);
  */
 int proc_read_pidfile(const char *path, pid_t *pid, struct err *e);
 
+/*
+ * An executable called `name` in PATH or an sbin directory (servers and
+ * iproute2 live there, outside a user's PATH), or NULL. Caller frees.
+ */
+char *find_program(const char *name);
+
 #endif

@@ -407,12 +407,13 @@ static const char *const actions[] = {
 int cmd_cluster(int argc, char **argv)
 {
 	const char *cluster = NULL, *dir = NULL, *port_base = NULL;
-	const char *signal_name = NULL;
+	const char *signal_name = NULL, *hosts = NULL;
 	int purge = 0, verbose = 0, n, rc = EXIT_PASS, sig = SIGKILL;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "dir", 0, &dir, NULL },
 		{ "port-base", 0, &port_base, NULL },
+		{ "hosts", 0, &hosts, NULL },
 		{ "purge", 0, NULL, &purge },
 		{ "signal", 0, &signal_name, NULL },
 		{ "verbose", 'v', NULL, &verbose },
@@ -455,7 +456,13 @@ int cmd_cluster(int argc, char **argv)
 	if (signal_name && !(sig = parse_signal(signal_name)))
 		die(EXIT_USAGE, "cluster: --signal: unknown signal '%s' "
 		    "(expected KILL, TERM, INT, QUIT or HUP)", signal_name);
+	if (cluster && strcmp(cluster, "local") && hosts)
+		die(EXIT_USAGE, "cluster: --hosts applies to the local "
+		    "cluster, not to '%s'", cluster);
+	if (hosts && strcmp(action, "up"))
+		die(EXIT_USAGE, "cluster: --hosts goes with 'up'");
 	o.port_base = opts_port_base("cluster", port_base);
+	o.hosts = opts_hosts("cluster", hosts);
 	o.cluster = cluster;
 	o.dir = dir;
 

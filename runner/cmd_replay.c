@@ -18,12 +18,14 @@
 int cmd_replay(int argc, char **argv)
 {
 	const char *cluster = NULL, *out = NULL, *port_base = NULL;
+	const char *hosts = NULL;
 	int keep = 0, quiet = 0, n, rc;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "out", 0, &out, NULL },
 		{ "keep-cluster", 0, NULL, &keep },
 		{ "port-base", 0, &port_base, NULL },
+		{ "hosts", 0, &hosts, NULL },
 		{ "quiet", 0, NULL, &quiet },
 		{ NULL, 0, NULL, NULL },
 	};
@@ -37,6 +39,7 @@ int cmd_replay(int argc, char **argv)
 		die(EXIT_USAGE, "replay: expected one RUN_DIR (see 'tichaos "
 		    "help replay')");
 	o.port_base = opts_port_base("replay", port_base);
+	o.hosts = opts_hosts("replay", hosts);
 	snprintf(suite, sizeof(suite), "%s/suite.yaml", argv[1]);
 	snprintf(plan, sizeof(plan), "%s/plan.json", argv[1]);
 	recorded = json_load_file(plan, 0, NULL);

@@ -13,7 +13,7 @@
 int cmd_run(int argc, char **argv)
 {
 	const char *cluster = NULL, *duration = NULL, *seed = NULL;
-	const char *out = NULL, *port_base = NULL;
+	const char *out = NULL, *port_base = NULL, *hosts = NULL;
 	int keep = 0, verbose = 0, quiet = 0, dry_run = 0, n, rc = EXIT_PASS;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
@@ -22,6 +22,7 @@ int cmd_run(int argc, char **argv)
 		{ "out", 0, &out, NULL },
 		{ "keep-cluster", 0, NULL, &keep },
 		{ "port-base", 0, &port_base, NULL },
+		{ "hosts", 0, &hosts, NULL },
 		{ "verbose", 'v', NULL, &verbose },
 		{ "quiet", 0, NULL, &quiet },
 		{ "dry-run", 0, NULL, &dry_run },
@@ -46,6 +47,7 @@ int cmd_run(int argc, char **argv)
 		o.seed = (uint64_t)v;
 	}
 	o.port_base = opts_port_base("run", port_base);
+	o.hosts = opts_hosts("run", hosts);
 	if (verbose && quiet)
 		die(EXIT_USAGE, "run: --verbose and --quiet exclude each "
 		    "other");
@@ -53,6 +55,8 @@ int cmd_run(int argc, char **argv)
 		die(EXIT_USAGE, "run: --out takes one suite");
 	if (cluster && strcmp(cluster, "local") && port_base)
 		die(EXIT_USAGE, "run: --port-base applies to the local cluster");
+	if (cluster && strcmp(cluster, "local") && hosts)
+		die(EXIT_USAGE, "run: --hosts applies to the local cluster");
 	o.cluster = cluster;
 	o.out = out;
 	o.keep_cluster = keep;

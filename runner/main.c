@@ -10,7 +10,8 @@ static const struct command commands[] = {
 	{ "run", "run suites against a cluster and check the outcome",
 	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
-	  "            [--port-base N] [-v] [--quiet] [--dry-run]\n"
+	  "            [--port-base N] [--hosts on|off|auto] [-v] [--quiet]\n"
+	  "            [--dry-run]\n"
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster),\n"
 	  "                   'playground[:VERSION]' (start tiup playground\n"
@@ -24,6 +25,12 @@ static const struct command commands[] = {
 	  "  --out DIR        the run directory (default runs/SUITE/TIME-sSEED)\n"
 	  "  --keep-cluster   leave the cluster running after the run\n"
 	  "  --port-base N    first port of the local cluster (default 24000)\n"
+	  "  --hosts H        the local cluster's components each on a host\n"
+	  "                   of its own (on: a network namespace each), all\n"
+	  "                   on 127.0.0.1 (off), or on when namespaces can be\n"
+	  "                   made here (auto); default: the suite's\n"
+	  "                   cluster.local.hosts, else TICHAOS_HOSTS, else\n"
+	  "                   auto\n"
 	  "  -v, --verbose    debug messages on stderr\n"
 	  "  --quiet          only warnings and errors on stderr\n"
 	  "  --dry-run        print the plan (plan.json) and stop: nothing is\n"
@@ -33,7 +40,8 @@ static const struct command commands[] = {
 	  "tichaos validate SUITE.yaml...\n", cmd_validate },
 	{ "cluster", "start, stop or inspect a cluster",
 	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml]\n"
-	  "            [--dir DIR] [--port-base N|auto] [--purge]\n"
+	  "            [--dir DIR] [--port-base N|auto] [--hosts on|off|auto]\n"
+	  "            [--purge]\n"
 	  "       tichaos cluster kill|start|pause|continue COMPONENT\n"
 	  "            [--cluster ...] [--dir DIR] [--signal KILL|TERM]\n"
 	  "\n"
@@ -51,13 +59,18 @@ static const struct command commands[] = {
 	  "  --dir DIR        where the local cluster or the playground's\n"
 	  "                   files live (default ./cluster)\n"
 	  "  --port-base N    first of the cluster's ports (default 24000);\n"
-	  "                   'auto' picks a free block\n",
+	  "                   'auto' picks a free block\n"
+	  "  --hosts H        up: each component on a host of its own (on),\n"
+	  "                   all on 127.0.0.1 (off), or on when network\n"
+	  "                   namespaces can be made here (auto; default:\n"
+	  "                   TICHAOS_HOSTS, else auto)\n",
 	  cmd_cluster },
 	{ "check", "re-run the checkers on a stored run",
 	  "tichaos check RUN_DIR\n", cmd_check },
 	{ "replay", "run again with the recorded plan",
 	  "tichaos replay RUN_DIR [--cluster local|TOPOLOGY.yaml] [--out DIR]\n"
 	  "            [--keep-cluster] [--port-base N|auto] [--quiet]\n"
+	  "            [--hosts on|off|auto]\n"
 	  "\n"
 	  "  Runs RUN_DIR/suite.yaml again with the seed and duration it ran\n"
 	  "  with: the same faults at the same offsets, the same DDL in the same\n"

@@ -93,6 +93,16 @@ int opts_port_base(const char *cmd, const char *value)
 	return (int)v;
 }
 
+enum hosts_mode opts_hosts(const char *cmd, const char *value)
+{
+	enum hosts_mode mode = hosts_mode_parse(value);
+
+	if (value && mode == HOSTS_DEFAULT)
+		die(EXIT_USAGE, "%s: --hosts: expected on, off or auto, not "
+		    "'%s'", cmd, value);
+	return mode;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;

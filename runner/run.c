@@ -524,10 +524,17 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	co.nskip_errors = st->suite.local.nskip_errors;
 	co.options[0] = st->suite.local.options[0];
 	co.options[1] = st->suite.local.options[1];
+	co.hosts = o->hosts;
+	if (co.hosts == HOSTS_DEFAULT)
+		co.hosts = st->suite.local.hosts == SUITE_HOSTS_ON ? HOSTS_ON
+			   : st->suite.local.hosts == SUITE_HOSTS_OFF ? HOSTS_OFF
+			   : st->suite.local.hosts == SUITE_HOSTS_AUTO
+			   ? HOSTS_AUTO : HOSTS_DEFAULT;
 	if (cluster_open(&st->cluster, &co, e))
 		return STOP;
 	if (st->cluster.type != cluster_type_find("local") &&
-	    (co.nskip_errors || co.options[0] || co.options[1]))
+	    (co.nskip_errors || co.options[0] || co.options[1] ||
+	     st->suite.local.hosts))
 		log_warn("%s: cluster.local applies to the local cluster; "
 			 "this %s cluster's servers run as they are",
 			 st->suite.path, st->cluster.type->name);

@@ -25,6 +25,8 @@ struct run_options {
 	const char *out;	/* run directory; NULL: runs/SUITE/TIME-sSEED */
 	int keep_cluster;
 	int port_base;		/* 0 default, -1 auto */
+	int hosts;		/* enum hosts_mode; HOSTS_DEFAULT: the
+				 * suite's, else TICHAOS_HOSTS, else auto */
 	int quiet;
 	/* Print the plan and stop: nothing started, nothing written. */
 	int dry_run;

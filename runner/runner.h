@@ -7,6 +7,7 @@
  * Rules.
  */
 
+#include "clusters/cluster.h"
 #include "lib/err.h"
 
 #define TICHAOS_VERSION "0.1.0"
@@ -69,6 +70,12 @@ int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
  * (-1), or none (NULL: 0, the default). Dies with exit 2 on anything else.
  */
 int opts_port_base(const char *cmd, const char *value);
+
+/*
+ * The value of --hosts for command `cmd`: on, off, auto, or none (NULL:
+ * HOSTS_DEFAULT). Dies with exit 2 on anything else.
+ */
+enum hosts_mode opts_hosts(const char *cmd, const char *value);
 
 /* From now on SIGINT and SIGTERM call `handler` (no SA_RESTART). */
 void catch_signals(void (*handler)(int));

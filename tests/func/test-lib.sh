@@ -23,6 +23,12 @@ TICHAOS="$ROOT/tichaos"
 DATA="$ROOT/tests/data"
 TRASH=$(mktemp -d "${TMPDIR:-/tmp}/tichaos-test.XXXXXX")
 export TICHAOS ROOT DATA TRASH
+# Local clusters put every component on 127.0.0.1 (the tests' addresses
+# and messages name it) unless a test asks for hosts of their own
+# (--hosts on, tests t044x); TICHAOS_HOSTS=auto in the environment runs
+# every test's clusters on hosts where namespaces can be made.
+TICHAOS_HOSTS=${TICHAOS_HOSTS-off}
+export TICHAOS_HOSTS
 
 test_count=0
 test_failed=0
@@ -160,6 +166,32 @@ wait_for_condition() {
 alive() {
 	test_state_=$(sed -e 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
 	[ -n "$test_state_" ] && [ "$test_state_" != Z ] && [ "$test_state_" != X ]
+}
+
+# need_hosts: skip_all unless the local cluster's hosts can be made here
+# (lib/netns.h): root, a network namespace, nftables inside it.
+need_hosts() {
+	[ "$(id -u)" = 0 ] || skip_all "network namespaces need root"
+	[ -x /usr/sbin/nft ] || command -v nft >/dev/null ||
+		skip_all "nft not found (nftables)"
+	test_ns_=tichaos-probe-$$
+	ip netns add "$test_ns_" 2>/dev/null ||
+		skip_all "a network namespace cannot be made here"
+	ip netns exec "$test_ns_" nft list tables >/dev/null 2>&1
+	test_rc_=$?
+	ip netns delete "$test_ns_"
+	[ "$test_rc_" = 0 ] ||
+		skip_all "nftables does not work in a network namespace here"
+}
+
+# addr_of DIR COMPONENT: the address of COMPONENT of the local cluster in
+# DIR (its host's, or 127.0.0.1), from DIR/topology.yaml.
+addr_of() {
+	awk -v name="\"$2\"" '
+		$2 == "name:" { on = ($3 == name) }
+		on && $1 == "sql:" { gsub(/"/, "", $2); sub(/:[0-9]+$/, "", $2); print $2; exit }
+		on && $1 == "etcd_url:" { gsub(/"|http:\/\//, "", $2); sub(/:[0-9]+$/, "", $2); print $2; exit }
+	' "$1/topology.yaml"
 }
 
 # listening PORT: something listens on 127.0.0.1:PORT.

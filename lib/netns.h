@@ -1,0 +1,115 @@
+#ifndef TICHAOS_NETNS_H
+#define TICHAOS_NETNS_H
+
+/*
+ * Hosts on one machine: network namespaces joined by a bridge, and the
+ * cuts a partition makes between them (docs/topology.md, "Hosts").
+ *
+ * A net is named by a tag, a number (the local cluster's port base), and
+ * everything it is made of carries the tag in its name, so that whatever
+ * a run left behind (killed with SIGKILL) is found by the tag alone:
+ *
+ *   bridge     "tcb<tag>" in this namespace, with the net's first address
+ *   namespace  "tichaos-<tag>-<host>" per host (ip netns: /run/netns)
+ *   veth pair  "tcv<tag>-<i>" on the bridge, "eth0" in the namespace,
+ *              which has address i + 2 of the net
+ *
+ * A net is a /28 of 198.18.0.0/15 (RFC 2544, kept for tests) chosen by the
+ * tag. A namespace has a route to its /28 and none other: nothing a host
+ * sends leaves the machine, and there is no NAT. This namespace (the
+ * runner's) reaches every host through the bridge.
+ *
+ * A cut is a table "inet tichaos" of nftables in a host's namespace that
+ * drops what arrives from given addresses, silently, as a switch that
+ * lost a link would: TCP connections hang and time out rather than fail
+ * at once. Deleting the namespaces deletes their cuts.
+ *
+ * Everything is made with iproute2's `ip` and nftables' `nft`, run as
+ * programs; it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/buf.h"
+#include "lib/err.h"
+
+/* Hosts of one net, at most: a /28 less the network, the bridge and the
+ * broadcast addresses. */
+#define NETNS_MAX_HOSTS 13
+
+struct netns_host {
+	char name[32];		/* "up-0" */
+	char ns[64];		/* "tichaos-24000-up-0" */
+	char link[16];		/* "tcv24000-0", its veth on the bridge */
+	char addr[16];		/* "198.18.150.2" */
+};
+
+struct netns_net {
+	int tag;
+	char bridge[16];	/* "tcb24000" */
+	char gateway[16];	/* the bridge's address */
+	int prefix_len;		/* 28 */
+	struct netns_host hosts[NETNS_MAX_HOSTS];
+	size_t nhosts;
+};
+
+/*
+ * Fill `net` for tag `tag` (0 to 65535) and the hosts `names`
+ * (NULL-terminated, at most NETNS_MAX_HOSTS, each at most 20 bytes):
+ * names and addresses only; nothing is made.
+ */
+void netns_plan(struct netns_net *net, int tag, const char *const *names);
+
+/*
+ * 0 when nets can be made here: root, `ip` and `nft` found, and a
+ * namespace "tichaos-<tag>-probe" made, its nftables listed and removed.
+ * Else -1 with why not (ERR_INFRA), as one line.
+ */
+int netns_usable(int tag, struct err *e);
+
+/*
+ * Make the bridge, each host's namespace and veth pair, their addresses,
+ * links up. Fails on anything already there (netns_remove first), and
+ * then removes what it made. ERR_INFRA with `ip`'s own message.
+ */
+int netns_make(const struct netns_net *net, struct err *e);
+
+/*
+ * 1 when the bridge and every host's namespace of `net` exist, 0 when
+ * none does, -1 (with `e`) when only some do.
+ */
+int netns_present(const struct netns_net *net, struct err *e);
+
+/*
+ * Remove every namespace, veth and bridge of tag `tag`, whatever hosts
+ * they were made for. What was found is appended to `found` (names,
+ * space-separated; MAY be NULL). 0 also when there was nothing.
+ */
+int netns_remove(int tag, struct buf *found, struct err *e);
+
+/*
+ * Cut: in namespace `ns`, drop everything arriving from the `naddrs`
+ * addresses `addrs` (replacing any cut it had). naddrs 0 removes the cut.
+ */
+int netns_cut(const char *ns, const char *const *addrs, size_t naddrs,
+	      struct err *e);
+
+/*
+ * The addresses namespace `ns` drops (its cut), space-separated, into
+ * `out` (empty: none). -1 when it cannot be told.
+ */
+int netns_cut_of(const char *ns, struct buf *out, struct err *e);
+
+/*
+ * Connect over TCP from inside namespace `ns` (NULL: this one) to
+ * addr:port, within `timeout_ns`. 0 when the peer answered (connected, or
+ * refused: a refusal came back from it), 1 when it did not (the message
+ * in `why`: "no answer within 1s"), -1 when the attempt could not be
+ * made (`e`). The calling thread enters the namespace for the socket
+ * only and is back in its own when this returns.
+ */
+int netns_connect(const char *ns, const char *addr, int port,
+		  int64_t timeout_ns, struct buf *why, struct err *e);
+
+#endif
