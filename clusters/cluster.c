@@ -17,6 +17,7 @@
 #include "lib/http.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "lib/netns.h"
 #include "lib/proc.h"
 #include "lib/sql.h"
 
@@ -933,6 +934,32 @@ static int prepare(struct cluster *c, unsigned char **started,
 	return rc;
 }
 
+/*
+ * The cuts a run killed in a partition left on the hosts of components of
+ * this machine (faults/partition.c): removed, each said.
+ */
+static int remove_cuts(struct cluster *c, struct err *e)
+{
+	struct buf found = BUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+
+		if (!comp->netns || component_host(c, comp) != &host_local)
+			continue;
+		rc = netns_cut_of(comp->netns, &found, e);
+		if (!rc && found.len) {
+			log_warn("%s: removing a partition an earlier run left "
+				 "(it dropped what came from %s)", comp->name,
+				 buf_str(&found));
+			rc = netns_cut(comp->netns, NULL, 0, e);
+		}
+	}
+	buf_release(&found);
+	return rc;
+}
+
 int cluster_up(struct cluster *c, struct err *e)
 {
 	unsigned char *started;
@@ -940,6 +967,8 @@ int cluster_up(struct cluster *c, struct err *e)
 
 	if (prepare(c, &started, e))
 		return -1;
+	if (remove_cuts(c, e))
+		goto out;
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 		enum component_state state = component_state(c, comp);

@@ -631,8 +631,8 @@ static int check_options(const struct local *l, struct err *e)
 
 /*
  * The hosts: made when nothing runs (whatever an earlier run left of
- * them removed first, and said), else checked, with any cut an earlier
- * run left removed and said. Then which hosts they are, and why.
+ * them removed first, and said), else checked (cluster_up removes the
+ * cuts an earlier run left). Then which hosts they are, and why.
  */
 static int make_hosts(struct cluster *c, struct err *e)
 {
@@ -653,18 +653,6 @@ static int make_hosts(struct cluster *c, struct err *e)
 						 "the cluster in '%s' are "
 						 "gone; run 'cluster down'",
 						 c->dir);
-	}
-	for (size_t i = 0; !rc && running && l->hosts && i < l->net.nhosts;
-	     i++) {
-		const struct netns_host *h = &l->net.hosts[i];
-
-		rc = netns_cut_of(h->ns, &found, e);
-		if (!rc && found.len) {
-			log_warn("%s: removing a partition an earlier run left "
-				 "(it dropped what came from %s)", h->name,
-				 buf_str(&found));
-			rc = netns_cut(h->ns, NULL, 0, e);
-		}
 	}
 	if (!rc && l->hosts) {
 		for (size_t i = 0; i < l->net.nhosts; i++)

@@ -5,6 +5,7 @@
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
 extern const struct fault_type fault_kill;
+extern const struct fault_type fault_partition;
 extern const struct fault_type fault_pause;
 extern const struct fault_type fault_resign;
 extern const struct fault_type fault_tamper;
@@ -17,6 +18,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_changefeed,
 	&fault_tamper,
 	&fault_clock,
+	&fault_partition,
 	NULL,
 };
 

@@ -259,6 +259,32 @@ int netns_remove(int tag, struct buf *found, struct err *e)
 	return rc ? -1 : 0;
 }
 
+int netns_addr(const char *ns, char *out, size_t size, struct err *e)
+{
+	const char *argv[] = { "-n", ns, "-4", "-o", "addr", "show", "dev",
+			       "eth0", NULL };
+	struct buf text = BUF_INIT;
+	const char *p;
+	size_t len;
+	int rc = tool("ip", argv, &text, e);
+
+	/* "2: eth0    inet 198.18.150.2/28 brd ..." */
+	p = rc ? NULL : strstr(buf_str(&text), " inet ");
+	if (!rc && !p)
+		rc = err_set(e, ERR_INFRA, "namespace '%s' has no IPv4 address "
+			     "on eth0", ns);
+	if (!rc) {
+		p += 6;
+		len = strcspn(p, "/ ");
+		if (len + 1 > size)
+			len = size - 1;
+		memcpy(out, p, len);
+		out[len] = '\0';
+	}
+	buf_release(&text);
+	return rc;
+}
+
 int netns_cut(const char *ns, const char *const *addrs, size_t naddrs,
 	      struct err *e)
 {
@@ -299,6 +325,8 @@ int netns_cut_of(const char *ns, struct buf *out, struct err *e)
 	int rc;
 
 	buf_reset(out);
+	if (!exists_ns(ns))
+		return 0;
 	rc = tool("ip", argv, &text, e);
 	if (rc || !strstr(buf_str(&text), "table inet tichaos"))
 		goto out;
@@ -363,48 +391,90 @@ static int socket_in(const char *ns, struct err *e)
 	return fd;
 }
 
-int netns_connect(const char *ns, const char *addr, int port,
-		  int64_t timeout_ns, struct buf *why, struct err *e)
+/* Start probe `p`'s connect on a socket of its namespace: its fd, or -1
+ * with `p` decided (no fd needed) or `e` set. */
+static int probe_start(struct netns_probe *p, struct err *e)
 {
 	struct sockaddr_in sa;
-	struct pollfd pfd;
-	int fd, rc, soerr = 0;
-	socklen_t len = sizeof(soerr);
+	int fd;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)port);
-	if (inet_pton(AF_INET, addr, &sa.sin_addr) != 1)
+	sa.sin_port = htons((uint16_t)p->port);
+	if (inet_pton(AF_INET, p->addr, &sa.sin_addr) != 1)
 		return err_set(e, ERR_USAGE, "'%s' is not an IPv4 address",
-			       addr);
-	fd = socket_in(ns, e);
+			       p->addr);
+	fd = socket_in(p->ns, e);
 	if (fd < 0)
 		return err_isset(e) ? -1 : err_errno(e, errno, "cannot make a "
 						     "socket");
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		close(fd);
-		return 0;
-	}
-	soerr = errno;
-	if (soerr == EINPROGRESS) {
-		pfd.fd = fd;
-		pfd.events = POLLOUT;
-		rc = poll(&pfd, 1, (int)(timeout_ns / NS_PER_MS));
-		if (rc == 0) {
-			close(fd);
-			buf_printf(why, NULL, "no answer from %s:%d within "
-				   "%lld ms", addr, port,
-				   (long long)(timeout_ns / NS_PER_MS));
-			return 1;
-		}
-		soerr = 0;
-		if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr,
-					 &len))
-			soerr = errno;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ||
+	    errno == ECONNREFUSED) {
+		p->answered = 1;
+	} else if (errno != EINPROGRESS) {
+		snprintf(p->why, sizeof(p->why), "%s:%d: %s", p->addr, p->port,
+			 strerror(errno));
+	} else {
+		return fd;
 	}
 	close(fd);
-	if (soerr == 0 || soerr == ECONNREFUSED)
-		return 0;
-	buf_printf(why, NULL, "%s:%d: %s", addr, port, strerror(soerr));
-	return 1;
+	return -1;
+}
+
+int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
+		struct err *e)
+{
+	struct pollfd *pfd = xcalloc(n ? n : 1, sizeof(*pfd));
+	int64_t deadline = clock_mono_ns() + timeout_ns;
+	size_t waiting = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		probes[i].answered = 0;
+		probes[i].why[0] = '\0';
+		pfd[i].fd = rc ? -1 : probe_start(&probes[i], e);
+		pfd[i].events = POLLOUT;
+		if (err_isset(e))
+			rc = -1;
+		waiting += pfd[i].fd >= 0;
+	}
+	while (!rc && waiting) {
+		int64_t left = deadline - clock_mono_ns();
+		int ready = left <= 0 ? 0 : poll(pfd, n, (int)((left + NS_PER_MS
+							- 1) / NS_PER_MS));
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			int soerr = 0;
+			socklen_t len = sizeof(soerr);
+
+			if (pfd[i].fd < 0 || !pfd[i].revents)
+				continue;
+			if (getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &soerr,
+				       &len))
+				soerr = errno;
+			if (soerr == 0 || soerr == ECONNREFUSED)
+				probes[i].answered = 1;
+			else
+				snprintf(probes[i].why, sizeof(probes[i].why),
+					 "%s:%d: %s", probes[i].addr,
+					 probes[i].port, strerror(soerr));
+			close(pfd[i].fd);
+			pfd[i].fd = -1;
+			waiting--;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (pfd[i].fd < 0)
+			continue;
+		close(pfd[i].fd);
+		snprintf(probes[i].why, sizeof(probes[i].why), "no answer from "
+			 "%s:%d within %lld ms", probes[i].addr, probes[i].port,
+			 (long long)(timeout_ns / NS_PER_MS));
+	}
+	free(pfd);
+	return rc;
 }

@@ -97,19 +97,34 @@ int netns_cut(const char *ns, const char *const *addrs, size_t naddrs,
 
 /*
  * The addresses namespace `ns` drops (its cut), space-separated, into
- * `out` (empty: none). -1 when it cannot be told.
+ * `out` (empty: none, or no such namespace). -1 when it cannot be told.
  */
 int netns_cut_of(const char *ns, struct buf *out, struct err *e);
 
 /*
- * Connect over TCP from inside namespace `ns` (NULL: this one) to
- * addr:port, within `timeout_ns`. 0 when the peer answered (connected, or
- * refused: a refusal came back from it), 1 when it did not (the message
- * in `why`: "no answer within 1s"), -1 when the attempt could not be
- * made (`e`). The calling thread enters the namespace for the socket
- * only and is back in its own when this returns.
+ * The IPv4 address of namespace `ns`'s eth0 into `out` ("198.18.150.2").
  */
-int netns_connect(const char *ns, const char *addr, int port,
-		  int64_t timeout_ns, struct buf *why, struct err *e);
+int netns_addr(const char *ns, char *out, size_t size, struct err *e);
+
+/* One TCP connect of netns_probe. */
+struct netns_probe {
+	const char *ns;		/* from inside this namespace; NULL: ours */
+	const char *addr;	/* to addr:port */
+	int port;
+	/* Out: 1 when the peer answered (connected, or refused: the refusal
+	 * came back from it), 0 when it did not, with why not. */
+	int answered;
+	char why[160];
+};
+
+/*
+ * Connect every probe at once, from inside its namespace, and wait at
+ * most `timeout_ns` for all their answers: a probe that had none by then
+ * did not answer ("no answer within 1000 ms"). -1 (`e`) when a probe
+ * could not be made at all. The calling thread enters each namespace for
+ * the socket only and is back in its own when this returns.
+ */
+int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
+		struct err *e);
 
 #endif

@@ -1,0 +1,198 @@
+#!/bin/sh
+# The partition fault (faults/partition.c) on the local cluster's hosts:
+# cuts made, measured from inside the hosts and from outside, healed and
+# measured again; refused where there are no hosts; SIGINT heals, and
+# what a SIGKILL leaves the next run removes.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need_hosts
+
+C="$TRASH/c"
+
+# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
+# consistency and progress checks.
+suite() {
+	insert_suite "$1" "$2" 5 "$3" 50
+	shift 3
+	echo "faults:"
+	echo "  - kind: partition"
+	for opt_ in "$@"; do
+		echo "    $opt_"
+	done
+	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
+}
+
+# record HISTORY F: the value of the first nemesis info record of F.
+record() {
+	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"$2\"" "$1" |
+		head -n 1 | sed -e 's/.*"value":\({.*\),"took_ms":[0-9]*}.*/\1}/'
+}
+
+# tcp_from COMPONENT ADDR PORT: a TCP connect from COMPONENT's host to
+# ADDR:PORT is answered within 2 s.
+tcp_from() {
+	ip netns exec "tichaos-$B-$1" timeout 2 \
+		bash -c "exec 3<>/dev/tcp/$2/$3" 2>/dev/null
+}
+
+# tables: the namespaces of the cluster that hold a tichaos nft table.
+tables() {
+	for comp in up-0 down-0 etcd-0; do
+		ip netns exec "tichaos-$B-$comp" nft list tables 2>/dev/null |
+			grep -q "inet tichaos" && echo "$comp"
+	done
+	return 0
+}
+
+test_expect_success 'set-up: a cluster on hosts' '
+	test_cluster_up "$C" --port-base auto --hosts on &&
+	B=$(cat "$C/port-base") &&
+	UPA=$(addr_of "$C" up-0) && DOWNA=$(addr_of "$C" down-0) &&
+	ETCDA=$(addr_of "$C" etcd-0)
+'
+
+test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, healed, no row lost' '
+	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml &&
+	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && record $TRASH/r1/history.jsonl partition | grep -q probes" &&
+	tables >during &&
+	printf "%s\n" up-0 down-0 etcd-0 >expect &&
+	test_cmp expect during &&
+	! tcp_from down-0 "$UPA" "$B" &&
+	tcp_from etcd-0 "$UPA" "$B" &&
+	tcp_from down-0 "$DOWNA" "$((B + 1))" &&
+	wait $run &&
+	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":4,\"answered\":5,\"ms\":MS}}" >expect &&
+	record "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	test_cmp expect actual &&
+	echo "{\"rejoined\":[\"up-0\",\"down-0\",\"etcd-0\"],\"probes\":{\"unanswered\":0,\"answered\":9,\"ms\":MS}}" >expect &&
+	record "$TRASH/r1/history.jsonl" rejoin | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	test_cmp expect actual &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
+	tables >after &&
+	test ! -s after
+'
+
+test_expect_success 'the probe across the cut waits out probe_timeout' '
+	ms=$(record "$TRASH/r1/history.jsonl" partition | sed -e "s/.*\"ms\":\([0-9]*\).*/\1/") &&
+	test "$ms" -ge 1000
+'
+
+test_expect_success 'direction in: only the target drops, TCP stops both ways' '
+	suite in 6s indb "target: down-0" "direction: in" "at: [1s]" "down: 2s" >in.yaml &&
+	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &&
+	echo "{\"shape\":\"one\",\"direction\":\"in\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\"]],\"cuts\":[{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\"]}],\"probes\":{\"unanswered\":4,\"answered\":5,\"ms\":MS}}" >expect &&
+	record "$TRASH/r2/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	test_cmp expect actual
+'
+
+test_expect_success 'bridge: two sides cut, the one between reaches both' '
+	suite bridge 6s bridgedb "shape: bridge" "at: [1s]" "down: 2s" >bridge.yaml &&
+	"$TICHAOS" run bridge.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &&
+	record "$TRASH/r3/history.jsonl" partition >value &&
+	grep -Eq "^\{\"shape\":\"bridge\",\"direction\":\"both\",\"sides\":\[\[\"([a-z]+-0)\"\],\[\"[a-z]+-0\"\],\[\"([a-z]+-0)\"\]\],\"cuts\":\[\{\"host\":\"[a-z]+-0\",\"drops\":\[\"[a-z]+-0\"\]\},\{\"host\":\"[a-z]+-0\",\"drops\":\[\"[a-z]+-0\"\]\}\],\"probes\":\{\"unanswered\":2,\"answered\":7," value &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap
+'
+
+test_expect_success 'halves: a seed draws the same sides again' '
+	suite halves 6s halvesdb "shape: halves" "at: [1s]" "down: 2s" >halves.yaml &&
+	"$TICHAOS" run halves.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &&
+	"$TICHAOS" run halves.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &&
+	record "$TRASH/r4/history.jsonl" partition | sed -e "s/,\"probes\".*//" >a &&
+	record "$TRASH/r5/history.jsonl" partition | sed -e "s/,\"probes\".*//" >b &&
+	test_cmp a b &&
+	grep -Eq "\"sides\":\[\[\"[a-z]+-0\"\],\[\"[a-z]+-0\",\"[a-z]+-0\"\]\]" a
+'
+
+test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
+	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml &&
+	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "record $TRASH/r6/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	test "$(tables | wc -l)" = 3 &&
+	kill -INT $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 4 &&
+	record "$TRASH/r6/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":9" &&
+	tables >after &&
+	test ! -s after
+'
+
+test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
+	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "record $TRASH/r7/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	kill -9 $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 137 &&
+	tables >left &&
+	printf "%s\n" up-0 down-0 etcd-0 >expect &&
+	test_cmp expect left &&
+	insert_suite next 2s 1 nextdb 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --cluster "$C/topology.yaml" --out "$TRASH/r8" >tap 2>err &&
+	grep -q "warn  down-0: removing a partition an earlier run left (it dropped what came from $UPA $ETCDA)$" err &&
+	grep -q "warn  up-0: removing a partition an earlier run left (it dropped what came from $DOWNA)$" err &&
+	tables >after &&
+	test ! -s after
+'
+
+test_expect_success 'a run killed in a cut on a cluster of its own: the next run takes its hosts down' '
+	mkdir -p "$TRASH/runs" &&
+	"$TICHAOS" run int.yaml --port-base auto --hosts on --out "$TRASH/runs/a" >tap 2>err &
+	run=$! &&
+	wait_for_condition 60 "record $TRASH/runs/a/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	A=$(cat "$TRASH/runs/a/cluster/port-base") &&
+	ip netns list | grep -q "^tichaos-$A-down-0" &&
+	kill -9 $run &&
+	wait $run
+	insert_suite next 1s 1 nextdb 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --port-base auto --out "$TRASH/runs/b" >tap 2>err &&
+	grep -q "warn  stopped the cluster of $TRASH/runs/a: its runner (pid $run) is gone" err &&
+	! ip netns list | grep -q "^tichaos-$A-" &&
+	! ls /sys/class/net | grep -q "^tc[bv]$A"
+'
+
+test_expect_success 'refused (exit 2, one line): no hosts, a shape too big, bad options' '
+	D="$TRASH/d" &&
+	test_cluster_up "$D" --port-base auto --hosts off &&
+	suite nohosts 5s nohostsdb "target: cdc" "at: [1s]" "down: 2s" >nohosts.yaml &&
+	"$TICHAOS" run nohosts.yaml --cluster "$D/topology.yaml" --out "$TRASH/r9" >tap 2>all
+	test $? = 2 &&
+	grep -v "^[0-9:.]* info  " all >err &&
+	kline=$(grep -n "kind: partition" nohosts.yaml | cut -d: -f1) &&
+	echo "tichaos: nohosts.yaml:$kline:5: fault '\''partition'\'' needs components on hosts of their own (docs/topology.md, Hosts); this cluster has 0 (the local cluster with --hosts on makes them)" >expect &&
+	test_cmp expect err &&
+	suite ring 5s ringdb "shape: ring" "at: [1s]" "down: 2s" >ring.yaml &&
+	"$TICHAOS" run ring.yaml --cluster "$C/topology.yaml" --out "$TRASH/r10" >tap 2>all
+	test $? = 2 &&
+	grep -v "^[0-9:.]* info  " all >err &&
+	echo "tichaos: ring.yaml:$((kline + 1)):12: fault '\''partition'\'': shape ring needs 5 hosts at least; this cluster has 3" >expect &&
+	test_cmp expect err &&
+	suite v1 5s v1db "at: [1s]" "down: 2s" >v1.yaml &&
+	"$TICHAOS" validate v1.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: v1.yaml:$kline:5: fault '\''partition'\'' with shape one needs a '\''target'\'': the side cut off from the rest" >expect &&
+	test_cmp expect err &&
+	suite v2 5s v2db "shape: halves" "target: cdc" "at: [1s]" "down: 2s" >v2.yaml &&
+	"$TICHAOS" validate v2.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: v2.yaml:$((kline + 2)):13: fault '\''partition'\'': '\''target'\'' goes with shape one; shape halves splits every host" >expect &&
+	test_cmp expect err &&
+	suite v3 5s v3db "shape: halves" "direction: in" "at: [1s]" "down: 2s" >v3.yaml &&
+	"$TICHAOS" validate v3.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: v3.yaml:$((kline + 2)):16: fault '\''partition'\'': '\''direction'\'' goes with shape one" >expect &&
+	test_cmp expect err &&
+	suite v4 5s v4db "target: cdc" "at: [1s]" >v4.yaml &&
+	"$TICHAOS" validate v4.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: v4.yaml:$kline:5: fault '\''partition'\'' needs a '\''down'\'' above 0s: the heal is what joins the hosts again" >expect &&
+	test_cmp expect err
+'
+
+test_done
