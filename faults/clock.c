@@ -7,6 +7,17 @@
  * the server's own clock: SELECT UNIX_TIMESTAMP(NOW(6)) against ours,
  * within `tolerance`.
  *
+ * With a `rate` the moved clock also runs that many times as fast as
+ * ours: FAKETIME="+3600.000 x2" (libfaketime's README, "Advanced time
+ * specification options": an offset, then " x" and a factor; "x2" alone
+ * moves nothing). The offset holds when the server starts (libfaketime's
+ * start is the exec), and from there grows by (rate - 1) times the time
+ * it has run. The factor is read with atof() before the server's main(),
+ * so in the C locale: a '.' (ours is the C locale too). The server's own
+ * waits (sleep, poll, timed waits) run at the rate as well. The rate is
+ * measured after the start, and again once healed (then 1): two readings
+ * of the server's clock, RATE_INTERVAL_NS apart on our monotonic clock.
+ *
  * libfaketime moves the time a program reads through libc (MariaDB,
  * TiKV); a Go program (TiDB, PD, TiCDC) reads the kernel's clock directly
  * and is not moved: the verification then says the fault did not take
@@ -27,6 +38,7 @@
 struct clock_opts {
 	struct fault_target_opts t;
 	const char *offset;	/* "+1h", "-30m", "90s" (ahead) */
+	double rate;		/* 1: as fast as ours */
 	int64_t tolerance;
 	const char *library;	/* NULL: found on the target's host */
 };
@@ -37,9 +49,14 @@ static const struct optspec opts[] = {
 	{ "offset", OPT_STRING, NULL, 1, NULL, 0, 0,
 	  "how far the clock moves: +DURATION ahead, -DURATION behind",
 	  OPT_AT(struct clock_opts, offset) },
+	{ "rate", OPT_FLOAT, "1", 0, NULL, 0, 0,
+	  "how fast the moved clock runs: 2 twice as fast as real time, "
+	  "0.5 half as fast (0.01 to 100), measured to within 2%",
+	  OPT_AT(struct clock_opts, rate) },
 	{ "tolerance", OPT_DURATION, "2s", 0, NULL, 0, 0,
-	  "how far the measured skew may be from the offset (and from 0 "
-	  "once healed)", OPT_AT(struct clock_opts, tolerance) },
+	  "how far the measured skew may be from the offset (grown at "
+	  "`rate` while the server started; 0 once healed)",
+	  OPT_AT(struct clock_opts, tolerance) },
 	{ "library", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "libfaketime's path on the target's host (default: Debian's, "
 	  "found there)", OPT_AT(struct clock_opts, library) },
@@ -54,6 +71,14 @@ static const char *const libraries[] = {
 	NULL,
 };
 
+/* The rates a clock may run at: 1/100 to 100 times as fast as ours. */
+#define RATE_MIN 0.01
+#define RATE_MAX 100.0
+/* How far a measured rate may be from the one asked for, relative. */
+#define RATE_TOLERANCE 0.02
+/* How long apart, on our monotonic clock, the rate's two readings are. */
+#define RATE_INTERVAL_NS (500 * NS_PER_MS)
+
 /* The offset in ns (ahead > 0); -1 with a message when it is not one. */
 static int parse_offset(const char *text, int64_t *ns, struct err *e)
 {
@@ -61,8 +86,6 @@ static int parse_offset(const char *text, int64_t *ns, struct err *e)
 
 	if (parse_duration(text + (text[0] == '-' || text[0] == '+'), ns, e))
 		return -1;
-	if (!*ns)
-		return err_set(e, ERR_USAGE, "an offset of 0 moves nothing");
 	*ns *= sign;
 	return 0;
 }
@@ -72,6 +95,7 @@ static int check(const struct suite *s, const struct suite_item *it,
 {
 	const struct clock_opts *o = it->opts;
 	const struct optval *v = suite_optval(it, &o->offset);
+	const struct optval *r = suite_optval(it, &o->rate);
 	struct ynode at = { YNODE_SCALAR, v->line, v->col, NULL, 0, NULL, 0 };
 	struct err why = ERR_INIT;
 	int64_t ns;
@@ -81,6 +105,17 @@ static int check(const struct suite *s, const struct suite_item *it,
 	if (parse_offset(o->offset, &ns, &why))
 		return ynode_error(e, s->path, &at, "offset in fault 'clock': "
 				   "%s (e.g. +1h, -30m)", why.msg);
+	if (!ns && o->rate == 1)
+		return ynode_error(e, s->path, &at, "offset in fault 'clock': "
+				   "an offset of 0 at rate 1 moves nothing "
+				   "(e.g. +1h, -30m)");
+	if (o->rate < RATE_MIN || o->rate > RATE_MAX) {
+		at.line = r->line;
+		at.col = r->col;
+		return ynode_error(e, s->path, &at, "rate in fault 'clock' "
+				   "must be a number from %g to %g, not %g",
+				   RATE_MIN, RATE_MAX, o->rate);
+	}
 	if (fault_opts_of(it)->down <= 0) {
 		at.line = it->line;
 		at.col = it->col;
@@ -134,57 +169,149 @@ static int resolve(struct cluster *c, const struct suite *s,
 	return 0;
 }
 
-/* The server's clock minus ours, in ms, read once. */
-static int skew_of(const struct component *comp, int64_t *skew_ms,
-		   struct err *e)
+/* One reading of a server's clock, between two of ours. */
+struct reading {
+	double server_s;	/* its UNIX_TIMESTAMP(NOW(6)) */
+	int64_t skew_ms;	/* it minus our wall clock, midway */
+	int64_t mono_before;	/* our monotonic clock (ns) around it */
+	int64_t mono_after;
+};
+
+/* What a restarted server's clock must show. */
+struct clock_want {
+	int64_t offset_ms;	/* its skew when it starts */
+	double rate;		/* how fast it runs from there, 1: as ours */
+	int measure_rate;	/* 0: the rate is not measured */
+};
+
+static int read_clock(const struct component *comp, struct sql *s,
+		      struct reading *r, struct err *e)
 {
-	struct sql s = SQL_INIT;
 	struct buf v = BUF_INIT;
-	int64_t before, after;
+	int64_t before;
 	int rc;
 
-	rc = component_connect(comp, &s, NULL, 5, e);
+	r->mono_before = clock_mono_ns();
 	before = clock_wall_ms();
-	rc = rc || sql_value(&s, "SELECT UNIX_TIMESTAMP(NOW(6))", &v, e);
-	after = clock_wall_ms();
-	if (!rc)
-		*skew_ms = (int64_t)(strtod(buf_str(&v), NULL) * 1000) -
-			   (before + after) / 2;
-	sql_close(&s);
+	rc = sql_value(s, "SELECT UNIX_TIMESTAMP(NOW(6))", &v, e);
+	r->skew_ms = -(before + clock_wall_ms()) / 2;
+	r->mono_after = clock_mono_ns();
+	if (rc > 0)
+		rc = err_set(e, ERR_INFRA, "%s gave no NOW(6)", comp->name);
+	if (!rc) {
+		r->server_s = strtod(buf_str(&v), NULL);
+		r->skew_ms += (int64_t)(r->server_s * 1000);
+	}
 	buf_release(&v);
 	return rc ? -1 : 0;
 }
 
 /*
+ * The skew at `first` must be want->offset_ms, grown by (rate - 1) times
+ * the time the server has run: at most since `started_ns`, when we began
+ * to start it; within the tolerance either way.
+ */
+static int check_offset(const struct clock_opts *o,
+			const struct component *comp, const char *const *prefix,
+			const struct clock_want *want,
+			const struct reading *first, int64_t started_ns,
+			struct err *e)
+{
+	int64_t tol_ms = o->tolerance / NS_PER_MS;
+	int64_t grown_ms = (int64_t)((want->rate - 1) *
+		(double)(first->mono_after - started_ns) / NS_PER_MS);
+	int64_t lo = want->offset_ms + (grown_ms < 0 ? grown_ms : 0);
+	int64_t hi = want->offset_ms + (grown_ms > 0 ? grown_ms : 0);
+	const char *go = prefix ? ": libfaketime does not move a program "
+				  "that reads the kernel's clock directly "
+				  "(Go)" : "";
+
+	if (first->skew_ms >= lo - tol_ms && first->skew_ms <= hi + tol_ms)
+		return 0;
+	if (lo == hi)
+		return err_set(e, ERR_INFRA, "%s's clock is %lldms off ours, "
+			       "not %lldms (within %lldms)%s", comp->name,
+			       (long long)first->skew_ms, (long long)lo,
+			       (long long)tol_ms, go);
+	return err_set(e, ERR_INFRA, "%s's clock is %lldms off ours, not "
+		       "%lldms to %lldms (within %lldms)%s", comp->name,
+		       (long long)first->skew_ms, (long long)lo,
+		       (long long)hi, (long long)tol_ms, go);
+}
+
+/*
+ * The server's clock ran from `first` to `second` want->rate times as
+ * far as ours, within RATE_TOLERANCE of it: ours ran at least from the
+ * end of the first reading to the start of the second, at most from the
+ * start of the first to the end of the second. *measured: its time over
+ * ours, between the readings' midpoints.
+ */
+static int check_rate(const struct component *comp, const char *const *prefix,
+		      const struct clock_want *want,
+		      const struct reading *first,
+		      const struct reading *second, double *measured,
+		      struct err *e)
+{
+	double theirs = (second->server_s - first->server_s) * NS_PER_SEC;
+	double shortest = (double)(second->mono_before - first->mono_after);
+	double longest = (double)(second->mono_after - first->mono_before);
+
+	*measured = theirs / ((shortest + longest) / 2);
+	if (theirs >= want->rate * shortest * (1 - RATE_TOLERANCE) &&
+	    theirs <= want->rate * longest * (1 + RATE_TOLERANCE))
+		return 0;
+	return err_set(e, ERR_INFRA, "%s's clock ran %.3f times as fast as "
+		       "ours, not %g (within %g%%)%s", comp->name, *measured,
+		       want->rate, RATE_TOLERANCE * 100,
+		       prefix ? ": libfaketime does not move a program that "
+		       "reads the kernel's clock directly (Go)" : "");
+}
+
+/*
  * Stop `comp` and start it again under `prefix` (NULL: as it was); its
- * clock must then be `want_ms` off ours, within the tolerance. Appends
- * {"component","pid","skew_ms"} to `value`.
+ * clock must then be as `want` says (check_offset, check_rate). Appends
+ * {"component","pid","skew_ms"} to `value`, and "measured_rate" when
+ * want->measure_rate.
  */
 static int restart_at(struct fault_ctx *ctx, const struct suite_item *it,
 		      struct component *comp, const char *const *prefix,
-		      int64_t want_ms, struct buf *value, struct err *e)
+		      const struct clock_want *want, struct buf *value,
+		      struct err *e)
 {
-	const struct clock_opts *o = it->opts;
-	int64_t skew_ms = 0, off;
+	struct sql s = SQL_INIT;
+	struct reading first, second;
+	double measured = 1;
+	int64_t started_ns;
+	int rc;
 
-	if (component_stop(ctx->cluster, comp, e) ||
-	    component_start_under(ctx->cluster, comp, prefix, e) ||
-	    skew_of(comp, &skew_ms, e))
+	if (component_stop(ctx->cluster, comp, e))
+		return -1;
+	started_ns = clock_mono_ns();
+	rc = component_start_under(ctx->cluster, comp, prefix, e) ||
+	     component_connect(comp, &s, NULL, 5, e) ||
+	     read_clock(comp, &s, &first, e);
+	if (!rc && want->measure_rate) {
+		clock_sleep_ns(RATE_INTERVAL_NS);
+		rc = read_clock(comp, &s, &second, e);
+	}
+	sql_close(&s);
+	if (rc)
 		return -1;
 	buf_printf(value, NULL, "{\"component\":\"%s\",\"pid\":%ld,"
-		   "\"skew_ms\":%lld}", comp->name,
+		   "\"skew_ms\":%lld", comp->name,
 		   (long)component_pid(ctx->cluster, comp),
-		   (long long)skew_ms);
-	off = skew_ms - want_ms;
-	if (off > o->tolerance / NS_PER_MS || -off > o->tolerance / NS_PER_MS)
-		return err_set(e, ERR_INFRA, "%s's clock is %lldms off ours, "
-			       "not %lldms (within %lldms)%s", comp->name,
-			       (long long)skew_ms, (long long)want_ms,
-			       (long long)(o->tolerance / NS_PER_MS),
-			       prefix ? ": libfaketime does not move a "
-			       "program that reads the kernel's clock "
-			       "directly (Go)" : "");
-	return 0;
+		   (long long)first.skew_ms);
+	rc = check_offset(it->opts, comp, prefix, want, &first, started_ns,
+			  e);
+	/* Both measured and recorded; the offset's error, if any, wins. */
+	if (want->measure_rate) {
+		if (check_rate(comp, prefix, want, &first, &second, &measured,
+			       e))
+			rc = -1;
+		buf_printf(value, NULL, ",\"measured_rate\":%.3f", measured);
+	}
+	buf_addch(value, '}', NULL);
+	return rc ? -1 : 0;
 }
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
@@ -194,17 +321,25 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	const struct clock_opts *o = it->opts;
 	char preload[600], faketime[80];
 	const char *prefix[] = { "/usr/bin/env", preload, faketime, NULL };
+	struct clock_want want = { 0, o->rate, o->rate != 1 };
 	int64_t offset_ns = 0;
 	size_t done = 0;
 	int rc = 0;
 
 	parse_offset(o->offset, &offset_ns, NULL);
+	want.offset_ms = offset_ns / NS_PER_MS;
 	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
 		return -1;
-	/* libfaketime's own syntax: "+3600" seconds, or "-1800". */
+	/* libfaketime's own syntax: "+3600" seconds, or "-1800"; then
+	 * " x2" for a clock twice as fast. */
 	snprintf(faketime, sizeof(faketime), "FAKETIME=%+.3f",
 		 (double)offset_ns / NS_PER_SEC);
-	buf_printf(value, NULL, "\"offset\":\"%s\",\"moved\":[", o->offset);
+	if (want.measure_rate)
+		snprintf(faketime + strlen(faketime),
+			 sizeof(faketime) - strlen(faketime), " x%.9g",
+			 o->rate);
+	buf_printf(value, NULL, "\"offset\":\"%s\",\"rate\":%.9g,"
+		   "\"moved\":[", o->offset, o->rate);
 	for (size_t i = 0; i < act->ntargets && !rc; i++) {
 		struct component *comp = act->targets[i];
 
@@ -212,8 +347,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 			 library_of(ctx->cluster, it, comp));
 		if (done)
 			buf_addch(value, ',', NULL);
-		rc = restart_at(ctx, it, comp, prefix, offset_ns / NS_PER_MS,
-				value, e);
+		rc = restart_at(ctx, it, comp, prefix, &want, value, e);
 		/* Even when its clock is wrong, it was restarted: healed. */
 		done = i + 1;
 	}
@@ -225,6 +359,9 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		struct buf *value, struct err *e)
 {
+	const struct clock_opts *o = act->item->opts;
+	/* Back at rate 1, measured when it ran at another. */
+	const struct clock_want want = { 0, 1, o->rate != 1 };
 	int rc = 0;
 
 	buf_addstr(value, "\"restored\":[", NULL);
@@ -233,8 +370,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 
 		if (i)
 			buf_addch(value, ',', NULL);
-		if (restart_at(ctx, act->item, act->targets[i], NULL, 0, value,
-			       &one) && !rc) {
+		if (restart_at(ctx, act->item, act->targets[i], NULL, &want,
+			       value, &one) && !rc) {
 			*e = one;
 			rc = -1;
 		}
@@ -244,8 +381,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 }
 
 const struct fault_type fault_clock = {
-	.kind = { "clock", "move SQL servers' clocks by `offset` for `down` "
-		  "(a restart under libfaketime)",
+	.kind = { "clock", "move SQL servers' clocks by `offset`, running at "
+		  "`rate`, for `down` (a restart under libfaketime)",
 		  opts, sizeof(opts) / sizeof(opts[0]),
 		  sizeof(struct clock_opts), .check = check,
 		  .plan = fault_plan },
