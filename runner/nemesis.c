@@ -121,6 +121,9 @@ static void *nemesis_main(void *arg)
 			struct nemesis_counts *c = &n->counts[ev->fault];
 
 			__atomic_add_fetch(&c->failed, 1, __ATOMIC_RELAXED);
+			if (act->ntargets)
+				__atomic_add_fetch(&c->failed_broke, 1,
+						   __ATOMIC_RELAXED);
 			if (!c->first_error[0])
 				snprintf(c->first_error,
 					 sizeof(c->first_error), "%s", e.msg);

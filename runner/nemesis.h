@@ -32,6 +32,9 @@ struct plan;
 struct nemesis_counts {
 	uint64_t injected;
 	uint64_t failed;
+	/* Of the failed, those that broke something all the same (healed
+	 * at once, and counted in healed or heal_failed). */
+	uint64_t failed_broke;
 	uint64_t healed;
 	uint64_t heal_failed;
 	char first_error[ERR_MSG_MAX];

@@ -55,10 +55,12 @@ void run_progress(struct state *st, int64_t elapsed, int final,
 		errors += run_load(&st->workers[i].fail) +
 			  run_load(&st->workers[i].info);
 	}
-	/* Injections that are healed later (kill, pause) and not yet. */
+	/* Injections that are healed later (kill, pause) and not yet; a
+	 * failed one that broke something is healed too. */
 	for (size_t i = 0; st->nemesis_started && i < st->suite.nfaults; i++)
 		if (fault_type_of(&st->suite.faults[i])->heal)
-			active += run_load(&st->nemesis.counts[i].injected) -
+			active += run_load(&st->nemesis.counts[i].injected) +
+				  run_load(&st->nemesis.counts[i].failed_broke) -
 				  run_load(&st->nemesis.counts[i].healed) -
 				  run_load(&st->nemesis.counts[i].heal_failed);
 	for (size_t i = 0; i < st->cluster.ncomps && off < sizeof(lag); i++) {

@@ -215,4 +215,18 @@ test_expect_success 'an offset of 0 at rate 0.5: measured at 0.5, healed at 1' '
 	within "$(field s reset_clock measured_rate)" 0.95 1.05
 '
 
+# A library that preloads but moves no clock: libc itself.
+suite unmoved +1h up-0
+sed -i "s|^    offset: .*|&\n    library: $(ls /lib/*-linux-gnu/libc.so.6 /lib64/libc.so.6 2>/dev/null | head -n 1)|" "$TRASH/unmoved.yaml"
+
+test_expect_success 'a clock that did not move: not ok, the restart healed at once, 0 active' '
+	grep -q "^    library: /" "$TRASH/unmoved.yaml" &&
+	"$TICHAOS" run "$TRASH/unmoved.yaml" --cluster "$T" --out "$TRASH/u" >tap 2>err
+	test $? = 3 &&
+	grep -qx "not ok 2 - fault 1 clock: 0 of 1 injected, 1 healed, 1 did not take effect" tap &&
+	grep -Eqx "  message: \"up-0.s clock is -?[0-9]+ms off ours, not 3600000ms \(within 2000ms\): libfaketime does not move a program that reads the kernel.s clock directly \(Go\)\"" tap &&
+	grep -q "\"type\":\"info\",\"f\":\"reset_clock\"" "$TRASH/u/history.jsonl" &&
+	grep -Eq "info  unmoved 8s/8s  [0-9]+ ops/s  errors [0-9]+  faults 0 active" "$TRASH/u/logs/tichaos.log"
+'
+
 test_done
