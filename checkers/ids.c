@@ -24,7 +24,10 @@
  * With a violation go the events "between" A and B: monitor records at a
  * time in [A.complete, B.invoke], and nemesis faults that took effect
  * (info, or invoked and never completed) whose span from invoke to
- * completion meets that window.
+ * completion meets that window — and, for a fault that is healed later
+ * (kill, partition), its time in effect, from the injection to its heal
+ * (or the end of the history), so that a pair of inserts wholly inside a
+ * partition names it.
  *
  * The history is not in time order (every thread flushes its own lines),
  * and may be millions of lines: each line is parsed in place by a small
@@ -38,6 +41,7 @@
 
 #include "checkers/checker.h"
 #include "core/suite.h"
+#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/intern.h"
@@ -126,6 +130,10 @@ struct ids {
 	size_t npend, pend_slots;
 	struct event *events;
 	size_t nevents, events_cap;
+	/* in_effect[i]: 1 + the event of fault item i's injection not
+	 * healed yet, 0: none (faults that are healed later). */
+	size_t *in_effect;
+	size_t nin_effect;
 	int nemesis_open;	/* the nemesis's invoke awaiting completion */
 	int64_t nemesis_time;
 	char nemesis_f[64];
@@ -255,6 +263,21 @@ static char *event_text(const struct history_line *r)
 	if (r->value)
 		v = json_loadb(r->value, r->value_len, JSON_DECODE_ANY |
 			       JSON_ALLOW_NUL, NULL);
+	if (json_array_size(json_object_get(v, "sides"))) {
+		size_t i, j;
+		json_t *side, *name;
+
+		/* Who was on which side: " (a | b c)". */
+		buf_addstr(&b, " (", NULL);
+		json_array_foreach(json_object_get(v, "sides"), i, side) {
+			buf_addstr(&b, i ? " | " : "", NULL);
+			json_array_foreach(side, j, name)
+				if (json_is_string(name))
+					buf_printf(&b, NULL, "%s%s", j ? " " : "",
+						   json_string_value(name));
+		}
+		buf_addch(&b, ')', NULL);
+	}
 	rounds = json_object_get(v, "rounds");
 	if (json_array_size(rounds) && json_object_get(
 	    json_array_get(rounds, 0), "from")) {
@@ -321,6 +344,67 @@ static int open_fault(struct ids *x, int64_t until, struct err *e)
 	return 0;
 }
 
+/* The span [from, to] of fault `inject` in effect, as an event. */
+static int add_span(struct ids *x, size_t inject, int64_t to, struct err *e)
+{
+	struct history_line span;
+	char *text;
+	int rc;
+
+	memset(&span, 0, sizeof(span));
+	span.time = to;
+	text = xprintf("%s in effect", x->events[inject].text);
+	span.f = text;
+	rc = add_event(x, &span, x->events[inject].end, 1, e);
+	free(text);
+	return rc;
+}
+
+/*
+ * An injection of a fault that is healed later opens its time in effect;
+ * its heal (the same fault item) closes it as an event of its own.
+ */
+static int in_effect(struct ids *x, const struct history_line *r,
+		     struct err *e)
+{
+	const struct fault_type *injected = fault_type_named(r->f);
+	size_t at;
+
+	if (r->fault < 0 || r->fault >= 100000)
+		return 0;
+	at = (size_t)r->fault;
+	if (at >= x->nin_effect) {
+		x->in_effect = xrealloc(x->in_effect, (at + 1) *
+					sizeof(*x->in_effect));
+		memset(x->in_effect + x->nin_effect, 0, (at + 1 -
+		       x->nin_effect) * sizeof(*x->in_effect));
+		x->nin_effect = at + 1;
+	}
+	if (fault_healed_by(r->f) && x->in_effect[at]) {
+		size_t inject = x->in_effect[at] - 1;
+
+		x->in_effect[at] = 0;
+		return add_span(x, inject, r->time, e);
+	}
+	if (injected && injected->heal)
+		x->in_effect[at] = x->nevents;
+	return 0;
+}
+
+/* Faults still in effect when the history ends: until its last time. */
+static int close_in_effect(struct ids *x, struct err *e)
+{
+	for (size_t i = 0; i < x->nin_effect; i++)
+		if (x->in_effect[i]) {
+			size_t inject = x->in_effect[i] - 1;
+
+			x->in_effect[i] = 0;
+			if (add_span(x, inject, x->last_time, e))
+				return -1;
+		}
+	return 0;
+}
+
 static int nemesis(struct ids *x, const struct history_line *r, struct err *e)
 {
 	int64_t start = r->time;
@@ -345,7 +429,9 @@ static int nemesis(struct ids *x, const struct history_line *r, struct err *e)
 	x->nemesis_open = 0;
 	if (!strcmp(r->type, "fail"))
 		return 0;
-	return add_event(x, r, start, 1, e);
+	if (add_event(x, r, start, 1, e))
+		return -1;
+	return in_effect(x, r, e);
 }
 
 static int add_op(struct ids *x, const struct history_line *r,
@@ -515,7 +601,7 @@ static int read_history(struct ids *x, struct err *e)
 			unfinished(x, &x->pend[i]);
 	if (x->nemesis_open && open_fault(x, x->last_time, e))
 		return -1;
-	return 0;
+	return close_in_effect(x, e);
 }
 
 /* ---- judging ----------------------------------------------------------- */
@@ -1088,6 +1174,7 @@ out:
 	for (size_t i = 0; i < x.nevents; i++)
 		free(x.events[i].text);
 	free(x.events);
+	free(x.in_effect);
 	return rc;
 }
 

@@ -21,7 +21,7 @@
 
 struct window {
 	double from, to;	/* seconds; to < 0: never healed */
-	char what[96];
+	char what[160];
 	int fault;		/* its fault item: its heal closes it */
 	char target[96];
 };
@@ -94,6 +94,29 @@ static const char *or_none(const char *s)
 	return s ? s : "";
 }
 
+/* " (a | b c)": who was on which side of a partition, from its value. */
+static void sides_of(const struct history_line *l, char *out, size_t size)
+{
+	json_t *v = l->value ? json_loadb(l->value, l->value_len,
+					  JSON_DECODE_ANY, NULL) : NULL;
+	json_t *sides = json_object_get(v, "sides"), *side, *name;
+	struct buf b = BUF_INIT;
+	size_t i, j;
+
+	json_array_foreach(sides, i, side) {
+		buf_addstr(&b, i ? " | " : " (", NULL);
+		json_array_foreach(side, j, name)
+			buf_printf(&b, NULL, "%s%s", j ? " " : "",
+				   json_is_string(name) ? json_string_value(name)
+							: "?");
+	}
+	if (b.len)
+		buf_addch(&b, ')', NULL);
+	snprintf(out, size, "%s", buf_str(&b));
+	buf_release(&b);
+	json_decref(v);
+}
+
 static int timeline_line(const struct history_line *l, void *arg)
 {
 	struct timeline *t = arg;
@@ -118,6 +141,9 @@ static int timeline_line(const struct history_line *l, void *arg)
 					break;
 				}
 		} else if (f && f->heal) {
+			char sides[100];
+
+			sides_of(l, sides, sizeof(sides));
 			t->w = grow(t->w, t->nw, sizeof(*t->w));
 			t->w[t->nw].from = at;
 			t->w[t->nw].to = -1;
@@ -125,7 +151,8 @@ static int timeline_line(const struct history_line *l, void *arg)
 			snprintf(t->w[t->nw].target, sizeof(t->w[0].target),
 				 "%s", or_none(l->target));
 			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
-				 "%.20s %.70s", l->f, or_none(l->target));
+				 "%.20s %.30s%.100s", l->f,
+				 or_none(l->target), sides);
 			t->nw++;
 		} else {
 			snprintf(what, sizeof(what), "%.40s %.100s", l->f,

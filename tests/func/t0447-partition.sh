@@ -74,6 +74,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	test_cmp expect actual &&
 	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
+	grep -q "partition cdc (down-0 | up-0 etcd-0), [0-9.]*s to [0-9.]*s" "$TRASH/r1/report.html" &&
 	tables >after &&
 	test ! -s after
 '
@@ -155,6 +156,14 @@ test_expect_success 'a run killed in a cut on a cluster of its own: the next run
 	grep -q "warn  stopped the cluster of $TRASH/runs/a: its runner (pid $run) is gone" err &&
 	! ip netns list | grep -q "^tichaos-$A-" &&
 	! ls /sys/class/net | grep -q "^tc[bv]$A"
+'
+
+test_expect_success 'suites/partition_cdc.yaml at 60 s passes: two cuts of the cdc role, every check' '
+	"$TICHAOS" run "$ROOT/suites/partition_cdc.yaml" --duration 60s --port-base auto \
+		--hosts on --out "$TRASH/pcdc" >tap 2>err || { tail -5 err; false; }
+	grep -qx "ok 4 - fault 1 partition: 2 of 2 injected, 2 healed" tap &&
+	test "$(grep -c "^ok " tap)" = 7 &&
+	test "$(grep -c "\"type\":\"info\",\"f\":\"rejoin\".*\"unanswered\":0,\"answered\":9" "$TRASH/pcdc/history.jsonl")" = 2
 '
 
 test_expect_success 'refused (exit 2, one line): no hosts, a shape too big, bad options' '

@@ -57,7 +57,7 @@ static void expect(const char *name, enum verdict v, const char *message,
 int main(void)
 {
 	log_set_level(LOG_ERROR);
-	plan(18);
+	plan(21);
 	expect("autoid-52600", VERDICT_FAIL, "test.t: id 5 (tidb-0, invoked "
 	       "3.600s) after id 4003 (tidb-1, done 3.410s); between: owner "
 	       "tidb/autoid/leader tidb-1 -> tidb-0 at 3.500s, resign autoid "
@@ -71,6 +71,12 @@ int main(void)
 	expect("ddl", VERDICT_PASS, "1 table, 6 inserts: ids unique and "
 	       "increasing; 1 table excluded after DDL",
 	       "inserts=6 violations=0 duplicates=0");
+	/* A pair wholly inside a partition: its time in effect, with who
+	 * was on which side, is what was between them. */
+	expect("partitioned", VERDICT_FAIL, "test.t: id 3 (tidb-0, invoked "
+	       "3.600s) after id 4001 (tidb-1, done 3.210s); between: "
+	       "partition tidb-0 (tidb-0 | tidb-1 pd-0) in effect from "
+	       "3.005s to 6.010s", "inserts=5 violations=1 duplicates=0");
 	/* A last line a kill cut short is not read. */
 	expect("cut-line", VERDICT_PASS, "1 table, 10 inserts: ids unique "
 	       "and increasing", "inserts=10 violations=0 duplicates=0");
