@@ -953,7 +953,7 @@ static int remove_cuts(struct cluster *c, struct err *e)
 			log_warn("%s: removing a partition an earlier run left "
 				 "(it dropped what came from %s)", comp->name,
 				 buf_str(&found));
-			rc = netns_cut(comp->netns, NULL, 0, e);
+			rc = netns_uncut(comp->netns, e);
 		}
 	}
 	buf_release(&found);

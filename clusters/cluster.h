@@ -122,7 +122,7 @@ struct cluster_options {
 };
 
 #define DEFAULT_PORT_BASE 24000
-#define PORTS_PER_CLUSTER 4
+#define PORTS_PER_CLUSTER 8
 
 struct cluster_type {
 	const char *name;

@@ -46,7 +46,11 @@
 #include "lib/proc.h"
 #include "lib/sql.h"
 
-enum { UP, DOWN, ETCD, NCOMPS };
+/* The components: up-0, down-0, then etcd-0 .. etcd-(N-1): one member
+ * on loopback, ETCD_MEMBERS on hosts (c->ncomps: 2 + members). */
+enum { UP, DOWN, ETCD, MAX_COMPS = ETCD + 3 };
+
+#define ETCD_MEMBERS 3
 
 /* The replication account lives only on these loopback servers. */
 #define REPL_USER "tichaos_repl"
@@ -72,7 +76,15 @@ struct local {
 	int recorded_hosts;
 };
 
-static const char *const host_names[] = { "up-0", "down-0", "etcd-0", NULL };
+static const char *const host_names[] = {
+	"up-0", "down-0", "etcd-0", "etcd-1", "etcd-2", NULL,
+};
+
+/* etcd member `m`'s client and peer ports: N+2, N+3, then 2 more each. */
+static int etcd_port(const struct cluster *c, int m, int peer)
+{
+	return c->port_base + 2 + 2 * m + peer;
+}
 
 static int port_free(int port)
 {
@@ -193,38 +205,55 @@ static void fill_mariadb(struct cluster *c, struct component *comp,
 	free(cnf);
 }
 
-static void fill_etcd(struct cluster *c, struct component *comp,
+/* "etcd-0=http://A:P,etcd-1=...": every member's peer URL. */
+static char *initial_cluster(const struct cluster *c)
+{
+	const struct local *l = c->priv;
+	struct buf b = BUF_INIT;
+
+	for (size_t m = 0; m + ETCD < c->ncomps; m++)
+		buf_printf(&b, NULL, "%setcd-%zu=http://%s:%d", m ? "," : "",
+			   m, address_of(l, ETCD + (int)m),
+			   etcd_port(c, (int)m, 1));
+	return buf_detach(&b, NULL);
+}
+
+static void fill_etcd(struct cluster *c, struct component *comp, int m,
 		      const char *etcd)
 {
 	struct local *l = c->priv;
-	const char *addr = address_of(l, ETCD);
-	char *client = xprintf("http://%s:%d", addr, c->port_base + 2);
-	char *peer = xprintf("http://%s:%d", addr, c->port_base + 3);
-	char *initial = xprintf("etcd-0=%s", peer);
-	char *data = xprintf("%s/etcd-0/data", c->dir);
+	const char *addr = address_of(l, ETCD + m);
+	char *name = xprintf("etcd-%d", m);
+	char *client = xprintf("http://%s:%d", addr, etcd_port(c, m, 0));
+	char *peer = xprintf("http://%s:%d", addr, etcd_port(c, m, 1));
+	char *initial = initial_cluster(c);
+	char *token = xprintf("tichaos-%d", c->port_base);
+	char *data = xprintf("%s/%s/data", c->dir, name);
 	const char *argv[] = {
-		etcd, "--name", "etcd-0", "--data-dir", data,
+		etcd, "--name", name, "--data-dir", data,
 		"--listen-client-urls", client,
 		"--advertise-client-urls", client,
 		"--listen-peer-urls", peer,
 		"--initial-advertise-peer-urls", peer,
 		"--initial-cluster", initial,
+		"--initial-cluster-token", token,
 		"--logger", "zap", "--log-outputs", "stderr",
 		NULL,
 	};
 
-	comp->name = xstrdup("etcd-0");
+	comp->name = name;
 	comp->roles = ROLE_ETCD;
 	comp->host = xstrdup("local");
-	comp->netns = netns_of(l, ETCD);
+	comp->netns = netns_of(l, ETCD + m);
 	comp->etcd_url = client;
 	comp->start = argv_dup(argv);
-	comp->dir = xprintf("%s/etcd-0", c->dir);
-	comp->pidfile = xprintf("%s/etcd-0/tichaos.pid", c->dir);
-	comp->log = xprintf("%s/etcd-0/etcd.log", c->dir);
+	comp->dir = xprintf("%s/%s", c->dir, name);
+	comp->pidfile = xprintf("%s/%s/tichaos.pid", c->dir, name);
+	comp->log = xprintf("%s/%s/etcd.log", c->dir, name);
 	comp->data_dir = data;
 	free(peer);
 	free(initial);
+	free(token);
 }
 
 /* The hosts mode DIR/hosts records: 1 on, 0 off, -1 none. */
@@ -255,7 +284,10 @@ static void fill_all(struct cluster *c)
 	fill_mariadb(c, &c->comps[DOWN], "down-0", ROLE_DOWNSTREAM | ROLE_CDC,
 		     c->port_base + 1, mariadbd);
 	c->comps[DOWN].replicates = xstrdup("up-0");
-	fill_etcd(c, &c->comps[ETCD], l->etcd ? l->etcd : "etcd");
+	c->ncomps = ETCD + (l->hosts ? ETCD_MEMBERS : 1);
+	for (int m = 0; ETCD + m < (int)c->ncomps; m++)
+		fill_etcd(c, &c->comps[ETCD + m], m, l->etcd ? l->etcd
+							     : "etcd");
 }
 
 /* What was asked of the hosts: the option, else TICHAOS_HOSTS, else
@@ -334,12 +366,11 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	l->etcd = find_program("etcd");
 
 	c->port_base = l->recorded_base ? l->recorded_base : DEFAULT_PORT_BASE;
-	c->ncomps = NCOMPS;
-	c->comps = xcalloc(NCOMPS, sizeof(*c->comps));
+	c->comps = xcalloc(MAX_COMPS, sizeof(*c->comps));
 	/* First as recorded, to see whether it is running. */
 	l->hosts = l->recorded_hosts == 1;
 	fill_all(c);
-	for (int i = 0; i < NCOMPS; i++)
+	for (size_t i = 0; i < c->ncomps; i++)
 		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
 			running = 1;
 	if (running) {
@@ -363,7 +394,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	else if (o->port_base < 0 && (c->port_base = find_free_base(e)) < 0)
 		return -1;
 	choose_hosts(c, mode, o->hosts == HOSTS_DEFAULT);
-	for (int i = 0; i < NCOMPS; i++)
+	for (size_t i = 0; i < c->ncomps; i++)
 		component_release(&c->comps[i]);
 	fill_all(c);
 	return 0;
@@ -640,7 +671,7 @@ static int make_hosts(struct cluster *c, struct err *e)
 	struct buf found = BUF_INIT, line = BUF_INIT;
 	int running = 0, rc = 0;
 
-	for (int i = 0; i < NCOMPS; i++)
+	for (size_t i = 0; i < c->ncomps; i++)
 		running |= component_state(c, &c->comps[i]) != STATE_STOPPED;
 	if (!running) {
 		rc = netns_remove(c->port_base, &found, e);
@@ -687,15 +718,15 @@ static int local_prepare(struct cluster *c, struct err *e)
 	if (check_options(l, e))
 		return -1;
 	/* On hosts of their own, the ports are theirs. */
-	for (int i = 0; !l->hosts && i < NCOMPS; i++) {
+	for (int i = 0; !l->hosts && i < (int)c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 		int ports[2] = { comp->sql_port, 0 };
 
 		if (component_state(c, comp) != STATE_STOPPED)
 			continue;
-		if (i == ETCD) {
-			ports[0] = c->port_base + 2;
-			ports[1] = c->port_base + 3;
+		if (i >= ETCD) {
+			ports[0] = etcd_port(c, i - ETCD, 0);
+			ports[1] = etcd_port(c, i - ETCD, 1);
 		}
 		for (int p = 0; p < 2 && ports[p]; p++)
 			if (!port_free(ports[p]))
@@ -706,7 +737,7 @@ static int local_prepare(struct cluster *c, struct err *e)
 	}
 	if (make_dir(c->dir, e))
 		return -1;
-	for (int i = 0; i < NCOMPS; i++) {
+	for (size_t i = 0; i < c->ncomps; i++) {
 		char *tmp = xprintf("%s/tmp", c->comps[i].dir);
 		int bad = make_dir(c->comps[i].dir, e) || make_dir(tmp, e);
 
@@ -714,11 +745,15 @@ static int local_prepare(struct cluster *c, struct err *e)
 		if (bad)
 			return -1;
 	}
-	/* etcd keeps its peer URL in its data: a new port base needs a new
-	 * member. Its data are only elections, so nothing is lost. */
-	if (l->recorded_base && l->recorded_base != c->port_base &&
-	    proc_remove_tree(c->comps[ETCD].data_dir, e))
-		return -1;
+	/* etcd keeps its members' peer URLs in its data: a new port base or
+	 * new hosts need new members. Its data are only elections, so
+	 * nothing is lost. */
+	for (size_t i = ETCD; i < c->ncomps; i++)
+		if (((l->recorded_base && l->recorded_base != c->port_base) ||
+		     (l->recorded_hosts >= 0 &&
+		      l->recorded_hosts != l->hosts)) &&
+		    proc_remove_tree(c->comps[i].data_dir, e))
+			return -1;
 	if (write_config(c, &c->comps[UP], 1, e) ||
 	    write_config(c, &c->comps[DOWN], 2, e) ||
 	    install_data(c, l, e) || make_hosts(c, e))
@@ -852,7 +887,7 @@ static int local_server_options(struct cluster *c, json_t **out,
 				struct err *e)
 {
 	*out = json_object();
-	for (int i = 0; i < NCOMPS; i++) {
+	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
 		json_t *configured = json_object(), *effective = json_object();
 

@@ -86,6 +86,7 @@ static const struct optspec opts[] = {
 
 /* The hosts of a partition and who drops whose packets. */
 struct cut {
+	int id;			/* the fault item's: its own chain */
 	size_t n;
 	struct component *hosts[NETNS_MAX_HOSTS];
 	char addr[NETNS_MAX_HOSTS][16];
@@ -337,18 +338,59 @@ static void describe(const struct cut *cut, struct buf *value)
 }
 
 /*
+ * What every host drops now, by every cut (other fault items' too), as
+ * the kernel has it: now[i][j], host i drops host j.
+ */
+static int in_kernel(const struct cut *cut,
+		     unsigned char now[NETNS_MAX_HOSTS][NETNS_MAX_HOSTS],
+		     struct err *e)
+{
+	struct buf drops = BUF_INIT;
+	int rc = 0;
+
+	memset(now, 0, NETNS_MAX_HOSTS * NETNS_MAX_HOSTS);
+	for (size_t i = 0; i < cut->n && !rc; i++) {
+		rc = netns_cut_of(cut->hosts[i]->netns, &drops, e);
+		for (size_t j = 0; j < cut->n && !rc; j++) {
+			const char *at = strstr(buf_str(&drops), cut->addr[j]);
+			size_t len = strlen(cut->addr[j]);
+
+			/* Whole addresses: "10.0.0.2" is not "10.0.0.21". */
+			while (at && at[len] && at[len] != ' ')
+				at = strstr(at + 1, cut->addr[j]);
+			now[i][j] = at != NULL;
+		}
+	}
+	buf_release(&drops);
+	return rc;
+}
+
+/*
  * Probe every host from every other, and every host from here: a connect
- * from i to j must go unanswered exactly when j drops i or i drops j (a
- * TCP handshake needs both ways: a one-way cut stops it either way), and
- * never once `healed`. Appends "probes":{...}; -1 with what was wrong.
+ * from i to j must go unanswered exactly when j drops i or i drops j, as
+ * the kernel has it (a TCP handshake needs both ways: a one-way cut stops
+ * it either way; another item's cut counts too), and this cut must be in
+ * the kernel as drawn, or gone once `healed`. Appends "probes":{...}; -1
+ * with what was wrong.
  */
 static int verify(const struct cut *cut, int healed, int64_t timeout_ns,
 		  struct buf *value, struct err *e)
 {
 	struct netns_probe probes[NETNS_MAX_HOSTS * (NETNS_MAX_HOSTS + 1)];
+	unsigned char now[NETNS_MAX_HOSTS][NETNS_MAX_HOSTS];
 	size_t np = 0, ncut = 0, nopen = 0;
 	int64_t start = clock_mono_ns();
 	int rc;
+
+	if (in_kernel(cut, now, e))
+		return -1;
+	for (size_t i = 0; i < cut->n; i++)
+		for (size_t j = 0; j < cut->n; j++)
+			if (!healed && cut->drop[i][j] && !now[i][j])
+				return err_set(e, ERR_INFRA, "%s does not drop "
+					       "what comes from %s, though "
+					       "cut", cut->hosts[i]->name,
+					       cut->hosts[j]->name);
 
 	for (size_t i = 0; i <= cut->n; i++)
 		for (size_t j = 0; j < cut->n; j++) {
@@ -365,8 +407,8 @@ static int verify(const struct cut *cut, int healed, int64_t timeout_ns,
 		for (size_t j = 0; j < cut->n && !rc; j++) {
 			const char *from = i < cut->n ? cut->hosts[i]->name
 						      : "tichaos";
-			int dropped = !healed && i < cut->n &&
-				      (cut->drop[j][i] || cut->drop[i][j]);
+			int dropped = i < cut->n &&
+				      (now[j][i] || now[i][j]);
 
 			if (i == j)
 				continue;
@@ -380,7 +422,7 @@ static int verify(const struct cut *cut, int healed, int64_t timeout_ns,
 					     "%s%s: %s", from,
 					     cut->hosts[j]->name, healed
 					     ? " after the heal"
-					     : " though nothing cuts them",
+					     : ", though nothing cuts them",
 					     probes[p].why);
 			ncut += dropped;
 			nopen += !dropped;
@@ -418,7 +460,7 @@ static int apply(const struct cut *cut, size_t i, int *applied,
 		if (cut->drop[i][j])
 			addrs[k++] = cut->addr[j];
 	*applied = k > 0;
-	return k ? netns_cut(cut->hosts[i]->netns, addrs, k, e) : 0;
+	return k ? netns_cut(cut->hosts[i]->netns, cut->id, addrs, k, e) : 0;
 }
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
@@ -431,6 +473,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 
 	act->ntargets = 0;
 	rc = gather(ctx->cluster, cut, e) || draw(ctx, it, ev, cut, act, e);
+	cut->id = act->item_index;
 	if (rc) {
 		free(cut);
 		return -1;
@@ -464,7 +507,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 
 		buf_printf(value, NULL, "%s\"%s\"", i ? "," : "",
 			   act->targets[i]->name);
-		if (netns_cut(act->targets[i]->netns, NULL, 0, &one) && !rc) {
+		if (netns_cut(act->targets[i]->netns, cut->id, NULL, 0, &one) &&
+		    !rc) {
 			*e = one;
 			rc = -1;
 		}

@@ -9,6 +9,12 @@
  * PD's leader always resigns over HTTP. `until_back` resigns until the first
  * owner leads again: the A -> B -> A of TiDB issue 52600.
  *
+ * `service: etcd` moves etcd's own Raft leader: the leader is asked to
+ * hand its leadership to another member (drawn from the plan's choice) with
+ * etcd's MoveLeader (server/etcdserver/api/v3rpc/maintenance.go in
+ * etcd-io/etcd; `etcdctl move-leader`), and the move is seen in the
+ * members' status; `until_back` moves it back to the first.
+ *
  * A leadership is a term: the owner's key and its create revision. TiDB's
  * owner manager (pkg/owner/manager.go in pingcap/tidb, campaignLoop)
  * retires when its key is deleted and campaigns again on the same etcd
@@ -40,8 +46,13 @@
 #include "lib/http.h"
 #include "lib/log.h"
 
-static const char *const services[] = { "autoid", "ddl", "cdc", "pd", NULL };
-enum { SVC_AUTOID, SVC_DDL, SVC_CDC, SVC_PD };
+static const char *const services[] = {
+	"autoid", "ddl", "cdc", "pd", "etcd", NULL,
+};
+enum { SVC_AUTOID, SVC_DDL, SVC_CDC, SVC_PD, SVC_ETCD };
+
+/* Members of an etcd cluster a move looks at, at most. */
+#define MAX_MEMBERS 16
 static const char *const leases[] = { "keep", "revoke", NULL };
 static const char *const vias[] = { "etcd", "http", NULL };
 
@@ -65,7 +76,8 @@ struct resign_opts {
 static const struct optspec opts[] = {
 	FAULT_COMMON_OPTS,
 	{ "service", OPT_ENUM, NULL, 0, services, 0, 0,
-	  "the owner to move: autoid, ddl, cdc (etcd elections) or pd",
+	  "the owner to move: autoid, ddl, cdc (etcd elections), pd, or "
+	  "etcd (its Raft leader)",
 	  AT(service) },
 	{ "election", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "any etcd election, by key prefix (instead of service)",
@@ -149,19 +161,23 @@ static int check(const struct suite *s, const struct suite_item *it,
 			    strchr(o->election, '\n')))
 		return ynode_error(e, s->path, &at, "election in fault "
 				   "'resign' must be a key prefix");
-	if (o->hold > 0 && o->service == SVC_PD) {
+	if (o->hold > 0 && (o->service == SVC_PD || o->service == SVC_ETCD)) {
 		at.line = suite_optval(it, &o->hold)->line;
 		at.col = suite_optval(it, &o->hold)->col;
 		return ynode_error(e, s->path, &at, "hold in fault 'resign' "
-				   "needs an etcd election (PD's leader "
-				   "resigns over HTTP)");
+				   "needs an etcd election (%s)",
+				   o->service == SVC_PD ? "PD's leader resigns "
+				   "over HTTP" : "etcd's leader is moved, not "
+				   "elected by keys");
 	}
-	if (o->via == 1 && (o->election || o->service == SVC_AUTOID)) {
+	if (o->via == 1 && (o->election || o->service == SVC_AUTOID ||
+			    o->service == SVC_ETCD)) {
 		at.line = suite_optval(it, &o->via)->line;
 		at.col = suite_optval(it, &o->via)->col;
 		return ynode_error(e, s->path, &at, "via: http needs service "
 				   "ddl, cdc or pd (%s has no HTTP resign)",
-				   o->election ? "an election" : "autoid");
+				   o->election ? "an election"
+				   : services[o->service]);
 	}
 	return 0;
 }
@@ -181,7 +197,7 @@ static int resign_election(struct cluster *c, const struct suite_item *it,
 		snprintf(prefix, prefix_size, "%s", o->election);
 	else if (election_prefix(services[o->service], o->cdc_cluster, prefix,
 				 prefix_size))
-		prefix[0] = '\0';	/* pd: its leader resigns over HTTP */
+		prefix[0] = '\0';	/* pd, etcd: no election keys */
 	*url = cluster_etcd_url(c, name);
 	if (!*url && prefix[0])
 		return err_set(e, ERR_INFRA, "resign: no %s%s%swith an etcd "
@@ -381,6 +397,79 @@ static int pd_resign(struct fault_ctx *ctx, int64_t timeout,
 	return 0;
 }
 
+/* Move the leader from `from` to `to`, and see it there. */
+static int move_leader(struct fault_ctx *ctx, const struct etcd_member *m,
+		       size_t n, const struct etcd_member *from,
+		       const struct etcd_member *to, int64_t timeout,
+		       struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + timeout;
+	char now[24] = "";
+
+	if (etcd_move_leader(from->client_url, to->id, e))
+		return -1;
+	for (;;) {
+		struct err last = ERR_INIT;
+
+		if (!etcd_leader_among(m, n, now, sizeof(now), &last) &&
+		    !strcmp(now, to->id))
+			return 0;
+		if (clock_mono_ns() >= deadline || hurried(ctx))
+			return err_set(e, ERR_INFRA, "etcd's leader did not "
+				       "move from %s to %s within %llds%s%s",
+				       from->name, to->name,
+				       (long long)(timeout / NS_PER_SEC),
+				       err_isset(&last) ? "; last: " : "",
+				       last.msg);
+		clock_sleep_ns(20 * NS_PER_MS);
+	}
+}
+
+/*
+ * etcd: move its Raft leader to another member, drawn with the plan's
+ * choice (and back to the first with until_back).
+ */
+static int etcd_resign(struct fault_ctx *ctx, const struct suite_item *it,
+		       const struct plan_event *ev, const char *url,
+		       struct buf *value, struct err *e)
+{
+	const struct resign_opts *o = it->opts;
+	struct etcd_member m[MAX_MEMBERS];
+	const struct etcd_member *first, *from, *to;
+	char id[24];
+	size_t n = 0;
+	int rounds = 0;
+
+	if (etcd_members(url, m, MAX_MEMBERS, &n, e))
+		return -1;
+	if (etcd_leader_among(m, n, id, sizeof(id), e))
+		return err_isset(e) ? -1 : err_set(e, ERR_INFRA, "etcd has no "
+						   "leader to move");
+	if (n < 2)
+		return err_set(e, ERR_INFRA, "etcd has %zu member: its leader "
+			       "has nowhere to move", n);
+	first = from = etcd_member_find(m, n, id);
+	buf_printf(value, NULL, "\"service\":\"etcd\",\"from\":\"%s\","
+		   "\"rounds\":[", from->name);
+	do {
+		int64_t start = clock_mono_ns();
+		size_t k = (size_t)(ev->choice % (n - 1));
+
+		/* The k-th other member; back to the first after that. */
+		to = rounds ? first : &m[k + (&m[k] >= from)];
+		if (move_leader(ctx, m, n, from, to, o->timeout, e))
+			break;
+		buf_printf(value, NULL, "%s{\"from\":\"%s\",\"to\":\"%s\","
+			   "\"ms\":%lld}", rounds ? "," : "", from->name,
+			   to->name,
+			   (long long)((clock_mono_ns() - start) / NS_PER_MS));
+		rounds++;
+		from = to;
+	} while (o->until_back && from != first && rounds < MAX_ROUNDS);
+	buf_printf(value, NULL, "],\"to\":\"%s\"", from->name);
+	return err_isset(e) ? -1 : 0;
+}
+
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
@@ -397,12 +486,13 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	const char *url;
 	int rounds = 0;
 
-	(void)ev;
 	(void)act;
 	if (resign_election(ctx->cluster, it, prefix, sizeof(prefix), &url, e))
 		return -1;
 	if (service == SVC_PD)
 		return pd_resign(ctx, timeout, value, e);
+	if (service == SVC_ETCD)
+		return etcd_resign(ctx, it, ev, url, value, e);
 	if (owner_of(ctx, url, prefix, service, &owner, e))
 		return -1;
 	if (!owner.key[0])
@@ -531,6 +621,21 @@ static int resolve(struct cluster *c, const struct suite *s,
 				   : "etcd or pd component");
 	if (service == SVC_AUTOID && autoid_floor(c, s, it, e))
 		return -1;
+	if (service == SVC_ETCD) {
+		struct etcd_member m[MAX_MEMBERS];
+		size_t n = 0;
+
+		if (etcd_members(url, m, MAX_MEMBERS, &n, &why))
+			return ynode_error(e, s->path, &at, "fault 'resign' "
+					   "etcd: cannot list etcd's members: "
+					   "%s", why.msg);
+		if (n < 2)
+			return ynode_error(e, s->path, &at, "fault 'resign' "
+					   "etcd needs an etcd of 2 members at "
+					   "least to move its leader; this one "
+					   "has %zu (the local cluster has 3 on "
+					   "hosts of their own)", n);
+	}
 	if (!uses_http(it))
 		return 0;
 	for (size_t i = 0; i < c->ncomps; i++)

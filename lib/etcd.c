@@ -397,3 +397,97 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 		       url, prefix, w.failed ? "canceled by etcd"
 		       : curl_easy_strerror(rc));
 }
+
+/* A uint64 of the gateway (a string, or a number) into `out`. */
+static void id_of(json_t *v, char *out, size_t size)
+{
+	if (json_is_string(v))
+		snprintf(out, size, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(out, size, "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(out, size, "%s", "");
+}
+
+int etcd_members(const char *url, struct etcd_member *out, size_t max,
+		 size_t *n, struct err *e)
+{
+	json_t *answer = NULL, *m;
+	size_t i;
+	int rc = call(url, "cluster/member/list", json_object(), &answer, e);
+
+	*n = 0;
+	json_array_foreach(rc ? NULL : json_object_get(answer, "members"), i,
+			   m) {
+		struct etcd_member *o = &out[*n];
+		const char *name = json_string_value(json_object_get(m,
+								      "name"));
+		const char *client = json_string_value(json_array_get(
+			json_object_get(m, "clientURLs"), 0));
+
+		if (*n == max)
+			break;
+		id_of(json_object_get(m, "ID"), o->id, sizeof(o->id));
+		snprintf(o->name, sizeof(o->name), "%s", name ? name : "");
+		snprintf(o->client_url, sizeof(o->client_url), "%s",
+			 client ? client : "");
+		(*n)++;
+	}
+	json_decref(answer);
+	return rc;
+}
+
+int etcd_leader(const char *url, char *id, size_t size, struct err *e)
+{
+	json_t *answer = NULL;
+	int rc = call(url, "maintenance/status", json_object(), &answer, e);
+
+	id_of(rc ? NULL : json_object_get(answer, "leader"), id, size);
+	json_decref(answer);
+	return rc;
+}
+
+int etcd_move_leader(const char *url, const char *id, struct err *e)
+{
+	json_t *answer = NULL;
+	int rc = call(url, "maintenance/transfer-leadership",
+		      json_pack("{s:s}", "targetID", id), &answer, e);
+
+	json_decref(answer);
+	return rc;
+}
+
+const struct etcd_member *etcd_member_find(const struct etcd_member *m,
+					   size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(m[i].id, id))
+			return &m[i];
+	return NULL;
+}
+
+int etcd_leader_among(const struct etcd_member *m, size_t n, char *id,
+		      size_t size, struct err *e)
+{
+	struct err first = ERR_INIT;
+	int answered = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct err one = ERR_INIT;
+
+		if (etcd_leader(m[i].client_url, id, size, &one)) {
+			if (!err_isset(&first))
+				first = one;
+			continue;
+		}
+		answered = 1;
+		if (etcd_member_find(m, n, id))
+			return 0;
+	}
+	if (size)
+		id[0] = '\0';
+	if (answered)
+		return 1;
+	return err_set(e, first.class, "%s", err_isset(&first) ? first.msg
+		       : "no etcd member to ask");
+}

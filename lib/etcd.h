@@ -80,4 +80,42 @@ int etcd_lease_grant(const char *url, int64_t ttl_s, int64_t *id,
 int etcd_lease_keepalive(const char *url, int64_t id, struct err *e);
 int etcd_lease_revoke(const char *url, int64_t id, struct err *e);
 
+/*
+ * The cluster's members and its Raft leader (the maintenance and cluster
+ * APIs of the gateway). An ID is a uint64 the gateway writes as a decimal
+ * string, kept as that string.
+ */
+struct etcd_member {
+	char id[24];
+	char name[64];
+	char client_url[256];	/* its first client URL */
+};
+
+/* The members, at most `max`, into `out`; their count into *n. */
+int etcd_members(const char *url, struct etcd_member *out, size_t max,
+		 size_t *n, struct err *e);
+
+/* The leader's ID as the member at `url` sees it ("" or "0": none). */
+int etcd_leader(const char *url, char *id, size_t size, struct err *e);
+
+/* The member whose ID is `id`, or NULL. */
+const struct etcd_member *etcd_member_find(const struct etcd_member *m,
+					   size_t n, const char *id);
+
+/*
+ * The leader, as the first of the members `m` that answers with one of
+ * them sees it (a member cut off from the others may know none, or an
+ * old one that is no member), into `id`: 0. 1 (`id` "") when members
+ * answered and none knows a leader; -1 when none answered.
+ */
+int etcd_leader_among(const struct etcd_member *m, size_t n, char *id,
+		      size_t size, struct err *e);
+
+/*
+ * Ask the leader at `url` to hand its leadership to member `id` (etcd's
+ * MoveLeader, POST /v3/maintenance/transfer-leadership); it answers once
+ * the transfer is done or failed.
+ */
+int etcd_move_leader(const char *url, const char *id, struct err *e);
+
 #endif

@@ -285,71 +285,82 @@ int netns_addr(const char *ns, char *out, size_t size, struct err *e)
 	return rc;
 }
 
-int netns_cut(const char *ns, const char *const *addrs, size_t naddrs,
-	      struct err *e)
+/* Run the nft commands `script` in namespace `ns`, one transaction. */
+static int nft_in(const char *ns, const char *script, struct buf *out,
+		  struct err *e)
+{
+	const char *argv[] = { "netns", "exec", ns, "nft", script, NULL };
+
+	return tool("ip", argv, out, e);
+}
+
+int netns_cut(const char *ns, int id, const char *const *addrs,
+	      size_t naddrs, struct err *e)
 {
 	struct buf script = BUF_INIT;
 	int rc;
 
-	/* One transaction: the table is made if missing, then replaced. */
-	buf_addstr(&script, "add table inet tichaos; "
-		   "delete table inet tichaos", NULL);
+	/* Made if missing, so that the delete always has something. */
+	buf_printf(&script, NULL, "add table inet tichaos; add chain inet "
+		   "tichaos c%d { type filter hook input priority -300; "
+		   "policy accept; }; delete chain inet tichaos c%d", id, id);
 	if (naddrs) {
-		buf_addstr(&script, "; add table inet tichaos; "
-			   "add chain inet tichaos input { type filter hook "
-			   "input priority -300; policy accept; }; "
-			   "add rule inet tichaos input ip saddr { ", NULL);
+		buf_printf(&script, NULL, "; add chain inet tichaos c%d { type "
+			   "filter hook input priority -300; policy accept; "
+			   "}; add rule inet tichaos c%d ip saddr { ", id, id);
 		for (size_t i = 0; i < naddrs; i++)
 			buf_printf(&script, NULL, "%s%s", i ? ", " : "",
 				   addrs[i]);
 		buf_addstr(&script, " } counter drop", NULL);
 	}
-	{
-		const char *argv[] = { "netns", "exec", ns, "nft",
-				       buf_str(&script), NULL };
-
-		rc = tool("ip", argv, NULL, e);
-	}
+	rc = nft_in(ns, buf_str(&script), NULL, e);
 	buf_release(&script);
 	return rc;
 }
 
+int netns_uncut(const char *ns, struct err *e)
+{
+	return nft_in(ns, "add table inet tichaos; delete table inet tichaos",
+		      NULL, e);
+}
+
+/* Append the addresses of each "ip saddr { a, b }" or "ip saddr a". */
+static void saddrs(const char *text, struct buf *out)
+{
+	for (const char *p = strstr(text, "ip saddr "); p;
+	     p = strstr(p, "ip saddr ")) {
+		const char *end;
+
+		p += 9;
+		if (*p == '{')
+			end = strchr(++p, '}');
+		else
+			end = p + strcspn(p, " \n");
+		for (; end && p < end; p++)
+			if (*p != ',' && !(*p == ' ' && (!out->len ||
+				out->data[out->len - 1] == ' ')))
+				buf_addch(out, *p, NULL);
+		buf_rtrim(out);
+		buf_addch(out, ' ', NULL);
+	}
+	buf_rtrim(out);
+}
+
 int netns_cut_of(const char *ns, struct buf *out, struct err *e)
 {
-	const char *argv[] = { "netns", "exec", ns, "nft", "list", "tables",
-			       NULL };
-	const char *rule[] = { "netns", "exec", ns, "nft", "list", "chain",
-			       "inet", "tichaos", "input", NULL };
 	struct buf text = BUF_INIT;
-	const char *p, *end;
 	int rc;
 
 	buf_reset(out);
 	if (!exists_ns(ns))
 		return 0;
-	rc = tool("ip", argv, &text, e);
-	if (rc || !strstr(buf_str(&text), "table inet tichaos"))
-		goto out;
-	buf_reset(&text);
-	if ((rc = tool("ip", rule, &text, e)))
-		goto out;
-	/* "ip saddr { a, b } counter ... drop" or "ip saddr a ... drop" */
-	p = strstr(buf_str(&text), "ip saddr ");
-	if (!p)
-		goto out;
-	p += 9;
-	if (*p == '{') {
-		p++;
-		end = strchr(p, '}');
-	} else {
-		end = strchr(p, ' ');
+	rc = nft_in(ns, "list tables", &text, e);
+	if (!rc && strstr(buf_str(&text), "table inet tichaos")) {
+		buf_reset(&text);
+		rc = nft_in(ns, "list table inet tichaos", &text, e);
+		if (!rc)
+			saddrs(buf_str(&text), out);
 	}
-	for (; p && end && p < end; p++)
-		if (*p != ',' && !(*p == ' ' && (!out->len ||
-			out->data[out->len - 1] == ' ')))
-			buf_addch(out, *p, NULL);
-	buf_rtrim(out);
-out:
 	buf_release(&text);
 	return rc;
 }

@@ -89,17 +89,23 @@ int netns_present(const struct netns_net *net, struct err *e);
 int netns_remove(int tag, struct buf *found, struct err *e);
 
 /*
- * Cut: in namespace `ns`, drop everything arriving from the `naddrs`
- * addresses `addrs` (replacing any cut it had). naddrs 0 removes the cut.
+ * Cut `id` (0 and up: a fault item's, so that cuts of several items
+ * overlap and each heals its own): in namespace `ns`, drop everything
+ * arriving from the `naddrs` addresses `addrs`, replacing what cut `id`
+ * dropped there. naddrs 0 removes cut `id`. Each cut is a chain "c<id>"
+ * of the table; a packet any of them drops is dropped.
  */
-int netns_cut(const char *ns, const char *const *addrs, size_t naddrs,
-	      struct err *e);
+int netns_cut(const char *ns, int id, const char *const *addrs,
+	      size_t naddrs, struct err *e);
 
 /*
- * The addresses namespace `ns` drops (its cut), space-separated, into
+ * The addresses namespace `ns` drops (every cut), space-separated, into
  * `out` (empty: none, or no such namespace). -1 when it cannot be told.
  */
 int netns_cut_of(const char *ns, struct buf *out, struct err *e);
+
+/* Remove every cut of namespace `ns` (its table). */
+int netns_uncut(const char *ns, struct err *e);
 
 /*
  * The IPv4 address of namespace `ns`'s eth0 into `out` ("198.18.150.2").

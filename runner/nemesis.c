@@ -345,6 +345,82 @@ static void *replica_main(void *arg)
 	return NULL;
 }
 
+/* Members of an etcd cluster the leader watch follows, at most. */
+#define MAX_MEMBERS 16
+
+/* One change of etcd's leader: "etcd/leader" {"from", "to"} (null: none). */
+static void record_leader(struct nemesis *n, struct history_slot *slot,
+			  const char *from, const char *to)
+{
+	struct buf value = BUF_INIT;
+	struct history_event ev = { history_now(n->run->history),
+				    HISTORY_MONITOR, "info", "owner", NULL,
+				    NULL, "etcd/leader", -1, NULL, NULL, 0, 0,
+				    0 };
+
+	buf_addstr(&value, "{\"from\":", NULL);
+	if (from)
+		json_quote(&value, from, NULL);
+	else
+		buf_addstr(&value, "null", NULL);
+	buf_addstr(&value, ",\"to\":", NULL);
+	if (to)
+		json_quote(&value, to, NULL);
+	else
+		buf_addstr(&value, "null", NULL);
+	buf_printf(&value, NULL, ",\"to_component\":");
+	if (to && cluster_find(n->ctx.cluster, to))
+		json_quote(&value, to, NULL);
+	else
+		buf_addstr(&value, "null", NULL);
+	buf_addch(&value, '}', NULL);
+	ev.value = buf_str(&value);
+	history_record(slot, &ev);
+	buf_release(&value);
+}
+
+/*
+ * etcd's Raft leader, asked of its members every 100 ms (no key tells
+ * it): each change is recorded as the owner monitor records an owner's,
+ * with "etcd/leader" as the election; no leader (a cut-off majority) is
+ * "to": null.
+ */
+static void *leader_main(void *arg)
+{
+	struct nemesis *n = arg;
+	struct history_slot *slot = history_slot(n->run->history);
+	struct etcd_member m[MAX_MEMBERS];
+	char leader[64] = "", id[24];
+	size_t nm = 0;
+	int seen = 0;
+
+	while (!stopping(n)) {
+		struct err e = ERR_INIT;
+		const struct etcd_member *now = NULL;
+		int rc = -1;
+
+		if (!nm && etcd_members(n->leader_url, m, MAX_MEMBERS, &nm,
+					&e))
+			log_debug("etcd leader watch: %s", e.msg);
+		if (nm)
+			rc = etcd_leader_among(m, nm, id, sizeof(id), &e);
+		if (rc == 0)
+			now = etcd_member_find(m, nm, id);
+		/* Not told (no member answers) is not "no leader". */
+		if (rc >= 0 &&
+		    (!seen || strcmp(now ? now->name : "", leader))) {
+			record_leader(n, slot, seen && leader[0] ? leader
+							       : NULL,
+				      now ? now->name : NULL);
+			snprintf(leader, sizeof(leader), "%s",
+				 now ? now->name : "");
+			seen = 1;
+		}
+		cancel_sleep(n->run->cancel, CANCEL_STOP, 100 * NS_PER_MS);
+	}
+	return NULL;
+}
+
 static void add_watches(struct nemesis *n, struct cluster *c,
 			const struct suite *s)
 {
@@ -405,6 +481,17 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 					 "watch");
 		n->replica_started = 1;
 	}
+	for (size_t i = 0, members = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & ROLE_ETCD) && c->comps[i].etcd_url &&
+		    ++members == 2)
+			n->leader_url = cluster_etcd_url(c, NULL);
+	if (n->leader_url) {
+		rc = pthread_create(&n->leader_thread, NULL, leader_main, n);
+		if (rc)
+			return err_errno(e, rc, "cannot start the etcd leader "
+					 "watch");
+		n->leader_started = 1;
+	}
 	for (size_t i = 0; i < n->nwatches; i++) {
 		n->watches[i].nemesis = n;
 		rc = pthread_create(&n->watches[i].thread, NULL, monitor_main,
@@ -428,6 +515,9 @@ void nemesis_stop(struct nemesis *n)
 	if (n->replica_started)
 		pthread_join(n->replica_thread, NULL);
 	n->replica_started = 0;
+	if (n->leader_started)
+		pthread_join(n->leader_thread, NULL);
+	n->leader_started = 0;
 	n->thread_started = 0;
 }
 

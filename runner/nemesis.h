@@ -71,6 +71,11 @@ struct nemesis {
 	size_t nwatches;
 	pthread_t replica_thread;
 	int replica_started;
+	/* The etcd leader's watch, on a cluster of 2 etcd members or more:
+	 * the URL it lists the members from. */
+	const char *leader_url;
+	pthread_t leader_thread;
+	int leader_started;
 	pthread_t thread;
 	int thread_started;
 	pthread_mutex_t lock;	/* actions: heal_all vs the thread */

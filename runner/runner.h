@@ -66,7 +66,7 @@ int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
 	       char **argv);
 
 /*
- * The value of --port-base for command `cmd`: N (1024..65531), "auto"
+ * The value of --port-base for command `cmd`: N (1024..65527), "auto"
  * (-1), or none (NULL: 0, the default). Dies with exit 2 on anything else.
  */
 int opts_port_base(const char *cmd, const char *value);

@@ -63,7 +63,7 @@ test_expect_success 'a bad duration is a usage error' '
 
 test_expect_success 'a bad port base is a usage error' '
 	"$TICHAOS" cluster status --port-base 80 2>err; test $? = 2 &&
-	echo "tichaos: cluster: --port-base: number '\''80'\'' is out of range (1024..65531)" >expect &&
+	echo "tichaos: cluster: --port-base: number '\''80'\'' is out of range (1024..65527)" >expect &&
 	test_cmp expect err
 '
 

@@ -21,17 +21,18 @@ ours() {
 test_expect_success 'up --hosts on: one namespace per component, said' '
 	test_cluster_up "$C" --port-base auto --hosts on &&
 	B=$(cat "$C/port-base") &&
-	grep -q "info  hosts: one network namespace per component, on bridge tcb$B (198\.18\.[0-9.]*/28): up-0 198\.18\.[0-9.]*, down-0 198\.18\.[0-9.]*, etcd-0 198\.18\.[0-9.]* (hosts on was asked for)$" "$C.up.out" &&
+	grep -q "info  hosts: one network namespace per component, on bridge tcb$B (198\.18\.[0-9.]*/28): up-0 198\.18\.[0-9.]*, down-0 198\.18\.[0-9.]*, etcd-0 198\.18\.[0-9.]*, etcd-1 198\.18\.[0-9.]*, etcd-2 198\.18\.[0-9.]* (hosts on was asked for)$" "$C.up.out" &&
 	test "$(cat "$C/hosts")" = on &&
-	printf "%s\n" "tcb$B" "tcv$B-0" "tcv$B-1" "tcv$B-2" \
-		"tichaos-$B-down-0" "tichaos-$B-etcd-0" "tichaos-$B-up-0" |
+	printf "%s\n" "tcb$B" "tcv$B-0" "tcv$B-1" "tcv$B-2" "tcv$B-3" \
+		"tcv$B-4" "tichaos-$B-down-0" "tichaos-$B-etcd-0" \
+		"tichaos-$B-etcd-1" "tichaos-$B-etcd-2" "tichaos-$B-up-0" |
 		sort >expect &&
 	ours "$B" >actual &&
 	test_cmp expect actual
 '
 
 test_expect_success 'each server runs in its own namespace, at its address' '
-	for comp in up-0 down-0 etcd-0; do
+	for comp in up-0 down-0 etcd-0 etcd-1 etcd-2; do
 		test "$(ip netns identify "$(cat "$C/$comp/tichaos.pid")")" = "tichaos-$B-$comp" || return 1
 	done &&
 	UPA=$(addr_of "$C" up-0) && DOWNA=$(addr_of "$C" down-0) &&
@@ -104,7 +105,7 @@ test_expect_success 'auto takes hosts where namespaces can be made, and says why
 	TICHAOS_HOSTS=auto "$TICHAOS" cluster up --dir "$C" >out 2>err &&
 	grep -q "info  hosts: one network namespace per component, .* (network namespaces can be made here)$" err &&
 	ours "$B" >actual &&
-	test "$(wc -l <actual)" = 7 &&
+	test "$(wc -l <actual)" = 11 &&
 	"$TICHAOS" cluster down --dir "$C" >/dev/null 2>&1
 '
 

@@ -40,7 +40,7 @@ tcp_from() {
 
 # tables: the namespaces of the cluster that hold a tichaos nft table.
 tables() {
-	for comp in up-0 down-0 etcd-0; do
+	for comp in up-0 down-0 etcd-0 etcd-1 etcd-2; do
 		ip netns exec "tichaos-$B-$comp" nft list tables 2>/dev/null |
 			grep -q "inet tichaos" && echo "$comp"
 	done
@@ -51,7 +51,8 @@ test_expect_success 'set-up: a cluster on hosts' '
 	test_cluster_up "$C" --port-base auto --hosts on &&
 	B=$(cat "$C/port-base") &&
 	UPA=$(addr_of "$C" up-0) && DOWNA=$(addr_of "$C" down-0) &&
-	ETCDA=$(addr_of "$C" etcd-0)
+	E0=$(addr_of "$C" etcd-0) && E1=$(addr_of "$C" etcd-1) &&
+	E2=$(addr_of "$C" etcd-2)
 '
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, healed, no row lost' '
@@ -60,21 +61,21 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	run=$! &&
 	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && record $TRASH/r1/history.jsonl partition | grep -q probes" &&
 	tables >during &&
-	printf "%s\n" up-0 down-0 etcd-0 >expect &&
+	printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
 	test_cmp expect during &&
 	! tcp_from down-0 "$UPA" "$B" &&
 	tcp_from etcd-0 "$UPA" "$B" &&
 	tcp_from down-0 "$DOWNA" "$((B + 1))" &&
 	wait $run &&
-	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":4,\"answered\":5,\"ms\":MS}}" >expect &&
+	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-1\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-2\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":8,\"answered\":17,\"ms\":MS}}" >expect &&
 	record "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual &&
-	echo "{\"rejoined\":[\"up-0\",\"down-0\",\"etcd-0\"],\"probes\":{\"unanswered\":0,\"answered\":9,\"ms\":MS}}" >expect &&
+	echo "{\"rejoined\":[\"up-0\",\"down-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"],\"probes\":{\"unanswered\":0,\"answered\":25,\"ms\":MS}}" >expect &&
 	record "$TRASH/r1/history.jsonl" rejoin | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual &&
 	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
-	grep -q "partition cdc (down-0 | up-0 etcd-0), [0-9.]*s to [0-9.]*s" "$TRASH/r1/report.html" &&
+	grep -q "partition cdc (down-0 | up-0 etcd-0 etcd-1 etcd-2), [0-9.]*s to [0-9.]*s" "$TRASH/r1/report.html" &&
 	tables >after &&
 	test ! -s after
 '
@@ -87,7 +88,7 @@ test_expect_success 'the probe across the cut waits out probe_timeout' '
 test_expect_success 'direction in: only the target drops, TCP stops both ways' '
 	suite in 6s indb "target: down-0" "direction: in" "at: [1s]" "down: 2s" >in.yaml &&
 	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &&
-	echo "{\"shape\":\"one\",\"direction\":\"in\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\"]],\"cuts\":[{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\"]}],\"probes\":{\"unanswered\":4,\"answered\":5,\"ms\":MS}}" >expect &&
+	echo "{\"shape\":\"one\",\"direction\":\"in\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]],\"cuts\":[{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]}],\"probes\":{\"unanswered\":8,\"answered\":17,\"ms\":MS}}" >expect &&
 	record "$TRASH/r2/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual
 '
@@ -96,7 +97,19 @@ test_expect_success 'bridge: two sides cut, the one between reaches both' '
 	suite bridge 6s bridgedb "shape: bridge" "at: [1s]" "down: 2s" >bridge.yaml &&
 	"$TICHAOS" run bridge.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &&
 	record "$TRASH/r3/history.jsonl" partition >value &&
-	grep -Eq "^\{\"shape\":\"bridge\",\"direction\":\"both\",\"sides\":\[\[\"([a-z]+-0)\"\],\[\"[a-z]+-0\"\],\[\"([a-z]+-0)\"\]\],\"cuts\":\[\{\"host\":\"[a-z]+-0\",\"drops\":\[\"[a-z]+-0\"\]\},\{\"host\":\"[a-z]+-0\",\"drops\":\[\"[a-z]+-0\"\]\}\],\"probes\":\{\"unanswered\":2,\"answered\":7," value &&
+	h="\"[a-z]+-[0-9]\"" &&
+	cut="\{\"host\":$h,\"drops\":\[$h,$h\]\}" &&
+	grep -Eq "^\{\"shape\":\"bridge\",\"direction\":\"both\",\"sides\":\[\[$h,$h\],\[$h\],\[$h,$h\]\],\"cuts\":\[$cut,$cut,$cut,$cut\],\"probes\":\{\"unanswered\":8,\"answered\":17," value &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap
+'
+
+test_expect_success 'ring: each host reaches its neighbours, not the two across' '
+	suite ring 6s ringdb "shape: ring" "at: [1s]" "down: 2s" >ring.yaml &&
+	"$TICHAOS" run ring.yaml --cluster "$C/topology.yaml" --out "$TRASH/rr" >tap 2>err &&
+	record "$TRASH/rr/history.jsonl" partition >value &&
+	h="\"[a-z]+-[0-9]\"" &&
+	cut="\{\"host\":$h,\"drops\":\[$h,$h\]\}" &&
+	grep -Eq "^\{\"shape\":\"ring\",\"direction\":\"both\",\"cuts\":\[$cut,$cut,$cut,$cut,$cut\],\"probes\":\{\"unanswered\":10,\"answered\":15," value &&
 	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap
 '
 
@@ -107,7 +120,8 @@ test_expect_success 'halves: a seed draws the same sides again' '
 	record "$TRASH/r4/history.jsonl" partition | sed -e "s/,\"probes\".*//" >a &&
 	record "$TRASH/r5/history.jsonl" partition | sed -e "s/,\"probes\".*//" >b &&
 	test_cmp a b &&
-	grep -Eq "\"sides\":\[\[\"[a-z]+-0\"\],\[\"[a-z]+-0\",\"[a-z]+-0\"\]\]" a
+	h="\"[a-z]+-[0-9]\"" &&
+	grep -Eq "\"sides\":\[\[$h,$h\],\[$h,$h,$h\]\]" a
 '
 
 test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
@@ -115,11 +129,11 @@ test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &
 	run=$! &&
 	wait_for_condition 30 "record $TRASH/r6/history.jsonl partition 2>/dev/null | grep -q probes" &&
-	test "$(tables | wc -l)" = 3 &&
+	test "$(tables | wc -l)" = 5 &&
 	kill -INT $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 4 &&
-	record "$TRASH/r6/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":9" &&
+	record "$TRASH/r6/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":25" &&
 	tables >after &&
 	test ! -s after
 '
@@ -132,11 +146,11 @@ test_expect_success 'SIGKILL during a cut: the next run removes what was left, a
 	{ wait $run; code=$?; } &&
 	test "$code" = 137 &&
 	tables >left &&
-	printf "%s\n" up-0 down-0 etcd-0 >expect &&
+	printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
 	test_cmp expect left &&
 	insert_suite next 2s 1 nextdb 10 >next.yaml &&
 	"$TICHAOS" run next.yaml --cluster "$C/topology.yaml" --out "$TRASH/r8" >tap 2>err &&
-	grep -q "warn  down-0: removing a partition an earlier run left (it dropped what came from $UPA $ETCDA)$" err &&
+	grep -q "warn  down-0: removing a partition an earlier run left (it dropped what came from $UPA $E0 $E1 $E2)$" err &&
 	grep -q "warn  up-0: removing a partition an earlier run left (it dropped what came from $DOWNA)$" err &&
 	tables >after &&
 	test ! -s after
@@ -163,7 +177,7 @@ test_expect_success 'suites/partition_cdc.yaml at 60 s passes: two cuts of the c
 		--hosts on --out "$TRASH/pcdc" >tap 2>err || { tail -5 err; false; }
 	grep -qx "ok 4 - fault 1 partition: 2 of 2 injected, 2 healed" tap &&
 	test "$(grep -c "^ok " tap)" = 7 &&
-	test "$(grep -c "\"type\":\"info\",\"f\":\"rejoin\".*\"unanswered\":0,\"answered\":9" "$TRASH/pcdc/history.jsonl")" = 2
+	test "$(grep -c "\"type\":\"info\",\"f\":\"rejoin\".*\"unanswered\":0,\"answered\":25" "$TRASH/pcdc/history.jsonl")" = 2
 '
 
 test_expect_success 'refused (exit 2, one line): no hosts, a shape too big, bad options' '
@@ -176,8 +190,10 @@ test_expect_success 'refused (exit 2, one line): no hosts, a shape too big, bad 
 	kline=$(grep -n "kind: partition" nohosts.yaml | cut -d: -f1) &&
 	echo "tichaos: nohosts.yaml:$kline:5: fault '\''partition'\'' needs components on hosts of their own (docs/topology.md, Hosts); this cluster has 0 (the local cluster with --hosts on makes them)" >expect &&
 	test_cmp expect err &&
-	suite ring 5s ringdb "shape: ring" "at: [1s]" "down: 2s" >ring.yaml &&
-	"$TICHAOS" run ring.yaml --cluster "$C/topology.yaml" --out "$TRASH/r10" >tap 2>all
+	awk "/^  - name: \"etcd-[12]\"/ { skip = 1; next } /^  - name:/ { skip = 0 } !skip" \
+		"$C/topology.yaml" >three.yaml &&
+	test "$(grep -c "^  - name:" three.yaml)" = 3 &&
+	"$TICHAOS" run ring.yaml --cluster three.yaml --out "$TRASH/r10" >tap 2>all
 	test $? = 2 &&
 	grep -v "^[0-9:.]* info  " all >err &&
 	echo "tichaos: ring.yaml:$((kline + 1)):12: fault '\''partition'\'': shape ring needs 5 hosts at least; this cluster has 3" >expect &&

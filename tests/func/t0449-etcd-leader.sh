@@ -1,0 +1,87 @@
+#!/bin/sh
+# etcd on the local cluster's hosts: three members; its Raft leader moved
+# by `resign service: etcd` (MoveLeader) and watched by the etcd leader
+# watch; suites/etcd_partition.yaml end to end, its partitions overlapping.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need_hosts
+
+C="$TRASH/c"
+
+# leader: etcd's leader's name, as etcd-0 sees it.
+leader() {
+	E=$(addr_of "$C" etcd-0) &&
+	id=$(curl -s -X POST "http://$E:$(($(cat "$C/port-base") + 2))/v3/maintenance/status" -d "{}" |
+		sed -n "s/.*\"leader\":\"\([0-9]*\)\".*/\1/p") &&
+	curl -s -X POST "http://$E:$(($(cat "$C/port-base") + 2))/v3/cluster/member/list" -d "{}" |
+		tr "{" "\n" | grep "\"ID\":\"$id\"" | sed -n "s/.*\"name\":\"\([^\"]*\)\".*/\1/p"
+}
+
+test_expect_success 'on hosts, etcd is three members, each on its own host, one leader' '
+	test_cluster_up "$C" --port-base auto --hosts on &&
+	B=$(cat "$C/port-base") &&
+	for m in 0 1 2; do
+		grep -q "^etcd-$m  *etcd  *[0-9]*  *http://198\.18\.[0-9.]*:$((B + 2 + 2 * m))  *running" "$C.up.out" &&
+		test "$(ip netns identify "$(cat "$C/etcd-$m/tichaos.pid")")" = "tichaos-$B-etcd-$m" ||
+		return 1
+	done &&
+	first=$(leader) &&
+	case $first in etcd-[012]) ;; *) false ;; esac
+'
+
+test_expect_success 'resign service etcd, until_back: moved away and back, every move watched' '
+	insert_suite mv 5s 3 mvdb 20 >mv.yaml &&
+	printf "faults:\n  - kind: resign\n    service: etcd\n    until_back: true\n    at: [1s]\n" >>mv.yaml &&
+	"$TICHAOS" run mv.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &&
+	grep -qx "ok 2 - fault 1 resign: 1 of 1 injected" tap &&
+	info=$(grep "\"type\":\"info\",\"f\":\"resign\"" "$TRASH/r1/history.jsonl") &&
+	echo "$info" | grep -Eq "\"value\":\{\"service\":\"etcd\",\"from\":\"$first\",\"rounds\":\[\{\"from\":\"$first\",\"to\":\"(etcd-[012])\",\"ms\":[0-9]+\},\{\"from\":\"etcd-[012]\",\"to\":\"$first\",\"ms\":[0-9]+\}\],\"to\":\"$first\"," &&
+	other=$(echo "$info" | sed -e "s/.*\"rounds\":\[{\"from\":\"$first\",\"to\":\"\([^\"]*\)\".*/\1/") &&
+	test "$other" != "$first" &&
+	grep "\"target\":\"etcd/leader\"" "$TRASH/r1/history.jsonl" |
+		sed -e "s/.*\"value\":{\"from\":\([^,]*\),\"to\":\([^,]*\),.*/\1 \2/" >moves &&
+	printf "%s\n" "null \"$first\"" "\"$first\" \"$other\"" "\"$other\" \"$first\"" >expect &&
+	test_cmp expect moves &&
+	test "$(leader)" = "$first"
+'
+
+test_expect_success 'resign service etcd on one member: refused before anything starts (exit 2)' '
+	D="$TRASH/d" &&
+	test_cluster_up "$D" --port-base auto --hosts off &&
+	"$TICHAOS" run mv.yaml --cluster "$D/topology.yaml" --out "$TRASH/r2" >tap 2>all
+	test $? = 2 &&
+	grep -v "^[0-9:.]* info  " all >err &&
+	line=$(grep -n "kind: resign" mv.yaml | cut -d: -f1) &&
+	echo "tichaos: mv.yaml:$line:5: fault '\''resign'\'' etcd needs an etcd of 2 members at least to move its leader; this one has 1 (the local cluster has 3 on hosts of their own)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'hold goes with an election, not with etcd (exit 2)' '
+	insert_suite hold 5s 3 holddb 20 >hold.yaml &&
+	printf "faults:\n  - kind: resign\n    service: etcd\n    hold: 2s\n    at: [1s]\n" >>hold.yaml &&
+	"$TICHAOS" validate hold.yaml >out 2>err
+	test $? = 2 &&
+	line=$(grep -n "hold: 2s" hold.yaml | cut -d: -f1) &&
+	echo "tichaos: hold.yaml:$line:11: hold in fault '\''resign'\'' needs an etcd election (etcd'\''s leader is moved, not elected by keys)" >expect &&
+	test_cmp expect err
+'
+
+test_expect_success 'suites/etcd_partition.yaml at 60 s passes; the overlapping cuts each heal their own' '
+	"$TICHAOS" run "$ROOT/suites/etcd_partition.yaml" --duration 60s --port-base auto \
+		--hosts on --out "$TRASH/ep" >tap 2>err || { tail -5 err; false; }
+	test "$(grep -c "^ok " tap)" = 7 &&
+	grep -qx "ok 2 - fault 1 resign: 3 of 3 injected" tap &&
+	grep -qx "ok 3 - fault 2 partition: 3 of 3 injected, 3 healed" tap &&
+	grep -qx "ok 4 - fault 3 partition: 2 of 2 injected, 2 healed" tap &&
+	H="$TRASH/ep/history.jsonl" &&
+	grep "\"type\":\"info\",\"f\":\"rejoin\"" "$H" | grep "\"fault\":1}" | head -n 1 |
+		grep -Eq "\"probes\":\{\"unanswered\":[1-9][0-9]*," &&
+	grep "\"type\":\"info\",\"f\":\"rejoin\"" "$H" | grep "\"fault\":2}" | head -n 1 |
+		grep -q "\"probes\":{\"unanswered\":0,\"answered\":25," &&
+	grep -q "\"target\":\"etcd/leader\",\"value\":{\"from\":null,\"to\":\"etcd-[012]\"" "$H"
+'
+
+test_done
