@@ -75,6 +75,7 @@ KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/host.o
 KIND_OBJS += clusters/local.o
+KIND_OBJS += clusters/local_ssh.o
 KIND_OBJS += clusters/playground.o
 KIND_OBJS += clusters/static.o
 KIND_OBJS += clusters/topology.o

@@ -935,8 +935,30 @@ static int prepare(struct cluster *c, unsigned char **started,
 }
 
 /*
- * The cuts a run killed in a partition left on the hosts of components of
- * this machine (faults/partition.c): removed, each said.
+ * What component `comp`'s host drops by the cuts of a partition
+ * (faults/partition.c), into `found`: its namespace's here, or its SSH
+ * host's (a host without nftables, or that does not let us list it, has
+ * none).
+ */
+static int cuts_of(struct cluster *c, const struct component *comp,
+		   struct buf *found, struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+
+	if (h == &host_local)
+		return comp->netns ? netns_cut_of(comp->netns, found, e) : 0;
+	buf_reset(found);
+	if (h->ops->shell(h, "nft list table inet tichaos 2>/dev/null", &text,
+			  NULL) == 0)
+		netns_dropped(buf_str(&text), found);
+	buf_release(&text);
+	return 0;
+}
+
+/*
+ * The cuts a run killed in a partition left on the hosts of the
+ * components, here or over SSH: removed, each said.
  */
 static int remove_cuts(struct cluster *c, struct err *e)
 {
@@ -945,16 +967,22 @@ static int remove_cuts(struct cluster *c, struct err *e)
 
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
+		struct host *h = component_host(c, comp);
 
-		if (!comp->netns || component_host(c, comp) != &host_local)
+		rc = cuts_of(c, comp, &found, e);
+		if (rc || !found.len)
 			continue;
-		rc = netns_cut_of(comp->netns, &found, e);
-		if (!rc && found.len) {
-			log_warn("%s: removing a partition an earlier run left "
-				 "(it dropped what came from %s)", comp->name,
-				 buf_str(&found));
+		log_warn("%s: removing a partition an earlier run left (it "
+			 "dropped what came from %s)", comp->name,
+			 buf_str(&found));
+		if (h == &host_local)
 			rc = netns_uncut(comp->netns, e);
-		}
+		else if (h->ops->shell(h, "nft '" NETNS_UNCUT_NFT "'", NULL,
+				       e))
+			rc = err_isset(e) ? -1 : err_set(e, ERR_INFRA, "%s: "
+							 "cannot remove its "
+							 "cut (nft)",
+							 h->name);
 	}
 	buf_release(&found);
 	return rc;

@@ -119,6 +119,8 @@ struct cluster_options {
 	/* The local cluster's hosts (docs/topology.md): one network
 	 * namespace per component, or all on 127.0.0.1. */
 	enum hosts_mode hosts;
+	/* On hosts: an sshd on each, and DIR/ssh-topology.yaml (up). */
+	int sshd;
 };
 
 #define DEFAULT_PORT_BASE 24000

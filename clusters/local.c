@@ -25,7 +25,7 @@
  * Layout of DIR: one directory per component (data/, my.cnf, log,
  * pidfile), DIR/port-base, DIR/topology.yaml.
  */
-#include "clusters/cluster.h"
+#include "clusters/local.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -74,6 +74,8 @@ struct local {
 	struct netns_net net;
 	/* The hosts mode the directory was last prepared with: -1 none. */
 	int recorded_hosts;
+	/* An sshd on each host was asked for (cluster up --sshd). */
+	int sshd;
 };
 
 static const char *const host_names[] = {
@@ -341,6 +343,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	int running = 0;
 
 	c->priv = l;
+	l->sshd = o->sshd;
 	if (strlen(dir) > 200)
 		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
 			       "long (at most 200 bytes)", dir);
@@ -387,13 +390,19 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 				       "down' first", c->dir,
 				       l->hosts ? "on" : "off");
 		snprintf(l->why, sizeof(l->why), "as it runs");
-		return 0;
+		return l->sshd && !l->hosts ? err_set(e, ERR_USAGE, "--sshd "
+						      "needs hosts of their "
+						      "own (%s)", l->why)
+					    : 0;
 	}
 	if (o->port_base > 0)
 		c->port_base = o->port_base;
 	else if (o->port_base < 0 && (c->port_base = find_free_base(e)) < 0)
 		return -1;
 	choose_hosts(c, mode, o->hosts == HOSTS_DEFAULT);
+	if (l->sshd && !l->hosts)
+		return err_set(e, ERR_USAGE, "--sshd needs hosts of their own "
+			       "(%s)", l->why);
 	for (size_t i = 0; i < c->ncomps; i++)
 		component_release(&c->comps[i]);
 	fill_all(c);
@@ -778,6 +787,7 @@ static int local_prepare(struct cluster *c, struct err *e)
 
 static int local_setup(struct cluster *c, struct err *e)
 {
+	struct local *l = c->priv;
 	struct component *up = &c->comps[UP], *down = &c->comps[DOWN];
 	struct sql s = SQL_INIT;
 	struct sql_result r = SQL_RESULT_INIT;
@@ -830,7 +840,7 @@ out:
 	sql_result_release(&r);
 	sql_close(&s);
 	buf_release(&q);
-	return rc ? -1 : 0;
+	return rc || (l->sshd && local_sshd_up(c, &l->net, e)) ? -1 : 0;
 }
 
 /*
@@ -905,11 +915,13 @@ static int local_server_options(struct cluster *c, json_t **out,
 	return 0;
 }
 
-/* Every server is stopped: their hosts go, cuts and all. */
+/* Every server is stopped: their hosts go, sshd, cuts and all. */
 static int local_down(struct cluster *c, struct err *e)
 {
+	struct local *l = c->priv;
 	struct buf found = BUF_INIT;
-	int rc = netns_remove(c->port_base, &found, e);
+	int rc = local_sshd_down(c, &l->net, e) ||
+		 netns_remove(c->port_base, &found, e);
 
 	if (found.len)
 		log_info("removed the hosts of the cluster in '%s': %s",

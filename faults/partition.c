@@ -30,6 +30,8 @@
  * The history says who was on which side, what each host dropped and what
  * the probes found.
  */
+#include <arpa/inet.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +91,8 @@ struct cut {
 	int id;			/* the fault item's: its own chain */
 	size_t n;
 	struct component *hosts[NETNS_MAX_HOSTS];
+	/* Its SSH host, where the cut is made over SSH; NULL: its netns. */
+	struct host *ssh[NETNS_MAX_HOSTS];
 	char addr[NETNS_MAX_HOSTS][16];
 	int port[NETNS_MAX_HOSTS];
 	/* side[i]: the side host i is on (shapes with sides), -1: none */
@@ -152,16 +156,55 @@ static int port_of(const struct component *comp)
 	return colon && colon > strchr(url, ':') ? atoi(colon + 1) : 0;
 }
 
-/* The components on hosts of their own, into `hosts`; their count. */
+/* Component `comp`'s SSH host, or NULL (it runs here). */
+static struct host *ssh_host(struct cluster *c, const struct component *comp)
+{
+	struct host *h = component_host(c, comp);
+
+	return h == &host_local ? NULL : h;
+}
+
+/*
+ * The components on hosts of their own, into `hosts`: each in a network
+ * namespace here, or on an SSH host. Their count.
+ */
 static size_t hosts_of(struct cluster *c,
 		       struct component *hosts[NETNS_MAX_HOSTS])
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < c->ncomps && n < NETNS_MAX_HOSTS; i++)
-		if (c->comps[i].netns)
+		if (c->comps[i].netns || ssh_host(c, &c->comps[i]))
 			hosts[n++] = &c->comps[i];
 	return n;
+}
+
+/* Two components on one SSH host, or one that is no IPv4 address. */
+static int ssh_hosts_fit(struct cluster *c, struct component **hosts,
+			 size_t n, struct buf *why)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct host *h = ssh_host(c, hosts[i]);
+		struct in_addr a;
+
+		if (!h)
+			continue;
+		if (inet_pton(AF_INET, h->ssh.address, &a) != 1) {
+			buf_printf(why, NULL, "host %s's address '%s' is no "
+				   "IPv4 address (what a cut drops)", h->name,
+				   h->ssh.address);
+			return -1;
+		}
+		for (size_t j = 0; j < i; j++)
+			if (ssh_host(c, hosts[j]) == h) {
+				buf_printf(why, NULL, "%s and %s share host %s: a "
+					   "cut is made per host",
+					   hosts[j]->name, hosts[i]->name,
+					   h->name);
+				return -1;
+			}
+	}
+	return 0;
 }
 
 static int resolve(struct cluster *c, const struct suite *s,
@@ -172,6 +215,8 @@ static int resolve(struct cluster *c, const struct suite *s,
 	size_t n = hosts_of(c, hosts), k;
 	struct ynode at = { 0 };
 	char *nft = find_program("nft");
+	struct buf why = BUF_INIT;
+	int have_nft = nft != NULL;
 
 	free(nft);
 	if (n < 2)
@@ -185,13 +230,19 @@ static int resolve(struct cluster *c, const struct suite *s,
 				   "fault 'partition': shape %s needs %zu "
 				   "hosts at least; this cluster has %zu",
 				   shapes[o->shape], shape_min[o->shape], n);
-	if (!nft)
+	if (!have_nft && n > 0 && hosts[0]->netns)
 		return ynode_error(e, s->path, at_option(it, NULL, &at),
 				   "fault 'partition': 'nft' not found "
 				   "(install nftables, or run 'make deps')");
+	if (ssh_hosts_fit(c, hosts, n, &why)) {
+		ynode_error(e, s->path, at_option(it, NULL, &at), "fault "
+			    "'partition': %s", buf_str(&why));
+		buf_release(&why);
+		return -1;
+	}
 	k = o->t.target ? fault_targets(c, o->t.target, 0, named) : 0;
 	for (size_t i = 0; i < k; i++)
-		if (!named[i]->netns)
+		if (!named[i]->netns && !ssh_host(c, named[i]))
 			return ynode_error(e, s->path,
 					   at_option(it, &o->t.target, &at),
 					   "fault 'partition': %s has no host "
@@ -337,6 +388,170 @@ static void describe(const struct cut *cut, struct buf *value)
 	buf_addch(value, ']', NULL);
 }
 
+/* Run nft commands `script` on SSH host `h`. */
+static int ssh_nft(struct host *h, const char *script, struct buf *out,
+		   struct err *e)
+{
+	char *cmd = xprintf("nft '%s'", script);
+	struct buf text = BUF_INIT;
+	int code = h->ops->shell(h, cmd, &text, e);
+
+	if (code > 0)
+		err_set(e, ERR_INFRA, "%s: 'nft' failed (exit %d; it needs "
+			"root there): %s", h->name, code, buf_str(&text));
+	else if (!code && out)
+		buf_addstr(out, buf_str(&text), NULL);
+	buf_release(&text);
+	free(cmd);
+	return code == 0 ? 0 : -1;
+}
+
+/* What host i drops, by every cut, into `out`. */
+static int host_dropped(const struct cut *cut, size_t i, struct buf *out,
+			struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int code;
+
+	if (!cut->ssh[i])
+		return netns_cut_of(cut->hosts[i]->netns, out, e);
+	buf_reset(out);
+	code = cut->ssh[i]->ops->shell(cut->ssh[i], "nft list table inet "
+				       "tichaos 2>/dev/null", &text, e);
+	if (code == 0)
+		netns_dropped(buf_str(&text), out);
+	buf_release(&text);
+	return code < 0 ? -1 : 0;
+}
+
+/* Make host i drop what comes from `addrs` (cut `id`; none: remove it). */
+static int host_cut(const struct cut *cut, size_t i,
+		    const char *const *addrs, size_t k, struct err *e)
+{
+	struct buf script = BUF_INIT;
+	int rc;
+
+	if (!cut->ssh[i])
+		return netns_cut(cut->hosts[i]->netns, cut->id, addrs, k, e);
+	netns_cut_nft(cut->id, addrs, k, &script);
+	rc = ssh_nft(cut->ssh[i], buf_str(&script), NULL, e);
+	/* The last cut removed: the table goes too, nothing is left. */
+	if (!rc && !k) {
+		buf_reset(&script);
+		rc = ssh_nft(cut->ssh[i], "list table inet tichaos", &script,
+			     e);
+		if (!rc && !strstr(buf_str(&script), "chain "))
+			rc = ssh_nft(cut->ssh[i], NETNS_UNCUT_NFT, NULL, e);
+	}
+	buf_release(&script);
+	return rc;
+}
+
+/*
+ * Probes from SSH host `h`, all at once in one shell: bash's /dev/tcp
+ * under timeout(1), whose exit 124 says no answer came (a refusal fails
+ * at once: an answer).
+ */
+static int ssh_probe(struct host *h, struct netns_probe *p, size_t n,
+		     int64_t timeout_ns, struct err *e)
+{
+	struct buf cmd = BUF_INIT, out = BUF_INIT;
+	int code;
+
+	for (size_t i = 0; i < n; i++)
+		buf_printf(&cmd, NULL, "(timeout %.3f bash -c 'exec 3<>"
+			   "/dev/tcp/%s/%d' 2>/dev/null; echo \"%zu $?\") & ",
+			   (double)timeout_ns / NS_PER_SEC, p[i].addr,
+			   p[i].port, i);
+	buf_addstr(&cmd, "wait", NULL);
+	code = h->ops->shell(h, buf_str(&cmd), &out, e);
+	for (size_t i = 0; code == 0 && i < n; i++) {
+		char want[32];
+		const char *at;
+
+		snprintf(want, sizeof(want), "%zu ", i);
+		for (at = buf_str(&out); at && strncmp(at, want, strlen(want));
+		     at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL)
+			;
+		p[i].answered = at && atoi(at + strlen(want)) != 124;
+		if (!p[i].answered)
+			snprintf(p[i].why, sizeof(p[i].why), "no answer from "
+				 "%s:%d within %lld ms (from %s)", p[i].addr,
+				 p[i].port, (long long)(timeout_ns /
+							NS_PER_MS), h->name);
+	}
+	if (code > 0)
+		err_set(e, ERR_INFRA, "%s: the probes failed (exit %d)",
+			h->name, code);
+	buf_release(&cmd);
+	buf_release(&out);
+	return code == 0 ? 0 : -1;
+}
+
+/* One SSH host's probes, on a thread of its own. */
+struct ssh_probing {
+	struct host *h;
+	struct netns_probe *p;
+	size_t n;
+	int64_t timeout_ns;
+	struct err e;
+	int rc;
+};
+
+static void *ssh_probe_main(void *arg)
+{
+	struct ssh_probing *s = arg;
+
+	s->rc = ssh_probe(s->h, s->p, s->n, s->timeout_ns, &s->e);
+	return NULL;
+}
+
+/* Probe from here, the namespaces and every SSH host, all at once. */
+static int probe_all(const struct cut *cut, struct netns_probe *probes,
+		     size_t np, int64_t timeout_ns, struct err *e)
+{
+	struct netns_probe here[NETNS_MAX_HOSTS * (NETNS_MAX_HOSTS + 1)];
+	struct ssh_probing remote[NETNS_MAX_HOSTS];
+	pthread_t threads[NETNS_MAX_HOSTS];
+	int started[NETNS_MAX_HOSTS];
+	size_t nh = 0, per = cut->n - 1;
+	int rc;
+
+	/* probes: each host's `per` (every other host), then here's
+	 * cut->n (every host): np in all. */
+	for (size_t i = 0; i < cut->n; i++)
+		if (!cut->ssh[i])
+			for (size_t k = 0; k < per; k++)
+				here[nh++] = probes[i * per + k];
+	for (size_t k = cut->n * per; k < np; k++)
+		here[nh++] = probes[k];
+	for (size_t i = 0; i < cut->n; i++) {
+		struct ssh_probing *s = &remote[i];
+
+		*s = (struct ssh_probing){ cut->ssh[i], &probes[i * per], per,
+					   timeout_ns, ERR_INIT, 0 };
+		started[i] = cut->ssh[i] && !pthread_create(&threads[i], NULL,
+							    ssh_probe_main, s);
+		if (cut->ssh[i] && !started[i])
+			ssh_probe_main(s);
+	}
+	rc = netns_probe(here, nh, timeout_ns, e);
+	nh = 0;
+	for (size_t i = 0; i < cut->n; i++) {
+		if (started[i])
+			pthread_join(threads[i], NULL);
+		if (cut->ssh[i] && remote[i].rc && !err_isset(e)) {
+			*e = remote[i].e;
+			rc = -1;
+		}
+		for (size_t k = 0; !cut->ssh[i] && k < per; k++)
+			probes[i * per + k] = here[nh++];
+	}
+	for (size_t k = cut->n * per; !rc && k < np; k++)
+		probes[k] = here[nh++];
+	return rc;
+}
+
 /*
  * What every host drops now, by every cut (other fault items' too), as
  * the kernel has it: now[i][j], host i drops host j.
@@ -350,7 +565,7 @@ static int in_kernel(const struct cut *cut,
 
 	memset(now, 0, NETNS_MAX_HOSTS * NETNS_MAX_HOSTS);
 	for (size_t i = 0; i < cut->n && !rc; i++) {
-		rc = netns_cut_of(cut->hosts[i]->netns, &drops, e);
+		rc = host_dropped(cut, i, &drops, e);
 		for (size_t j = 0; j < cut->n && !rc; j++) {
 			const char *at = strstr(buf_str(&drops), cut->addr[j]);
 			size_t len = strlen(cut->addr[j]);
@@ -402,7 +617,7 @@ static int verify(const struct cut *cut, int healed, int64_t timeout_ns,
 			probes[np].port = cut->port[j];
 			np++;
 		}
-	rc = netns_probe(probes, np, timeout_ns, e);
+	rc = probe_all(cut, probes, np, timeout_ns, e);
 	for (size_t i = 0, p = 0; !rc && i <= cut->n; i++)
 		for (size_t j = 0; j < cut->n && !rc; j++) {
 			const char *from = i < cut->n ? cut->hosts[i]->name
@@ -442,8 +657,12 @@ static int gather(struct cluster *c, struct cut *cut, struct err *e)
 	cut->n = hosts_of(c, cut->hosts);
 	for (size_t i = 0; i < cut->n; i++) {
 		cut->port[i] = port_of(cut->hosts[i]);
-		if (netns_addr(cut->hosts[i]->netns, cut->addr[i],
-			       sizeof(cut->addr[i]), e))
+		cut->ssh[i] = ssh_host(c, cut->hosts[i]);
+		if (cut->ssh[i])
+			snprintf(cut->addr[i], sizeof(cut->addr[i]), "%s",
+				 cut->ssh[i]->ssh.address);
+		else if (netns_addr(cut->hosts[i]->netns, cut->addr[i],
+				    sizeof(cut->addr[i]), e))
 			return -1;
 	}
 	return 0;
@@ -460,7 +679,7 @@ static int apply(const struct cut *cut, size_t i, int *applied,
 		if (cut->drop[i][j])
 			addrs[k++] = cut->addr[j];
 	*applied = k > 0;
-	return k ? netns_cut(cut->hosts[i]->netns, cut->id, addrs, k, e) : 0;
+	return k ? host_cut(cut, i, addrs, k, e) : 0;
 }
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
@@ -507,8 +726,11 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 
 		buf_printf(value, NULL, "%s\"%s\"", i ? "," : "",
 			   act->targets[i]->name);
-		if (netns_cut(act->targets[i]->netns, cut->id, NULL, 0, &one) &&
-		    !rc) {
+		size_t h = 0;
+
+		while (h + 1 < cut->n && cut->hosts[h] != act->targets[i])
+			h++;
+		if (host_cut(cut, h, NULL, 0, &one) && !rc) {
 			*e = one;
 			rc = -1;
 		}

@@ -294,38 +294,49 @@ static int nft_in(const char *ns, const char *script, struct buf *out,
 	return tool("ip", argv, out, e);
 }
 
+void netns_cut_nft(int id, const char *const *addrs, size_t naddrs,
+		   struct buf *out)
+{
+	/* Made if missing, so that the delete always has something. */
+	buf_printf(out, NULL, "add table inet tichaos; add chain inet "
+		   "tichaos c%d { type filter hook input priority -300; "
+		   "policy accept; }; delete chain inet tichaos c%d", id, id);
+	if (naddrs) {
+		buf_printf(out, NULL, "; add chain inet tichaos c%d { type "
+			   "filter hook input priority -300; policy accept; "
+			   "}; add rule inet tichaos c%d ip saddr { ", id, id);
+		for (size_t i = 0; i < naddrs; i++)
+			buf_printf(out, NULL, "%s%s", i ? ", " : "",
+				   addrs[i]);
+		buf_addstr(out, " } counter drop", NULL);
+	}
+}
+
 int netns_cut(const char *ns, int id, const char *const *addrs,
 	      size_t naddrs, struct err *e)
 {
 	struct buf script = BUF_INIT;
 	int rc;
 
-	/* Made if missing, so that the delete always has something. */
-	buf_printf(&script, NULL, "add table inet tichaos; add chain inet "
-		   "tichaos c%d { type filter hook input priority -300; "
-		   "policy accept; }; delete chain inet tichaos c%d", id, id);
-	if (naddrs) {
-		buf_printf(&script, NULL, "; add chain inet tichaos c%d { type "
-			   "filter hook input priority -300; policy accept; "
-			   "}; add rule inet tichaos c%d ip saddr { ", id, id);
-		for (size_t i = 0; i < naddrs; i++)
-			buf_printf(&script, NULL, "%s%s", i ? ", " : "",
-				   addrs[i]);
-		buf_addstr(&script, " } counter drop", NULL);
-	}
+	netns_cut_nft(id, addrs, naddrs, &script);
 	rc = nft_in(ns, buf_str(&script), NULL, e);
+	/* The last cut removed: the table goes too, nothing is left. */
+	if (!rc && !naddrs) {
+		buf_reset(&script);
+		rc = nft_in(ns, "list table inet tichaos", &script, e);
+		if (!rc && !strstr(buf_str(&script), "chain "))
+			rc = netns_uncut(ns, e);
+	}
 	buf_release(&script);
 	return rc;
 }
 
 int netns_uncut(const char *ns, struct err *e)
 {
-	return nft_in(ns, "add table inet tichaos; delete table inet tichaos",
-		      NULL, e);
+	return nft_in(ns, NETNS_UNCUT_NFT, NULL, e);
 }
 
-/* Append the addresses of each "ip saddr { a, b }" or "ip saddr a". */
-static void saddrs(const char *text, struct buf *out)
+void netns_dropped(const char *text, struct buf *out)
 {
 	for (const char *p = strstr(text, "ip saddr "); p;
 	     p = strstr(p, "ip saddr ")) {
@@ -359,7 +370,7 @@ int netns_cut_of(const char *ns, struct buf *out, struct err *e)
 		buf_reset(&text);
 		rc = nft_in(ns, "list table inet tichaos", &text, e);
 		if (!rc)
-			saddrs(buf_str(&text), out);
+			netns_dropped(buf_str(&text), out);
 	}
 	buf_release(&text);
 	return rc;

@@ -92,8 +92,9 @@ int netns_remove(int tag, struct buf *found, struct err *e);
  * Cut `id` (0 and up: a fault item's, so that cuts of several items
  * overlap and each heals its own): in namespace `ns`, drop everything
  * arriving from the `naddrs` addresses `addrs`, replacing what cut `id`
- * dropped there. naddrs 0 removes cut `id`. Each cut is a chain "c<id>"
- * of the table; a packet any of them drops is dropped.
+ * dropped there. naddrs 0 removes cut `id` (and the table with the last
+ * cut). Each cut is a chain "c<id>" of the table; a packet any of them
+ * drops is dropped.
  */
 int netns_cut(const char *ns, int id, const char *const *addrs,
 	      size_t naddrs, struct err *e);
@@ -106,6 +107,18 @@ int netns_cut_of(const char *ns, struct buf *out, struct err *e);
 
 /* Remove every cut of namespace `ns` (its table). */
 int netns_uncut(const char *ns, struct err *e);
+
+/*
+ * The same for a host reached otherwise (over SSH): the nft commands of
+ * netns_cut into `out` (one argument of `nft`, no single quote in it;
+ * without the removal of an empty table), those of netns_uncut, and the
+ * addresses a listing of the table (`nft list table inet tichaos`)
+ * drops, appended to `out` as netns_cut_of writes them.
+ */
+void netns_cut_nft(int id, const char *const *addrs, size_t naddrs,
+		   struct buf *out);
+#define NETNS_UNCUT_NFT "add table inet tichaos; delete table inet tichaos"
+void netns_dropped(const char *listing, struct buf *out);
 
 /*
  * The IPv4 address of namespace `ns`'s eth0 into `out` ("198.18.150.2").

@@ -408,13 +408,15 @@ int cmd_cluster(int argc, char **argv)
 {
 	const char *cluster = NULL, *dir = NULL, *port_base = NULL;
 	const char *signal_name = NULL, *hosts = NULL;
-	int purge = 0, verbose = 0, n, rc = EXIT_PASS, sig = SIGKILL;
+	int purge = 0, verbose = 0, sshd = 0, n, rc = EXIT_PASS;
+	int sig = SIGKILL;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "dir", 0, &dir, NULL },
 		{ "port-base", 0, &port_base, NULL },
 		{ "hosts", 0, &hosts, NULL },
 		{ "purge", 0, NULL, &purge },
+		{ "sshd", 0, NULL, &sshd },
 		{ "signal", 0, &signal_name, NULL },
 		{ "verbose", 'v', NULL, &verbose },
 		{ NULL, 0, NULL, NULL },
@@ -461,6 +463,11 @@ int cmd_cluster(int argc, char **argv)
 		    "cluster, not to '%s'", cluster);
 	if (hosts && strcmp(action, "up"))
 		die(EXIT_USAGE, "cluster: --hosts goes with 'up'");
+	if (sshd && (strcmp(action, "up") || (cluster && strcmp(cluster,
+								"local"))))
+		die(EXIT_USAGE, "cluster: --sshd goes with 'up' of the local "
+		    "cluster");
+	o.sshd = sshd;
 	o.port_base = opts_port_base("cluster", port_base);
 	o.hosts = opts_hosts("cluster", hosts);
 	o.cluster = cluster;

@@ -41,7 +41,7 @@ static const struct command commands[] = {
 	{ "cluster", "start, stop or inspect a cluster",
 	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--dir DIR] [--port-base N|auto] [--hosts on|off|auto]\n"
-	  "            [--purge]\n"
+	  "            [--sshd] [--purge]\n"
 	  "       tichaos cluster kill|start|pause|continue COMPONENT\n"
 	  "            [--cluster ...] [--dir DIR] [--signal KILL|TERM]\n"
 	  "\n"
@@ -63,7 +63,9 @@ static const struct command commands[] = {
 	  "  --hosts H        up: each component on a host of its own (on),\n"
 	  "                   all on 127.0.0.1 (off), or on when network\n"
 	  "                   namespaces can be made here (auto; default:\n"
-	  "                   TICHAOS_HOSTS, else auto)\n",
+	  "                   TICHAOS_HOSTS, else auto)\n"
+	  "  --sshd           up, on hosts: an sshd on each host, and\n"
+	  "                   DIR/ssh-topology.yaml, the same cluster over SSH\n",
 	  cmd_cluster },
 	{ "check", "re-run the checkers on a stored run",
 	  "tichaos check RUN_DIR\n", cmd_check },
