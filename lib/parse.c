@@ -87,6 +87,46 @@ big:
 		       "1000h)", s);
 }
 
+#define RATE_MAX (UINT64_C(1000) * 1000 * 1000 * 1000)
+
+int parse_rate(const char *s, uint64_t *bps, struct err *e)
+{
+	static const struct {
+		const char *name;
+		uint64_t bps;
+	} units[] = {
+		{ "bit", 1 },
+		{ "kbit", 1000 },
+		{ "mbit", 1000 * 1000 },
+		{ "gbit", 1000 * 1000 * 1000 },
+	};
+	const char *p = s;
+	uint64_t v = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		goto bad;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (uint64_t)(*p++ - '0');
+		if (v > RATE_MAX)
+			goto big;
+	}
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(p, units[i].name))
+			continue;
+		if (v > RATE_MAX / units[i].bps)
+			goto big;
+		*bps = v * units[i].bps;
+		return 0;
+	}
+bad:
+	return err_set(e, ERR_USAGE, "invalid rate '%s' (a whole number and "
+		       "bit, kbit, mbit or gbit: e.g. '500kbit', '1mbit')",
+		       s ? s : "");
+big:
+	return err_set(e, ERR_USAGE, "rate '%s' is too high (at most "
+		       "1000gbit)", s);
+}
+
 char *format_duration(int64_t ns, char *out, int size)
 {
 	int64_t ms = ns / NS_PER_MS;

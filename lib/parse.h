@@ -2,9 +2,9 @@
 #define TICHAOS_PARSE_H
 
 /*
- * Checked conversions of user text: integers and durations. Messages name
- * the offending text and say what was expected; the caller prefixes the
- * location (an option name, a file:line:col).
+ * Checked conversions of user text: integers, durations and rates.
+ * Messages name the offending text and say what was expected; the caller
+ * prefixes the location (an option name, a file:line:col).
  */
 
 #include <stdint.h>
@@ -26,6 +26,14 @@ int parse_int64(const char *s, int64_t min, int64_t max, int64_t *out,
  * value, an unknown unit, or a total over 1000 hours.
  */
 int parse_duration(const char *s, int64_t *ns, struct err *e);
+
+/*
+ * A rate in bits per second: a whole number and one of tc's units bit,
+ * kbit, mbit or gbit (1000 apart, as tc counts them), e.g. "500kbit",
+ * "1mbit". Anything else fails with ERR_USAGE: no unit, another unit
+ * (bytes: kbps), a fraction, a sign, spaces, or over 1000gbit.
+ */
+int parse_rate(const char *s, uint64_t *bps, struct err *e);
 
 /*
  * Write a duration in the shortest exact form parse_duration accepts

@@ -1,6 +1,6 @@
 /*
- * lib/parse.c: checked integers and durations, formatting durations, and
- * well-formed UTF-8.
+ * lib/parse.c: checked integers, durations and rates, formatting
+ * durations, and well-formed UTF-8.
  */
 
 #include <string.h>
@@ -144,6 +144,64 @@ static void test_ints(void)
 	int_bad("abc", 0, 100, "invalid number 'abc'");
 }
 
+static void rate_ok(const char *s, uint64_t want)
+{
+	struct err e = ERR_INIT;
+	uint64_t bps = 42;
+
+	is_int(parse_rate(s, &bps, &e), 0, "rate '%s' parses", s);
+	ok(bps == want, "rate '%s' is %llu bit/s", s,
+	   (unsigned long long)want);
+	if (err_isset(&e))
+		diag("unexpected error: %s", e.msg);
+}
+
+static void rate_bad(const char *s, const char *want)
+{
+	struct err e = ERR_INIT;
+	uint64_t bps = 42;
+
+	is_int(parse_rate(s, &bps, &e), -1, "rate '%s' is rejected",
+	       s ? s : "(null)");
+	is_str(e.msg, want, "  with the message");
+	is_int(e.class, ERR_USAGE, "  as ERR_USAGE");
+	ok(bps == 42, "  and the output untouched");
+}
+
+#define RATE_BAD(s) "invalid rate '" s "' (a whole number and bit, kbit, " \
+		    "mbit or gbit: e.g. '500kbit', '1mbit')"
+
+static void test_rates(void)
+{
+	rate_ok("500kbit", 500000);
+	rate_ok("1mbit", 1000000);
+	rate_ok("100kbit", 100000);
+	rate_ok("1gbit", 1000000000);
+	rate_ok("8bit", 8);
+	rate_ok("0kbit", 0);
+	rate_ok("0010mbit", 10000000);
+	rate_ok("1000gbit", UINT64_C(1000000000000));
+
+	rate_bad("1000", RATE_BAD("1000"));
+	rate_bad("", RATE_BAD(""));
+	rate_bad(NULL, RATE_BAD(""));
+	rate_bad("mbit", RATE_BAD("mbit"));
+	rate_bad("1.5mbit", RATE_BAD("1.5mbit"));
+	rate_bad("-1mbit", RATE_BAD("-1mbit"));
+	rate_bad("+1mbit", RATE_BAD("+1mbit"));
+	rate_bad("1 mbit", RATE_BAD("1 mbit"));
+	rate_bad("1mbit ", RATE_BAD("1mbit "));
+	rate_bad("1Mbit", RATE_BAD("1Mbit"));
+	rate_bad("1kbps", RATE_BAD("1kbps"));
+	rate_bad("1mbitmbit", RATE_BAD("1mbitmbit"));
+	rate_bad("1001gbit", "rate '1001gbit' is too high (at most 1000gbit)");
+	rate_bad("1000000000001bit", "rate '1000000000001bit' is too high "
+		 "(at most 1000gbit)");
+	rate_bad("99999999999999999999999kbit", "rate "
+		 "'99999999999999999999999kbit' is too high (at most "
+		 "1000gbit)");
+}
+
 static void round_trip(const char *s)
 {
 	struct err e = ERR_INIT;
@@ -224,6 +282,7 @@ int main(void)
 	test_durations();
 	test_duration_errors();
 	test_ints();
+	test_rates();
 	test_format();
 	test_utf8();
 	return done_testing();
