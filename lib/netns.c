@@ -413,9 +413,9 @@ static int socket_in(const char *ns, struct err *e)
 	return fd;
 }
 
-/* Start probe `p`'s connect on a socket of its namespace: its fd, or -1
- * with `p` decided (no fd needed) or `e` set. */
-static int probe_start(struct netns_probe *p, struct err *e)
+/* Start probe `p`'s connect on a socket of its namespace, at *start:
+ * its fd, or -1 with `p` decided (no fd needed) or `e` set. */
+static int probe_start(struct netns_probe *p, int64_t *start, struct err *e)
 {
 	struct sockaddr_in sa;
 	int fd;
@@ -430,9 +430,11 @@ static int probe_start(struct netns_probe *p, struct err *e)
 	if (fd < 0)
 		return err_isset(e) ? -1 : err_errno(e, errno, "cannot make a "
 						     "socket");
+	*start = clock_mono_ns();
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0 ||
 	    errno == ECONNREFUSED) {
 		p->answered = 1;
+		p->took_ns = clock_mono_ns() - *start;
 	} else if (errno != EINPROGRESS) {
 		snprintf(p->why, sizeof(p->why), "%s:%d: %s", p->addr, p->port,
 			 strerror(errno));
@@ -447,6 +449,7 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 		struct err *e)
 {
 	struct pollfd *pfd = xcalloc(n ? n : 1, sizeof(*pfd));
+	int64_t *started = xcalloc(n ? n : 1, sizeof(*started));
 	int64_t deadline = clock_mono_ns() + timeout_ns;
 	size_t waiting = 0;
 	int rc = 0;
@@ -454,7 +457,9 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 	for (size_t i = 0; i < n; i++) {
 		probes[i].answered = 0;
 		probes[i].why[0] = '\0';
-		pfd[i].fd = rc ? -1 : probe_start(&probes[i], e);
+		probes[i].took_ns = 0;
+		pfd[i].fd = rc ? -1 : probe_start(&probes[i], &started[i],
+						  e);
 		pfd[i].events = POLLOUT;
 		if (err_isset(e))
 			rc = -1;
@@ -478,12 +483,15 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 			if (getsockopt(pfd[i].fd, SOL_SOCKET, SO_ERROR, &soerr,
 				       &len))
 				soerr = errno;
-			if (soerr == 0 || soerr == ECONNREFUSED)
+			if (soerr == 0 || soerr == ECONNREFUSED) {
 				probes[i].answered = 1;
-			else
+				probes[i].took_ns = clock_mono_ns() -
+						    started[i];
+			} else {
 				snprintf(probes[i].why, sizeof(probes[i].why),
 					 "%s:%d: %s", probes[i].addr,
 					 probes[i].port, strerror(soerr));
+			}
 			close(pfd[i].fd);
 			pfd[i].fd = -1;
 			waiting--;
@@ -498,5 +506,6 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 			 (long long)(timeout_ns / NS_PER_MS));
 	}
 	free(pfd);
+	free(started);
 	return rc;
 }

@@ -134,6 +134,8 @@ struct netns_probe {
 	 * came back from it), 0 when it did not, with why not. */
 	int answered;
 	char why[160];
+	/* Out: how long the answer took, from the connect on (answered). */
+	int64_t took_ns;
 };
 
 /*
