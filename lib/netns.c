@@ -259,7 +259,10 @@ int netns_remove(int tag, struct buf *found, struct err *e)
 	return rc ? -1 : 0;
 }
 
-int netns_addr(const char *ns, char *out, size_t size, struct err *e)
+/* The IPv4 address of `ns`'s eth0 into `out`, its prefix length into
+ * *prefix_len. */
+static int inet_of(const char *ns, char *out, size_t size, int *prefix_len,
+		   struct err *e)
 {
 	const char *argv[] = { "-n", ns, "-4", "-o", "addr", "show", "dev",
 			       "eth0", NULL };
@@ -276,6 +279,8 @@ int netns_addr(const char *ns, char *out, size_t size, struct err *e)
 	if (!rc) {
 		p += 6;
 		len = strcspn(p, "/ ");
+		*prefix_len = p[len] == '/' ? (int)strtol(p + len + 1, NULL,
+							  10) : 32;
 		if (len + 1 > size)
 			len = size - 1;
 		memcpy(out, p, len);
@@ -283,6 +288,13 @@ int netns_addr(const char *ns, char *out, size_t size, struct err *e)
 	}
 	buf_release(&text);
 	return rc;
+}
+
+int netns_addr(const char *ns, char *out, size_t size, struct err *e)
+{
+	int prefix_len;
+
+	return inet_of(ns, out, size, &prefix_len, e);
 }
 
 /* Run the nft commands `script` in namespace `ns`, one transaction. */
@@ -507,5 +519,424 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 	}
 	free(pfd);
 	free(started);
+	return rc;
+}
+
+#define LINK_TABLE "netdev tichaos_link"
+#define LINK_MARK "0x74630001"
+#define QDISC_ROOT "7463:"
+#define QDISC_CHILD "7464:"
+#define QDISC_PROBE "7465:"
+/* tbf: the bucket at least two full frames deep (a frame larger than it
+ * would never go), and at least 10 ms at the rate. */
+#define TBF_MIN_BURST 3028
+#define TBF_LATENCY "100ms"
+
+#define TC(e, ...) tool("tc", (const char *const[]){ __VA_ARGS__, NULL }, \
+			NULL, e)
+
+static int have_tc(void)
+{
+	char *path = find_program("tc");
+	int have = path != NULL;
+
+	free(path);
+	return have;
+}
+
+static int qdiscs_of(const char *ns, struct buf *out, struct err *e)
+{
+	const char *argv[] = { "-n", ns, "qdisc", "show", "dev", "eth0",
+			       NULL };
+
+	return tool("tc", argv, out, e);
+}
+
+/* Remove the degradation of `ns`: its table, and its root qdisc when it
+ * is ours (a namespace's eth0 has none of its own, "noqueue"). */
+static int undegrade(const char *ns, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int rc = nft_in(ns, "add table " LINK_TABLE "; delete table "
+			LINK_TABLE, NULL, e);
+
+	if (!rc && have_tc() && !(rc = qdiscs_of(ns, &text, e)) &&
+	    strstr(buf_str(&text), " " QDISC_ROOT " root"))
+		rc = TC(e, "-n", ns, "qdisc", "del", "dev", "eth0", "root");
+	buf_release(&text);
+	return rc;
+}
+
+/* tbf, then netem (its child when there is a tbf), as `link` says. */
+static int add_qdiscs(const char *ns, const struct netns_link *link,
+		      struct err *e)
+{
+	char rate[32], burst[32], delay[32], jitter[32], reorder[32];
+	const char *argv[24];
+	size_t n = 0;
+
+	if (link->rate_bps) {
+		uint64_t bytes = link->rate_bps / 8 / 100;
+
+		snprintf(rate, sizeof(rate), "%llubit",
+			 (unsigned long long)link->rate_bps);
+		snprintf(burst, sizeof(burst), "%llu", (unsigned long long)
+			 (bytes > TBF_MIN_BURST ? bytes : TBF_MIN_BURST));
+		if (TC(e, "-n", ns, "qdisc", "add", "dev", "eth0", "root",
+		       "handle", QDISC_ROOT, "tbf", "rate", rate, "burst",
+		       burst, "latency", TBF_LATENCY))
+			return -1;
+	}
+	if (!link->delay_ns)
+		return 0;
+	snprintf(delay, sizeof(delay), "%lldus",
+		 (long long)(link->delay_ns / 1000));
+	snprintf(jitter, sizeof(jitter), "%lldus",
+		 (long long)(link->jitter_ns / 1000));
+	snprintf(reorder, sizeof(reorder), "%d.%d%%", link->reorder_pm / 10,
+		 link->reorder_pm % 10);
+	for (const char *const *a = (const char *const[]){ "-n", ns, "qdisc",
+	     "add", "dev", "eth0", NULL }; *a; a++)
+		argv[n++] = *a;
+	argv[n++] = link->rate_bps ? "parent" : "root";
+	if (link->rate_bps)
+		argv[n++] = QDISC_ROOT "1";
+	argv[n++] = "handle";
+	argv[n++] = link->rate_bps ? QDISC_CHILD : QDISC_ROOT;
+	argv[n++] = "netem";
+	argv[n++] = "delay";
+	argv[n++] = delay;
+	if (link->jitter_ns)
+		argv[n++] = jitter;
+	if (link->reorder_pm) {
+		argv[n++] = "reorder";
+		argv[n++] = reorder;
+	}
+	argv[n] = NULL;
+	return tool("tc", argv, NULL, e);
+}
+
+/*
+ * The table: copies (marked) go through, every other packet is counted,
+ * then dropped at random, then sent twice at random (the copy marked,
+ * the original's mark put back to none).
+ */
+static int add_table(const char *ns, const struct netns_link *link,
+		     struct err *e)
+{
+	struct buf script = BUF_INIT;
+	int rc;
+
+	buf_addstr(&script, "add table " LINK_TABLE "; add chain " LINK_TABLE
+		   " egress { type filter hook egress device \"eth0\" "
+		   "priority 0; policy accept; }; add rule " LINK_TABLE
+		   " egress meta mark " LINK_MARK " counter accept; "
+		   "add rule " LINK_TABLE " egress counter", NULL);
+	if (link->loss_pm)
+		buf_printf(&script, NULL, "; add rule " LINK_TABLE " egress "
+			   "numgen random mod 1000 < %d counter drop",
+			   link->loss_pm);
+	if (link->duplicate_pm)
+		buf_printf(&script, NULL, "; add rule " LINK_TABLE " egress "
+			   "numgen random mod 1000 < %d counter meta mark set "
+			   LINK_MARK " dup to \"eth0\" meta mark set 0",
+			   link->duplicate_pm);
+	rc = nft_in(ns, buf_str(&script), NULL, e);
+	buf_release(&script);
+	return rc;
+}
+
+int netns_degrade(const char *ns, const struct netns_link *link,
+		  struct err *e)
+{
+	int rc = undegrade(ns, e);
+
+	if (rc || !link)
+		return rc;
+	rc = add_qdiscs(ns, link, e);
+	if (!rc && (link->loss_pm || link->duplicate_pm))
+		rc = add_table(ns, link, e);
+	if (rc)
+		undegrade(ns, NULL);
+	return rc;
+}
+
+/* What the table of netns_degrade holds. */
+struct link_table {
+	int present;
+	int loss_pm;
+	int duplicate_pm;
+	struct netns_link_counts counts;
+};
+
+/* The number after `key` in `line`, or 0. */
+static uint64_t number_after(const char *line, const char *key)
+{
+	const char *p = strstr(line, key);
+
+	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
+}
+
+static int read_table(const char *ns, struct link_table *t, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	char *line, *next;
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	rc = nft_in(ns, "list tables", &text, e);
+	if (rc || !strstr(buf_str(&text), "table " LINK_TABLE "\n"))
+		goto out;
+	buf_reset(&text);
+	if ((rc = nft_in(ns, "list table " LINK_TABLE, &text, e)))
+		goto out;
+	t->present = 1;
+	/* "counter packets 12 bytes 648", "numgen random mod 1000 < 100
+	 * counter packets 1 bytes 54 drop", "... dup to "eth0" ..." */
+	for (line = text.data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		line += strspn(line, " \t");
+		if (!strncmp(line, "counter ", 8)) {
+			t->counts.sent = number_after(line, "packets ");
+		} else if (strstr(line, " drop")) {
+			t->loss_pm = (int)number_after(line, "mod 1000 < ");
+			t->counts.dropped = number_after(line, "packets ");
+		} else if (strstr(line, "dup to")) {
+			t->duplicate_pm = (int)number_after(line, "mod 1000 < ");
+			t->counts.duplicated = number_after(line, "packets ");
+		}
+	}
+out:
+	buf_release(&text);
+	return rc;
+}
+
+/* Append what qdisc line `line` of ours does: "rate 1Mbit", netem's
+ * parameters as tc shows them. */
+static void describe_qdisc(const char *line, struct buf *out)
+{
+	const char *p;
+
+	if (!strncmp(line, "qdisc tbf ", 10) && (p = strstr(line, " rate "))) {
+		buf_printf(out, NULL, "%srate %.*s", out->len ? ", " : "",
+			   (int)strcspn(p + 6, " "), p + 6);
+	} else if (!strncmp(line, "qdisc netem ", 12)) {
+		p = strstr(line, " limit ");
+		p = p ? p + 7 + strcspn(p + 7, " ") : line + 12;
+		p += strspn(p, " ");
+		if (*p)
+			buf_addstr(out, out->len ? ", " : "", NULL);
+		for (; *p; p++)
+			if (*p != ' ' || (p[1] && p[1] != ' '))
+				buf_addch(out, *p, NULL);
+	}
+}
+
+int netns_degraded_of(const char *ns, struct buf *out, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	struct link_table t;
+	char *line, *next;
+	int rc = 0;
+
+	buf_reset(out);
+	if (!exists_ns(ns))
+		return 0;
+	if (have_tc() && !(rc = qdiscs_of(ns, &text, e)))
+		for (line = text.data; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (strstr(line, " " QDISC_ROOT " ") ||
+			    strstr(line, " " QDISC_CHILD " "))
+				describe_qdisc(line, out);
+		}
+	if (!rc)
+		rc = read_table(ns, &t, e);
+	if (!rc && t.loss_pm)
+		buf_printf(out, NULL, "%sloss %d.%d%%", out->len ? ", " : "",
+			   t.loss_pm / 10, t.loss_pm % 10);
+	if (!rc && t.duplicate_pm)
+		buf_printf(out, NULL, "%sduplicate %d.%d%%",
+			   out->len ? ", " : "", t.duplicate_pm / 10,
+			   t.duplicate_pm % 10);
+	if (!rc && t.present && !t.loss_pm && !t.duplicate_pm)
+		buf_printf(out, NULL, "%stable %s", out->len ? ", " : "",
+			   LINK_TABLE);
+	buf_release(&text);
+	return rc;
+}
+
+int netns_link_counts(const char *ns, struct netns_link_counts *out,
+		      struct err *e)
+{
+	struct link_table t;
+
+	if (read_table(ns, &t, e))
+		return -1;
+	if (!t.present)
+		return err_set(e, ERR_INFRA, "namespace '%s' has no table %s",
+			       ns, LINK_TABLE);
+	*out = t.counts;
+	return 0;
+}
+
+int netns_has_netem(const char *ns, struct err *e)
+{
+	struct err why = ERR_INIT;
+
+	if (TC(&why, "-n", ns, "qdisc", "add", "dev", "lo", "root", "handle",
+	       QDISC_PROBE, "netem")) {
+		if (strstr(why.msg, "qdisc kind is unknown"))
+			return 0;
+		return err_set(e, why.class, "%s", why.msg);
+	}
+	return TC(e, "-n", ns, "qdisc", "del", "dev", "lo", "root") ? -1 : 1;
+}
+
+/* A listening socket of ours on the bridge's address of `ns`'s net (the
+ * first of it), at a port of the kernel's choice: its fd and `sa`. */
+static int listen_for(const char *ns, struct sockaddr_in *sa, struct err *e)
+{
+	char addr[16];
+	socklen_t len = sizeof(*sa);
+	int prefix_len, fd;
+	uint32_t a;
+
+	if (inet_of(ns, addr, sizeof(addr), &prefix_len, e))
+		return -1;
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1 || prefix_len < 1 ||
+	    prefix_len > 30)
+		return err_set(e, ERR_INFRA, "namespace '%s' has no net of "
+			       "its own on eth0 (%s/%d)", ns, addr, prefix_len);
+	a = ntohl(sa->sin_addr.s_addr);
+	a = (a & ~((UINT32_C(1) << (32 - prefix_len)) - 1)) + 1;
+	sa->sin_addr.s_addr = htonl(a);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return err_errno(e, errno, "cannot make a socket");
+	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) || listen(fd, 1) ||
+	    getsockname(fd, (struct sockaddr *)sa, &len)) {
+		int saved = errno;
+
+		close(fd);
+		format_addr(a, addr, sizeof(addr));
+		return err_errno(e, saved, "cannot listen on %s", addr);
+	}
+	return fd;
+}
+
+/* What a transfer holds while it runs. */
+struct transfer {
+	/* the listener (-1 once it accepted), the sender (in the
+	 * namespace), the receiver (-1 until accepted) */
+	struct pollfd fd[3];
+	uint64_t sent, received, first;
+	int64_t first_ns, last_ns;
+};
+
+/* One round of the transfer's poll: accept, send, receive. */
+static int transfer_step(struct transfer *t, uint64_t bytes, struct err *e)
+{
+	static const char zeros[64 * 1024];
+	char sink[64 * 1024];
+	ssize_t n = -1;
+
+	if (t->fd[0].revents && t->fd[2].fd < 0) {
+		t->fd[2].fd = accept4(t->fd[0].fd, NULL, NULL,
+				      SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (t->fd[2].fd < 0 && errno != EAGAIN && errno != EINTR)
+			return err_errno(e, errno, "cannot accept the "
+					 "transfer's connection");
+		if (t->fd[2].fd >= 0) {
+			close(t->fd[0].fd);
+			t->fd[0].fd = -1;
+		}
+	}
+	if (t->fd[1].revents & (POLLERR | POLLHUP)) {
+		int soerr = 0;
+		socklen_t len = sizeof(soerr);
+
+		getsockopt(t->fd[1].fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+		return err_errno(e, soerr ? soerr : EPIPE, "the transfer's "
+				 "sender failed");
+	}
+	if (t->fd[1].revents & POLLOUT && t->sent < bytes) {
+		n = send(t->fd[1].fd, zeros, bytes - t->sent < sizeof(zeros)
+			 ? bytes - t->sent : sizeof(zeros), MSG_NOSIGNAL);
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return err_errno(e, errno, "cannot send");
+		t->sent += n > 0 ? (uint64_t)n : 0;
+		if (t->sent == bytes)
+			t->fd[1].events = 0;
+	}
+	while (t->fd[2].fd >= 0 && (n = recv(t->fd[2].fd, sink, sizeof(sink),
+					     0)) > 0) {
+		t->last_ns = clock_mono_ns();
+		if (!t->received) {
+			t->first = (uint64_t)n;
+			t->first_ns = t->last_ns;
+		}
+		t->received += (uint64_t)n;
+	}
+	if (t->fd[2].fd >= 0 && n == 0 && t->received < bytes)
+		return err_set(e, ERR_INFRA, "the transfer ended after %llu of "
+			       "%llu bytes", (unsigned long long)t->received,
+			       (unsigned long long)bytes);
+	if (t->fd[2].fd >= 0 && n < 0 && errno != EAGAIN && errno != EINTR)
+		return err_errno(e, errno, "cannot receive");
+	return 0;
+}
+
+int netns_transfer(const char *ns, uint64_t bytes, int64_t timeout_ns,
+		   struct netns_transfer *out, struct err *e)
+{
+	struct transfer t = { { { -1, POLLIN, 0 }, { -1, POLLOUT, 0 },
+				{ -1, POLLIN, 0 } }, 0, 0, 0, 0, 0 };
+	int64_t deadline = clock_mono_ns() + timeout_ns;
+	struct sockaddr_in sa;
+	int rc = -1;
+
+	t.fd[0].fd = listen_for(ns, &sa, e);
+	if (t.fd[0].fd < 0)
+		return -1;
+	t.fd[1].fd = socket_in(ns, e);
+	if (t.fd[1].fd < 0)
+		goto out;
+	if (connect(t.fd[1].fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    errno != EINPROGRESS) {
+		err_errno(e, errno, "cannot connect from '%s' to this "
+			  "namespace", ns);
+		goto out;
+	}
+	while (t.received < bytes) {
+		int64_t left = deadline - clock_mono_ns();
+		int ready = left <= 0 ? 0 : poll(t.fd, 3, (int)((left +
+						 NS_PER_MS - 1) / NS_PER_MS));
+
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0) {
+			err_set(e, ERR_INFRA, "%llu of %llu bytes from '%s' "
+				"arrived within %lld ms",
+				(unsigned long long)t.received,
+				(unsigned long long)bytes, ns,
+				(long long)(timeout_ns / NS_PER_MS));
+			goto out;
+		}
+		if (transfer_step(&t, bytes, e))
+			goto out;
+	}
+	out->bytes = t.received - t.first;
+	out->took_ns = t.last_ns - t.first_ns;
+	rc = 0;
+out:
+	for (int i = 0; i < 3; i++)
+		if (t.fd[i].fd >= 0)
+			close(t.fd[i].fd);
 	return rc;
 }

@@ -24,8 +24,29 @@
  * lost a link would: TCP connections hang and time out rather than fail
  * at once. Deleting the namespaces deletes their cuts.
  *
- * Everything is made with iproute2's `ip` and nftables' `nft`, run as
- * programs; it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
+ * A degraded link (netns_degrade) is what a host sends out of its eth0
+ * made worse, each part with its own tool, all named so that a run's
+ * leftovers are found (netns_degraded_of):
+ *
+ *   loss, duplicate  a table "netdev tichaos_link" of nftables on eth0's
+ *                    egress hook: each packet dropped at random, else
+ *                    sent twice at random (a copy carries the mark
+ *                    0x74630001, which lets it through unduplicated),
+ *                    every step counted (netns_link_counts)
+ *   rate             tc's token bucket (tbf) as eth0's root queueing
+ *                    discipline, handle 7463:, its bucket 10 ms at the
+ *                    rate and two frames (3028 bytes) at least: what
+ *                    goes at once after a pause
+ *   delay, jitter,   tc's netem (sch_netem, which some kernels lack:
+ *   reorder          netns_has_netem): the root, handle 7463:, or tbf's
+ *                    child, 7464:, when there is a rate too
+ *
+ * The egress hook comes before the queueing discipline: a dropped packet
+ * never waits in it, a copy waits like any other. What the host receives
+ * is left alone.
+ *
+ * Everything is made with iproute2's `ip` and `tc` and nftables' `nft`,
+ * run as programs; it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
  */
 
 #include <stddef.h>
@@ -147,5 +168,69 @@ struct netns_probe {
  */
 int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 		struct err *e);
+
+/* How netns_degrade makes a link worse; 0 in a member: not that way. */
+struct netns_link {
+	int64_t delay_ns;	/* netem: each packet held this long, */
+	int64_t jitter_ns;	/* give or take up to this, uniformly */
+	int reorder_pm;		/* netem: per mille sent at once, undelayed */
+	int loss_pm;		/* nftables: per mille dropped */
+	int duplicate_pm;	/* nftables: per mille of the rest sent twice */
+	uint64_t rate_bps;	/* tbf: bits per second at most */
+};
+
+/*
+ * Degrade what namespace `ns` sends out of its eth0 as `link` says
+ * (replacing any degradation it had; docs above); NULL removes it. A
+ * failure removes what it made, and says which tool complained
+ * (ERR_INFRA). Needs `tc` for rate and netem, `nft` for loss and
+ * duplicate.
+ */
+int netns_degrade(const char *ns, const struct netns_link *link,
+		  struct err *e);
+
+/*
+ * What degrades namespace `ns`'s eth0 (the queueing disciplines and the
+ * table netns_degrade makes), described into `out`: "rate 1Mbit, loss
+ * 10.0%, duplicate 5.0%" (empty: nothing, or no such namespace; the
+ * queueing disciplines are not looked for where there is no `tc`). -1
+ * when it cannot be told.
+ */
+int netns_degraded_of(const char *ns, struct buf *out, struct err *e);
+
+/* What the table of netns_degrade counted since it was made. */
+struct netns_link_counts {
+	uint64_t sent;		/* packets that came to the egress hook */
+	uint64_t dropped;	/* of those, dropped (loss) */
+	uint64_t duplicated;	/* of the rest, sent twice (duplicate) */
+};
+
+/* The counts of namespace `ns`'s table; -1 when it has none. */
+int netns_link_counts(const char *ns, struct netns_link_counts *out,
+		      struct err *e);
+
+/*
+ * 1 when the kernel has tc's netem queueing discipline: one added to the
+ * loopback of namespace `ns` (with no delay) and deleted at once; 0 when
+ * the kernel does not know it ("Specified qdisc kind is unknown"); -1
+ * with anything else that went wrong.
+ */
+int netns_has_netem(const char *ns, struct err *e);
+
+/* What netns_transfer measured. */
+struct netns_transfer {
+	uint64_t bytes;		/* received after the first read */
+	int64_t took_ns;	/* from the first read to the last */
+};
+
+/*
+ * Send `bytes` over one TCP connection from inside namespace `ns` to
+ * this namespace (the bridge's address, the first of the host's net),
+ * and time their arrival: the bytes after the first read over the time
+ * from it to the last is the throughput of what the host sends. -1 (`e`)
+ * when not all of them arrived within `timeout_ns`.
+ */
+int netns_transfer(const char *ns, uint64_t bytes, int64_t timeout_ns,
+		   struct netns_transfer *out, struct err *e);
 
 #endif
