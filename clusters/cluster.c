@@ -958,7 +958,9 @@ static int cuts_of(struct cluster *c, const struct component *comp,
 
 /*
  * The cuts a run killed in a partition left on the hosts of the
- * components, here or over SSH: removed, each said.
+ * components, here or over SSH (faults/partition.c), and the links a run
+ * killed in a netem fault left degraded here (faults/netem.c): removed,
+ * each said.
  */
 static int remove_cuts(struct cluster *c, struct err *e)
 {
@@ -968,21 +970,28 @@ static int remove_cuts(struct cluster *c, struct err *e)
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
 		struct host *h = component_host(c, comp);
+		int here = h == &host_local && comp->netns;
 
 		rc = cuts_of(c, comp, &found, e);
-		if (rc || !found.len)
-			continue;
-		log_warn("%s: removing a partition an earlier run left (it "
-			 "dropped what came from %s)", comp->name,
-			 buf_str(&found));
-		if (h == &host_local)
-			rc = netns_uncut(comp->netns, e);
-		else if (h->ops->shell(h, "nft '" NETNS_UNCUT_NFT "'", NULL,
-				       e))
-			rc = err_isset(e) ? -1 : err_set(e, ERR_INFRA, "%s: "
-							 "cannot remove its "
-							 "cut (nft)",
-							 h->name);
+		if (!rc && found.len) {
+			log_warn("%s: removing a partition an earlier run left "
+				 "(it dropped what came from %s)", comp->name,
+				 buf_str(&found));
+			if (here)
+				rc = netns_uncut(comp->netns, e);
+			else if (h->ops->shell(h, "nft '" NETNS_UNCUT_NFT "'",
+					       NULL, e))
+				rc = err_isset(e) ? -1 : err_set(e, ERR_INFRA,
+					"%s: cannot remove its cut (nft)",
+					h->name);
+		}
+		if (!rc && here)
+			rc = netns_degraded_of(comp->netns, &found, e);
+		if (!rc && here && found.len) {
+			log_warn("%s: removing a degraded link an earlier run "
+				 "left (%s)", comp->name, buf_str(&found));
+			rc = netns_degrade(comp->netns, NULL, e);
+		}
 	}
 	buf_release(&found);
 	return rc;

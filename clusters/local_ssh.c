@@ -130,7 +130,7 @@ static int start_sshd(const char *dir, const struct netns_host *h,
 	const char *argv[] = { "ip", "netns", "exec", h->ns, SSHD, "-D", "-e",
 			       "-f", config, "-o", own, NULL };
 	struct proc p = PROC_INIT;
-	struct netns_probe probe = { NULL, h->addr, 22, 0, "" };
+	struct netns_probe probe = { .addr = h->addr, .port = 22 };
 	struct buf text = BUF_INIT;
 	int64_t deadline = clock_mono_ns() + 10 * NS_PER_SEC;
 	int rc;
