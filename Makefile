@@ -97,6 +97,7 @@ KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/clock.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/kill.o
+KIND_OBJS += faults/netem.o
 KIND_OBJS += faults/partition.o
 KIND_OBJS += faults/pause.o
 KIND_OBJS += faults/registry.o

@@ -5,6 +5,7 @@
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
 extern const struct fault_type fault_kill;
+extern const struct fault_type fault_netem;
 extern const struct fault_type fault_partition;
 extern const struct fault_type fault_pause;
 extern const struct fault_type fault_resign;
@@ -19,6 +20,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_tamper,
 	&fault_clock,
 	&fault_partition,
+	&fault_netem,
 	NULL,
 };
 
