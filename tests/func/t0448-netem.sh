@@ -1,0 +1,295 @@
+#!/bin/sh
+# The netem fault (faults/netem.c) on the local cluster's hosts: loss,
+# duplicate and rate measured by the fault and by the test, healed and
+# measured again; delay where the kernel has netem, refused where it has
+# not; SIGINT heals, and what a SIGKILL leaves the next run removes;
+# refusals with their exact line.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] ||
+	skip_all "tc is not installed (iproute2)"
+need_hosts
+
+C="$TRASH/c"
+
+# Whether the kernel has tc's netem: a namespace of our own with one on
+# its loopback.
+netem_ns_=tichaos-netem-$$
+ip netns add "$netem_ns_" || skip_all "a network namespace cannot be made here"
+if tc -n "$netem_ns_" qdisc add dev lo root netem >/dev/null 2>&1; then
+	NETEM=yes
+else
+	NETEM=no
+fi
+ip netns delete "$netem_ns_"
+
+# test_skip DESCRIPTION REASON: a test point counted but not run (TAP's
+# SKIP directive), for a test this machine cannot run.
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $1 # SKIP $2"
+}
+
+# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
+# consistency and progress checks.
+suite() {
+	insert_suite "$1" "$2" 5 "$3" 50
+	shift 3
+	echo "faults:"
+	echo "  - kind: netem"
+	for opt_ in "$@"; do
+		echo "    $opt_"
+	done
+	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
+}
+
+# record HISTORY F: the value of the first nemesis info record of F.
+record() {
+	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"$2\"" "$1" |
+		head -n 1 | sed -e 's/.*"value":\({.*\),"took_ms":[0-9]*}.*/\1}/'
+}
+
+# masked: stdin with every number that follows a member named in $1
+# (a|b|c) as N.
+masked() {
+	sed -E "s/\"($1)\":[0-9]+/\"\\1\":N/g"
+}
+
+# number MEMBER: the number of the first "MEMBER":N on stdin.
+number() {
+	grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2
+}
+
+# links: the hosts of the cluster whose link is degraded (a table netdev
+# tichaos_link, or a root qdisc 7463:).
+links() {
+	for comp in up-0 down-0 etcd-0; do
+		{ ip netns exec "tichaos-$B-$comp" nft list tables 2>/dev/null |
+			grep -q "^table netdev tichaos_link$" ||
+		  tc -n "tichaos-$B-$comp" qdisc show dev eth0 2>/dev/null |
+			grep -q " 7463: root"; } && echo "$comp"
+	done
+	return 0
+}
+
+# sql_ms QUERY: how long QUERY on up-0 takes from here, its result
+# discarded, in milliseconds.
+sql_ms() {
+	sql_start=$(test_now_ms_)
+	mariadb --no-defaults -h"$UPA" -P"$B" -uroot -N -B -e "$1" >/dev/null ||
+		return 1
+	echo $(( $(test_now_ms_) - sql_start ))
+}
+
+test_expect_success 'set-up: a cluster on hosts' '
+	test_cluster_up "$C" --port-base auto --hosts on &&
+	B=$(cat "$C/port-base") &&
+	UPA=$(addr_of "$C" up-0)
+'
+
+test_expect_success 'loss and duplicate on cdc: the counters moved by the percentages, healed, no row lost' '
+	suite lossy 9s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 4s" >lossy.yaml &&
+	"$TICHAOS" run lossy.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "record $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	links >during &&
+	echo down-0 >expect &&
+	test_cmp expect during &&
+	ip netns exec "tichaos-$B-down-0" nft list table netdev tichaos_link |
+		sed -n -e "s/^[[:space:]]*//" -e "s/packets [0-9]* bytes [0-9]*/packets N bytes N/p" >rules &&
+	cat >expect <<-\EOF &&
+	meta mark 0x74630001 counter packets N bytes N accept
+	counter packets N bytes N
+	numgen random mod 1000 < 100 counter packets N bytes N drop
+	numgen random mod 1000 < 50 counter packets N bytes N meta mark set 0x74630001 dup to "eth0" meta mark set 0x00000000
+	EOF
+	test_cmp expect rules &&
+	wait $run &&
+	record "$TRASH/r1/history.jsonl" netem >value &&
+	echo "{\"loss\":10,\"duplicate\":5,\"degraded\":[{\"component\":\"down-0\",\"probes\":{\"answered\":N,\"of\":600},\"loss\":{\"sent\":N,\"dropped\":N},\"duplicate\":{\"sent\":N,\"duplicated\":N}}]}" >expect &&
+	masked "answered|sent|dropped|duplicated" <value >actual &&
+	test_cmp expect actual &&
+	sent=$(number sent <value) && dropped=$(number dropped <value) &&
+	test "$sent" -ge 600 &&
+	test $((dropped * 100)) -ge $((sent * 5)) &&
+	test $((dropped * 100)) -le $((sent * 20)) &&
+	passed=$(sed -e "s/.*\"duplicate\":{\"sent\":\([0-9]*\).*/\1/" value) &&
+	duplicated=$(number duplicated <value) &&
+	test "$passed" = $((sent - dropped)) &&
+	test $((duplicated * 100)) -ge $((passed * 2)) &&
+	test $((duplicated * 100)) -le $((passed * 10)) &&
+	echo "{\"restored\":[{\"component\":\"down-0\",\"probes\":{\"answered\":200,\"of\":200}}]}" >expect &&
+	record "$TRASH/r1/history.jsonl" restore_link >actual &&
+	test_cmp expect actual &&
+	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
+	links >after &&
+	test ! -s after
+'
+
+test_expect_success 'rate on upstream: at most 1mbit measured by the fault and by a query, above it once healed' '
+	suite rate 14s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml &&
+	"$TICHAOS" run rate.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "record $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	tc -n "tichaos-$B-up-0" qdisc show dev eth0 >qdisc &&
+	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
+	ms=$(sql_ms "SELECT REPEAT(\"x\", 250000)") &&
+	wait $run &&
+	echo "250000 bytes in $ms ms while degraded" &&
+	test "$ms" -ge 1600 &&
+	record "$TRASH/r2/history.jsonl" netem >value &&
+	echo "{\"rate\":\"1mbit\",\"degraded\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
+	masked "bytes|ms|kbit_per_s" <value >actual &&
+	test_cmp expect actual &&
+	kbit=$(number kbit_per_s <value) &&
+	test "$kbit" -le 1100 && test "$kbit" -ge 500 &&
+	test "$(number ms <value)" -ge 900 &&
+	record "$TRASH/r2/history.jsonl" restore_link >value &&
+	echo "{\"restored\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
+	masked "bytes|ms|kbit_per_s" <value >actual &&
+	test_cmp expect actual &&
+	test "$(number kbit_per_s <value)" -gt 1000 &&
+	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
+	ms=$(sql_ms "SELECT REPEAT(\"x\", 250000)") &&
+	echo "250000 bytes in $ms ms once healed" &&
+	test "$ms" -lt 1000 &&
+	links >after &&
+	test ! -s after
+'
+
+if [ "$NETEM" = yes ]; then
+	test_expect_success 'delay on cdc: connects take 90 ms at least, less once healed' '
+		suite delay 9s delaydb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 4s" >delay.yaml &&
+		"$TICHAOS" run delay.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
+		run=$! &&
+		wait_for_condition 30 "record $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+		DOWNA=$(addr_of "$C" down-0) &&
+		start=$(test_now_ms_) &&
+		{ timeout 5 bash -c "exec 3<>/dev/tcp/$DOWNA/1" 2>/dev/null; true; } &&
+		took=$(( $(test_now_ms_) - start )) &&
+		wait $run &&
+		test "$took" -ge 90 &&
+		record "$TRASH/r3/history.jsonl" netem >value &&
+		echo "{\"delay\":\"100ms\",\"delay_jitter\":\"10ms\",\"degraded\":[{\"component\":\"down-0\",\"connect\":{\"answered\":21,\"of\":21,\"median_us\":N,\"sooner\":0}}]}" >expect &&
+		masked median_us <value >actual &&
+		test_cmp expect actual &&
+		test "$(number median_us <value)" -ge 90000 &&
+		record "$TRASH/r3/history.jsonl" restore_link >value &&
+		test "$(number median_us <value)" -lt 90000 &&
+		grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
+		links >after &&
+		test ! -s after
+	'
+	test_skip "refused where the kernel has no netem" \
+		"this kernel has netem"
+else
+	test_skip "delay on cdc: connects take 90 ms at least, less once healed" \
+		"the kernel has no netem queueing discipline (sch_netem)"
+	test_expect_success 'refused where the kernel has no netem: delay, one line, exit 2' '
+		suite nonetem 5s nonetemdb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 2s" >nonetem.yaml &&
+		"$TICHAOS" run nonetem.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>all
+		test $? = 2 &&
+		grep -v "^[0-9:.]* info  " all >err &&
+		kline=$(grep -n "kind: netem" nonetem.yaml | cut -d: -f1) &&
+		echo "tichaos: nonetem.yaml:$((kline + 2)):12: fault '\''netem'\'': the kernel has no netem queueing discipline (sch_netem), which delay, delay_jitter and reorder need" >expect &&
+		test_cmp expect err &&
+		test ! -e "$TRASH/r3/history.jsonl" &&
+		tc -n "tichaos-$B-down-0" qdisc show dev lo >lo &&
+		! grep -q netem lo
+	'
+fi
+
+# The suite of the interrupt tests: loss and rate on cdc, down long
+# enough for a signal.
+suite int 30s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 20s" >"$TRASH/int.yaml"
+
+test_expect_success 'SIGINT while degraded: restored (restore_link recorded), exit 4' '
+	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "record $TRASH/r4/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	links >during &&
+	echo down-0 >expect &&
+	test_cmp expect during &&
+	kill -INT $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 4 &&
+	record "$TRASH/r4/history.jsonl" restore_link >value &&
+	echo "{\"restored\":[{\"component\":\"down-0\",\"probes\":{\"answered\":200,\"of\":200},\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
+	masked "bytes|ms|kbit_per_s" <value >actual &&
+	test_cmp expect actual &&
+	links >after &&
+	test ! -s after
+'
+
+test_expect_success 'SIGKILL while degraded: the next run restores the link, and says so' '
+	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "record $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	kill -9 $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 137 &&
+	links >left &&
+	echo down-0 >expect &&
+	test_cmp expect left &&
+	insert_suite next 2s 1 nextdb 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &&
+	grep "warn  " err | sed -e "s/^[0-9:.]* //" >warnings &&
+	echo "warn  down-0: removing a degraded link an earlier run left (rate 1Mbit, loss 10.0%)" >expect &&
+	test_cmp expect warnings &&
+	links >after &&
+	test ! -s after &&
+	tc -n "tichaos-$B-down-0" qdisc show dev eth0 >qdisc &&
+	grep -q "^qdisc noqueue 0: root" qdisc
+'
+
+test_expect_success 'refused (exit 2, one line): no host of its own, no option, down 0, bad values' '
+	D="$TRASH/d" &&
+	test_cluster_up "$D" --port-base auto --hosts off &&
+	suite nohosts 5s nohostsdb "target: cdc" "loss: 10" "at: [1s]" "down: 2s" >nohosts.yaml &&
+	"$TICHAOS" run nohosts.yaml --cluster "$D/topology.yaml" --out "$TRASH/r7" >tap 2>all
+	test $? = 2 &&
+	grep -v "^[0-9:.]* info  " all >err &&
+	kline=$(grep -n "kind: netem" nohosts.yaml | cut -d: -f1) &&
+	echo "tichaos: nohosts.yaml:$((kline + 1)):13: fault '\''netem'\'': down-0 has no host of its own whose link to degrade (docs/topology.md, Hosts; the local cluster with --hosts on makes them)" >expect &&
+	test_cmp expect err &&
+	refused() {
+		refused_name=$1 &&
+		shift &&
+		suite "$refused_name" 5s "${refused_name}db" "$@" >"$refused_name.yaml" &&
+		"$TICHAOS" validate "$refused_name.yaml" >out 2>err
+		test $? = 2
+	} &&
+	refused none "target: cdc" "at: [1s]" "down: 2s" &&
+	echo "tichaos: none.yaml:$kline:5: fault '\''netem'\'' needs at least one of delay, loss, duplicate, reorder, rate" >expect &&
+	test_cmp expect err &&
+	refused nodown "target: cdc" "loss: 10" "at: [1s]" &&
+	echo "tichaos: nodown.yaml:$kline:5: fault '\''netem'\'' needs a '\''down'\'' above 0s: the heal is what restores the link" >expect &&
+	test_cmp expect err &&
+	refused down0 "target: cdc" "loss: 10" "at: [1s]" "down: 0s" &&
+	echo "tichaos: down0.yaml:$kline:5: fault '\''netem'\'' needs a '\''down'\'' above 0s: the heal is what restores the link" >expect &&
+	test_cmp expect err &&
+	refused fine "target: cdc" "loss: 0.05" "at: [1s]" "down: 2s" &&
+	echo "tichaos: fine.yaml:$((kline + 2)):11: loss in fault '\''netem'\'' must be a percentage from 0.1 to 100 in steps of 0.1 (0: none), not 0.05" >expect &&
+	test_cmp expect err &&
+	refused over "target: cdc" "duplicate: 101" "at: [1s]" "down: 2s" &&
+	echo "tichaos: over.yaml:$((kline + 2)):16: duplicate in fault '\''netem'\'' must be a percentage from 0.1 to 100 in steps of 0.1 (0: none), not 101" >expect &&
+	test_cmp expect err &&
+	refused bytes "target: cdc" "rate: 1mbps" "at: [1s]" "down: 2s" &&
+	echo "tichaos: bytes.yaml:$((kline + 2)):11: rate in fault '\''netem'\'': invalid rate '\''1mbps'\'' (a whole number and bit, kbit, mbit or gbit: e.g. '\''500kbit'\'', '\''1mbit'\'')" >expect &&
+	test_cmp expect err &&
+	refused slow "target: cdc" "rate: 10kbit" "at: [1s]" "down: 2s" &&
+	echo "tichaos: slow.yaml:$((kline + 2)):11: rate in fault '\''netem'\'' must be from 100kbit to 1gbit, not 10kbit" >expect &&
+	test_cmp expect err &&
+	refused wide "target: cdc" "delay: 10ms" "delay_jitter: 10ms" "at: [1s]" "down: 2s" &&
+	echo "tichaos: wide.yaml:$((kline + 3)):19: fault '\''netem'\'': '\''delay_jitter'\'' must be below '\''delay'\'' (10ms)" >expect &&
+	test_cmp expect err &&
+	refused alone "target: cdc" "reorder: 25" "at: [1s]" "down: 2s" &&
+	echo "tichaos: alone.yaml:$((kline + 2)):14: fault '\''netem'\'': '\''reorder'\'' needs a '\''delay'\'': netem sends that share at once and delays the rest" >expect &&
+	test_cmp expect err
+'
+
+test_done
