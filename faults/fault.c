@@ -317,3 +317,14 @@ int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 	act->ntargets = done;
 	return err_isset(e) ? -1 : 0;
 }
+
+const struct ynode *fault_option_at(const struct suite_item *it,
+				    const void *field, struct ynode *node)
+{
+	const struct optval *v = field ? suite_optval(it, field) : NULL;
+
+	node->kind = YNODE_SCALAR;
+	node->line = v && v->line ? v->line : it->line;
+	node->col = v && v->line ? v->col : it->col;
+	return node;
+}

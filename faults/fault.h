@@ -100,6 +100,14 @@ struct fault_target_opts {
 const char *fault_component_target(struct fault_ctx *ctx,
 				   const struct suite_item *it);
 
+/*
+ * Where option `field` (a member of the item's options struct) was given,
+ * for an error at it: into `node`, which is returned; where it was not
+ * given, or with NULL, the item itself.
+ */
+const struct ynode *fault_option_at(const struct suite_item *it,
+				    const void *field, struct ynode *node);
+
 /* Components a fault acts on at once, at most. */
 #define FAULT_MAX_TARGETS 16
 

@@ -105,18 +105,6 @@ static const struct {
 	{ "duplicate", offsetof(struct netem_opts, duplicate) },
 };
 
-/* Where option `field` was given, else (or with NULL) the item. */
-static const struct ynode *at_option(const struct suite_item *it,
-				     const void *field, struct ynode *node)
-{
-	const struct optval *v = field ? suite_optval(it, field) : NULL;
-
-	node->kind = YNODE_SCALAR;
-	node->line = v && v->line ? v->line : it->line;
-	node->col = v && v->line ? v->col : it->col;
-	return node;
-}
-
 /* Percentage `pct` in tenths, or -1 when it is not 0 or 0.1 to 100 in
  * steps of 0.1. */
 static int per_mille(double pct)
@@ -142,17 +130,17 @@ static int check_values(const struct suite *s, const struct suite_item *it,
 						   percents[i].at);
 
 		if (per_mille(*v) < 0)
-			return ynode_error(e, s->path, at_option(it, v, &at),
+			return ynode_error(e, s->path, fault_option_at(it, v, &at),
 					   "%s in fault 'netem' must be a "
 					   "percentage from 0.1 to 100 in steps "
 					   "of 0.1 (0: none), not %g",
 					   percents[i].name, *v);
 	}
 	if (o->rate && parse_rate(o->rate, &bps, &why))
-		return ynode_error(e, s->path, at_option(it, &o->rate, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->rate, &at),
 				   "rate in fault 'netem': %s", why.msg);
 	if (o->rate && (bps < RATE_MIN || bps > RATE_MAX))
-		return ynode_error(e, s->path, at_option(it, &o->rate, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->rate, &at),
 				   "rate in fault 'netem' must be from "
 				   "100kbit to 1gbit, not %s", o->rate);
 	return 0;
@@ -168,24 +156,24 @@ static int check(const struct suite *s, const struct suite_item *it,
 	if (fault_check(s, it, e))
 		return -1;
 	if (!o->delay && !o->reorder && !o->loss && !o->duplicate && !o->rate)
-		return ynode_error(e, s->path, at_option(it, NULL, &at),
+		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
 				   "fault 'netem' needs at least one of "
 				   "delay, loss, duplicate, reorder, rate");
 	if (check_values(s, it, e))
 		return -1;
 	if (o->delay_jitter && o->delay_jitter >= o->delay)
-		return ynode_error(e, s->path, at_option(it, &o->delay_jitter,
+		return ynode_error(e, s->path, fault_option_at(it, &o->delay_jitter,
 							 &at),
 				   "fault 'netem': 'delay_jitter' must be "
 				   "below 'delay' (%s)",
 				   format_duration(o->delay, d, sizeof(d)));
 	if (o->reorder && !o->delay)
-		return ynode_error(e, s->path, at_option(it, &o->reorder, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->reorder, &at),
 				   "fault 'netem': 'reorder' needs a 'delay': "
 				   "netem sends that share at once and "
 				   "delays the rest");
 	if (fault_opts_of(it)->down <= 0)
-		return ynode_error(e, s->path, at_option(it, NULL, &at),
+		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
 				   "fault 'netem' needs a 'down' above 0s: "
 				   "the heal is what restores the link");
 	return 0;
@@ -202,7 +190,7 @@ static int need_program(const struct suite *s, const struct suite_item *it,
 		free(path);
 		return 0;
 	}
-	return ynode_error(e, s->path, at_option(it, NULL, &at), "fault "
+	return ynode_error(e, s->path, fault_option_at(it, NULL, &at), "fault "
 			   "'netem': '%s' not found (install %s, or run "
 			   "'make deps')", name, package);
 }
@@ -221,7 +209,7 @@ static int resolve(struct cluster *c, const struct suite *s,
 	for (size_t i = 0; i < n; i++)
 		if (!named[i]->netns)
 			return ynode_error(e, s->path,
-					   at_option(it, &o->t.target, &at),
+					   fault_option_at(it, &o->t.target, &at),
 					   "fault 'netem': %s has no host of its "
 					   "own whose link to degrade "
 					   "(docs/topology.md, Hosts; the local "
@@ -237,7 +225,7 @@ static int resolve(struct cluster *c, const struct suite *s,
 		return 0;
 	has = netns_has_netem(named[0]->netns, e);
 	if (has == 0)
-		return ynode_error(e, s->path, at_option(it, &o->delay, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->delay, &at),
 				   "fault 'netem': the kernel has no netem "
 				   "queueing discipline (sch_netem), which "
 				   "delay, delay_jitter and reorder need");

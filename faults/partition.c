@@ -102,18 +102,6 @@ struct cut {
 	unsigned char drop[NETNS_MAX_HOSTS][NETNS_MAX_HOSTS];
 };
 
-/* Where option `field` was given, else (or with NULL) the item. */
-static const struct ynode *at_option(const struct suite_item *it,
-				     const void *field, struct ynode *node)
-{
-	const struct optval *v = field ? suite_optval(it, field) : NULL;
-
-	node->kind = YNODE_SCALAR;
-	node->line = v && v->line ? v->line : it->line;
-	node->col = v && v->line ? v->col : it->col;
-	return node;
-}
-
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
@@ -123,21 +111,21 @@ static int check(const struct suite *s, const struct suite_item *it,
 	if (fault_check(s, it, e))
 		return -1;
 	if (o->shape == SHAPE_ONE && !o->t.target)
-		return ynode_error(e, s->path, at_option(it, &o->shape, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->shape, &at),
 				   "fault 'partition' with shape one needs a "
 				   "'target': the side cut off from the rest");
 	if (o->shape != SHAPE_ONE && o->t.target)
-		return ynode_error(e, s->path, at_option(it, &o->t.target, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->t.target, &at),
 				   "fault 'partition': 'target' goes with "
 				   "shape one; shape %s splits every host",
 				   shapes[o->shape]);
 	if (o->shape != SHAPE_ONE && o->direction != DIR_BOTH)
-		return ynode_error(e, s->path, at_option(it, &o->direction,
+		return ynode_error(e, s->path, fault_option_at(it, &o->direction,
 							 &at),
 				   "fault 'partition': 'direction' goes with "
 				   "shape one");
 	if (fault_opts_of(it)->down <= 0)
-		return ynode_error(e, s->path, at_option(it, NULL, &at),
+		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
 				   "fault 'partition' needs a 'down' above "
 				   "0s: the heal is what joins the hosts "
 				   "again");
@@ -220,22 +208,22 @@ static int resolve(struct cluster *c, const struct suite *s,
 
 	free(nft);
 	if (n < 2)
-		return ynode_error(e, s->path, at_option(it, NULL, &at),
+		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
 				   "fault 'partition' needs components on "
 				   "hosts of their own (docs/topology.md, "
 				   "Hosts); this cluster has %zu (the local "
 				   "cluster with --hosts on makes them)", n);
 	if (n < shape_min[o->shape])
-		return ynode_error(e, s->path, at_option(it, &o->shape, &at),
+		return ynode_error(e, s->path, fault_option_at(it, &o->shape, &at),
 				   "fault 'partition': shape %s needs %zu "
 				   "hosts at least; this cluster has %zu",
 				   shapes[o->shape], shape_min[o->shape], n);
 	if (!have_nft && n > 0 && hosts[0]->netns)
-		return ynode_error(e, s->path, at_option(it, NULL, &at),
+		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
 				   "fault 'partition': 'nft' not found "
 				   "(install nftables, or run 'make deps')");
 	if (ssh_hosts_fit(c, hosts, n, &why)) {
-		ynode_error(e, s->path, at_option(it, NULL, &at), "fault "
+		ynode_error(e, s->path, fault_option_at(it, NULL, &at), "fault "
 			    "'partition': %s", buf_str(&why));
 		buf_release(&why);
 		return -1;
@@ -244,7 +232,7 @@ static int resolve(struct cluster *c, const struct suite *s,
 	for (size_t i = 0; i < k; i++)
 		if (!named[i]->netns && !ssh_host(c, named[i]))
 			return ynode_error(e, s->path,
-					   at_option(it, &o->t.target, &at),
+					   fault_option_at(it, &o->t.target, &at),
 					   "fault 'partition': %s has no host "
 					   "of its own to cut off",
 					   named[i]->name);
