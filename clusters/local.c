@@ -147,7 +147,8 @@ static int find_free_base(struct err *e)
 	for (int i = 0; i < span; i++) {
 		int base = 20000 + (start + i) % span * 10;
 
-		if (block_free(base))
+		/* Nor the tag of another cluster's hosts. */
+		if (block_free(base) && !netns_owner(base, NULL, 0))
 			return base;
 	}
 	return err_set(e, ERR_INFRA, "no free block of %d ports on "
@@ -281,6 +282,7 @@ static void fill_all(struct cluster *c)
 	const char *mariadbd = l->mariadbd ? l->mariadbd : "mariadbd";
 
 	netns_plan(&l->net, c->port_base, host_names);
+	snprintf(l->net.owner, sizeof(l->net.owner), "%s", c->dir);
 	fill_mariadb(c, &c->comps[UP], "up-0", ROLE_UPSTREAM, c->port_base,
 		     mariadbd);
 	fill_mariadb(c, &c->comps[DOWN], "down-0", ROLE_DOWNSTREAM | ROLE_CDC,
@@ -683,7 +685,13 @@ static int make_hosts(struct cluster *c, struct err *e)
 	for (size_t i = 0; i < c->ncomps; i++)
 		running |= component_state(c, &c->comps[i]) != STATE_STOPPED;
 	if (!running) {
-		rc = netns_remove(c->port_base, &found, e);
+		rc = netns_remove(c->port_base, c->dir, &found, e);
+		/* Another cluster's hosts of the same tag: not ours to
+		 * remove, and in the way only of hosts of our own. */
+		if (rc == 1 && !l->hosts) {
+			err_clear(e);
+			rc = 0;
+		}
 		if (found.len)
 			log_warn("removed what an earlier cluster in '%s' left "
 				 "of its hosts: %s", c->dir, buf_str(&found));
@@ -920,8 +928,13 @@ static int local_down(struct cluster *c, struct err *e)
 {
 	struct local *l = c->priv;
 	struct buf found = BUF_INIT;
-	int rc = local_sshd_down(c, &l->net, e) ||
-		 netns_remove(c->port_base, &found, e);
+	int rc = local_sshd_down(c, &l->net, e);
+
+	/* Another cluster's hosts of the same tag are left alone. */
+	if (!rc && netns_remove(c->port_base, c->dir, &found, e) == 1)
+		err_clear(e);
+	else if (err_isset(e))
+		rc = -1;
 
 	if (found.len)
 		log_info("removed the hosts of the cluster in '%s': %s",

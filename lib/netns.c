@@ -177,12 +177,13 @@ int netns_make(const struct netns_net *net, struct err *e)
 	snprintf(cidr, sizeof(cidr), "%s/%d", net->gateway, net->prefix_len);
 	rc = net_free(net, e) ||
 	     IP(e, "link", "add", net->bridge, "type", "bridge") ||
+	     IP(e, "link", "set", net->bridge, "alias", net->owner) ||
 	     IP(e, "addr", "add", cidr, "dev", net->bridge) ||
 	     IP(e, "link", "set", net->bridge, "up");
 	for (size_t i = 0; !rc && i < net->nhosts; i++)
 		rc = make_host(net, &net->hosts[i], e);
 	if (rc)
-		netns_remove(net->tag, NULL, NULL);
+		netns_remove(net->tag, net->owner, NULL, NULL);
 	return rc ? -1 : 0;
 }
 
@@ -236,13 +237,36 @@ static int remove_named(const char *dir, const char *prefix,
 	return rc;
 }
 
-int netns_remove(int tag, struct buf *found, struct err *e)
+int netns_owner(int tag, char *out, size_t size)
 {
-	char prefix[32], bridge[16];
+	char path[128];
+	struct buf text = BUF_INIT;
+	int have;
+
+	snprintf(path, sizeof(path), "/sys/class/net/tcb%d/ifalias", tag);
+	have = !buf_read_file(&text, path, NULL);
+	buf_rtrim(&text);
+	if (out && size)
+		snprintf(out, size, "%s", have ? buf_str(&text) : "");
+	buf_release(&text);
+	return have;
+}
+
+int netns_remove(int tag, const char *owner, struct buf *found,
+		 struct err *e)
+{
+	char prefix[32], bridge[16], theirs[256];
 	const char *del_ns[] = { "netns", "delete", NULL };
 	const char *del_link[] = { "link", "delete", NULL };
 	int rc;
 
+	/* No alias: made by an `up` killed before it could name it. */
+	if (owner && netns_owner(tag, theirs, sizeof(theirs)) && theirs[0] &&
+	    strcmp(theirs, owner)) {
+		err_set(e, ERR_INFRA, "the hosts of port base %d belong to "
+			"'%s'; choose another --port-base", tag, theirs);
+		return 1;
+	}
 	/* The veths first: deleting a namespace frees its end later, in
 	 * the kernel's own time, and the name would still be taken. */
 	snprintf(prefix, sizeof(prefix), "tcv%d-", tag);

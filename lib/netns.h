@@ -68,6 +68,10 @@ struct netns_host {
 
 struct netns_net {
 	int tag;
+	/* Whose net it is (the local cluster's directory), kept as the
+	 * bridge's alias (ifalias): a net of the same tag that another
+	 * owner made is never removed as a leftover. Set by the caller. */
+	char owner[256];
 	char bridge[16];	/* "tcb24000" */
 	char gateway[16];	/* the bridge's address */
 	int prefix_len;		/* 28 */
@@ -103,11 +107,20 @@ int netns_make(const struct netns_net *net, struct err *e);
 int netns_present(const struct netns_net *net, struct err *e);
 
 /*
+ * The owner of the net of tag `tag` (its bridge's alias) into `out`
+ * (MAY be NULL): 1 when its bridge exists, 0 when not.
+ */
+int netns_owner(int tag, char *out, size_t size);
+
+/*
  * Remove every namespace, veth and bridge of tag `tag`, whatever hosts
- * they were made for. What was found is appended to `found` (names,
+ * they were made for, unless its bridge belongs to another owner than
+ * `owner` (NULL: any; a bridge without an alias belongs to any): then
+ * nothing is touched and 1 is returned, with `e` saying whose it is. What was found is appended to `found` (names,
  * space-separated; MAY be NULL). 0 also when there was nothing.
  */
-int netns_remove(int tag, struct buf *found, struct err *e);
+int netns_remove(int tag, const char *owner, struct buf *found,
+		 struct err *e);
 
 /*
  * Cut `id` (0 and up: a fault item's, so that cuts of several items

@@ -59,6 +59,21 @@ test_expect_success 'root comes from the bridge; replication crosses hosts' '
 	grep -q "Master_Host: $UPA$" slave
 '
 
+test_expect_success 'another cluster on the same port base leaves these hosts alone' '
+	ours "$B" >before &&
+	"$TICHAOS" cluster up --dir "$TRASH/lb" --port-base "$B" --hosts off >out 2>err &&
+	"$TICHAOS" cluster down --dir "$TRASH/lb" >out 2>err &&
+	ours "$B" >after &&
+	test_cmp before after &&
+	"$TICHAOS" cluster up --dir "$TRASH/hb" --port-base "$B" --hosts on >out 2>all
+	test $? = 3 &&
+	grep -v "^[0-9:.]* info  " all >err &&
+	echo "tichaos: the hosts of port base $B belong to '\''$C'\''; choose another --port-base" >expect &&
+	test_cmp expect err &&
+	ours "$B" >after &&
+	test_cmp before after
+'
+
 test_expect_success 'a running cluster keeps its hosts: --hosts off refused, exit 2' '
 	"$TICHAOS" cluster up --dir "$C" --hosts off >out 2>err
 	test $? = 2 &&
@@ -83,6 +98,7 @@ test_expect_success 'down stops every server and removes every host' '
 test_expect_success 'up after a SIGKILL removes what was left, says so, and starts' '
 	ip netns add "tichaos-$B-up-0" &&
 	ip link add "tcb$B" type bridge &&
+	ip link set "tcb$B" alias "$C" &&
 	"$TICHAOS" cluster up --dir "$C" --hosts on >out 2>err &&
 	grep -q "warn  removed what an earlier cluster in '\''$C'\'' left of its hosts: tichaos-$B-up-0 tcb$B$" err &&
 	test "$(ip netns identify "$(cat "$C/up-0/tichaos.pid")")" = "tichaos-$B-up-0" &&
