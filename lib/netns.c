@@ -148,7 +148,11 @@ int netns_usable(int tag, struct err *e)
 		return -1;
 	if (IP(e, "netns", "add", ns))
 		return -1;
-	rc = IP(e, "netns", "exec", ns, "nft", "list", "tables");
+	/* What a net is made of, inside the probe: gone with it. */
+	rc = IP(e, "-n", ns, "link", "add", "b0", "type", "bridge") ||
+	     IP(e, "-n", ns, "link", "add", "v0", "type", "veth", "peer",
+		"name", "v1") ||
+	     IP(e, "netns", "exec", ns, "nft", "list", "tables");
 	if (IP(rc ? NULL : e, "netns", "delete", ns))
 		rc = -1;
 	return rc;

@@ -88,7 +88,8 @@ void netns_plan(struct netns_net *net, int tag, const char *const *names);
 
 /*
  * 0 when nets can be made here: root, `ip` and `nft` found, and a
- * namespace "tichaos-<tag>-probe" made, its nftables listed and removed.
+ * namespace "tichaos-<tag>-probe" made, a bridge and a veth pair made in
+ * it, its nftables listed, and all of it removed.
  * Else -1 with why not (ERR_INFRA), as one line.
  */
 int netns_usable(int tag, struct err *e);
