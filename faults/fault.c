@@ -162,16 +162,11 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 	want = pick == PICK_ONE ? 1 : pick == PICK_ALL ? n
 	       : pick == PICK_MAJORITY ? n / 2 + 1
 	       : (n - 1) / 2 ? (n - 1) / 2 : 1;
-	/* A partial Fisher-Yates shuffle drawn from the planned choice. */
+	/* A draw of `want` of them from the planned choice. */
 	rand_seed(&r, choice);
-	for (size_t i = 0; i < want; i++) {
-		size_t j = i + (size_t)rand_below(&r, n - i);
-		struct component *tmp = cands[i];
-
-		cands[i] = cands[j];
-		cands[j] = tmp;
+	rand_shuffle(&r, cands, n, want, sizeof(*cands));
+	for (size_t i = 0; i < want; i++)
 		act->targets[act->ntargets++] = cands[i];
-	}
 	return 0;
 }
 

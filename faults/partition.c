@@ -239,7 +239,7 @@ static int resolve(struct cluster *c, const struct suite *s,
 	return 0;
 }
 
-/* Shuffle host indices with the planned choice. */
+/* Host indices in an order drawn from the planned choice. */
 static void shuffle(size_t *order, size_t n, uint64_t choice)
 {
 	struct rand r;
@@ -247,12 +247,7 @@ static void shuffle(size_t *order, size_t n, uint64_t choice)
 	rand_seed(&r, choice);
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
-	for (size_t i = 0; i + 1 < n; i++) {
-		size_t j = i + (size_t)rand_below(&r, n - i), tmp = order[i];
-
-		order[i] = order[j];
-		order[j] = tmp;
-	}
+	rand_shuffle(&r, order, n, n ? n - 1 : 0, sizeof(*order));
 }
 
 /* Cut every host of side a from every host of side b, both ways. */

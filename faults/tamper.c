@@ -118,15 +118,9 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		if (keys[i] > max)
 			max = keys[i];
 	}
-	/* Which rows: a partial shuffle drawn from the planned choice. */
+	/* Which rows: a draw from the planned choice. */
 	rand_seed(&rng, ev->choice);
-	for (size_t i = 0; i < ndel + nupd; i++) {
-		size_t j = i + (size_t)rand_below(&rng, r.nrows - i);
-		long long tmp = keys[i];
-
-		keys[i] = keys[j];
-		keys[j] = tmp;
-	}
+	rand_shuffle(&rng, keys, r.nrows, ndel + nupd, sizeof(*keys));
 	rc = 0;
 	buf_printf(value, NULL, "\"node\":\"%s\",\"table\":\"%s.%s\"",
 		   down[0]->name, ctx->suite->database, table);

@@ -1,5 +1,7 @@
 #include "rand.h"
 
+#include <string.h>
+
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -38,6 +40,26 @@ uint64_t rand_next(struct rand *r)
 	s[2] ^= t;
 	s[3] = rotl(s[3], 45);
 	return result;
+}
+
+void rand_shuffle(struct rand *r, void *base, size_t n, size_t k,
+		  size_t size)
+{
+	unsigned char *p = base, tmp[256];
+
+	for (size_t i = 0; i < k && i < n; i++) {
+		size_t j = i + (size_t)rand_below(r, n - i);
+
+		/* Elements are small (pointers, keys): one bounce buffer. */
+		for (size_t off = 0; off < size; off += sizeof(tmp)) {
+			size_t len = size - off < sizeof(tmp) ? size - off
+							      : sizeof(tmp);
+
+			memcpy(tmp, p + i * size + off, len);
+			memcpy(p + i * size + off, p + j * size + off, len);
+			memcpy(p + j * size + off, tmp, len);
+		}
+	}
 }
 
 uint64_t rand_below(struct rand *r, uint64_t n)

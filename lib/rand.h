@@ -10,6 +10,7 @@
  * parent state and the same order of splits give the same children.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct rand {
@@ -24,6 +25,14 @@ uint64_t rand_next(struct rand *r);
 
 /* Uniform in [0, n) without modulo bias; 0 when n is 0. */
 uint64_t rand_below(struct rand *r, uint64_t n);
+
+/*
+ * A partial Fisher-Yates shuffle of the `n` elements of `size` bytes at
+ * `base`: the first `k` (at most n) become a uniform draw of k of them,
+ * one rand_below per position, so a seed draws the same ones again.
+ */
+void rand_shuffle(struct rand *r, void *base, size_t n, size_t k,
+		  size_t size);
 
 /* Uniform in [0, 1). */
 double rand_double(struct rand *r);

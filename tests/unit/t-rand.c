@@ -178,6 +178,42 @@ static void test_fresh_seed(void)
 	ok(a != b, "two fresh seeds differ");
 }
 
+/* A partial shuffle: the draws a hand-written Fisher-Yates makes, so a
+ * seed picks what it picked before; a permutation; k at most n. */
+static void test_shuffle(void)
+{
+	struct rand r, hand;
+	long long keys[10], want[10];
+	int seen[10] = { 0 }, perm = 1, same = 1;
+
+	for (int i = 0; i < 10; i++)
+		keys[i] = want[i] = 100 + i;
+	rand_seed(&r, 7);
+	rand_seed(&hand, 7);
+	rand_shuffle(&r, keys, 10, 4, sizeof(*keys));
+	for (size_t i = 0; i < 4; i++) {
+		size_t j = i + (size_t)rand_below(&hand, 10 - i);
+		long long tmp = want[i];
+
+		want[i] = want[j];
+		want[j] = tmp;
+	}
+	for (int i = 0; i < 10; i++) {
+		same &= keys[i] == want[i];
+		if (keys[i] < 100 || keys[i] > 109 || seen[keys[i] - 100]++)
+			perm = 0;
+	}
+	ok(same, "rand_shuffle draws as a hand-written Fisher-Yates does");
+	ok(perm, "and leaves a permutation");
+	ok(rand_next(&r) == rand_next(&hand), "with one draw per position");
+	rand_seed(&r, 7);
+	rand_shuffle(&r, keys, 3, 9, sizeof(*keys));
+	rand_seed(&hand, 7);
+	for (int i = 0; i < 3; i++)
+		rand_below(&hand, (uint64_t)(3 - i));
+	ok(rand_next(&r) == rand_next(&hand), "k above n draws n positions");
+}
+
 int main(void)
 {
 	test_reference();
@@ -188,5 +224,6 @@ int main(void)
 	test_double();
 	test_split();
 	test_fresh_seed();
+	test_shuffle();
 	return done_testing();
 }
