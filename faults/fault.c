@@ -5,6 +5,7 @@
 #include "faults/fault.h"
 
 #include <jansson.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -313,13 +314,20 @@ int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 	return err_isset(e) ? -1 : 0;
 }
 
-const struct ynode *fault_option_at(const struct suite_item *it,
-				    const void *field, struct ynode *node)
+int fault_error_at(struct err *e, const struct suite *s,
+		   const struct suite_item *it, const void *field,
+		   const char *fmt, ...)
 {
 	const struct optval *v = field ? suite_optval(it, field) : NULL;
+	struct ynode at = { 0 };
+	char msg[512];
+	va_list ap;
 
-	node->kind = YNODE_SCALAR;
-	node->line = v && v->line ? v->line : it->line;
-	node->col = v && v->line ? v->col : it->col;
-	return node;
+	at.kind = YNODE_SCALAR;
+	at.line = v && v->line ? v->line : it->line;
+	at.col = v && v->line ? v->col : it->col;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ynode_error(e, s->path, &at, "%s", msg);
 }

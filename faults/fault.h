@@ -101,12 +101,14 @@ const char *fault_component_target(struct fault_ctx *ctx,
 				   const struct suite_item *it);
 
 /*
- * Where option `field` (a member of the item's options struct) was given,
- * for an error at it: into `node`, which is returned; where it was not
- * given, or with NULL, the item itself.
+ * A suite error (ERR_USAGE, -1) at option `field` of item `it` (a member
+ * of the item's options struct): "FILE:L:C: message" where it was given;
+ * where it was not, or with NULL, at the item itself.
  */
-const struct ynode *fault_option_at(const struct suite_item *it,
-				    const void *field, struct ynode *node);
+int fault_error_at(struct err *e, const struct suite *s,
+		   const struct suite_item *it, const void *field,
+		   const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* Components a fault acts on at once, at most. */
 #define FAULT_MAX_TARGETS 16

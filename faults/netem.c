@@ -121,7 +121,6 @@ static int check_values(const struct suite *s, const struct suite_item *it,
 			struct err *e)
 {
 	const struct netem_opts *o = it->opts;
-	struct ynode at = { 0 };
 	struct err why = ERR_INIT;
 	uint64_t bps;
 
@@ -130,19 +129,19 @@ static int check_values(const struct suite *s, const struct suite_item *it,
 						   percents[i].at);
 
 		if (per_mille(*v) < 0)
-			return ynode_error(e, s->path, fault_option_at(it, v, &at),
-					   "%s in fault 'netem' must be a "
-					   "percentage from 0.1 to 100 in steps "
-					   "of 0.1 (0: none), not %g",
-					   percents[i].name, *v);
+			return fault_error_at(e, s, it, v,
+					      "%s in fault 'netem' must be a "
+					      "percentage from 0.1 to 100 in "
+					      "steps of 0.1 (0: none), not %g",
+					      percents[i].name, *v);
 	}
 	if (o->rate && parse_rate(o->rate, &bps, &why))
-		return ynode_error(e, s->path, fault_option_at(it, &o->rate, &at),
-				   "rate in fault 'netem': %s", why.msg);
+		return fault_error_at(e, s, it, &o->rate,
+				      "rate in fault 'netem': %s", why.msg);
 	if (o->rate && (bps < RATE_MIN || bps > RATE_MAX))
-		return ynode_error(e, s->path, fault_option_at(it, &o->rate, &at),
-				   "rate in fault 'netem' must be from "
-				   "100kbit to 1gbit, not %s", o->rate);
+		return fault_error_at(e, s, it, &o->rate,
+				      "rate in fault 'netem' must be from "
+				      "100kbit to 1gbit, not %s", o->rate);
 	return 0;
 }
 
@@ -150,32 +149,30 @@ static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
 	const struct netem_opts *o = it->opts;
-	struct ynode at = { 0 };
 	char d[32];
 
 	if (fault_check(s, it, e))
 		return -1;
 	if (!o->delay && !o->reorder && !o->loss && !o->duplicate && !o->rate)
-		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
-				   "fault 'netem' needs at least one of "
-				   "delay, loss, duplicate, reorder, rate");
+		return fault_error_at(e, s, it, NULL,
+				      "fault 'netem' needs at least one of "
+				      "delay, loss, duplicate, reorder, rate");
 	if (check_values(s, it, e))
 		return -1;
 	if (o->delay_jitter && o->delay_jitter >= o->delay)
-		return ynode_error(e, s->path, fault_option_at(it, &o->delay_jitter,
-							 &at),
-				   "fault 'netem': 'delay_jitter' must be "
-				   "below 'delay' (%s)",
-				   format_duration(o->delay, d, sizeof(d)));
+		return fault_error_at(e, s, it, &o->delay_jitter,
+				      "fault 'netem': 'delay_jitter' must be "
+				      "below 'delay' (%s)",
+				      format_duration(o->delay, d, sizeof(d)));
 	if (o->reorder && !o->delay)
-		return ynode_error(e, s->path, fault_option_at(it, &o->reorder, &at),
-				   "fault 'netem': 'reorder' needs a 'delay': "
-				   "netem sends that share at once and "
-				   "delays the rest");
+		return fault_error_at(e, s, it, &o->reorder,
+				      "fault 'netem': 'reorder' needs a "
+				      "'delay': netem sends that share at once "
+				      "and delays the rest");
 	if (fault_opts_of(it)->down <= 0)
-		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
-				   "fault 'netem' needs a 'down' above 0s: "
-				   "the heal is what restores the link");
+		return fault_error_at(e, s, it, NULL,
+				      "fault 'netem' needs a 'down' above 0s: "
+				      "the heal is what restores the link");
 	return 0;
 }
 
@@ -184,15 +181,14 @@ static int need_program(const struct suite *s, const struct suite_item *it,
 			const char *name, const char *package, struct err *e)
 {
 	char *path = find_program(name);
-	struct ynode at = { 0 };
 
 	if (path) {
 		free(path);
 		return 0;
 	}
-	return ynode_error(e, s->path, fault_option_at(it, NULL, &at), "fault "
-			   "'netem': '%s' not found (install %s, or run "
-			   "'make deps')", name, package);
+	return fault_error_at(e, s, it, NULL, "fault "
+			      "'netem': '%s' not found (install %s, or run "
+			      "'make deps')", name, package);
 }
 
 /* Every component `target` names has a host of its own here, with the
@@ -203,18 +199,17 @@ static int resolve(struct cluster *c, const struct suite *s,
 	const struct netem_opts *o = it->opts;
 	struct component *named[FAULT_MAX_TARGETS];
 	size_t n = fault_targets(c, o->t.target, 0, named);
-	struct ynode at = { 0 };
 	int has;
 
 	for (size_t i = 0; i < n; i++)
 		if (!named[i]->netns)
-			return ynode_error(e, s->path,
-					   fault_option_at(it, &o->t.target, &at),
-					   "fault 'netem': %s has no host of its "
-					   "own whose link to degrade "
-					   "(docs/topology.md, Hosts; the local "
-					   "cluster with --hosts on makes them)",
-					   named[i]->name);
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'netem': %s has no host "
+					      "of its own whose link to "
+					      "degrade (docs/topology.md, "
+					      "Hosts; the local cluster with "
+					      "--hosts on makes them)",
+					      named[i]->name);
 	if ((o->delay || o->rate) &&
 	    need_program(s, it, "tc", "iproute2", e))
 		return -1;
@@ -225,10 +220,10 @@ static int resolve(struct cluster *c, const struct suite *s,
 		return 0;
 	has = netns_has_netem(named[0]->netns, e);
 	if (has == 0)
-		return ynode_error(e, s->path, fault_option_at(it, &o->delay, &at),
-				   "fault 'netem': the kernel has no netem "
-				   "queueing discipline (sch_netem), which "
-				   "delay, delay_jitter and reorder need");
+		return fault_error_at(e, s, it, &o->delay,
+				      "fault 'netem': the kernel has no netem "
+				      "queueing discipline (sch_netem), which "
+				      "delay, delay_jitter and reorder need");
 	return has < 0 ? -1 : 0;
 }
 

@@ -106,29 +106,28 @@ static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
 	const struct partition_opts *o = it->opts;
-	struct ynode at = { 0 };
 
 	if (fault_check(s, it, e))
 		return -1;
 	if (o->shape == SHAPE_ONE && !o->t.target)
-		return ynode_error(e, s->path, fault_option_at(it, &o->shape, &at),
-				   "fault 'partition' with shape one needs a "
-				   "'target': the side cut off from the rest");
+		return fault_error_at(e, s, it, &o->shape,
+				      "fault 'partition' with shape one needs "
+				      "a 'target': the side cut off from the "
+				      "rest");
 	if (o->shape != SHAPE_ONE && o->t.target)
-		return ynode_error(e, s->path, fault_option_at(it, &o->t.target, &at),
-				   "fault 'partition': 'target' goes with "
-				   "shape one; shape %s splits every host",
-				   shapes[o->shape]);
+		return fault_error_at(e, s, it, &o->t.target,
+				      "fault 'partition': 'target' goes with "
+				      "shape one; shape %s splits every host",
+				      shapes[o->shape]);
 	if (o->shape != SHAPE_ONE && o->direction != DIR_BOTH)
-		return ynode_error(e, s->path, fault_option_at(it, &o->direction,
-							 &at),
-				   "fault 'partition': 'direction' goes with "
-				   "shape one");
+		return fault_error_at(e, s, it, &o->direction,
+				      "fault 'partition': 'direction' goes "
+				      "with shape one");
 	if (fault_opts_of(it)->down <= 0)
-		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
-				   "fault 'partition' needs a 'down' above "
-				   "0s: the heal is what joins the hosts "
-				   "again");
+		return fault_error_at(e, s, it, NULL,
+				      "fault 'partition' needs a 'down' above "
+				      "0s: the heal is what joins the hosts "
+				      "again");
 	return 0;
 }
 
@@ -185,8 +184,8 @@ static int ssh_hosts_fit(struct cluster *c, struct component **hosts,
 		}
 		for (size_t j = 0; j < i; j++)
 			if (ssh_host(c, hosts[j]) == h) {
-				buf_printf(why, NULL, "%s and %s share host %s: a "
-					   "cut is made per host",
+				buf_printf(why, NULL, "%s and %s share host "
+					   "%s: a cut is made per host",
 					   hosts[j]->name, hosts[i]->name,
 					   h->name);
 				return -1;
@@ -201,41 +200,39 @@ static int resolve(struct cluster *c, const struct suite *s,
 	const struct partition_opts *o = it->opts;
 	struct component *hosts[NETNS_MAX_HOSTS], *named[FAULT_MAX_TARGETS];
 	size_t n = hosts_of(c, hosts), k;
-	struct ynode at = { 0 };
 	char *nft = find_program("nft");
 	struct buf why = BUF_INIT;
 	int have_nft = nft != NULL;
 
 	free(nft);
 	if (n < 2)
-		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
-				   "fault 'partition' needs components on "
-				   "hosts of their own (docs/topology.md, "
-				   "Hosts); this cluster has %zu (the local "
-				   "cluster with --hosts on makes them)", n);
+		return fault_error_at(e, s, it, NULL,
+				      "fault 'partition' needs components on "
+				      "hosts of their own (docs/topology.md, "
+				      "Hosts); this cluster has %zu (the local "
+				      "cluster with --hosts on makes them)", n);
 	if (n < shape_min[o->shape])
-		return ynode_error(e, s->path, fault_option_at(it, &o->shape, &at),
-				   "fault 'partition': shape %s needs %zu "
-				   "hosts at least; this cluster has %zu",
-				   shapes[o->shape], shape_min[o->shape], n);
+		return fault_error_at(e, s, it, &o->shape,
+				      "fault 'partition': shape %s needs %zu "
+				      "hosts at least; this cluster has %zu",
+				      shapes[o->shape], shape_min[o->shape], n);
 	if (!have_nft && n > 0 && hosts[0]->netns)
-		return ynode_error(e, s->path, fault_option_at(it, NULL, &at),
-				   "fault 'partition': 'nft' not found "
-				   "(install nftables, or run 'make deps')");
+		return fault_error_at(e, s, it, NULL,
+				      "fault 'partition': 'nft' not found "
+				      "(install nftables, or run 'make deps')");
 	if (ssh_hosts_fit(c, hosts, n, &why)) {
-		ynode_error(e, s->path, fault_option_at(it, NULL, &at), "fault "
-			    "'partition': %s", buf_str(&why));
+		fault_error_at(e, s, it, NULL, "fault "
+			       "'partition': %s", buf_str(&why));
 		buf_release(&why);
 		return -1;
 	}
 	k = o->t.target ? fault_targets(c, o->t.target, 0, named) : 0;
 	for (size_t i = 0; i < k; i++)
 		if (!named[i]->netns && !ssh_host(c, named[i]))
-			return ynode_error(e, s->path,
-					   fault_option_at(it, &o->t.target, &at),
-					   "fault 'partition': %s has no host "
-					   "of its own to cut off",
-					   named[i]->name);
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'partition': %s has no "
+					      "host of its own to cut off",
+					      named[i]->name);
 	return 0;
 }
 
