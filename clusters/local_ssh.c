@@ -51,14 +51,12 @@ static int ssh_files(const char *dir, const struct netns_net *net,
 {
 	char *host_key = xprintf("%s/host_ed25519_key", dir);
 	char *id = xprintf("%s/id_ed25519", dir);
-	char *path = NULL;
+	char *path = xprintf("%s.pub", id);
 	struct buf pub = BUF_INIT, text = BUF_INIT;
 	int rc;
 
 	rc = keygen(host_key, "tichaos-host", e) ||
 	     keygen(id, "tichaos-client", e);
-	free(path);
-	path = xprintf("%s.pub", id);
 	rc = rc || buf_read_file(&pub, path, e);
 	free(path);
 	path = xprintf("%s/authorized_keys", dir);

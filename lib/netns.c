@@ -334,6 +334,31 @@ static int nft_in(const char *ns, const char *script, struct buf *out,
 	return tool("ip", argv, out, e);
 }
 
+/*
+ * Table `table` ("inet tichaos") of namespace `ns`, listed into `out`:
+ * 1 when it is there, 0 when not (`out` empty), -1 when nft failed.
+ */
+static int list_table(const char *ns, const char *table, struct buf *out,
+		      struct err *e)
+{
+	char want[64], *cmd;
+	int rc;
+
+	buf_reset(out);
+	snprintf(want, sizeof(want), "table %s\n", table);
+	if (nft_in(ns, "list tables", out, e))
+		return -1;
+	if (!strstr(buf_str(out), want)) {
+		buf_reset(out);
+		return 0;
+	}
+	buf_reset(out);
+	cmd = xprintf("list table %s", table);
+	rc = nft_in(ns, cmd, out, e);
+	free(cmd);
+	return rc ? -1 : 1;
+}
+
 void netns_cut_nft(int id, const char *const *addrs, size_t naddrs,
 		   struct buf *out)
 {
@@ -405,15 +430,11 @@ int netns_cut_of(const char *ns, struct buf *out, struct err *e)
 	buf_reset(out);
 	if (!exists_ns(ns))
 		return 0;
-	rc = nft_in(ns, "list tables", &text, e);
-	if (!rc && strstr(buf_str(&text), "table inet tichaos")) {
-		buf_reset(&text);
-		rc = nft_in(ns, "list table inet tichaos", &text, e);
-		if (!rc)
-			netns_dropped(buf_str(&text), out);
-	}
+	rc = list_table(ns, "inet tichaos", &text, e);
+	if (rc == 1)
+		netns_dropped(buf_str(&text), out);
 	buf_release(&text);
-	return rc;
+	return rc < 0 ? -1 : 0;
 }
 
 /* A TCP socket made in namespace `ns`, or -1. */
@@ -712,12 +733,10 @@ static int read_table(const char *ns, struct link_table *t, struct err *e)
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = nft_in(ns, "list tables", &text, e);
-	if (rc || !strstr(buf_str(&text), "table " LINK_TABLE "\n"))
+	rc = list_table(ns, LINK_TABLE, &text, e);
+	if (rc != 1)
 		goto out;
-	buf_reset(&text);
-	if ((rc = nft_in(ns, "list table " LINK_TABLE, &text, e)))
-		goto out;
+	rc = 0;
 	t->present = 1;
 	/* "counter packets 12 bytes 648", "numgen random mod 1000 < 100
 	 * counter packets 1 bytes 54 drop", "... dup to "eth0" ..." */

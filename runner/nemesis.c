@@ -145,6 +145,15 @@ out:
 	return NULL;
 }
 
+/* `s` as a JSON string, or null when it is NULL or empty. */
+static void string_or_null(struct buf *out, const char *s)
+{
+	if (s && s[0])
+		json_quote(out, s, NULL);
+	else
+		buf_addstr(out, "null", NULL);
+}
+
 static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 {
 	const char *owner = o ? o->value : "", *comp;
@@ -156,15 +165,9 @@ static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 				    NULL, w->prefix, -1, NULL, NULL, 0, 0, 0 };
 
 	buf_addstr(&value, "{\"from\":", NULL);
-	if (w->seen && w->owner[0])
-		json_quote(&value, w->owner, NULL);
-	else
-		buf_addstr(&value, "null", NULL);
+	string_or_null(&value, w->seen ? w->owner : NULL);
 	buf_addstr(&value, ",\"to\":", NULL);
-	if (owner[0])
-		json_quote(&value, owner, NULL);
-	else
-		buf_addstr(&value, "null", NULL);
+	string_or_null(&value, owner);
 	/* The component the value stands for, or null and why: the value
 	 * maps to none, or the servers could not tell (docs/faults.md). */
 	comp = NULL;
@@ -172,10 +175,7 @@ static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 		cluster_owner_component(n->ctx.cluster, w->service, owner,
 					&comp, &why);
 	buf_addstr(&value, ",\"to_component\":", NULL);
-	if (comp)
-		json_quote(&value, comp, NULL);
-	else
-		buf_addstr(&value, "null", NULL);
+	string_or_null(&value, comp);
 	if (!comp && owner[0]) {
 		buf_addstr(&value, ",\"unmapped\":", NULL);
 		json_quote(&value, why.msg, NULL);
@@ -359,20 +359,12 @@ static void record_leader(struct nemesis *n, struct history_slot *slot,
 				    0 };
 
 	buf_addstr(&value, "{\"from\":", NULL);
-	if (from)
-		json_quote(&value, from, NULL);
-	else
-		buf_addstr(&value, "null", NULL);
+	string_or_null(&value, from);
 	buf_addstr(&value, ",\"to\":", NULL);
-	if (to)
-		json_quote(&value, to, NULL);
-	else
-		buf_addstr(&value, "null", NULL);
-	buf_printf(&value, NULL, ",\"to_component\":");
-	if (to && cluster_find(n->ctx.cluster, to))
-		json_quote(&value, to, NULL);
-	else
-		buf_addstr(&value, "null", NULL);
+	string_or_null(&value, to);
+	buf_addstr(&value, ",\"to_component\":", NULL);
+	string_or_null(&value, to && cluster_find(n->ctx.cluster, to) ? to
+								     : NULL);
 	buf_addch(&value, '}', NULL);
 	ev.value = buf_str(&value);
 	history_record(slot, &ev);
