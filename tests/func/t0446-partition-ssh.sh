@@ -15,12 +15,6 @@ need_hosts
 C="$TRASH/c"
 T="$C/ssh-topology.yaml"
 
-# record HISTORY F: the value of the first nemesis info record of F.
-record() {
-	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"$2\"" "$1" |
-		head -n 1 | sed -e 's/.*"value":\({.*\),"took_ms":[0-9]*}.*/\1}/'
-}
-
 # over_ssh HOST COMMAND: COMMAND on HOST through its sshd.
 over_ssh() {
 	ssh -i "$C/ssh/id_ed25519" -o UserKnownHostsFile="$C/ssh/known_hosts" \
@@ -65,9 +59,9 @@ test_expect_success 'a partition over SSH: cut by nft on the hosts, probed from 
 	"$TICHAOS" run "$TRASH/cut.yaml" --cluster "$T" --out "$TRASH/r1" >tap 2>err ||
 	{ cat err; false; } &&
 	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-1\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-2\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":8,\"answered\":17,\"ms\":MS}}" >expect &&
-	record "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	nemesis_value "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual &&
-	record "$TRASH/r1/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":25," &&
+	nemesis_value "$TRASH/r1/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":25," &&
 	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
 	! over_ssh down-0 "nft list tables" | grep -q tichaos
@@ -77,7 +71,7 @@ test_expect_success 'SIGKILL in a cut over SSH: the next run removes it over SSH
 	sed -e "s/down: 3s/down: 30s/; s/^duration: 8s/duration: 40s/" "$TRASH/cut.yaml" >long.yaml &&
 	"$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/r2" >tap 2>err &
 	run=$! &&
-	wait_for_condition 60 "record $TRASH/r2/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	wait_for_condition 60 "nemesis_value $TRASH/r2/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	kill -9 $run &&
 	wait $run
 	over_ssh down-0 "nft list table inet tichaos" | grep -q "saddr" &&

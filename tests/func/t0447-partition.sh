@@ -25,12 +25,6 @@ suite() {
 	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
 }
 
-# record HISTORY F: the value of the first nemesis info record of F.
-record() {
-	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"$2\"" "$1" |
-		head -n 1 | sed -e 's/.*"value":\({.*\),"took_ms":[0-9]*}.*/\1}/'
-}
-
 # tcp_from COMPONENT ADDR PORT: a TCP connect from COMPONENT's host to
 # ADDR:PORT is answered within 2 s.
 tcp_from() {
@@ -59,7 +53,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml &&
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && record $TRASH/r1/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
 	tables >during &&
 	printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
 	test_cmp expect during &&
@@ -68,10 +62,10 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	tcp_from down-0 "$DOWNA" "$((B + 1))" &&
 	wait $run &&
 	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-1\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-2\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":8,\"answered\":17,\"ms\":MS}}" >expect &&
-	record "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	nemesis_value "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual &&
 	echo "{\"rejoined\":[\"up-0\",\"down-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"],\"probes\":{\"unanswered\":0,\"answered\":25,\"ms\":MS}}" >expect &&
-	record "$TRASH/r1/history.jsonl" rejoin | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	nemesis_value "$TRASH/r1/history.jsonl" rejoin | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual &&
 	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
@@ -81,7 +75,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 '
 
 test_expect_success 'the probe across the cut waits out probe_timeout' '
-	ms=$(record "$TRASH/r1/history.jsonl" partition | sed -e "s/.*\"ms\":\([0-9]*\).*/\1/") &&
+	ms=$(nemesis_value "$TRASH/r1/history.jsonl" partition | sed -e "s/.*\"ms\":\([0-9]*\).*/\1/") &&
 	test "$ms" -ge 1000
 '
 
@@ -89,14 +83,14 @@ test_expect_success 'direction in: only the target drops, TCP stops both ways' '
 	suite in 6s indb "target: down-0" "direction: in" "at: [1s]" "down: 2s" >in.yaml &&
 	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &&
 	echo "{\"shape\":\"one\",\"direction\":\"in\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]],\"cuts\":[{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]}],\"probes\":{\"unanswered\":8,\"answered\":17,\"ms\":MS}}" >expect &&
-	record "$TRASH/r2/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	nemesis_value "$TRASH/r2/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
 	test_cmp expect actual
 '
 
 test_expect_success 'bridge: two sides cut, the one between reaches both' '
 	suite bridge 6s bridgedb "shape: bridge" "at: [1s]" "down: 2s" >bridge.yaml &&
 	"$TICHAOS" run bridge.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &&
-	record "$TRASH/r3/history.jsonl" partition >value &&
+	nemesis_value "$TRASH/r3/history.jsonl" partition >value &&
 	h="\"[a-z]+-[0-9]\"" &&
 	cut="\{\"host\":$h,\"drops\":\[$h,$h\]\}" &&
 	grep -Eq "^\{\"shape\":\"bridge\",\"direction\":\"both\",\"sides\":\[\[$h,$h\],\[$h\],\[$h,$h\]\],\"cuts\":\[$cut,$cut,$cut,$cut\],\"probes\":\{\"unanswered\":8,\"answered\":17," value &&
@@ -106,7 +100,7 @@ test_expect_success 'bridge: two sides cut, the one between reaches both' '
 test_expect_success 'ring: each host reaches its neighbours, not the two across' '
 	suite ring 6s ringdb "shape: ring" "at: [1s]" "down: 2s" >ring.yaml &&
 	"$TICHAOS" run ring.yaml --cluster "$C/topology.yaml" --out "$TRASH/rr" >tap 2>err &&
-	record "$TRASH/rr/history.jsonl" partition >value &&
+	nemesis_value "$TRASH/rr/history.jsonl" partition >value &&
 	h="\"[a-z]+-[0-9]\"" &&
 	cut="\{\"host\":$h,\"drops\":\[$h,$h\]\}" &&
 	grep -Eq "^\{\"shape\":\"ring\",\"direction\":\"both\",\"cuts\":\[$cut,$cut,$cut,$cut,$cut\],\"probes\":\{\"unanswered\":10,\"answered\":15," value &&
@@ -117,8 +111,8 @@ test_expect_success 'halves: a seed draws the same sides again' '
 	suite halves 6s halvesdb "shape: halves" "at: [1s]" "down: 2s" >halves.yaml &&
 	"$TICHAOS" run halves.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &&
 	"$TICHAOS" run halves.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &&
-	record "$TRASH/r4/history.jsonl" partition | sed -e "s/,\"probes\".*//" >a &&
-	record "$TRASH/r5/history.jsonl" partition | sed -e "s/,\"probes\".*//" >b &&
+	nemesis_value "$TRASH/r4/history.jsonl" partition | sed -e "s/,\"probes\".*//" >a &&
+	nemesis_value "$TRASH/r5/history.jsonl" partition | sed -e "s/,\"probes\".*//" >b &&
 	test_cmp a b &&
 	h="\"[a-z]+-[0-9]\"" &&
 	grep -Eq "\"sides\":\[\[$h,$h\],\[$h,$h,$h\]\]" a
@@ -128,12 +122,12 @@ test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
 	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml &&
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "record $TRASH/r6/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r6/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	test "$(tables | wc -l)" = 5 &&
 	kill -INT $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 4 &&
-	record "$TRASH/r6/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":25" &&
+	nemesis_value "$TRASH/r6/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":25" &&
 	tables >after &&
 	test ! -s after
 '
@@ -141,7 +135,7 @@ test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
 test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "record $TRASH/r7/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r7/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	kill -9 $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 137 &&
@@ -160,7 +154,7 @@ test_expect_success 'a run killed in a cut on a cluster of its own: the next run
 	mkdir -p "$TRASH/runs" &&
 	"$TICHAOS" run int.yaml --port-base auto --hosts on --out "$TRASH/runs/a" >tap 2>err &
 	run=$! &&
-	wait_for_condition 60 "record $TRASH/runs/a/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	wait_for_condition 60 "nemesis_value $TRASH/runs/a/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	A=$(cat "$TRASH/runs/a/cluster/port-base") &&
 	ip netns list | grep -q "^tichaos-$A-down-0" &&
 	kill -9 $run &&

@@ -46,12 +46,6 @@ suite() {
 	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
 }
 
-# record HISTORY F: the value of the first nemesis info record of F.
-record() {
-	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"$2\"" "$1" |
-		head -n 1 | sed -e 's/.*"value":\({.*\),"took_ms":[0-9]*}.*/\1}/'
-}
-
 # masked: stdin with every number that follows a member named in $1
 # (a|b|c) as N.
 masked() {
@@ -94,7 +88,7 @@ test_expect_success 'loss and duplicate on cdc: the counters moved by the percen
 	suite lossy 9s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 4s" >lossy.yaml &&
 	"$TICHAOS" run lossy.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "record $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	links >during &&
 	echo down-0 >expect &&
 	test_cmp expect during &&
@@ -108,7 +102,7 @@ test_expect_success 'loss and duplicate on cdc: the counters moved by the percen
 	EOF
 	test_cmp expect rules &&
 	wait $run &&
-	record "$TRASH/r1/history.jsonl" netem >value &&
+	nemesis_value "$TRASH/r1/history.jsonl" netem >value &&
 	echo "{\"loss\":10,\"duplicate\":5,\"degraded\":[{\"component\":\"down-0\",\"probes\":{\"answered\":N,\"of\":600},\"loss\":{\"sent\":N,\"dropped\":N},\"duplicate\":{\"sent\":N,\"duplicated\":N}}]}" >expect &&
 	masked "answered|sent|dropped|duplicated" <value >actual &&
 	test_cmp expect actual &&
@@ -122,7 +116,7 @@ test_expect_success 'loss and duplicate on cdc: the counters moved by the percen
 	test $((duplicated * 100)) -ge $((passed * 2)) &&
 	test $((duplicated * 100)) -le $((passed * 10)) &&
 	echo "{\"restored\":[{\"component\":\"down-0\",\"probes\":{\"answered\":200,\"of\":200}}]}" >expect &&
-	record "$TRASH/r1/history.jsonl" restore_link >actual &&
+	nemesis_value "$TRASH/r1/history.jsonl" restore_link >actual &&
 	test_cmp expect actual &&
 	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
@@ -134,21 +128,21 @@ test_expect_success 'rate on upstream: at most 1mbit measured by the fault and b
 	suite rate 14s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml &&
 	"$TICHAOS" run rate.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "record $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	tc -n "tichaos-$B-up-0" qdisc show dev eth0 >qdisc &&
 	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
 	ms=$(sql_ms "SELECT REPEAT(\"x\", 250000)") &&
 	wait $run &&
 	echo "250000 bytes in $ms ms while degraded" &&
 	test "$ms" -ge 1600 &&
-	record "$TRASH/r2/history.jsonl" netem >value &&
+	nemesis_value "$TRASH/r2/history.jsonl" netem >value &&
 	echo "{\"rate\":\"1mbit\",\"degraded\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
 	masked "bytes|ms|kbit_per_s" <value >actual &&
 	test_cmp expect actual &&
 	kbit=$(number kbit_per_s <value) &&
 	test "$kbit" -le 1100 && test "$kbit" -ge 500 &&
 	test "$(number ms <value)" -ge 900 &&
-	record "$TRASH/r2/history.jsonl" restore_link >value &&
+	nemesis_value "$TRASH/r2/history.jsonl" restore_link >value &&
 	echo "{\"restored\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
 	masked "bytes|ms|kbit_per_s" <value >actual &&
 	test_cmp expect actual &&
@@ -166,19 +160,19 @@ if [ "$NETEM" = yes ]; then
 		suite delay 9s delaydb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 4s" >delay.yaml &&
 		"$TICHAOS" run delay.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
 		run=$! &&
-		wait_for_condition 30 "record $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+		wait_for_condition 30 "nemesis_value $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 		DOWNA=$(addr_of "$C" down-0) &&
 		start=$(test_now_ms_) &&
 		{ timeout 5 bash -c "exec 3<>/dev/tcp/$DOWNA/1" 2>/dev/null; true; } &&
 		took=$(( $(test_now_ms_) - start )) &&
 		wait $run &&
 		test "$took" -ge 90 &&
-		record "$TRASH/r3/history.jsonl" netem >value &&
+		nemesis_value "$TRASH/r3/history.jsonl" netem >value &&
 		echo "{\"delay\":\"100ms\",\"delay_jitter\":\"10ms\",\"degraded\":[{\"component\":\"down-0\",\"connect\":{\"answered\":21,\"of\":21,\"median_us\":N,\"sooner\":0}}]}" >expect &&
 		masked median_us <value >actual &&
 		test_cmp expect actual &&
 		test "$(number median_us <value)" -ge 90000 &&
-		record "$TRASH/r3/history.jsonl" restore_link >value &&
+		nemesis_value "$TRASH/r3/history.jsonl" restore_link >value &&
 		test "$(number median_us <value)" -lt 90000 &&
 		grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
 		links >after &&
@@ -210,14 +204,14 @@ suite int 30s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 20s
 test_expect_success 'SIGINT while degraded: restored (restore_link recorded), exit 4' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "record $TRASH/r4/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r4/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	links >during &&
 	echo down-0 >expect &&
 	test_cmp expect during &&
 	kill -INT $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 4 &&
-	record "$TRASH/r4/history.jsonl" restore_link >value &&
+	nemesis_value "$TRASH/r4/history.jsonl" restore_link >value &&
 	echo "{\"restored\":[{\"component\":\"down-0\",\"probes\":{\"answered\":200,\"of\":200},\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
 	masked "bytes|ms|kbit_per_s" <value >actual &&
 	test_cmp expect actual &&
@@ -228,7 +222,7 @@ test_expect_success 'SIGINT while degraded: restored (restore_link recorded), ex
 test_expect_success 'SIGKILL while degraded: the next run restores the link, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "record $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	kill -9 $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 137 &&

@@ -194,6 +194,13 @@ addr_of() {
 	' "$1/topology.yaml"
 }
 
+# nemesis_value HISTORY F: the value of the first nemesis info record of
+# F (partition, rejoin, netem, ...) in HISTORY, without its took_ms.
+nemesis_value() {
+	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"$2\"" "$1" |
+		head -n 1 | sed -e 's/.*"value":\({.*\),"took_ms":[0-9]*}.*/\1}/'
+}
+
 # listening PORT: something listens on 127.0.0.1:PORT.
 listening() {
 	ss -ltnH "sport = :$1" | grep -q .
