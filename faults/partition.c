@@ -119,6 +119,11 @@ static int check(const struct suite *s, const struct suite_item *it,
 				      "fault 'partition': 'target' goes with "
 				      "shape one; shape %s splits every host",
 				      shapes[o->shape]);
+	if (o->shape != SHAPE_ONE && suite_optval(it, &o->t.pick)->given)
+		return fault_error_at(e, s, it, &o->t.pick,
+				      "fault 'partition': 'pick' goes with "
+				      "shape one; shape %s splits every host",
+				      shapes[o->shape]);
 	if (o->shape != SHAPE_ONE && o->direction != DIR_BOTH)
 		return fault_error_at(e, s, it, &o->direction,
 				      "fault 'partition': 'direction' goes "

@@ -170,6 +170,17 @@ static int check(const struct suite *s, const struct suite_item *it,
 				   "over HTTP" : "etcd's leader is moved, not "
 				   "elected by keys");
 	}
+	/* lease says how an owner's key goes: a resign without one
+	 * (over HTTP, PD, etcd's leader) has no use for it. */
+	if (suite_optval(it, &o->lease)->given &&
+	    (uses_http(it) || o->service == SVC_ETCD)) {
+		at.line = suite_optval(it, &o->lease)->line;
+		at.col = suite_optval(it, &o->lease)->col;
+		return ynode_error(e, s->path, &at, "lease in fault 'resign' "
+				   "needs a resign through an etcd election "
+				   "(%s deletes no key)", o->service == SVC_ETCD
+				   ? "moving etcd's leader" : "one over HTTP");
+	}
 	if (o->via == 1 && (o->election || o->service == SVC_AUTOID ||
 			    o->service == SVC_ETCD)) {
 		at.line = suite_optval(it, &o->via)->line;

@@ -202,6 +202,11 @@ test_expect_success 'refused (exit 2, one line): no hosts, a shape too big, bad 
 	test $? = 2 &&
 	echo "tichaos: v2.yaml:$((kline + 2)):13: fault '\''partition'\'': '\''target'\'' goes with shape one; shape halves splits every host" >expect &&
 	test_cmp expect err &&
+	suite v5 5s v5db "shape: halves" "pick: all" "at: [1s]" "down: 2s" >v5.yaml &&
+	"$TICHAOS" validate v5.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: v5.yaml:$((kline + 2)):11: fault '\''partition'\'': '\''pick'\'' goes with shape one; shape halves splits every host" >expect &&
+	test_cmp expect err &&
 	suite v3 5s v3db "shape: halves" "direction: in" "at: [1s]" "down: 2s" >v3.yaml &&
 	"$TICHAOS" validate v3.yaml >out 2>err
 	test $? = 2 &&

@@ -59,13 +59,18 @@ test_expect_success 'resign service etcd on one member: refused before anything 
 	test_cmp expect err
 '
 
-test_expect_success 'hold goes with an election, not with etcd (exit 2)' '
+test_expect_success 'hold and lease go with an election, not with etcd (exit 2)' '
 	insert_suite hold 5s 3 holddb 20 >hold.yaml &&
 	printf "faults:\n  - kind: resign\n    service: etcd\n    hold: 2s\n    at: [1s]\n" >>hold.yaml &&
 	"$TICHAOS" validate hold.yaml >out 2>err
 	test $? = 2 &&
 	line=$(grep -n "hold: 2s" hold.yaml | cut -d: -f1) &&
 	echo "tichaos: hold.yaml:$line:11: hold in fault '\''resign'\'' needs an etcd election (etcd'\''s leader is moved, not elected by keys)" >expect &&
+	test_cmp expect err &&
+	sed -e "s/hold: 2s/lease: revoke/" hold.yaml >lease.yaml &&
+	"$TICHAOS" validate lease.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: lease.yaml:$line:12: lease in fault '\''resign'\'' needs a resign through an etcd election (moving etcd'\''s leader deletes no key)" >expect &&
 	test_cmp expect err
 '
 
