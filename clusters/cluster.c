@@ -970,8 +970,13 @@ static int remove_cuts(struct cluster *c, struct err *e)
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
 		struct host *h = component_host(c, comp);
-		int here = h == &host_local && comp->netns;
+		int here = h == &host_local && comp->netns, seen = 0;
 
+		/* An SSH host once, whatever runs on it. */
+		for (size_t j = 0; !here && j < i; j++)
+			seen |= component_host(c, &c->comps[j]) == h;
+		if (seen)
+			continue;
 		rc = cuts_of(c, comp, &found, e);
 		if (!rc && found.len) {
 			log_warn("%s: removing a partition an earlier run left "

@@ -392,22 +392,20 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 				       "down' first", c->dir,
 				       l->hosts ? "on" : "off");
 		snprintf(l->why, sizeof(l->why), "as it runs");
-		return l->sshd && !l->hosts ? err_set(e, ERR_USAGE, "--sshd "
-						      "needs hosts of their "
-						      "own (%s)", l->why)
-					    : 0;
+	} else {
+		if (o->port_base > 0)
+			c->port_base = o->port_base;
+		else if (o->port_base < 0 &&
+			 (c->port_base = find_free_base(e)) < 0)
+			return -1;
+		choose_hosts(c, mode, o->hosts == HOSTS_DEFAULT);
+		for (size_t i = 0; i < c->ncomps; i++)
+			component_release(&c->comps[i]);
+		fill_all(c);
 	}
-	if (o->port_base > 0)
-		c->port_base = o->port_base;
-	else if (o->port_base < 0 && (c->port_base = find_free_base(e)) < 0)
-		return -1;
-	choose_hosts(c, mode, o->hosts == HOSTS_DEFAULT);
 	if (l->sshd && !l->hosts)
 		return err_set(e, ERR_USAGE, "--sshd needs hosts of their own "
 			       "(%s)", l->why);
-	for (size_t i = 0; i < c->ncomps; i++)
-		component_release(&c->comps[i]);
-	fill_all(c);
 	return 0;
 }
 
