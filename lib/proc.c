@@ -50,6 +50,24 @@ static int redirect(const char *path, int target, int flags)
 	return 0;
 }
 
+/*
+ * Close on exec every descriptor above stderr: what the runner holds
+ * (its SQL connections, a history file) is not the child's. A server it
+ * restarts would otherwise keep those connections open after the runner
+ * closed them, and moving the server into a class of net_cls
+ * (lib/netcls.h) would move them too.
+ */
+static void inherit_nothing(void)
+{
+	long max;
+
+	if (close_range(3, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
+		return;
+	max = sysconf(_SC_OPEN_MAX);
+	for (int fd = 3; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
 static void run_child(const struct proc *p, int report)
 {
 	int wflags = O_WRONLY | O_CREAT | (p->append ? O_APPEND : O_TRUNC);
@@ -93,6 +111,7 @@ static void run_child(const struct proc *p, int report)
 			unsetenv(*v);
 		}
 	}
+	inherit_nothing();
 	execvp(p->argv[0], (char *const *)p->argv);
 	child_fail(report, FAIL_EXEC);
 }

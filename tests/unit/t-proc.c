@@ -452,6 +452,27 @@ static void test_capture(void)
 	buf_release(&errout);
 }
 
+/* A descriptor the runner holds without close-on-exec (libmariadb's
+ * sockets are such) is not the child's. */
+static void test_inherits_nothing(void)
+{
+	struct buf out = BUF_INIT;
+	struct err e = ERR_INIT;
+	int fd = open("/dev/null", O_RDONLY);
+	char script[96];
+	const char *const look[] = { "sh", "-c", script, NULL };
+
+	ok(fd > 2, "a descriptor without close-on-exec");
+	snprintf(script, sizeof(script), "[ -e /proc/self/fd/%d ] && echo "
+		 "has || echo none", fd);
+	is_int(proc_capture(look, &out, NULL, 5 * NS_PER_SEC, &e), 0,
+	       "the child looks for it");
+	is_str(buf_str(&out), "none\n", "the child does not have it");
+	ok(fcntl(fd, F_GETFD) == 0, "ours is still without close-on-exec");
+	close(fd);
+	buf_release(&out);
+}
+
 static void test_capture_big(void)
 {
 	/* More than a pipe holds, on both pipes at once. */
@@ -813,6 +834,7 @@ int main(int argc, char **argv)
 	test_wait_timeout();
 	test_capture();
 	test_capture_big();
+	test_inherits_nothing();
 	test_capture_errors();
 	test_state();
 	test_signal();
