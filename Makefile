@@ -58,6 +58,7 @@ LIB_OBJS += lib/http.o
 LIB_OBJS += lib/intern.o
 LIB_OBJS += lib/log.o
 LIB_OBJS += lib/netns.o
+LIB_OBJS += lib/netcls.o
 LIB_OBJS += lib/optspec.o
 LIB_OBJS += lib/parse.o
 LIB_OBJS += lib/proc.o

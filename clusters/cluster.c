@@ -278,6 +278,35 @@ struct host *component_host(const struct cluster *c,
 	return &host_local;
 }
 
+int component_on_loopback(const struct cluster *c,
+			  const struct component *comp)
+{
+	return component_host(c, comp) == &host_local && !comp->netns;
+}
+
+/* The cluster's tag: FNV-1a of its directory. */
+static uint32_t tag_of(const struct cluster *c)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *p = c->dir ? c->dir : ""; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	return h;
+}
+
+void cluster_netcls_prefix(const struct cluster *c, char *out, size_t size)
+{
+	netcls_name(tag_of(c), "", out, size);
+}
+
+void component_netcls(const struct cluster *c, const struct component *comp,
+		      struct netcls_host *h)
+{
+	memset(h, 0, sizeof(*h));
+	netcls_name(tag_of(c), comp->name, h->name, sizeof(h->name));
+	h->classid = NETCLS_CLASSID(comp - c->comps);
+}
+
 /* Is `pid` running the component's start command (perhaps through the
  * interpreter of a script)? */
 static int runs_component(struct host *h, pid_t pid,
@@ -653,7 +682,12 @@ static int spawn(struct cluster *c, struct component *comp,
 	struct host *h = component_host(c, comp);
 	struct buf text = BUF_INIT;
 	const char *netns[] = { "ip", "netns", "exec", comp->netns, NULL };
-	char **argv;
+	/* Started while a partition has its class: it joins the class
+	 * first, so that the cut holds for it too (lib/netcls.h). */
+	const char *join[] = { "/bin/sh", "-c", "echo $$ >\"$0\" && exec "
+			       "\"$@\"", NULL, NULL };
+	const char **host_prefix = comp->netns ? netns : NULL;
+	char **argv, procs[700];
 	size_t n = 0, k = 0, j = 0;
 	pid_t pid;
 	int rc;
@@ -661,16 +695,28 @@ static int spawn(struct cluster *c, struct component *comp,
 	if (!comp->start)
 		return err_set(e, ERR_INFRA, "%s: no start command in the "
 			       "topology", comp->name);
-	/* Its host's namespace, then the caller's prefix, then the
-	 * command: each execs the next, so the pid stays the server's. */
-	while (comp->netns && netns[n])
+	if (component_on_loopback(c, comp)) {
+		struct netcls_host cls;
+
+		component_netcls(c, comp, &cls);
+		if (netcls_dir(cls.name, procs, sizeof(procs) - 16)) {
+			strcat(procs, "/cgroup.procs");
+			join[3] = procs;
+			host_prefix = join;
+		}
+	}
+	/* Its host's namespace or class, then the caller's prefix, then
+	 * the command: each execs the next, so the pid stays the
+	 * server's. */
+	while (host_prefix && host_prefix[n])
 		n++;
 	while (prefix && prefix[k])
 		k++;
 	while (comp->start[j])
 		j++;
 	argv = xcalloc(n + k + j + 1, sizeof(*argv));
-	memcpy(argv, (char *const *)netns, n * sizeof(*argv));
+	if (n)
+		memcpy(argv, (char *const *)host_prefix, n * sizeof(*argv));
 	if (k)
 		memcpy(argv + n, (char *const *)prefix, k * sizeof(*argv));
 	memcpy(argv + n + k, comp->start, j * sizeof(*argv));
@@ -957,6 +1003,30 @@ static int cuts_of(struct cluster *c, const struct component *comp,
 }
 
 /*
+ * The partitions' tables and classes of the components on this machine's
+ * loopback (lib/netcls.h): removed; a table left is a cut an earlier run
+ * left, said when `say`.
+ */
+static int remove_classes(struct cluster *c, int say, struct err *e)
+{
+	struct buf tables = BUF_INIT;
+	char prefix[64];
+	int any = 0, rc;
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		any |= component_on_loopback(c, &c->comps[i]);
+	if (!any)
+		return 0;
+	cluster_netcls_prefix(c, prefix, sizeof(prefix));
+	rc = netcls_remove(prefix, &tables, NULL, e);
+	if (say && tables.len)
+		log_warn("removed a partition an earlier run left on the "
+			 "loopback (nftables %s)", buf_str(&tables));
+	buf_release(&tables);
+	return rc;
+}
+
+/*
  * The cuts a run killed in a partition left on the hosts of the
  * components, here or over SSH (faults/partition.c), and the links a run
  * killed in a netem fault left degraded here (faults/netem.c): removed,
@@ -965,7 +1035,7 @@ static int cuts_of(struct cluster *c, const struct component *comp,
 static int remove_cuts(struct cluster *c, struct err *e)
 {
 	struct buf found = BUF_INIT;
-	int rc = 0;
+	int rc = remove_classes(c, 1, e);
 
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
@@ -1058,6 +1128,8 @@ int cluster_down(struct cluster *c, struct err *e)
 	for (size_t i = c->ncomps; i-- > 0;)
 		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
 			rc = -1;
+	if (!rc && remove_classes(c, 0, e))
+		rc = -1;
 	if (!rc && c->type->down && c->type->down(c, e))
 		rc = -1;
 	return rc;

@@ -24,6 +24,7 @@
 #include "lib/buf.h"
 #include "lib/cancel.h"
 #include "lib/err.h"
+#include "lib/netcls.h"
 #include "lib/sql.h"
 
 enum role {
@@ -283,6 +284,24 @@ pid_t component_pid(const struct cluster *c, const struct component *comp);
 
 enum component_state component_state(const struct cluster *c,
 				      const struct component *comp);
+
+/*
+ * 1 when component `comp` runs on this machine's loopback: here, in no
+ * namespace of its own. Partitions tell such components apart by class
+ * (lib/netcls.h).
+ */
+int component_on_loopback(const struct cluster *c,
+			  const struct component *comp);
+
+/*
+ * Component `comp`'s class on this machine's loopback: its name
+ * "tichaos-<tag>-<name>" (the tag a hash of the cluster's directory) and
+ * classid (by its place in the cluster); no ports. The prefix of every
+ * class of the cluster, "tichaos-<tag>-", by cluster_netcls_prefix.
+ */
+void component_netcls(const struct cluster *c, const struct component *comp,
+		      struct netcls_host *h);
+void cluster_netcls_prefix(const struct cluster *c, char *out, size_t size);
 
 /*
  * 0 when the component answers: SQL "SELECT 1", replication threads

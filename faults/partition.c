@@ -1,9 +1,12 @@
 /*
  * partition: cut the network between the cluster's hosts for `down`
  * (docs/faults.md), as a switch that lost links would: what crosses a cut
- * is dropped without a word (lib/netns.h: a table of nftables in the
- * receiving host's namespace), so TCP connections hang and time out.
- * tichaos itself, on the bridge, reaches every host throughout.
+ * is dropped without a word, so TCP connections hang and time out. The
+ * hosts are the components on hosts of their own when there are any (a
+ * table of nftables in the receiving host's namespace, lib/netns.h, or on
+ * its SSH host), else those on this machine's loopback, told apart by
+ * class (a table per receiving host here, lib/netcls.h). tichaos itself
+ * reaches every host throughout.
  *
  * Who is cut off from whom is the shape, drawn from the planned choice as
  * Jepsen's nemeses draw theirs (jepsen.nemesis: partition-random-node,
@@ -41,6 +44,7 @@
 #include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
+#include "lib/netcls.h"
 #include "lib/netns.h"
 #include "lib/proc.h"
 #include "lib/rand.h"
@@ -91,9 +95,15 @@ struct cut {
 	int id;			/* the fault item's: its own chain */
 	size_t n;
 	struct component *hosts[NETNS_MAX_HOSTS];
-	/* Its SSH host, where the cut is made over SSH; NULL: its netns. */
+	/* Its SSH host, where the cut is made over SSH; NULL: its netns,
+	 * or its class when `loopback`. */
 	struct host *ssh[NETNS_MAX_HOSTS];
+	int loopback;
+	struct netcls_host cls[NETNS_MAX_HOSTS];
 	char addr[NETNS_MAX_HOSTS][16];
+	/* What a listing of the cuts names the host by: its address, or
+	 * its classid on the loopback ("0x74630002"). */
+	char mark[NETNS_MAX_HOSTS][16];
 	int port[NETNS_MAX_HOSTS];
 	/* side[i]: the side host i is on (shapes with sides), -1: none */
 	int side[NETNS_MAX_HOSTS];
@@ -157,16 +167,23 @@ static struct host *ssh_host(struct cluster *c, const struct component *comp)
 }
 
 /*
- * The components on hosts of their own, into `hosts`: each in a network
- * namespace here, or on an SSH host. Their count.
+ * The hosts, into `hosts`: the components on hosts of their own (each in
+ * a network namespace here, or on an SSH host) when there are any, else
+ * those on this machine's loopback, told apart by class. Their count.
  */
 static size_t hosts_of(struct cluster *c,
 		       struct component *hosts[NETNS_MAX_HOSTS])
 {
 	size_t n = 0;
+	int own;
 
 	for (size_t i = 0; i < c->ncomps && n < NETNS_MAX_HOSTS; i++)
 		if (c->comps[i].netns || ssh_host(c, &c->comps[i]))
+			hosts[n++] = &c->comps[i];
+	own = n > 0;
+	for (size_t i = 0; !own && i < c->ncomps && n < NETNS_MAX_HOSTS; i++)
+		if (component_on_loopback(c, &c->comps[i]) &&
+		    port_of(&c->comps[i]))
 			hosts[n++] = &c->comps[i];
 	return n;
 }
@@ -199,6 +216,21 @@ static int ssh_hosts_fit(struct cluster *c, struct component **hosts,
 	return 0;
 }
 
+/* Cuts on the loopback: classes need root and net_cls. */
+static int loopback_fits(const struct suite *s, const struct suite_item *it,
+			 struct err *e)
+{
+	struct err why = ERR_INIT;
+
+	if (netcls_usable(&why))
+		return fault_error_at(e, s, it, NULL,
+				      "fault 'partition' on the loopback "
+				      "cannot tell the components apart: %s "
+				      "(or use hosts: docs/topology.md)",
+				      why.msg);
+	return 0;
+}
+
 static int resolve(struct cluster *c, const struct suite *s,
 		   const struct suite_item *it, struct err *e)
 {
@@ -212,10 +244,10 @@ static int resolve(struct cluster *c, const struct suite *s,
 	free(nft);
 	if (n < 2)
 		return fault_error_at(e, s, it, NULL,
-				      "fault 'partition' needs components on "
-				      "hosts of their own (docs/topology.md, "
-				      "Hosts); this cluster has %zu (the local "
-				      "cluster with --hosts on makes them)", n);
+				      "fault 'partition' needs two components "
+				      "at least; this cluster has %zu", n);
+	if (component_on_loopback(c, hosts[0]) && loopback_fits(s, it, e))
+		return -1;
 	if (n < shape_min[o->shape])
 		return fault_error_at(e, s, it, &o->shape,
 				      "fault 'partition': shape %s needs %zu "
@@ -232,12 +264,17 @@ static int resolve(struct cluster *c, const struct suite *s,
 		return -1;
 	}
 	k = o->t.target ? fault_targets(c, o->t.target, 0, named) : 0;
-	for (size_t i = 0; i < k; i++)
-		if (!named[i]->netns && !ssh_host(c, named[i]))
+	for (size_t i = 0; i < k; i++) {
+		size_t h = 0;
+
+		while (h < n && hosts[h] != named[i])
+			h++;
+		if (h == n)
 			return fault_error_at(e, s, it, &o->t.target,
 					      "fault 'partition': %s has no "
 					      "host of its own to cut off",
 					      named[i]->name);
+	}
 	return 0;
 }
 
@@ -398,6 +435,8 @@ static int host_dropped(const struct cut *cut, size_t i, struct buf *out,
 	struct buf text = BUF_INIT;
 	int code;
 
+	if (cut->loopback)
+		return netcls_cut_of(cut->cls[i].name, out, e);
 	if (!cut->ssh[i])
 		return netns_cut_of(cut->hosts[i]->netns, out, e);
 	buf_reset(out);
@@ -409,13 +448,22 @@ static int host_dropped(const struct cut *cut, size_t i, struct buf *out,
 	return code < 0 ? -1 : 0;
 }
 
-/* Make host i drop what comes from `addrs` (cut `id`; none: remove it). */
-static int host_cut(const struct cut *cut, size_t i,
-		    const char *const *addrs, size_t k, struct err *e)
+/* Make host i drop what comes from hosts `from` (cut `id`; none: remove
+ * it). */
+static int host_cut(const struct cut *cut, size_t i, const size_t *from,
+		    size_t k, struct err *e)
 {
+	const struct netcls_host *classes[NETNS_MAX_HOSTS];
+	const char *addrs[NETNS_MAX_HOSTS];
 	struct buf script = BUF_INIT;
 	int rc;
 
+	for (size_t j = 0; j < k; j++) {
+		classes[j] = &cut->cls[from[j]];
+		addrs[j] = cut->addr[from[j]];
+	}
+	if (cut->loopback)
+		return netcls_cut(&cut->cls[i], cut->id, classes, k, e);
 	if (!cut->ssh[i])
 		return netns_cut(cut->hosts[i]->netns, cut->id, addrs, k, e);
 	netns_cut_nft(cut->id, addrs, k, &script);
@@ -552,12 +600,12 @@ static int in_kernel(const struct cut *cut,
 	for (size_t i = 0; i < cut->n && !rc; i++) {
 		rc = host_dropped(cut, i, &drops, e);
 		for (size_t j = 0; j < cut->n && !rc; j++) {
-			const char *at = strstr(buf_str(&drops), cut->addr[j]);
-			size_t len = strlen(cut->addr[j]);
+			const char *at = strstr(buf_str(&drops), cut->mark[j]);
+			size_t len = strlen(cut->mark[j]);
 
 			/* Whole addresses: "10.0.0.2" is not "10.0.0.21". */
 			while (at && at[len] && at[len] != ' ')
-				at = strstr(at + 1, cut->addr[j]);
+				at = strstr(at + 1, cut->mark[j]);
 			now[i][j] = at != NULL;
 		}
 	}
@@ -598,6 +646,8 @@ static int verify(const struct cut *cut, int healed, int64_t timeout_ns,
 				continue;
 			probes[np].ns = i < cut->n ? cut->hosts[i]->netns
 						   : NULL;
+			probes[np].cls = i < cut->n && cut->loopback
+					 ? cut->cls[i].name : NULL;
 			probes[np].addr = cut->addr[j];
 			probes[np].port = cut->port[j];
 			np++;
@@ -635,20 +685,64 @@ static int verify(const struct cut *cut, int healed, int64_t timeout_ns,
 	return rc;
 }
 
+/*
+ * Host i on the loopback: its class, with the process that runs it (if
+ * any) and its ports, those it is configured with and those it listens
+ * on, and the address it answers at.
+ */
+static int gather_class(struct cluster *c, struct cut *cut, size_t i,
+			struct err *e)
+{
+	const struct component *comp = cut->hosts[i];
+	struct netcls_host *h = &cut->cls[i];
+	const char *url = comp->etcd_url ? comp->etcd_url : comp->http_url;
+	pid_t pid = component_pid(c, comp);
+	size_t k = 0;
+
+	component_netcls(c, comp, h);
+	if (netcls_join(h, pid > 0 ? pid : 0, e) ||
+	    (pid > 0 && netcls_ports(h, pid, e)))
+		return -1;
+	while (k < h->nports && h->ports[k] != cut->port[i])
+		k++;
+	if (k == h->nports && h->nports < NETCLS_MAX_PORTS)
+		h->ports[h->nports++] = cut->port[i];
+	snprintf(cut->mark[i], sizeof(cut->mark[i]), "0x%08x",
+		 (unsigned)h->classid);
+	if (comp->sql_port && comp->sql_host)
+		snprintf(cut->addr[i], sizeof(cut->addr[i]), "%s",
+			 comp->sql_host);
+	else if (url && strstr(url, "://"))
+		snprintf(cut->addr[i], sizeof(cut->addr[i]), "%.*s",
+			 (int)strcspn(strstr(url, "://") + 3, ":/"),
+			 strstr(url, "://") + 3);
+	if (inet_addr(cut->addr[i]) == INADDR_NONE)
+		snprintf(cut->addr[i], sizeof(cut->addr[i]), "127.0.0.1");
+	return 0;
+}
+
 /* Fill the hosts of `cut`: components on hosts, their addresses. */
 static int gather(struct cluster *c, struct cut *cut, struct err *e)
 {
 	memset(cut, 0, sizeof(*cut));
 	cut->n = hosts_of(c, cut->hosts);
+	cut->loopback = cut->n && component_on_loopback(c, cut->hosts[0]);
 	for (size_t i = 0; i < cut->n; i++) {
 		cut->port[i] = port_of(cut->hosts[i]);
 		cut->ssh[i] = ssh_host(c, cut->hosts[i]);
+		if (cut->loopback) {
+			if (gather_class(c, cut, i, e))
+				return -1;
+			continue;
+		}
 		if (cut->ssh[i])
 			snprintf(cut->addr[i], sizeof(cut->addr[i]), "%s",
 				 cut->ssh[i]->ssh.address);
 		else if (netns_addr(cut->hosts[i]->netns, cut->addr[i],
 				    sizeof(cut->addr[i]), e))
 			return -1;
+		snprintf(cut->mark[i], sizeof(cut->mark[i]), "%s",
+			 cut->addr[i]);
 	}
 	return 0;
 }
@@ -657,14 +751,13 @@ static int gather(struct cluster *c, struct cut *cut, struct err *e)
 static int apply(const struct cut *cut, size_t i, int *applied,
 		 struct err *e)
 {
-	const char *addrs[NETNS_MAX_HOSTS];
-	size_t k = 0;
+	size_t from[NETNS_MAX_HOSTS], k = 0;
 
 	for (size_t j = 0; j < cut->n; j++)
 		if (cut->drop[i][j])
-			addrs[k++] = cut->addr[j];
+			from[k++] = j;
 	*applied = k > 0;
-	return k ? host_cut(cut, i, addrs, k, e) : 0;
+	return k ? host_cut(cut, i, from, k, e) : 0;
 }
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/netcls.h"
 #include "lib/proc.h"
 
 #define NS_PREFIX "tichaos-"
@@ -325,28 +326,23 @@ int netns_addr(const char *ns, char *out, size_t size, struct err *e)
 	return inet_of(ns, out, size, &prefix_len, e);
 }
 
-/* Run the nft commands `script` in namespace `ns`, one transaction. */
-static int nft_in(const char *ns, const char *script, struct buf *out,
-		  struct err *e)
+int netns_nft(const char *ns, const char *script, struct buf *out,
+	      struct err *e)
 {
 	const char *argv[] = { "netns", "exec", ns, "nft", script, NULL };
 
-	return tool("ip", argv, out, e);
+	return ns ? tool("ip", argv, out, e) : tool("nft", argv + 4, out, e);
 }
 
-/*
- * Table `table` ("inet tichaos") of namespace `ns`, listed into `out`:
- * 1 when it is there, 0 when not (`out` empty), -1 when nft failed.
- */
-static int list_table(const char *ns, const char *table, struct buf *out,
-		      struct err *e)
+int netns_list_table(const char *ns, const char *table, struct buf *out,
+		     struct err *e)
 {
-	char want[64], *cmd;
+	char want[160], *cmd;
 	int rc;
 
 	buf_reset(out);
 	snprintf(want, sizeof(want), "table %s\n", table);
-	if (nft_in(ns, "list tables", out, e))
+	if (netns_nft(ns, "list tables", out, e))
 		return -1;
 	if (!strstr(buf_str(out), want)) {
 		buf_reset(out);
@@ -354,7 +350,7 @@ static int list_table(const char *ns, const char *table, struct buf *out,
 	}
 	buf_reset(out);
 	cmd = xprintf("list table %s", table);
-	rc = nft_in(ns, cmd, out, e);
+	rc = netns_nft(ns, cmd, out, e);
 	free(cmd);
 	return rc ? -1 : 1;
 }
@@ -384,11 +380,11 @@ int netns_cut(const char *ns, int id, const char *const *addrs,
 	int rc;
 
 	netns_cut_nft(id, addrs, naddrs, &script);
-	rc = nft_in(ns, buf_str(&script), NULL, e);
+	rc = netns_nft(ns, buf_str(&script), NULL, e);
 	/* The last cut removed: the table goes too, nothing is left. */
 	if (!rc && !naddrs) {
 		buf_reset(&script);
-		rc = nft_in(ns, "list table inet tichaos", &script, e);
+		rc = netns_nft(ns, "list table inet tichaos", &script, e);
 		if (!rc && !strstr(buf_str(&script), "chain "))
 			rc = netns_uncut(ns, e);
 	}
@@ -398,7 +394,7 @@ int netns_cut(const char *ns, int id, const char *const *addrs,
 
 int netns_uncut(const char *ns, struct err *e)
 {
-	return nft_in(ns, NETNS_UNCUT_NFT, NULL, e);
+	return netns_nft(ns, NETNS_UNCUT_NFT, NULL, e);
 }
 
 void netns_dropped(const char *text, struct buf *out)
@@ -430,22 +426,36 @@ int netns_cut_of(const char *ns, struct buf *out, struct err *e)
 	buf_reset(out);
 	if (!exists_ns(ns))
 		return 0;
-	rc = list_table(ns, "inet tichaos", &text, e);
+	rc = netns_list_table(ns, "inet tichaos", &text, e);
 	if (rc == 1)
 		netns_dropped(buf_str(&text), out);
 	buf_release(&text);
 	return rc < 0 ? -1 : 0;
 }
 
-/* A TCP socket made in namespace `ns`, or -1. */
-static int socket_in(const char *ns, struct err *e)
+/* A TCP socket of net_cls class `cls` (NULL: ours), or -1. */
+static int socket_of(const char *cls, struct err *e)
+{
+	char saved[1024];
+	int fd, errnum;
+
+	if (netcls_enter(cls, saved, sizeof(saved), e))
+		return -1;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	errnum = errno;
+	netcls_leave(saved);
+	errno = errnum;
+	return fd;
+}
+
+/* A TCP socket made in namespace `ns` (NULL: ours), or -1. */
+static int socket_in(const char *ns, const char *cls, struct err *e)
 {
 	char path[128];
 	int mine, theirs, fd, saved;
 
 	if (!ns)
-		return socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC |
-			      SOCK_NONBLOCK, 0);
+		return socket_of(cls, e);
 	snprintf(path, sizeof(path), NS_DIR "/%s", ns);
 	mine = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (mine < 0)
@@ -487,7 +497,7 @@ static int probe_start(struct netns_probe *p, int64_t *start, struct err *e)
 	if (inet_pton(AF_INET, p->addr, &sa.sin_addr) != 1)
 		return err_set(e, ERR_USAGE, "'%s' is not an IPv4 address",
 			       p->addr);
-	fd = socket_in(p->ns, e);
+	fd = socket_in(p->ns, p->cls, e);
 	if (fd < 0)
 		return err_isset(e) ? -1 : err_errno(e, errno, "cannot make a "
 						     "socket");
@@ -606,7 +616,7 @@ static int qdiscs_of(const char *ns, struct buf *out, struct err *e)
 static int undegrade(const char *ns, struct err *e)
 {
 	struct buf text = BUF_INIT;
-	int rc = nft_in(ns, "add table " LINK_TABLE "; delete table "
+	int rc = netns_nft(ns, "add table " LINK_TABLE "; delete table "
 			LINK_TABLE, NULL, e);
 
 	if (!rc && have_tc() && !(rc = qdiscs_of(ns, &text, e)) &&
@@ -690,7 +700,7 @@ static int add_table(const char *ns, const struct netns_link *link,
 			   "numgen random mod 1000 < %d counter meta mark set "
 			   LINK_MARK " dup to \"eth0\" meta mark set 0",
 			   link->duplicate_pm);
-	rc = nft_in(ns, buf_str(&script), NULL, e);
+	rc = netns_nft(ns, buf_str(&script), NULL, e);
 	buf_release(&script);
 	return rc;
 }
@@ -733,7 +743,7 @@ static int read_table(const char *ns, struct link_table *t, struct err *e)
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = list_table(ns, LINK_TABLE, &text, e);
+	rc = netns_list_table(ns, LINK_TABLE, &text, e);
 	if (rc != 1)
 		goto out;
 	rc = 0;
@@ -951,7 +961,7 @@ int netns_transfer(const char *ns, uint64_t bytes, int64_t timeout_ns,
 	t.fd[0].fd = listen_for(ns, &sa, e);
 	if (t.fd[0].fd < 0)
 		return -1;
-	t.fd[1].fd = socket_in(ns, e);
+	t.fd[1].fd = socket_in(ns, NULL, e);
 	if (t.fd[1].fd < 0)
 		goto out;
 	if (connect(t.fd[1].fd, (struct sockaddr *)&sa, sizeof(sa)) &&

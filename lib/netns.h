@@ -135,6 +135,22 @@ int netns_cut(const char *ns, int id, const char *const *addrs,
 	      size_t naddrs, struct err *e);
 
 /*
+ * Run the nft commands `script` (one argument of `nft`: one transaction)
+ * in namespace `ns` (NULL: this one), its output into `out` (MAY be
+ * NULL). ERR_INFRA with nft's first line of complaint.
+ */
+int netns_nft(const char *ns, const char *script, struct buf *out,
+	      struct err *e);
+
+/*
+ * Table `table` ("inet tichaos") of namespace `ns` (NULL: this one),
+ * listed into `out`: 1 when it is there, 0 when not (`out` empty), -1
+ * when nft failed.
+ */
+int netns_list_table(const char *ns, const char *table, struct buf *out,
+		     struct err *e);
+
+/*
  * The addresses namespace `ns` drops (every cut), space-separated, into
  * `out` (empty: none, or no such namespace). -1 when it cannot be told.
  */
@@ -163,6 +179,8 @@ int netns_addr(const char *ns, char *out, size_t size, struct err *e);
 /* One TCP connect of netns_probe. */
 struct netns_probe {
 	const char *ns;		/* from inside this namespace; NULL: ours */
+	/* and from this class (lib/netcls.h; NULL: the thread's own) */
+	const char *cls;
 	const char *addr;	/* to addr:port */
 	int port;
 	/* Out: 1 when the peer answered (connected, or refused: the refusal

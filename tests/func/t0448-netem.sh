@@ -26,13 +26,6 @@ else
 fi
 ip netns delete "$netem_ns_"
 
-# test_skip DESCRIPTION REASON: a test point counted but not run (TAP's
-# SKIP directive), for a test this machine cannot run.
-test_skip() {
-	test_count=$((test_count + 1))
-	echo "ok $test_count - $1 # SKIP $2"
-}
-
 # suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
 # consistency and progress checks.
 suite() {

@@ -179,6 +179,47 @@ clean TAG
 clean TAG-down" && test -z "$(ls "$TIUP_HOME/data")"
 '
 
+{
+	insert_suite pgpart 8s 7 pgpartdb 50
+	cat <<EOF
+requires: [ticdc]
+faults:
+  - kind: partition
+    shape: halves
+    at: [2s]
+    down: 3s
+checks:
+  - kind: consistency
+    sync_timeout: 60s
+EOF
+} >"$TRASH/part.yaml"
+
+# Seven hosts: every instance with a port (lib/netcls.h); the `tiup
+# playground` processes have none. Halves: 3 against 4, 24 of the 7 * 6
+# probes between them across the cut, the 7 from tichaos answered.
+if why=$(netcls_missing); then
+	test_skip "a partition on the playground: instances told apart by class, cut, probed, healed, nothing left" "$why"
+else
+	test_expect_success 'a partition on the playground: instances told apart by class, cut, probed, healed, nothing left' '
+	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/part.yaml" --cluster playground --out "$TRASH/r3" >tap 2>err ||
+	{ cat err tap; false; }
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
+	nemesis_value "$TRASH/r3/history.jsonl" partition >value &&
+	sed -e "s/.*\"sides\":\[\[\([^]]*\)\],\[\([^]]*\)\]\].*/\1,\2/" -e "s/\"//g" value |
+		tr , "\n" | sort >hosts &&
+	printf "%s\n" cdc-0 down-0 down-pd-0 down-tikv-0 pd-0 tidb-0 tikv-0 >expect &&
+	test_cmp expect hosts &&
+	grep -Eq "\"sides\":\[\[(\"[a-z0-9-]*\",?){3}\],\[(\"[a-z0-9-]*\",?){4}\]\]" value &&
+	grep -q "\"probes\":{\"unanswered\":24,\"answered\":25," value &&
+	nemesis_value "$TRASH/r3/history.jsonl" rejoin | grep -q "\"probes\":{\"unanswered\":0,\"answered\":49," &&
+	P=$(class_prefix "$TRASH/r3/cluster") &&
+	! nft list tables | grep -q "inet $P" &&
+	! ls "$(netcls_root)" | grep -q "^$P" &&
+	test -z "$(left "$TRASH/r3")"
+'
+fi
+
 sed -e "s/^duration: 8s$/duration: 60s/" -e "s/^name: pgkill$/name: pglong/" \
 	-e "/^faults:/,/^checks:/{/^checks:/!d}" "$TRASH/pg.yaml" >"$TRASH/long.yaml"
 

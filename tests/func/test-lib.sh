@@ -184,6 +184,42 @@ need_hosts() {
 		skip_all "nftables does not work in a network namespace here"
 }
 
+# netcls_missing: why partitions on 127.0.0.1 (lib/netcls.h) cannot be
+# made here, or nothing (and non-zero) when they can: root, nftables and
+# the kernel's net_cls controller.
+netcls_missing() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "classes of net_cls need root"
+	elif ! [ -x /usr/sbin/nft ] && ! command -v nft >/dev/null; then
+		echo "nft not found (nftables)"
+	elif ! awk '$1 == "net_cls" && $4 == 1 { f = 1 } END { exit !f }' /proc/cgroups; then
+		echo "this kernel has no net_cls controller"
+	else
+		return 1
+	fi
+}
+
+# netcls_root: where the net_cls hierarchy is mounted.
+netcls_root() {
+	awk '$3 == "cgroup" && $4 ~ /(^|,)net_cls(,|$)/ { print $2; exit }' /proc/self/mounts
+}
+
+# class_prefix DIR: "tichaos-<tag>-", what the classes and tables of the
+# cluster in DIR are named by, the tag the FNV-1a hash of its directory
+# (clusters/cluster.c, tag_of).
+class_prefix() {
+	perl -e '$h = 2166136261;
+		$h = (($h ^ $_) * 16777619) % 4294967296 for unpack "C*", $ARGV[0];
+		printf "tichaos-%08x-", $h' "$(cd "$1" && pwd -P)"
+}
+
+# test_skip DESCRIPTION REASON: a test point counted but not run (TAP's
+# SKIP directive), for a test this machine cannot run.
+test_skip() {
+	test_count=$((test_count + 1))
+	echo "ok $test_count - $1 # SKIP $2"
+}
+
 # addr_of DIR COMPONENT: the address of COMPONENT of the local cluster in
 # DIR (its host's, or 127.0.0.1), from DIR/topology.yaml.
 addr_of() {

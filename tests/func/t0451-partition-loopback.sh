@@ -1,0 +1,190 @@
+#!/bin/sh
+# The partition fault on a cluster whose components all listen on
+# 127.0.0.1 (lib/netcls.h): each component's processes in a class of
+# net_cls, a table of nftables per host dropping what the other side's
+# classes send to it, by port and by connection label; measured from
+# inside the classes and from outside, healed and measured again. A
+# component restarted during a cut joins its class; SIGINT heals; what a
+# SIGKILL leaves the next run removes; `cluster down` removes the classes.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+why=$(netcls_missing) && skip_all "$why"
+
+C="$TRASH/c"
+
+# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
+# consistency and progress checks.
+suite() {
+	insert_suite "$1" "$2" 5 "$3" 50
+	shift 3
+	echo "faults:"
+	echo "  - kind: partition"
+	for opt_ in "$@"; do
+		echo "    $opt_"
+	done
+	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
+}
+
+# tables: the components of the cluster with a table of cuts.
+tables() {
+	for comp in up-0 down-0 etcd-0; do
+		nft list tables | grep -qx "table inet $P$comp" && echo "$comp"
+	done
+	return 0
+}
+
+# from COMPONENT PORT: a TCP connect to 127.0.0.1:PORT from a process of
+# COMPONENT's class ("-": of none) is answered within 2 s.
+from() {
+	if [ "$1" = - ]; then
+		timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$2" 2>/dev/null
+	else
+		sh -c 'echo $$ >"$1/cgroup.procs" &&
+			exec timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$2"' \
+			sh "$(netcls_root)/$P$1" "$2" 2>/dev/null
+	fi
+}
+
+# in_class PID COMPONENT: process PID is in COMPONENT's class.
+in_class() {
+	grep -q "net_cls[^:]*:/$P$2\$" "/proc/$1/cgroup"
+}
+
+# label_drops COMPONENT: packets its table dropped by connection label.
+label_drops() {
+	nft list table inet "$P$1" |
+		sed -n "s/.* ct label [0-9]* counter packets \([0-9]*\) .*/\1/p" |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+test_expect_success 'set-up: a cluster on 127.0.0.1' '
+	test_cluster_up "$C" --port-base auto --hosts off &&
+	B=$(cat "$C/port-base") && P=$(class_prefix "$C") &&
+	test "$(cat "$C/hosts")" = "off"
+'
+
+test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, the open replication cut, healed, no row lost' '
+	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml &&
+	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
+	run=$! && test_track_pid $run &&
+	wait_for_condition 30 "nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
+	tables >during &&
+	printf "%s\n" up-0 down-0 etcd-0 >expect &&
+	test_cmp expect during &&
+	in_class "$(cat "$C/down-0/tichaos.pid")" down-0 &&
+	in_class "$(cat "$C/up-0/tichaos.pid")" up-0 &&
+	! from down-0 "$B" && ! from down-0 "$((B + 2))" &&
+	! from up-0 "$((B + 1))" &&
+	from etcd-0 "$B" && from down-0 "$((B + 1))" && from - "$B" && from - "$((B + 1))" &&
+	wait_for_condition 10 "test \$(label_drops down-0) -gt 0" &&
+	wait $run &&
+	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":4,\"answered\":5,\"ms\":MS}}" >expect &&
+	nemesis_value "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	test_cmp expect actual &&
+	echo "{\"rejoined\":[\"up-0\",\"down-0\",\"etcd-0\"],\"probes\":{\"unanswered\":0,\"answered\":9,\"ms\":MS}}" >expect &&
+	nemesis_value "$TRASH/r1/history.jsonl" rejoin | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	test_cmp expect actual &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
+	grep -qx "ok 4 - progress: 1 replica running, caught up in [0-9.]*s" tap &&
+	tables >after &&
+	test ! -s after &&
+	from down-0 "$B"
+'
+
+test_expect_success 'direction in: only the target drops, TCP stops both ways' '
+	suite in 10s indb "target: cdc" "direction: in" "at: [1s]" "down: 8s" >in.yaml &&
+	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
+	run=$! && test_track_pid $run &&
+	wait_for_condition 30 "nemesis_value $TRASH/r2/history.jsonl partition | grep -q probes" &&
+	echo down-0 >expect && tables >during && test_cmp expect during &&
+	! from down-0 "$B" && ! from up-0 "$((B + 1))" && from up-0 "$((B + 2))" &&
+	wait $run &&
+	echo "{\"shape\":\"one\",\"direction\":\"in\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\"]],\"cuts\":[{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\"]}],\"probes\":{\"unanswered\":4,\"answered\":5,\"ms\":MS}}" >expect &&
+	nemesis_value "$TRASH/r2/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&
+	test_cmp expect actual &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 3 - consistency: " tap
+'
+
+test_expect_success 'a component restarted during a cut joins its class: the cut holds for it' '
+	{
+		suite rs 12s rsdb "target: etcd-0" "at: [1s]" "down: 8s" | sed "/^checks:/,\$d" &&
+		printf "  - kind: kill\n    target: etcd-0\n    at: [3s]\n    down: 1s\n" &&
+		printf "checks:\n  - kind: consistency\n"
+	} >rs.yaml &&
+	old=$(cat "$C/etcd-0/tichaos.pid") || return 1
+	"$TICHAOS" run rs.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
+	run=$! && test_track_pid $run &&
+	wait_for_condition 30 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"restart\\\"\" $TRASH/r3/history.jsonl" &&
+	new=$(cat "$C/etcd-0/tichaos.pid") && test "$new" != "$old" &&
+	in_class "$new" etcd-0 && ! from etcd-0 "$B" && from - "$((B + 2))" &&
+	wait $run &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
+	grep -qx "ok 3 - fault 2 kill: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 4 - consistency: " tap
+'
+
+test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
+	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml &&
+	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
+	run=$! && test_track_pid $run &&
+	wait_for_condition 30 "nemesis_value $TRASH/r4/history.jsonl partition | grep -q probes" &&
+	test "$(tables | wc -l)" = 3 &&
+	kill -INT $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 4 &&
+	nemesis_value "$TRASH/r4/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":9" &&
+	tables >after &&
+	test ! -s after
+'
+
+test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
+	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
+	run=$! &&
+	wait_for_condition 30 "nemesis_value $TRASH/r5/history.jsonl partition | grep -q probes" &&
+	kill -9 $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 137 &&
+	tables >left &&
+	printf "%s\n" up-0 down-0 etcd-0 >expect &&
+	test_cmp expect left &&
+	! from down-0 "$B" &&
+	insert_suite next 2s 1 nextdb 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &&
+	grep -q "warn  removed a partition an earlier run left on the loopback (nftables $P[a-z0-9-]* $P[a-z0-9-]* $P[a-z0-9-]*)$" err &&
+	tables >after &&
+	test ! -s after &&
+	! ls "$(netcls_root)" | grep -q "^$P" &&
+	grep -q "^ok 1 - workload 1 insert: [0-9]* ok, 0 fail, 0 info$" tap
+'
+
+test_expect_success 'cluster down: the classes go' '
+	suite short 4s shortdb "target: cdc" "at: [1s]" "down: 1s" >short.yaml &&
+	"$TICHAOS" run short.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &&
+	ls "$(netcls_root)" | grep "^$P" >classes &&
+	printf "%s\n" "${P}down-0" "${P}etcd-0" "${P}up-0" >expect &&
+	test_cmp expect classes &&
+	"$TICHAOS" cluster down --dir "$C" &&
+	! ls "$(netcls_root)" | grep -q "^$P"
+'
+
+test_expect_success 'refused (exit 2, one line): a cluster of one component' '
+	D="$TRASH/d" &&
+	test_cluster_up "$D" --port-base auto --hosts off &&
+	awk "/^  - name: \"(down|etcd)-0\"/ { skip = 1; next } /^  - name:/ { skip = 0 } !skip" \
+		"$D/topology.yaml" >one.yaml &&
+	test "$(grep -c "^  - name:" one.yaml)" = 1 &&
+	suite alone 5s alonedb "shape: halves" "at: [1s]" "down: 2s" >alone.yaml &&
+	"$TICHAOS" run alone.yaml --cluster one.yaml --out "$TRASH/r8" >tap 2>all
+	test $? = 2 &&
+	grep -v "^[0-9:.]* info  " all >err &&
+	kline=$(grep -n "kind: partition" alone.yaml | cut -d: -f1) &&
+	echo "tichaos: alone.yaml:$kline:5: fault '\''partition'\'' needs two components at least; this cluster has 1" >expect &&
+	test_cmp expect err
+'
+
+test_done
