@@ -613,7 +613,7 @@ struct rec {
 	int64_t time, id, fault;
 	enum proc_kind proc;
 	int64_t process;
-	char *type, *f, *table, *node, *target;
+	char *type, *f, *table, *node, *target, *error;
 	const char *value;	/* its JSON text, not terminated */
 	size_t value_len;
 };
@@ -752,6 +752,8 @@ static int scan_field(struct cursor *c, const char *key, struct rec *r,
 		return scan_string_field(c, "node", &r->node, bad_str);
 	} else if (!strcmp(key, "target")) {
 		return scan_string_field(c, "target", &r->target, bad_str);
+	} else if (!strcmp(key, "error")) {
+		return scan_string_field(c, "error", &r->error, bad_str);
 	} else if (!strcmp(key, "value")) {
 		if (scan_value(c))
 			return -1;
@@ -879,6 +881,7 @@ static void to_line(const struct rec *r, size_t number,
 	l->table = r->table;
 	l->node = r->node;
 	l->target = r->target;
+	l->error = r->error;
 	l->has_id = r->has_id;
 	l->id = r->has_id ? r->id : -1;
 	l->ddl = r->ddl;

@@ -109,6 +109,7 @@ struct history_line {
 	const char *table;	/* MAY: NULL when absent, as the next two */
 	const char *node;
 	const char *target;
+	const char *error;	/* MAY: what went wrong (type "fail") */
 	int has_id;
 	int64_t id;		/* -1 when there is none */
 	int ddl;		/* "ddl": true */

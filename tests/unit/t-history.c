@@ -330,6 +330,7 @@ struct marks {
 	int n;
 	int ddl[4];
 	int fault[4];
+	char error[4][32];
 };
 
 static int collect_marks(const struct history_line *l, void *arg)
@@ -339,6 +340,8 @@ static int collect_marks(const struct history_line *l, void *arg)
 	if (m->n < 4) {
 		m->ddl[m->n] = l->ddl;
 		m->fault[m->n] = l->fault;
+		snprintf(m->error[m->n], sizeof(m->error[0]), "%s",
+			 l->error ? l->error : "(none)");
 	}
 	m->n++;
 	return 0;
@@ -359,7 +362,7 @@ static void test_marks(struct tmpdir *t)
 				      "restart", NULL, NULL, "cdc", -1, NULL,
 				      "{}", 0, 1, 2 };
 	struct history_reading info;
-	struct marks m = { 0, { 0 }, { 0 } };
+	struct marks m = { 0, { 0 }, { 0 }, { "" } };
 	const char *path = tmpdir_path(t, "marks.jsonl");
 	FILE *f;
 
@@ -373,7 +376,8 @@ static void test_marks(struct tmpdir *t)
 	       "\"cdc\",\"value\":{},\"fault\":2}\n",
 	       "a fault's step names its item");
 	buf_addstr(&b, "{\"time\":4000,\"process\":1,\"type\":\"ok\","
-		   "\"f\":\"insert\",\"ddl\":false,\"id\":5}\n", &e);
+		   "\"f\":\"insert\",\"ddl\":false,\"id\":5,"
+		   "\"error\":\"lost\\nconnection\"}\n", &e);
 	buf_addstr(&b, "{\"time\":5000,\"process\":1,\"type\":\"ok\","
 		   "\"f\":\"insert\",\"ddl\":1}\n", &e);
 	f = fopen(path, "w");
@@ -387,6 +391,8 @@ static void test_marks(struct tmpdir *t)
 	ok(m.ddl[0] && m.fault[0] == -1, "the DDL: ddl, no fault");
 	ok(!m.ddl[1] && m.fault[1] == 2, "the heal: fault item 2");
 	ok(!m.ddl[2] && m.fault[2] == -1, "ddl false: not a DDL");
+	is_str(m.error[1], "(none)", "no error: none read");
+	is_str(m.error[2], "lost\nconnection", "an error is read, decoded");
 	is_str(info.bad, "marks.jsonl:4: \"ddl\" is not true or false",
 	       "a mark of the wrong kind is a bad line");
 	buf_reset(&b);
