@@ -380,6 +380,15 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	return rc;
 }
 
+static const struct fault_detail details[] = {
+	{ "offset", "offset", "", NULL },
+	{ "rate", "rate", "", "1" },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct fault_holds holds = { FAULT_HELD_SKEWED, "moved",
+					  details };
+
 const struct fault_type fault_clock = {
 	.kind = { "clock", "move SQL servers' clocks by `offset`, running at "
 		  "`rate`, for `down` (a restart under libfaketime)",
@@ -391,4 +400,5 @@ const struct fault_type fault_clock = {
 	.heal = heal,
 	.heal_name = "reset_clock",
 	.target = fault_component_target,
+	.holds = &holds,
 };

@@ -148,6 +148,42 @@ struct fault_election {
 	const char *service;
 };
 
+/*
+ * What a fault makes of the components it acts on while it holds (from
+ * its injection to its heal), as report.html's lanes show it
+ * (reports/timeline.h).
+ */
+enum fault_held {
+	FAULT_HELD_NONE,	/* no component (a changefeed paused) */
+	FAULT_HELD_DOWN,
+	FAULT_HELD_PAUSED,
+	FAULT_HELD_CUT,		/* cut off from other hosts */
+	FAULT_HELD_DEGRADED,	/* its link */
+	FAULT_HELD_SKEWED,	/* its clock */
+	FAULT_HELD_KINDS
+};
+
+/* A member of an injection's value that says how ("loss": 5). */
+struct fault_detail {
+	const char *member;	/* "loss" */
+	const char *label;	/* "loss" */
+	const char *unit;	/* "%"; "" */
+	const char *unless;	/* MAY: left out when it is this ("1") */
+};
+
+/* Where an injection's value says which components it held, and how. */
+struct fault_holds {
+	int held;		/* enum fault_held */
+	/*
+	 * The member listing them, each {"component": NAME, ...}; NULL:
+	 * its "cuts" do, [{"host": NAME, "drops": [NAME, ...]}, ...] (who
+	 * dropped what came from whom).
+	 */
+	const char *list;
+	/* MAY: what says how, {NULL}-terminated. */
+	const struct fault_detail *details;
+};
+
 struct fault_type {
 	/* Name, doc, options (FAULT_COMMON_OPTS first, then its own), and
 	 * the core's hooks: `check` (calling fault_check), `plan` (always
@@ -199,6 +235,12 @@ struct fault_type {
 	 */
 	int (*election)(struct cluster *c, const struct suite_item *it,
 			struct fault_election *out, struct err *e);
+	/*
+	 * MAY (a kind that heals): what the components it acts on are
+	 * while it holds, and where its info value names them, for
+	 * report.html's lanes; NULL: it holds no component.
+	 */
+	const struct fault_holds *holds;
 };
 
 /* The fault kind of item `it`. */

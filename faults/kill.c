@@ -145,6 +145,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	return rc;
 }
 
+static const struct fault_holds holds = { FAULT_HELD_DOWN, "killed", NULL };
+
 const struct fault_type fault_kill = {
 	.kind = { "kill", "KILL or TERM components of a role, restart them "
 		  "after `down`", opts, sizeof(opts) / sizeof(opts[0]),
@@ -154,4 +156,5 @@ const struct fault_type fault_kill = {
 	.heal = heal,
 	.heal_name = "restart",
 	.target = fault_component_target,
+	.holds = &holds,
 };

@@ -542,6 +542,19 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	return rc;
 }
 
+static const struct fault_detail details[] = {
+	{ "delay", "delay", "", NULL },
+	{ "delay_jitter", "jitter", "", NULL },
+	{ "reorder", "reorder", "%", NULL },
+	{ "loss", "loss", "%", NULL },
+	{ "duplicate", "duplicate", "%", NULL },
+	{ "rate", "rate", "", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct fault_holds holds = { FAULT_HELD_DEGRADED, "degraded",
+					  details };
+
 const struct fault_type fault_netem = {
 	.kind = { "netem", "degrade what the target's hosts send for `down`: "
 		  "delay, loss, duplicate, reorder, rate (measured)",
@@ -553,4 +566,5 @@ const struct fault_type fault_netem = {
 	.heal = heal,
 	.heal_name = "restore_link",
 	.target = fault_component_target,
+	.holds = &holds,
 };

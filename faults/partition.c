@@ -825,6 +825,9 @@ static const char *target(struct fault_ctx *ctx, const struct suite_item *it)
 	return o->t.target ? o->t.target : shapes[o->shape];
 }
 
+/* Who was cut from whom: its "cuts" (describe). */
+static const struct fault_holds holds = { FAULT_HELD_CUT, NULL, NULL };
+
 const struct fault_type fault_partition = {
 	.kind = { "partition", "cut the network between hosts for `down`: "
 		  "the target from the rest, or a shape (halves, majority, "
@@ -838,4 +841,5 @@ const struct fault_type fault_partition = {
 	.heal_name = "rejoin",
 	.target = target,
 	.forget = free,
+	.holds = &holds,
 };

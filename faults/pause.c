@@ -63,6 +63,9 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	return rc;
 }
 
+static const struct fault_holds holds = { FAULT_HELD_PAUSED, "paused",
+					  NULL };
+
 const struct fault_type fault_pause = {
 	.kind = { "pause", "SIGSTOP components of a role for `down`, then "
 		  "SIGCONT", opts, sizeof(opts) / sizeof(opts[0]),
@@ -72,4 +75,5 @@ const struct fault_type fault_pause = {
 	.heal = heal,
 	.heal_name = "continue",
 	.target = fault_component_target,
+	.holds = &holds,
 };
