@@ -94,6 +94,7 @@ KIND_OBJS += reports/junit.o
 KIND_OBJS += reports/registry.o
 KIND_OBJS += reports/report.o
 KIND_OBJS += reports/summary.o
+KIND_OBJS += reports/timeline.o
 KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/clock.o
 KIND_OBJS += faults/fault.o

@@ -1,9 +1,10 @@
 /*
  * report.html: one self-contained page (no network, no script): the
- * verdicts, a timeline of the run with fault windows, DDL and owner
- * changes, per-workload throughput and latency (p50 / p99 per second) as
- * inline SVG with the fault windows shaded, and the details of what
- * failed, with links to logs/ and fix-sql/.
+ * verdicts, a timeline of the run in lanes (a component's states under
+ * faults, owner changes, DDL per table: reports/timeline.h),
+ * per-workload throughput and latency (p50 / p99 per second) as inline
+ * SVG with the fault windows shaded, a legend on each, and the details of
+ * what failed, with links to logs/ and fix-sql/ (docs/results.md).
  *
  * Built from results.json (counts and latencies per second, measured by
  * the workers) and history.jsonl (the timeline) only.
@@ -14,24 +15,8 @@
 
 #include "faults/fault.h"
 #include "lib/clock.h"
-#include "lib/history.h"
 #include "reports/report.h"
-
-#define MAX_SECONDS 86400
-
-struct window {
-	double from, to;	/* seconds; to < 0: never healed */
-	char what[160];
-	int fault;		/* its fault item: its heal closes it */
-	char target[96];
-};
-
-struct mark {
-	double at;
-	char what[160];
-	int kind;		/* 0 DDL, 1 owner change, 2 instant fault,
-				 * 3 the replica stopped, ran, skipped */
-};
+#include "reports/timeline.h"
 
 /* A workload's steps, from results.json (per_step). */
 struct series {
@@ -43,15 +28,34 @@ struct series {
 	int step;		/* seconds */
 };
 
-struct timeline {
-	struct window *w;
-	size_t nw;
-	struct mark *m;
-	size_t nm;
+struct page {
+	struct timeline t;
 	struct series *s;
 	size_t ns;
 	int seconds;
 };
+
+/* Per enum fault_held: its class (colour); timeline_held_name says what
+ * it means. */
+static const char *const held_class[FAULT_HELD_KINDS] = {
+	"s-other", "s-down", "s-paused", "s-cut", "s-degraded", "s-skewed",
+};
+/* The order of a legend: components' states first. */
+static const int held_order[FAULT_HELD_KINDS] = {
+	FAULT_HELD_DOWN, FAULT_HELD_PAUSED, FAULT_HELD_CUT,
+	FAULT_HELD_DEGRADED, FAULT_HELD_SKEWED, FAULT_HELD_NONE,
+};
+
+/* Per enum timeline_mark_kind. */
+static const char *const mark_class[MARK_KINDS] = {
+	"ddl", "owner", "instant", "replica",
+};
+static const char *const mark_label[MARK_KINDS] = {
+	"DDL", "owner change", "instant or failed fault", "replica event",
+};
+
+/* Lanes drawn of one group at most; a line says how many more. */
+#define MAX_LANES 40
 
 static void html(struct buf *out, const char *s)
 {
@@ -74,158 +78,125 @@ static void html(struct buf *out, const char *s)
 		}
 }
 
-static void *grow(void *p, size_t n, size_t size)
-{
-	return xrealloc(p, (n + 1) * size);
-}
-
-static void add_mark(struct timeline *t, double at, int kind,
-		     const char *what)
-{
-	t->m = grow(t->m, t->nm, sizeof(*t->m));
-	t->m[t->nm].at = at;
-	t->m[t->nm].kind = kind;
-	snprintf(t->m[t->nm].what, sizeof(t->m[0].what), "%s", what);
-	t->nm++;
-}
-
-static const char *or_none(const char *s)
-{
-	return s ? s : "";
-}
-
-/* " (a | b c)": who was on which side of a partition, from its value. */
-static void sides_of(const struct history_line *l, char *out, size_t size)
-{
-	json_t *v = l->value ? json_loadb(l->value, l->value_len,
-					  JSON_DECODE_ANY, NULL) : NULL;
-	json_t *sides = json_object_get(v, "sides"), *side, *name;
-	struct buf b = BUF_INIT;
-	size_t i, j;
-
-	json_array_foreach(sides, i, side) {
-		buf_addstr(&b, i ? " | " : " (", NULL);
-		json_array_foreach(side, j, name)
-			buf_printf(&b, NULL, "%s%s", j ? " " : "",
-				   json_is_string(name) ? json_string_value(name)
-							: "?");
-	}
-	if (b.len)
-		buf_addch(&b, ')', NULL);
-	snprintf(out, size, "%s", buf_str(&b));
-	buf_release(&b);
-	json_decref(v);
-}
-
-static int timeline_line(const struct history_line *l, void *arg)
-{
-	struct timeline *t = arg;
-	double at = (double)l->time / 1e9;
-	char what[160];
-
-	/* Not a time of the run (a corrupt line): not drawn. */
-	if (at < 0 || at >= MAX_SECONDS)
-		return 0;
-	if (l->process == HISTORY_NEMESIS && !strcmp(l->type, "info")) {
-		const struct fault_type *k = fault_healed_by(l->f);
-		const struct fault_type *f = fault_type_named(l->f);
-
-		if (k) {
-			/* A heal closes the oldest open window of its own
-			 * fault item and target. */
-			for (size_t i = 0; i < t->nw; i++)
-				if (t->w[i].to < 0 && t->w[i].fault == l->fault &&
-				    !strcmp(t->w[i].target,
-					    or_none(l->target))) {
-					t->w[i].to = at;
-					break;
-				}
-		} else if (f && f->heal) {
-			char sides[100];
-
-			sides_of(l, sides, sizeof(sides));
-			t->w = grow(t->w, t->nw, sizeof(*t->w));
-			t->w[t->nw].from = at;
-			t->w[t->nw].to = -1;
-			t->w[t->nw].fault = l->fault;
-			snprintf(t->w[t->nw].target, sizeof(t->w[0].target),
-				 "%s", or_none(l->target));
-			snprintf(t->w[t->nw].what, sizeof(t->w[0].what),
-				 "%.20s %.30s%.100s", l->f,
-				 or_none(l->target), sides);
-			t->nw++;
-		} else {
-			snprintf(what, sizeof(what), "%.40s %.100s", l->f,
-				 or_none(l->target));
-			add_mark(t, at, 2, what);
-		}
-	} else if (l->process == HISTORY_MONITOR) {
-		int replica = !strncmp(l->f, "replica_", 8);
-
-		snprintf(what, sizeof(what), "%.20s %.40s %.*s",
-			 replica ? l->f : "owner", or_none(l->target),
-			 (int)(l->value_len < 90 ? l->value_len : 90),
-			 l->value ? l->value : "");
-		add_mark(t, at, replica ? 3 : 1, what);
-	} else if (l->process >= 0 && !strcmp(l->type, "invoke") && l->ddl) {
-		snprintf(what, sizeof(what), "%.40s %.100s", l->f,
-			 or_none(l->table));
-		add_mark(t, at, 0, what);
-	}
-	return 0;
-}
-
-static void read_history(struct timeline *t, const char *run_dir)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
-	/* An unreadable history draws no timeline, a line that is no
-	 * record is not drawn; the verdicts stand. */
-	history_read(path, 0, timeline_line, t, NULL, NULL);
-}
-
 #define W 900
 #define H 160
-#define PAD 40
+#define LEFT 150		/* lane names, the y axis' label */
+#define RIGHT 30
 
 static double x_of(double sec, int seconds)
 {
-	return PAD + (W - 2 * PAD) * sec / (seconds > 0 ? seconds : 1);
+	double x = LEFT + (W - LEFT - RIGHT) * sec /
+		   (seconds > 0 ? seconds : 1);
+
+	/* A heal at the end of the run comes after its last second. */
+	return x < LEFT ? LEFT : x > W - RIGHT ? W - RIGHT : x;
 }
 
-static void shade(struct buf *out, const struct timeline *t, int height)
+/* How a legend shows a colour: as the plot draws it. */
+enum swatch { AREA, LINE, DOT };
+
+/* What a legend lists: swatches with their meaning. */
+struct legend {
+	const char *cls[FAULT_HELD_KINDS + MARK_KINDS + 2];
+	const char *label[FAULT_HELD_KINDS + MARK_KINDS + 2];
+	int shape[FAULT_HELD_KINDS + MARK_KINDS + 2];	/* enum swatch */
+	size_t n;
+};
+
+static void legend_add(struct legend *l, const char *cls, const char *label,
+		       int shape)
 {
-	for (size_t i = 0; i < t->nw; i++) {
-		double a = x_of(t->w[i].from, t->seconds);
-		double b = x_of(t->w[i].to >= 0 ? t->w[i].to : t->seconds,
-				t->seconds);
+	l->cls[l->n] = cls;
+	l->label[l->n] = label;
+	l->shape[l->n] = shape;
+	l->n++;
+}
+
+/*
+ * The legend at the top of a plot, in rows as wide as the plot; its
+ * height.
+ */
+static int legend_svg(struct buf *out, const struct legend *l)
+{
+	int x = 4, y = 4;
+
+	buf_addstr(out, "<g class=\"legend\">\n", NULL);
+	for (size_t i = 0; i < l->n; i++) {
+		int width = 16 + 6 * (int)strlen(l->label[i]) + 14;
+
+		if (x > 4 && x + width > W) {
+			x = 4;
+			y += 16;
+		}
+		if (l->shape[i] == LINE)
+			buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" "
+				   "x2=\"%d\" y2=\"%d\" class=\"%s\"/>", x,
+				   y + 5, x + 12, y + 5, l->cls[i]);
+		else if (l->shape[i] == DOT)
+			buf_printf(out, NULL, "<circle cx=\"%d\" cy=\"%d\" "
+				   "r=\"3\" class=\"%s\"/>", x + 6, y + 5,
+				   l->cls[i]);
+		else
+			buf_printf(out, NULL, "<rect x=\"%d\" y=\"%d\" "
+				   "width=\"12\" height=\"10\" class=\"%s\"/>",
+				   x, y, l->cls[i]);
+		buf_printf(out, NULL, "<text x=\"%d\" y=\"%d\" class=\"tick\">"
+			   "%s</text>\n", x + 16, y + 9, l->label[i]);
+		x += width;
+	}
+	buf_addstr(out, "</g>\n", NULL);
+	return y + 18;
+}
+
+/* ", 1.0s to 3.0s" or ", 3.5s, not healed". */
+static void span(struct buf *out, const struct timeline_window *w)
+{
+	if (w->to >= 0)
+		buf_printf(out, NULL, ", %.1fs to %.1fs", w->from, w->to);
+	else
+		buf_printf(out, NULL, ", %.1fs, not healed", w->from);
+}
+
+/* "; NOTE" when the window has one. */
+static void note(struct buf *out, const struct timeline_window *w)
+{
+	if (!w->note)
+		return;
+	buf_addstr(out, "; ", NULL);
+	html(out, w->note);
+}
+
+/* The fault windows, shaded over a plot from y 10 to `bottom`. */
+static void shade(struct buf *out, const struct page *p, int bottom)
+{
+	for (size_t i = 0; i < p->t.nw; i++) {
+		const struct timeline_window *w = &p->t.w[i];
+		double a = x_of(w->from, p->seconds);
+		double b = x_of(w->to >= 0 ? w->to : p->t.end, p->seconds);
 
 		buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"10\" width=\"%.1f\" "
-			   "height=\"%d\" class=\"fault\"><title>", a,
-			   b - a > 1 ? b - a : 1, height - 30);
-		html(out, t->w[i].what);
-		if (t->w[i].to >= 0)
-			buf_printf(out, NULL, ", %.1fs to %.1fs",
-				   t->w[i].from, t->w[i].to);
-		else
-			buf_printf(out, NULL, ", %.1fs, never healed",
-				   t->w[i].from);
+			   "height=\"%d\" class=\"fault %s\"><title>", a,
+			   b - a > 1 ? b - a : 1, bottom - 10,
+			   held_class[w->held]);
+		html(out, w->what);
+		span(out, w);
+		note(out, w);
 		buf_addstr(out, "</title></rect>\n", NULL);
 	}
 }
 
-static void axis(struct buf *out, int seconds, int height, const char *label)
+/* The time axis at `y`, its ticks below; `label` (MAY) at the top. */
+static void axis(struct buf *out, int seconds, int y, const char *label)
 {
 	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		   "class=\"axis\"/>\n", PAD, height - 20, W - PAD,
-		   height - 20);
+		   "class=\"axis\"/>\n", LEFT, y, W - RIGHT, y);
 	for (int s = 0; s <= seconds; s += seconds > 20 ? seconds / 10 : 1)
 		buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" "
 			   "class=\"tick\">%ds</text>\n", x_of(s, seconds),
-			   height - 5, s);
-	buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">%s"
-		   "</text>\n", label);
+			   y + 15, s);
+	if (label)
+		buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">"
+			   "%s</text>\n", label);
 }
 
 /* The value at second `sec` (steps of s->step seconds); latencies in ms,
@@ -239,21 +210,41 @@ static double value(const struct series *s, const json_t *a, int sec,
 	return latency ? x / 1000.0 : x / s->step;
 }
 
-static void plot(struct buf *out, const struct timeline *t,
+/* The legend of a plot: its lines, then what its shading means. */
+static int plot_legend(struct buf *out, const struct page *p, int latency)
+{
+	struct legend l = { { NULL }, { NULL }, { 0 }, 0 };
+	int seen[FAULT_HELD_KINDS] = { 0 };
+
+	legend_add(&l, latency ? "p50" : "ops", latency ? "p50" : "ok", LINE);
+	legend_add(&l, latency ? "p99" : "errors",
+		   latency ? "p99" : "errors", LINE);
+	for (size_t i = 0; i < p->t.nw; i++)
+		seen[p->t.w[i].held] = 1;
+	for (int i = 0; i < FAULT_HELD_KINDS; i++)
+		if (seen[held_order[i]])
+			legend_add(&l, held_class[held_order[i]],
+				   timeline_held_name(held_order[i]), AREA);
+	return legend_svg(out, &l);
+}
+
+static void plot(struct buf *out, const struct page *p,
 		 const struct series *s, int latency)
 {
+	struct buf body = BUF_INIT;
 	double max = 1, v;
+	int top;
 
-	for (int sec = 0; sec < t->seconds; sec++) {
+	for (int sec = 0; sec < p->seconds; sec++) {
 		v = value(s, latency ? s->p99 : s->ok, sec, latency);
 		if (v > max)
 			max = v;
 	}
-	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		   "width=\"%d\" height=\"%d\" role=\"img\">\n", W, H);
-	shade(out, t, H);
-	axis(out, t->seconds, H, latency ? "latency ms (p50, p99)"
-					 : "operations per second (ok, errors)");
+	top = plot_legend(&body, p, latency);
+	buf_printf(&body, NULL, "<g transform=\"translate(0,%d)\">\n", top);
+	shade(&body, p, H - 20);
+	axis(&body, p->seconds, H - 20, latency ? "latency ms (p50, p99)"
+		   : "operations per second (ok, errors)");
 	/* Latency: p50 and p99; throughput: ok and errors. */
 	for (int line = 0; line < 2; line++) {
 		const json_t *a = latency ? (line ? s->p99 : s->p50)
@@ -261,42 +252,183 @@ static void plot(struct buf *out, const struct timeline *t,
 
 		if (!a)
 			continue;
-		buf_printf(out, NULL, "<polyline class=\"%s\" points=\"",
+		buf_printf(&body, NULL, "<polyline class=\"%s\" points=\"",
 			   latency ? (line ? "p99" : "p50")
 			   : line ? "errors" : "ops");
-		for (int sec = 0; sec < t->seconds; sec++)
-			buf_printf(out, NULL, "%.1f,%.1f ",
-				   x_of(sec + 0.5, t->seconds),
+		for (int sec = 0; sec < p->seconds; sec++)
+			buf_printf(&body, NULL, "%.1f,%.1f ",
+				   x_of(sec + 0.5, p->seconds),
 				   (H - 20) - (H - 40) *
 				   value(s, a, sec, latency) / max);
-		buf_addstr(out, "\"/>\n", NULL);
+		buf_addstr(&body, "\"/>\n", NULL);
 	}
-	buf_printf(out, NULL, "<text x=\"%d\" y=\"24\" class=\"tick\">max "
-		   "%.1f</text>\n</svg>\n", W - PAD - 80, max);
+	buf_printf(&body, NULL, "<text x=\"%d\" y=\"24\" class=\"tick\">max "
+		   "%.1f</text>\n</g>\n", W - RIGHT - 80, max);
+	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", W,
+		   top + H, buf_str(&body));
+	buf_release(&body);
 }
 
-static void timeline_svg(struct buf *out, const struct timeline *t)
+#define ROW 10			/* a row of segments in a lane */
+#define BAR 8
+
+/* A lane's name at the left of its lane (cut, whole in its title). */
+static void lane_name(struct buf *out, const char *name, int y)
 {
-	int height = 120;
+	buf_printf(out, NULL, "<text x=\"%d\" y=\"%d\" class=\"lane\" "
+		   "text-anchor=\"end\">", LEFT - 6, y);
+	if (strlen(name) > 24) {
+		struct buf cut = BUF_INIT;
 
-	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		   "width=\"%d\" height=\"%d\" role=\"img\">\n", W, height);
-	shade(out, t, height);
-	axis(out, t->seconds, height, "faults, DDL, owners");
-	for (size_t i = 0; i < t->nm; i++) {
-		static const char *const cls[] = {
-			"ddl", "owner", "instant", "replica",
-		};
-		int y = 30 + 25 * t->m[i].kind;
+		buf_addstr(out, "<title>", NULL);
+		html(out, name);
+		buf_addstr(out, "</title>", NULL);
+		buf_add(&cut, name, 21, NULL);
+		buf_addstr(&cut, "...", NULL);
+		html(out, buf_str(&cut));
+		buf_release(&cut);
+	} else {
+		html(out, name);
+	}
+	buf_addstr(out, "</text>\n", NULL);
+}
 
+static void segment_svg(struct buf *out, const struct page *p,
+			const struct timeline_segment *s, int y)
+{
+	const struct timeline_window *w = &p->t.w[s->window];
+	const struct timeline_lane *lane = &p->t.lanes[s->lane];
+	double a = x_of(w->from, p->seconds);
+	double b = x_of(w->to >= 0 ? w->to : p->t.end, p->seconds);
+
+	buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		   "height=\"%d\" class=\"seg %s\"><title>", a,
+		   y + 3 + s->row * ROW, b - a > 1 ? b - a : 1, BAR,
+		   held_class[w->held]);
+	if (lane->group == LANE_COMPONENT) {
+		html(out, lane->name);
+		buf_addstr(out, ": ", NULL);
+		html(out, s->what);
+		span(out, w);
+		buf_addstr(out, " (", NULL);
+		html(out, w->what);
+		note(out, w);
+		buf_addch(out, ')', NULL);
+	} else {
+		html(out, w->what);
+		span(out, w);
+		note(out, w);
+	}
+	buf_addstr(out, "</title></rect>\n", NULL);
+}
+
+/* Lane `i` from `y`, its segments stacked in rows, its marks; its height. */
+static int lane_svg(struct buf *out, const struct page *p, size_t i, int y)
+{
+	const struct timeline_lane *lane = &p->t.lanes[i];
+	int height = lane->rows * ROW + 6;
+
+	lane_name(out, lane->name, y + height / 2 + 4);
+	for (size_t k = 0; k < p->t.nseg; k++)
+		if (p->t.seg[k].lane == i)
+			segment_svg(out, p, &p->t.seg[k], y);
+	for (size_t k = 0; k < p->t.nm; k++) {
+		const struct timeline_mark *m = &p->t.m[k];
+
+		if (m->lane != i)
+			continue;
 		buf_printf(out, NULL, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3\" "
 			   "class=\"%s\"><title>%.3fs ",
-			   x_of(t->m[i].at, t->seconds), y,
-			   cls[t->m[i].kind], t->m[i].at);
-		html(out, t->m[i].what);
+			   x_of(m->at, p->seconds), y + height / 2,
+			   mark_class[m->kind], m->at);
+		html(out, m->what);
 		buf_addstr(out, "</title></circle>\n", NULL);
 	}
-	buf_addstr(out, "</svg>\n", NULL);
+	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		   "class=\"lane-sep\"/>\n", LEFT, y + height, W - RIGHT,
+		   y + height);
+	return height;
+}
+
+/* The lanes of the group lane `i` starts, MAX_LANES at most; its end. */
+static size_t group_svg(struct buf *out, const struct page *p, size_t i,
+			int *y)
+{
+	static const char *const more[LANE_GROUPS] = {
+		"components", "", "", "", "tables",
+	};
+	static const char *const with[LANE_GROUPS] = {
+		"fault windows", "", "", "", "DDL",
+	};
+	int group = p->t.lanes[i].group;
+	size_t drawn = 0, left = 0, events = 0;
+	struct buf names = BUF_INIT;
+	int cut = 0;
+
+	for (; i < p->t.nlanes && p->t.lanes[i].group == group; i++) {
+		const struct timeline_lane *lane = &p->t.lanes[i];
+
+		if (drawn < MAX_LANES) {
+			*y += lane_svg(out, p, i, *y);
+			drawn++;
+			continue;
+		}
+		left++;
+		events += lane->nsegments + lane->nmarks;
+		if (names.len < 2000)
+			buf_printf(&names, NULL, "%s%s", names.len ? ", " : "",
+				   lane->name);
+		else
+			cut = 1;
+	}
+	if (left) {
+		buf_printf(out, NULL, "<text x=\"%d\" y=\"%d\" class=\"more\">"
+			   "<title>", LEFT, *y + 12);
+		html(out, buf_str(&names));
+		buf_printf(out, NULL, "%s</title>+%zu more %s, with %zu %s, "
+			   "not drawn</text>\n", cut ? ", ..." : "",
+			   left, more[group], events, with[group]);
+		*y += 16;
+	}
+	buf_release(&names);
+	return i;
+}
+
+/* The timeline's legend: the states and marks it shows. */
+static int timeline_legend(struct buf *out, const struct page *p)
+{
+	struct legend l = { { NULL }, { NULL }, { 0 }, 0 };
+	int held[FAULT_HELD_KINDS] = { 0 }, marks[MARK_KINDS] = { 0 };
+
+	for (size_t i = 0; i < p->t.nseg; i++)
+		held[p->t.w[p->t.seg[i].window].held] = 1;
+	for (size_t i = 0; i < p->t.nm; i++)
+		marks[p->t.m[i].kind] = 1;
+	for (int i = 0; i < FAULT_HELD_KINDS; i++)
+		if (held[held_order[i]])
+			legend_add(&l, held_class[held_order[i]],
+				   timeline_held_name(held_order[i]), AREA);
+	for (int k = 0; k < MARK_KINDS; k++)
+		if (marks[k])
+			legend_add(&l, mark_class[k], mark_label[k], DOT);
+	if (!l.n)
+		legend_add(&l, "none", "no fault, owner change or DDL", AREA);
+	return legend_svg(out, &l);
+}
+
+static void timeline_svg(struct buf *out, const struct page *p)
+{
+	struct buf body = BUF_INIT;
+	int y = timeline_legend(&body, p);
+
+	for (size_t i = 0; i < p->t.nlanes;)
+		i = group_svg(&body, p, i, &y);
+	axis(&body, p->seconds, y + 4, NULL);
+	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", W,
+		   y + 26, buf_str(&body));
+	buf_release(&body);
 }
 
 static const char *str(const json_t *o, const char *key)
@@ -394,21 +526,16 @@ static void links(struct buf *out)
 		   "</ul>\n", NULL);
 }
 
-static int build(const json_t *results, const char *run_dir,
-		 struct buf *out, struct err *e)
+/* Each looping workload's steps, from results.json. */
+static void read_series(struct page *p, const json_t *results)
 {
 	const json_t *w = json_object_get(results, "workloads");
-	struct timeline t;
 
-	memset(&t, 0, sizeof(t));
-	t.s = xcalloc(json_array_size(w) + 1, sizeof(*t.s));
-	t.seconds = (int)(json_integer_value(json_object_get(results,
-							      "duration_ns"))
-			  / NS_PER_SEC);
+	p->s = xcalloc(json_array_size(w) + 1, sizeof(*p->s));
 	for (size_t i = 0; i < json_array_size(w); i++) {
 		const json_t *it = json_array_get(w, i);
 		const json_t *ps = json_object_get(it, "per_step");
-		struct series *s = &t.s[t.ns];
+		struct series *s = &p->s[p->ns];
 
 		if (!json_is_object(ps))
 			continue;
@@ -421,27 +548,36 @@ static int build(const json_t *results, const char *run_dir,
 								  "step_s"));
 		if (s->step < 1)
 			s->step = 1;
-		t.ns++;
+		p->ns++;
 	}
-	read_history(&t, run_dir);
+}
+
+/* The colours: of the states (lanes, shading), the marks, the lines. */
+static const char style[] =
+	"<style>\nbody{font:14px/1.4 sans-serif;margin:2em;color:#222}\n"
+	"table{border-collapse:collapse}\ntd,th{border:1px solid #ccc;"
+	"padding:3px 8px;text-align:left}\n.v-pass{background:#dfd}"
+	".v-fail,.v-unknown,.v-error{background:#fdd}.v-skip{background:"
+	"#eee}.v-known{background:#fe9}\n.axis{stroke:#888}.tick{font-size:"
+	"11px;fill:#555}.lane{font-size:11px;fill:#222}.more{font-size:11px;"
+	"fill:#a00}.lane-sep{stroke:#eee}\n.fault{opacity:.25}.s-down{fill:"
+	"#d62728}.s-paused{fill:#ff7f0e}.s-cut{fill:#9467bd}.s-degraded{fill:"
+	"#17becf}.s-skewed{fill:#bcbd22}.s-other{fill:#7f7f7f}.none{fill:"
+	"#fff;stroke:#ccc}\n.ops{fill:none;stroke:#36c;stroke-width:1.5}"
+	".errors{fill:none;stroke:#c00;stroke-width:1}.p50{fill:none;stroke:"
+	"#393;stroke-width:1.5}.p99{fill:none;stroke:#c63;stroke-width:1.5}"
+	"\n.ddl{fill:#1f77b4}.owner{fill:#8c564b}.instant{fill:#222}"
+	".replica{fill:#e377c2}\npre{background:#f6f6f6;padding:8px;overflow:"
+	"auto;max-height:30em}\n</style>";
+
+static void head(struct buf *out, const json_t *results, struct err *e)
+{
 	buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
 		   "charset=\"utf-8\"><title>tichaos: ", e);
 	html(out, str(results, "suite"));
-	buf_addstr(out, "</title>\n<style>\nbody{font:14px/1.4 sans-serif;"
-		   "margin:2em;color:#222}\ntable{border-collapse:collapse}\n"
-		   "td,th{border:1px solid #ccc;padding:3px 8px;text-align:"
-		   "left}\n.v-pass{background:#dfd}.v-fail,.v-unknown,.v-error"
-		   "{background:#fdd}.v-skip{background:#eee}.v-known{background:"
-		   "#fe9}\n.fault{fill:"
-		   "#f99;opacity:.35}.axis{stroke:#888}.tick{font-size:11px;"
-		   "fill:#555}\n.ops{fill:none;stroke:#36c;stroke-width:1.5}"
-		   ".errors{fill:none;stroke:#c00;stroke-width:1}"
-		   ".p50{fill:none;stroke:#393;stroke-width:1.5}.p99{fill:none;"
-		   "stroke:#c63;stroke-width:1.5}\n.ddl{fill:#36c}.owner{fill:"
-		   "#939}.instant{fill:#c00}.replica{fill:#e80}\npre{background:#f6f6f6;padding:"
-		   "8px;overflow:auto;max-height:30em}\n</style></head><body>\n",
-		   e);
-	buf_addstr(out, "<h1>", e);
+	buf_addstr(out, "</title>\n", e);
+	buf_addstr(out, style, e);
+	buf_addstr(out, "</head><body>\n<h1>", e);
 	html(out, str(results, "suite"));
 	buf_printf(out, e, ": <span class=\"v-%s\">%s</span></h1>\n<p>seed "
 		   "%lld, duration %s, started %s, cluster ",
@@ -463,25 +599,42 @@ static int build(const json_t *results, const char *run_dir,
 		html(out, str(results, "skip"));
 		buf_addstr(out, "</p>\n", e);
 	}
+}
+
+static int build(const json_t *results, const char *run_dir,
+		 struct buf *out, struct err *e)
+{
+	struct page p;
+	char path[4200];
+
+	memset(&p, 0, sizeof(p));
+	p.seconds = (int)(json_integer_value(json_object_get(results,
+							      "duration_ns"))
+			  / NS_PER_SEC);
+	read_series(&p, results);
+	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
+	timeline_read(&p.t, path, p.seconds);
+	head(out, results, e);
 	verdicts(out, results);
-	buf_addstr(out, "<h2>Timeline</h2>\n<p>Shaded: components down or "
-		   "paused. Dots: DDL (blue), owner changes (purple), other "
-		   "faults (red), the replica stopping or skipping (orange); "
-		   "hover for details.</p>\n", e);
-	timeline_svg(out, &t);
-	for (size_t i = 0; i < t.ns; i++) {
+	buf_addstr(out, "<h2>Timeline</h2>\n<p>A lane for each component a "
+		   "fault acted on, coloured while it was down, paused, cut "
+		   "off, degraded or had its clock skewed (states that "
+		   "overlap stack); a lane for the other faults, one for "
+		   "owner changes, one for the replica, one for each table "
+		   "with DDL. Hover for details.</p>\n", e);
+	timeline_svg(out, &p);
+	for (size_t i = 0; i < p.ns; i++) {
 		buf_addstr(out, "<h2>", e);
-		html(out, t.s[i].name);
+		html(out, p.s[i].name);
 		buf_addstr(out, "</h2>\n", e);
-		plot(out, &t, &t.s[i], 0);
-		plot(out, &t, &t.s[i], 1);
+		plot(out, &p, &p.s[i], 0);
+		plot(out, &p, &p.s[i], 1);
 	}
 	failures(out, results);
 	links(out);
 	buf_addstr(out, "</body></html>\n", e);
-	free(t.s);
-	free(t.w);
-	free(t.m);
+	free(p.s);
+	timeline_release(&p.t);
 	return err_isset(e) ? -1 : 0;
 }
 
