@@ -94,35 +94,26 @@ static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
 	const struct clock_opts *o = it->opts;
-	const struct optval *v = suite_optval(it, &o->offset);
-	const struct optval *r = suite_optval(it, &o->rate);
-	struct ynode at = { YNODE_SCALAR, v->line, v->col, NULL, 0, NULL, 0 };
 	struct err why = ERR_INIT;
 	int64_t ns;
 
 	if (fault_check(s, it, e))
 		return -1;
 	if (parse_offset(o->offset, &ns, &why))
-		return ynode_error(e, s->path, &at, "offset in fault 'clock': "
-				   "%s (e.g. +1h, -30m)", why.msg);
+		return fault_error_at(e, s, it, &o->offset, "offset in fault "
+				      "'clock': %s (e.g. +1h, -30m)", why.msg);
 	if (!ns && o->rate == 1)
-		return ynode_error(e, s->path, &at, "offset in fault 'clock': "
-				   "an offset of 0 at rate 1 moves nothing "
-				   "(e.g. +1h, -30m)");
-	if (o->rate < RATE_MIN || o->rate > RATE_MAX) {
-		at.line = r->line;
-		at.col = r->col;
-		return ynode_error(e, s->path, &at, "rate in fault 'clock' "
-				   "must be a number from %g to %g, not %g",
-				   RATE_MIN, RATE_MAX, o->rate);
-	}
-	if (fault_opts_of(it)->down <= 0) {
-		at.line = it->line;
-		at.col = it->col;
-		return ynode_error(e, s->path, &at, "fault 'clock' needs a "
-				   "'down' above 0s: the heal restarts the "
-				   "server on the real clock");
-	}
+		return fault_error_at(e, s, it, &o->offset, "offset in fault "
+				      "'clock': an offset of 0 at rate 1 moves "
+				      "nothing (e.g. +1h, -30m)");
+	if (o->rate < RATE_MIN || o->rate > RATE_MAX)
+		return fault_error_at(e, s, it, &o->rate, "rate in fault "
+				      "'clock' must be a number from %g to %g, "
+				      "not %g", RATE_MIN, RATE_MAX, o->rate);
+	if (fault_opts_of(it)->down <= 0)
+		return fault_error_at(e, s, it, NULL, "fault 'clock' needs a "
+				      "'down' above 0s: the heal restarts the "
+				      "server on the real clock");
 	return 0;
 }
 
@@ -149,22 +140,20 @@ static int resolve(struct cluster *c, const struct suite *s,
 	const struct clock_opts *o = it->opts;
 	struct component *comps[FAULT_MAX_TARGETS];
 	size_t n = fault_targets(c, o->t.target, 0, comps);
-	const struct optval *v = suite_optval(it, &o->t.target);
-	struct ynode at = { YNODE_SCALAR, v->line, v->col, NULL, 0, NULL, 0 };
 
 	for (size_t i = 0; i < n; i++) {
 		if (!comps[i]->sql_port)
-			return ynode_error(e, s->path, &at, "fault 'clock': "
-					   "%s serves no SQL, so its clock "
-					   "cannot be read back (SELECT "
-					   "NOW(6))", comps[i]->name);
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'clock': %s serves no SQL, "
+					      "so its clock cannot be read back "
+					      "(SELECT NOW(6))", comps[i]->name);
 		if (!library_of(c, it, comps[i]))
-			return ynode_error(e, s->path, &at, "fault 'clock': "
-					   "no libfaketime on %s's host (%s; "
-					   "install Debian's faketime, or "
-					   "set library)", comps[i]->name,
-					   o->library ? o->library
-					   : libraries[0]);
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'clock': no libfaketime on "
+					      "%s's host (%s; install Debian's "
+					      "faketime, or set library)",
+					      comps[i]->name, o->library
+					      ? o->library : libraries[0]);
 	}
 	return 0;
 }

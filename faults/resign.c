@@ -150,46 +150,37 @@ static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
 {
 	const struct resign_opts *o = it->opts;
-	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
 
 	if (fault_check(s, it, e))
 		return -1;
 	if ((o->service >= 0) == (o->election != NULL))
-		return ynode_error(e, s->path, &at, "fault 'resign' needs "
-				   "one of 'service' or 'election'");
+		return fault_error_at(e, s, it, NULL, "fault 'resign' needs "
+				      "one of 'service' or 'election'");
 	if (o->election && (o->election[0] == '\0' ||
 			    strchr(o->election, '\n')))
-		return ynode_error(e, s->path, &at, "election in fault "
-				   "'resign' must be a key prefix");
-	if (o->hold > 0 && (o->service == SVC_PD || o->service == SVC_ETCD)) {
-		at.line = suite_optval(it, &o->hold)->line;
-		at.col = suite_optval(it, &o->hold)->col;
-		return ynode_error(e, s->path, &at, "hold in fault 'resign' "
-				   "needs an etcd election (%s)",
-				   o->service == SVC_PD ? "PD's leader resigns "
-				   "over HTTP" : "etcd's leader is moved, not "
-				   "elected by keys");
-	}
+		return fault_error_at(e, s, it, NULL, "election in fault "
+				      "'resign' must be a key prefix");
+	if (o->hold > 0 && (o->service == SVC_PD || o->service == SVC_ETCD))
+		return fault_error_at(e, s, it, &o->hold, "hold in fault "
+				      "'resign' needs an etcd election (%s)",
+				      o->service == SVC_PD ? "PD's leader "
+				      "resigns over HTTP" : "etcd's leader is "
+				      "moved, not elected by keys");
 	/* lease says how an owner's key goes: a resign without one
 	 * (over HTTP, PD, etcd's leader) has no use for it. */
 	if (suite_optval(it, &o->lease)->given &&
-	    (uses_http(it) || o->service == SVC_ETCD)) {
-		at.line = suite_optval(it, &o->lease)->line;
-		at.col = suite_optval(it, &o->lease)->col;
-		return ynode_error(e, s->path, &at, "lease in fault 'resign' "
-				   "needs a resign through an etcd election "
-				   "(%s deletes no key)", o->service == SVC_ETCD
-				   ? "moving etcd's leader" : "one over HTTP");
-	}
+	    (uses_http(it) || o->service == SVC_ETCD))
+		return fault_error_at(e, s, it, &o->lease, "lease in fault "
+				      "'resign' needs a resign through an etcd "
+				      "election (%s deletes no key)",
+				      o->service == SVC_ETCD ? "moving etcd's "
+				      "leader" : "one over HTTP");
 	if (o->via == 1 && (o->election || o->service == SVC_AUTOID ||
-			    o->service == SVC_ETCD)) {
-		at.line = suite_optval(it, &o->via)->line;
-		at.col = suite_optval(it, &o->via)->col;
-		return ynode_error(e, s->path, &at, "via: http needs service "
-				   "ddl, cdc or pd (%s has no HTTP resign)",
-				   o->election ? "an election"
-				   : services[o->service]);
-	}
+			    o->service == SVC_ETCD))
+		return fault_error_at(e, s, it, &o->via, "via: http needs "
+				      "service ddl, cdc or pd (%s has no HTTP "
+				      "resign)", o->election ? "an election"
+				      : services[o->service]);
 	return 0;
 }
 
@@ -583,9 +574,6 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 			const struct suite_item *it, struct err *e)
 {
 	const struct resign_opts *o = it->opts;
-	const struct optval *svc = suite_optval(it, &o->service);
-	struct ynode at = { YNODE_SCALAR, svc->line, svc->col, NULL, 0, NULL,
-			    0 };
 
 	for (size_t i = 0; i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
@@ -602,12 +590,12 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 			continue;
 		}
 		if (release_older(&r, 6, 4))
-			return ynode_error(e, s->path, &at, "service autoid in "
-					   "fault 'resign' needs TiDB >= 6.4 "
-					   "(the autoid service, "
-					   "pkg/autoid_service/autoid.go in "
-					   "pingcap/tidb): %s runs %s",
-					   comp->name, r.text);
+			return fault_error_at(e, s, it, &o->service,
+					      "service autoid in fault 'resign' "
+					      "needs TiDB >= 6.4 (the autoid "
+					      "service, pkg/autoid_service/"
+					      "autoid.go in pingcap/tidb): %s "
+					      "runs %s", comp->name, r.text);
 	}
 	return 0;
 }
@@ -620,16 +608,15 @@ static int resolve(struct cluster *c, const struct suite *s,
 	int service = o->service;
 	unsigned role = service == SVC_DDL ? ROLE_UPSTREAM
 			: service == SVC_CDC ? ROLE_CDC : ROLE_PD;
-	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
 	struct err why = ERR_INIT;
 	char prefix[512];
 	const char *url;
 
 	if (resign_election(c, it, prefix, sizeof(prefix), &url, &why))
-		return ynode_error(e, s->path, &at, "fault 'resign' needs an "
-				   "etcd: no %s with an etcd URL in this "
-				   "cluster", o->etcd ? "such component"
-				   : "etcd or pd component");
+		return fault_error_at(e, s, it, NULL, "fault 'resign' needs "
+				      "an etcd: no %s with an etcd URL in this "
+				      "cluster", o->etcd ? "such component"
+				      : "etcd or pd component");
 	if (service == SVC_AUTOID && autoid_floor(c, s, it, e))
 		return -1;
 	if (service == SVC_ETCD) {
@@ -637,24 +624,25 @@ static int resolve(struct cluster *c, const struct suite *s,
 		size_t n = 0;
 
 		if (etcd_members(url, m, MAX_MEMBERS, &n, &why))
-			return ynode_error(e, s->path, &at, "fault 'resign' "
-					   "etcd: cannot list etcd's members: "
-					   "%s", why.msg);
+			return fault_error_at(e, s, it, NULL, "fault "
+					      "'resign' etcd: cannot list etcd's "
+					      "members: %s", why.msg);
 		if (n < 2)
-			return ynode_error(e, s->path, &at, "fault 'resign' "
-					   "etcd needs an etcd of 2 members at "
-					   "least to move its leader; this one "
-					   "has %zu (the local cluster has 3 on "
-					   "hosts of their own)", n);
+			return fault_error_at(e, s, it, NULL, "fault "
+					      "'resign' etcd needs an etcd of 2 "
+					      "members at least to move its "
+					      "leader; this one has %zu (the local "
+					      "cluster has 3 on hosts of their "
+					      "own)", n);
 	}
 	if (!uses_http(it))
 		return 0;
 	for (size_t i = 0; i < c->ncomps; i++)
 		if ((c->comps[i].roles & role) && c->comps[i].http_url)
 			return 0;
-	return ynode_error(e, s->path, &at, "fault 'resign' %s: no %s "
-			   "component with an http_url in this cluster to ask",
-			   services[service], role_name(role));
+	return fault_error_at(e, s, it, NULL, "fault 'resign' %s: no %s "
+			      "component with an http_url in this cluster to "
+			      "ask", services[service], role_name(role));
 }
 
 static int election(struct cluster *c, const struct suite_item *it,
