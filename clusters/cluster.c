@@ -1027,10 +1027,40 @@ static int remove_classes(struct cluster *c, int say, struct err *e)
 }
 
 /*
+ * A degraded link an earlier run left on `comp`'s host (its namespace
+ * here, or its SSH host): removed, and said. Over SSH, a host whose
+ * degradation cannot be told (its address on none of its interfaces, no
+ * nft there, no root) was never degraded: the netem fault needs all that.
+ */
+static int remove_degraded(struct cluster *c, const struct component *comp,
+			   struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	struct buf found = BUF_INIT;
+	struct netns_at at;
+	int rc = 0;
+
+	if (h == &host_local) {
+		netns_at_ns(&at, comp->netns);
+		rc = netns_degraded_of(&at, &found, e);
+	} else if (host_link_at(h, &at, NULL) ||
+		   netns_degraded_of(&at, &found, NULL)) {
+		buf_reset(&found);
+	}
+	if (!rc && found.len) {
+		log_warn("%s: removing a degraded link an earlier run left "
+			 "(%s)", comp->name, buf_str(&found));
+		rc = netns_degrade(&at, NULL, e);
+	}
+	buf_release(&found);
+	return rc;
+}
+
+/*
  * The cuts a run killed in a partition left on the hosts of the
- * components, here or over SSH (faults/partition.c), and the links a run
- * killed in a netem fault left degraded here (faults/netem.c): removed,
- * each said.
+ * components, and the links a run killed in a netem fault left degraded
+ * (faults/partition.c, faults/netem.c), here or over SSH: removed, each
+ * said.
  */
 static int remove_cuts(struct cluster *c, struct err *e)
 {
@@ -1060,13 +1090,8 @@ static int remove_cuts(struct cluster *c, struct err *e)
 					"%s: cannot remove its cut (nft)",
 					h->name);
 		}
-		if (!rc && here)
-			rc = netns_degraded_of(comp->netns, &found, e);
-		if (!rc && here && found.len) {
-			log_warn("%s: removing a degraded link an earlier run "
-				 "left (%s)", comp->name, buf_str(&found));
-			rc = netns_degrade(comp->netns, NULL, e);
-		}
+		if (!rc && (here || h != &host_local))
+			rc = remove_degraded(c, comp, e);
 	}
 	buf_release(&found);
 	return rc;

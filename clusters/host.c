@@ -365,6 +365,19 @@ static int ssh_shell(struct host *h, const char *command, struct buf *out,
 	return remote(h, command, NULL, out, NULL, e);
 }
 
+static int link_shell(void *h, const char *command, struct buf *out,
+		      struct err *e)
+{
+	struct host *host = h;
+
+	return host->ops->shell(host, command, out, e);
+}
+
+int host_link_at(struct host *h, struct netns_at *at, struct err *e)
+{
+	return netns_at_remote(at, h->name, link_shell, h, h->ssh.address, e);
+}
+
 static const struct host_ops ssh_ops = {
 	.kind = "ssh",
 	.read_file = ssh_read_file,

@@ -20,6 +20,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/netns.h"
 #include "lib/ssh.h"
 
 struct host;
@@ -87,6 +88,13 @@ extern struct host host_local;
  * h->name and h->ssh with allocated strings, which host_release frees.
  */
 void host_init_ssh(struct host *h);
+
+/*
+ * SSH host `h` as a host whose link lib/netns.h degrades: its shell, and
+ * the interface that carries its address, found there. -1 when there is
+ * none (its address is no IPv4 address of that host).
+ */
+int host_link_at(struct host *h, struct netns_at *at, struct err *e);
 
 /* Close the connection and free what `h` owns. */
 void host_release(struct host *h);

@@ -6,7 +6,10 @@
  * netns_degrade): loss and duplicate with a table of nftables, rate with
  * tc's tbf, delay, its jitter and reorder with tc's netem, which not
  * every kernel has: an item that needs it is refused before anything
- * starts where it is missing. What the host receives is left alone.
+ * starts where it is missing. What the host receives is left alone. On
+ * an SSH host the same commands run there, through its connection, on
+ * the interface that carries its address, and the rate's transfer is
+ * sent by bash's /dev/tcp there.
  *
  * Both steps are verified by measuring, from here (the bridge):
  *
@@ -31,11 +34,13 @@
  *               its throughput must be at most the rate and
  *               RATE_TOLERANCE more. Healed: above the rate.
  */
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clusters/cluster.h"
+#include "clusters/host.h"
 #include "core/plan.h"
 #include "core/suite.h"
 #include "faults/fault.h"
@@ -191,40 +196,99 @@ static int need_program(const struct suite *s, const struct suite_item *it,
 			      "'make deps')", name, package);
 }
 
-/* Every component `target` names has a host of its own here, with the
- * tools its degradation needs, and netem in the kernel for a delay. */
-static int resolve(struct cluster *c, const struct suite *s,
-		   const struct suite_item *it, struct err *e)
+/* Component `comp`'s SSH host, or NULL (it runs here). */
+static struct host *ssh_host(struct cluster *c, const struct component *comp)
+{
+	struct host *h = component_host(c, comp);
+
+	return h == &host_local ? NULL : h;
+}
+
+/* The host whose link to degrade for `comp`: its namespace, or its SSH
+ * host. */
+static int at_of(struct cluster *c, const struct component *comp,
+		 struct netns_at *at, struct err *e)
+{
+	struct host *h = ssh_host(c, comp);
+
+	if (h)
+		return host_link_at(h, at, e);
+	netns_at_ns(at, comp->netns);
+	return 0;
+}
+
+/* `comp` has a host of its own: a namespace here, or an SSH host at an
+ * IPv4 address (what the probes connect to). */
+static int own_host(struct cluster *c, const struct suite *s,
+		    const struct suite_item *it, const struct component *comp,
+		    struct err *e)
 {
 	const struct netem_opts *o = it->opts;
-	struct component *named[FAULT_MAX_TARGETS];
-	size_t n = fault_targets(c, o->t.target, 0, named);
-	int has;
+	struct host *h = ssh_host(c, comp);
+	struct in_addr a;
 
-	for (size_t i = 0; i < n; i++)
-		if (!named[i]->netns)
-			return fault_error_at(e, s, it, &o->t.target,
-					      "fault 'netem': %s has no host "
-					      "of its own whose link to "
-					      "degrade (docs/topology.md, "
-					      "Hosts; the local cluster with "
-					      "--hosts on makes them)",
-					      named[i]->name);
-	if ((o->delay || o->rate) &&
-	    need_program(s, it, "tc", "iproute2", e))
-		return -1;
-	if ((o->loss || o->duplicate) &&
-	    need_program(s, it, "nft", "nftables", e))
-		return -1;
-	if (!o->delay || !n)
-		return 0;
-	has = netns_has_netem(named[0]->netns, e);
+	if (h && inet_pton(AF_INET, h->ssh.address, &a) != 1)
+		return fault_error_at(e, s, it, &o->t.target,
+				      "fault 'netem': host %s's address '%s' "
+				      "is no IPv4 address (what the probes "
+				      "measure)", h->name, h->ssh.address);
+	if (!h && !comp->netns)
+		return fault_error_at(e, s, it, &o->t.target,
+				      "fault 'netem': %s has no host "
+				      "of its own whose link to "
+				      "degrade (docs/topology.md, "
+				      "Hosts; the local cluster with "
+				      "--hosts on makes them)",
+				      comp->name);
+	return 0;
+}
+
+/* Netem in the kernel of `comp`'s host, for a delay. */
+static int has_netem(struct cluster *c, const struct suite *s,
+		     const struct suite_item *it,
+		     const struct component *comp, struct err *e)
+{
+	const struct netem_opts *o = it->opts;
+	struct netns_at at;
+	int has = at_of(c, comp, &at, e) ? -1 : netns_has_netem(&at, e);
+
 	if (has == 0)
 		return fault_error_at(e, s, it, &o->delay,
 				      "fault 'netem': the kernel has no netem "
 				      "queueing discipline (sch_netem), which "
 				      "delay, delay_jitter and reorder need");
 	return has < 0 ? -1 : 0;
+}
+
+/* Every component `target` names has a host of its own, here with the
+ * tools its degradation needs, and netem in the kernel for a delay (on
+ * every SSH host, and the first here: one kernel). */
+static int resolve(struct cluster *c, const struct suite *s,
+		   const struct suite_item *it, struct err *e)
+{
+	const struct netem_opts *o = it->opts;
+	struct component *named[FAULT_MAX_TARGETS];
+	size_t n = fault_targets(c, o->t.target, 0, named);
+	int here = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (own_host(c, s, it, named[i], e))
+			return -1;
+		here |= !ssh_host(c, named[i]);
+	}
+	if (here && (o->delay || o->rate) &&
+	    need_program(s, it, "tc", "iproute2", e))
+		return -1;
+	if (here && (o->loss || o->duplicate) &&
+	    need_program(s, it, "nft", "nftables", e))
+		return -1;
+	for (size_t i = 0, local = 0; o->delay && i < n; i++) {
+		if (!ssh_host(c, named[i]) && local++)
+			continue;
+		if (has_netem(c, s, it, named[i], e))
+			return -1;
+	}
+	return 0;
 }
 
 static void link_of(const struct netem_opts *o, struct netns_link *link)
@@ -284,7 +348,8 @@ static int flood(const char *addr, size_t batches, size_t *answered,
 }
 
 /* Loss and duplicate, from the table's counters after a flood. */
-static int measure_counts(const struct component *comp, const char *addr,
+static int measure_counts(const struct component *comp,
+			  const struct netns_at *at, const char *addr,
 			  const struct netns_link *link, struct buf *value,
 			  struct err *e)
 {
@@ -303,7 +368,7 @@ static int measure_counts(const struct component *comp, const char *addr,
 	if (batches > FLOOD_MAX_BATCHES)
 		batches = FLOOD_MAX_BATCHES;
 	if (flood(addr, batches, &answered, e) ||
-	    netns_link_counts(comp->netns, &c, e))
+	    netns_link_counts(at, &c, e))
 		return -1;
 	passed = c.sent > c.dropped ? c.sent - c.dropped : 0;
 	buf_printf(value, NULL, ",\"probes\":{\"answered\":%zu,\"of\":%zu}",
@@ -398,6 +463,7 @@ static int measure_delay(const struct component *comp, const char *addr,
 
 /* Rate: a transfer out of the host. */
 static int measure_rate(const struct component *comp,
+			const struct netns_at *at,
 			const struct netns_link *link, int healed,
 			struct buf *value, struct err *e)
 {
@@ -408,7 +474,7 @@ static int measure_rate(const struct component *comp,
 	if (bytes < TRANSFER_MIN)
 		bytes = TRANSFER_MIN;
 	/* Four times as long as at the rate, and 5 s more. */
-	if (netns_transfer(comp->netns, bytes, (int64_t)(bytes * 8 * 4 /
+	if (netns_transfer(at, bytes, (int64_t)(bytes * 8 * 4 /
 			   link->rate_bps) * NS_PER_SEC + 5 * NS_PER_SEC, &t,
 			   e))
 		return -1;
@@ -435,27 +501,31 @@ static int measure_rate(const struct component *comp,
  * Measure the link of `comp` as `link` degrades it (or, once `healed`,
  * as it was before) and append {"component":...} with what was measured.
  */
-static int measure(const struct component *comp,
+static int measure(const struct component *comp, const struct netns_at *at,
 		   const struct netns_link *link, int healed,
 		   struct buf *value, struct err *e)
 {
 	struct buf left = BUF_INIT;
 	char addr[16];
-	int rc;
+	int rc = 0;
 
 	buf_printf(value, NULL, "{\"component\":\"%s\"", comp->name);
-	rc = netns_addr(comp->netns, addr, sizeof(addr), e);
-	if (!rc && healed && !(rc = netns_degraded_of(comp->netns, &left, e)) &&
+	if (at->ns)
+		rc = netns_addr(at->ns, addr, sizeof(addr), e);
+	else
+		snprintf(addr, sizeof(addr), "%s", at->addr);
+	if (!rc && healed && !(rc = netns_degraded_of(at, &left, e)) &&
 	    left.len)
 		rc = err_set(e, ERR_INFRA, "%s's link is still degraded after "
 			     "the heal (%s)", comp->name, buf_str(&left));
 	if (!rc && (link->loss_pm || link->duplicate_pm))
 		rc = healed ? measure_reach(comp, addr, value, e)
-			    : measure_counts(comp, addr, link, value, e);
+			    : measure_counts(comp, at, addr, link, value,
+					     e);
 	if (!rc && link->delay_ns)
 		rc = measure_delay(comp, addr, link, healed, value, e);
 	if (!rc && link->rate_bps)
-		rc = measure_rate(comp, link, healed, value, e);
+		rc = measure_rate(comp, at, link, healed, value, e);
 	buf_addch(value, '}', NULL);
 	buf_release(&left);
 	return rc;
@@ -499,14 +569,16 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	buf_addstr(value, "\"degraded\":[", NULL);
 	for (size_t i = 0; i < picked && !rc; i++) {
 		struct component *comp = act->targets[i];
+		struct netns_at at;
 
-		if (netns_degrade(comp->netns, &link, e))
+		if (at_of(ctx->cluster, comp, &at, e) ||
+		    netns_degrade(&at, &link, e))
 			break;
 		/* Degraded, however it measures: healed. */
 		done = i + 1;
 		if (i)
 			buf_addch(value, ',', NULL);
-		rc = measure(comp, &link, 0, value, e);
+		rc = measure(comp, &at, &link, 0, value, e);
 	}
 	buf_addch(value, ']', NULL);
 	act->ntargets = done;
@@ -519,20 +591,21 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	struct netns_link link;
 	int rc = 0;
 
-	(void)ctx;
 	link_of(act->item->opts, &link);
 	buf_addstr(value, "\"restored\":[", NULL);
 	for (size_t i = 0; i < act->ntargets; i++) {
 		struct component *comp = act->targets[i];
 		struct err one = ERR_INIT;
+		struct netns_at at;
 
 		if (i)
 			buf_addch(value, ',', NULL);
-		if (netns_degrade(comp->netns, NULL, &one))
+		if (at_of(ctx->cluster, comp, &at, &one) ||
+		    netns_degrade(&at, NULL, &one))
 			buf_printf(value, NULL, "{\"component\":\"%s\"}",
 				   comp->name);
 		else
-			measure(comp, &link, 1, value, &one);
+			measure(comp, &at, &link, 1, value, &one);
 		if (err_isset(&one) && !rc) {
 			*e = one;
 			rc = -1;

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -334,27 +335,6 @@ int netns_nft(const char *ns, const char *script, struct buf *out,
 	return ns ? tool("ip", argv, out, e) : tool("nft", argv + 4, out, e);
 }
 
-int netns_list_table(const char *ns, const char *table, struct buf *out,
-		     struct err *e)
-{
-	char want[160], *cmd;
-	int rc;
-
-	buf_reset(out);
-	snprintf(want, sizeof(want), "table %s\n", table);
-	if (netns_nft(ns, "list tables", out, e))
-		return -1;
-	if (!strstr(buf_str(out), want)) {
-		buf_reset(out);
-		return 0;
-	}
-	buf_reset(out);
-	cmd = xprintf("list table %s", table);
-	rc = netns_nft(ns, cmd, out, e);
-	free(cmd);
-	return rc ? -1 : 1;
-}
-
 void netns_cut_nft(int id, const char *const *addrs, size_t naddrs,
 		   struct buf *out)
 {
@@ -591,48 +571,175 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 #define TBF_MIN_BURST 3028
 #define TBF_LATENCY "100ms"
 
-#define TC(e, ...) tool("tc", (const char *const[]){ __VA_ARGS__, NULL }, \
-			NULL, e)
-
-static int have_tc(void)
+void netns_at_ns(struct netns_at *at, const char *ns)
 {
-	char *path = find_program("tc");
-	int have = path != NULL;
-
-	free(path);
-	return have;
+	memset(at, 0, sizeof(*at));
+	at->ns = ns;
+	at->name = ns;
+	snprintf(at->dev, sizeof(at->dev), "eth0");
 }
 
-static int qdiscs_of(const char *ns, struct buf *out, struct err *e)
+/*
+ * Tool `name` (nft, tc) with `args` on remote host `at`: one shell
+ * command line, each argument quoted (none has a single quote), stderr
+ * with stdout so that a failure says why.
+ */
+static int remote_tool(const struct netns_at *at, const char *name,
+		       const char *const *args, struct buf *out,
+		       struct err *e)
 {
-	const char *argv[] = { "-n", ns, "qdisc", "show", "dev", "eth0",
-			       NULL };
+	struct buf cmd = BUF_INIT, text = BUF_INIT;
+	int code;
 
+	buf_addstr(&cmd, name, NULL);
+	for (size_t i = 0; args[i]; i++)
+		buf_printf(&cmd, NULL, " '%s'", args[i]);
+	buf_addstr(&cmd, " 2>&1", NULL);
+	code = at->shell(at->ctx, buf_str(&cmd), &text, e);
+	if (code > 0) {
+		buf_rtrim(&text);
+		buf_truncate(&text, strcspn(buf_str(&text), "\n"));
+		buf_truncate(&cmd, cmd.len - 5);
+		err_set(e, ERR_INFRA, "%s: '%s' failed (exit %d; it needs root "
+			"there): %s", at->name, buf_str(&cmd), code,
+			text.len ? buf_str(&text) : "no message");
+	} else if (!code && out) {
+		buf_addstr(out, buf_str(&text), NULL);
+	}
+	buf_release(&cmd);
+	buf_release(&text);
+	return code == 0 ? 0 : -1;
+}
+
+static int nft_at(const struct netns_at *at, const char *script,
+		  struct buf *out, struct err *e)
+{
+	const char *args[] = { script, NULL };
+
+	return at->ns ? netns_nft(at->ns, script, out, e)
+		      : remote_tool(at, "nft", args, out, e);
+}
+
+/* `tc -n NS ARGS`, or `tc ARGS` on the remote host. */
+static int tc_at(const struct netns_at *at, const char *const *args,
+		 struct buf *out, struct err *e)
+{
+	const char *argv[24];
+	size_t n = 0;
+
+	if (!at->ns)
+		return remote_tool(at, "tc", args, out, e);
+	argv[n++] = "-n";
+	argv[n++] = at->ns;
+	for (size_t i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(*argv);
+	     i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
 	return tool("tc", argv, out, e);
 }
 
-/* Remove the degradation of `ns`: its table, and its root qdisc when it
- * is ours (a namespace's eth0 has none of its own, "noqueue"). */
-static int undegrade(const char *ns, struct err *e)
-{
-	struct buf text = BUF_INIT;
-	int rc = netns_nft(ns, "add table " LINK_TABLE "; delete table "
-			LINK_TABLE, NULL, e);
+#define TC(at, e, ...) tc_at(at, (const char *const[]){ __VA_ARGS__, \
+			     NULL }, NULL, e)
 
-	if (!rc && have_tc() && !(rc = qdiscs_of(ns, &text, e)) &&
-	    strstr(buf_str(&text), " " QDISC_ROOT " root"))
-		rc = TC(e, "-n", ns, "qdisc", "del", "dev", "eth0", "root");
+int netns_at_remote(struct netns_at *at, const char *name,
+		    int (*shell)(void *, const char *, struct buf *,
+				 struct err *),
+		    void *ctx, const char *addr, struct err *e)
+{
+	const char *args[] = { "-o", "-4", "addr", "show", "to", addr, NULL };
+	struct buf text = BUF_INIT;
+	const char *p;
+	int rc;
+
+	memset(at, 0, sizeof(*at));
+	at->shell = shell;
+	at->ctx = ctx;
+	at->name = name;
+	snprintf(at->addr, sizeof(at->addr), "%s", addr);
+	/* One command: whether there is a tc, then the interface. */
+	rc = remote_tool(at, "command -v tc >/dev/null && echo has tc; ip",
+			 args, &text, e);
+	p = buf_str(&text);
+	at->has_tc = !strncmp(p, "has tc\n", 7);
+	/* "2: eth0    inet 198.18.150.2/28 brd ..." */
+	p = rc ? NULL : strchr(p + (at->has_tc ? 7 : 0), ':');
+	if (p) {
+		p += 1 + strspn(p + 1, " ");
+		snprintf(at->dev, sizeof(at->dev), "%.*s",
+			 (int)strcspn(p, " @:\n"), p);
+	}
+	if (!rc && !at->dev[0])
+		rc = err_set(e, ERR_INFRA, "%s: no interface there has address "
+			     "%s", name, addr);
 	buf_release(&text);
 	return rc;
 }
 
-/* tbf, then netem (its child when there is a tbf), as `link` says. */
-static int add_qdiscs(const char *ns, const struct netns_link *link,
-		      struct err *e)
+static int have_tc(const struct netns_at *at)
 {
-	char rate[32], burst[32], delay[32], jitter[32], reorder[32];
-	const char *argv[24];
-	size_t n = 0;
+	char *path;
+
+	if (!at->ns)
+		return at->has_tc;
+	path = find_program("tc");
+	free(path);
+	return path != NULL;
+}
+
+static int qdiscs_of(const struct netns_at *at, struct buf *out,
+		     struct err *e)
+{
+	const char *args[] = { "qdisc", "show", "dev", at->dev, NULL };
+
+	return tc_at(at, args, out, e);
+}
+
+/* Remove the degradation of `at`: its table, and its root qdisc when it
+ * is ours (a namespace's eth0 has none of its own, "noqueue"). */
+static int undegrade(const struct netns_at *at, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int rc = nft_at(at, "add table " LINK_TABLE "; delete table "
+			LINK_TABLE, NULL, e);
+
+	if (!rc && have_tc(at) && !(rc = qdiscs_of(at, &text, e)) &&
+	    strstr(buf_str(&text), " " QDISC_ROOT " root"))
+		rc = TC(at, e, "qdisc", "del", "dev", at->dev, "root");
+	buf_release(&text);
+	return rc;
+}
+
+/* netem's arguments into argv from `n` on, as `link` says: the new n. */
+static size_t netem_args(const struct netns_link *link, const char **argv,
+			 size_t n, char (*text)[32])
+{
+	snprintf(text[0], 32, "%lldus", (long long)(link->delay_ns / 1000));
+	snprintf(text[1], 32, "%lldus", (long long)(link->jitter_ns / 1000));
+	snprintf(text[2], 32, "%d.%d%%", link->reorder_pm / 10,
+		 link->reorder_pm % 10);
+	argv[n++] = link->rate_bps ? "parent" : "root";
+	if (link->rate_bps)
+		argv[n++] = QDISC_ROOT "1";
+	argv[n++] = "handle";
+	argv[n++] = link->rate_bps ? QDISC_CHILD : QDISC_ROOT;
+	argv[n++] = "netem";
+	argv[n++] = "delay";
+	argv[n++] = text[0];
+	if (link->jitter_ns)
+		argv[n++] = text[1];
+	if (link->reorder_pm) {
+		argv[n++] = "reorder";
+		argv[n++] = text[2];
+	}
+	return n;
+}
+
+/* tbf, then netem (its child when there is a tbf), as `link` says. */
+static int add_qdiscs(const struct netns_at *at,
+		      const struct netns_link *link, struct err *e)
+{
+	char rate[32], burst[32], text[3][32];
+	const char *argv[24] = { "qdisc", "add", "dev", at->dev };
 
 	if (link->rate_bps) {
 		uint64_t bytes = link->rate_bps / 8 / 100;
@@ -641,38 +748,15 @@ static int add_qdiscs(const char *ns, const struct netns_link *link,
 			 (unsigned long long)link->rate_bps);
 		snprintf(burst, sizeof(burst), "%llu", (unsigned long long)
 			 (bytes > TBF_MIN_BURST ? bytes : TBF_MIN_BURST));
-		if (TC(e, "-n", ns, "qdisc", "add", "dev", "eth0", "root",
-		       "handle", QDISC_ROOT, "tbf", "rate", rate, "burst",
-		       burst, "latency", TBF_LATENCY))
+		if (TC(at, e, "qdisc", "add", "dev", at->dev, "root", "handle",
+		       QDISC_ROOT, "tbf", "rate", rate, "burst", burst,
+		       "latency", TBF_LATENCY))
 			return -1;
 	}
 	if (!link->delay_ns)
 		return 0;
-	snprintf(delay, sizeof(delay), "%lldus",
-		 (long long)(link->delay_ns / 1000));
-	snprintf(jitter, sizeof(jitter), "%lldus",
-		 (long long)(link->jitter_ns / 1000));
-	snprintf(reorder, sizeof(reorder), "%d.%d%%", link->reorder_pm / 10,
-		 link->reorder_pm % 10);
-	for (const char *const *a = (const char *const[]){ "-n", ns, "qdisc",
-	     "add", "dev", "eth0", NULL }; *a; a++)
-		argv[n++] = *a;
-	argv[n++] = link->rate_bps ? "parent" : "root";
-	if (link->rate_bps)
-		argv[n++] = QDISC_ROOT "1";
-	argv[n++] = "handle";
-	argv[n++] = link->rate_bps ? QDISC_CHILD : QDISC_ROOT;
-	argv[n++] = "netem";
-	argv[n++] = "delay";
-	argv[n++] = delay;
-	if (link->jitter_ns)
-		argv[n++] = jitter;
-	if (link->reorder_pm) {
-		argv[n++] = "reorder";
-		argv[n++] = reorder;
-	}
-	argv[n] = NULL;
-	return tool("tc", argv, NULL, e);
+	argv[netem_args(link, argv, 4, text)] = NULL;
+	return tc_at(at, argv, NULL, e);
 }
 
 /*
@@ -680,17 +764,17 @@ static int add_qdiscs(const char *ns, const struct netns_link *link,
  * then dropped at random, then sent twice at random (the copy marked,
  * the original's mark put back to none).
  */
-static int add_table(const char *ns, const struct netns_link *link,
-		     struct err *e)
+static int add_table(const struct netns_at *at,
+		     const struct netns_link *link, struct err *e)
 {
 	struct buf script = BUF_INIT;
 	int rc;
 
-	buf_addstr(&script, "add table " LINK_TABLE "; add chain " LINK_TABLE
-		   " egress { type filter hook egress device \"eth0\" "
-		   "priority 0; policy accept; }; add rule " LINK_TABLE
+	buf_printf(&script, NULL, "add table " LINK_TABLE "; add chain "
+		   LINK_TABLE " egress { type filter hook egress device "
+		   "\"%s\" priority 0; policy accept; }; add rule " LINK_TABLE
 		   " egress meta mark " LINK_MARK " counter accept; "
-		   "add rule " LINK_TABLE " egress counter", NULL);
+		   "add rule " LINK_TABLE " egress counter", at->dev);
 	if (link->loss_pm)
 		buf_printf(&script, NULL, "; add rule " LINK_TABLE " egress "
 			   "numgen random mod 1000 < %d counter drop",
@@ -698,25 +782,25 @@ static int add_table(const char *ns, const struct netns_link *link,
 	if (link->duplicate_pm)
 		buf_printf(&script, NULL, "; add rule " LINK_TABLE " egress "
 			   "numgen random mod 1000 < %d counter meta mark set "
-			   LINK_MARK " dup to \"eth0\" meta mark set 0",
-			   link->duplicate_pm);
-	rc = netns_nft(ns, buf_str(&script), NULL, e);
+			   LINK_MARK " dup to \"%s\" meta mark set 0",
+			   link->duplicate_pm, at->dev);
+	rc = nft_at(at, buf_str(&script), NULL, e);
 	buf_release(&script);
 	return rc;
 }
 
-int netns_degrade(const char *ns, const struct netns_link *link,
+int netns_degrade(const struct netns_at *at, const struct netns_link *link,
 		  struct err *e)
 {
-	int rc = undegrade(ns, e);
+	int rc = undegrade(at, e);
 
 	if (rc || !link)
 		return rc;
-	rc = add_qdiscs(ns, link, e);
+	rc = add_qdiscs(at, link, e);
 	if (!rc && (link->loss_pm || link->duplicate_pm))
-		rc = add_table(ns, link, e);
+		rc = add_table(at, link, e);
 	if (rc)
-		undegrade(ns, NULL);
+		undegrade(at, NULL);
 	return rc;
 }
 
@@ -736,14 +820,46 @@ static uint64_t number_after(const char *line, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-static int read_table(const char *ns, struct link_table *t, struct err *e)
+/* Table `table` of host `at`, as netns_list_table. */
+static int list_table_at(const struct netns_at *at, const char *table,
+			 struct buf *out, struct err *e)
+{
+	char want[160], *cmd;
+	int rc;
+
+	buf_reset(out);
+	snprintf(want, sizeof(want), "table %s\n", table);
+	if (nft_at(at, "list tables", out, e))
+		return -1;
+	if (!strstr(buf_str(out), want)) {
+		buf_reset(out);
+		return 0;
+	}
+	buf_reset(out);
+	cmd = xprintf("list table %s", table);
+	rc = nft_at(at, cmd, out, e);
+	free(cmd);
+	return rc ? -1 : 1;
+}
+
+int netns_list_table(const char *ns, const char *table, struct buf *out,
+		     struct err *e)
+{
+	struct netns_at at;
+
+	netns_at_ns(&at, ns);
+	return list_table_at(&at, table, out, e);
+}
+
+static int read_table(const struct netns_at *at, struct link_table *t,
+		      struct err *e)
 {
 	struct buf text = BUF_INIT;
 	char *line, *next;
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = netns_list_table(ns, LINK_TABLE, &text, e);
+	rc = list_table_at(at, LINK_TABLE, &text, e);
 	if (rc != 1)
 		goto out;
 	rc = 0;
@@ -791,27 +907,39 @@ static void describe_qdisc(const char *line, struct buf *out)
 	}
 }
 
-int netns_degraded_of(const char *ns, struct buf *out, struct err *e)
+/* Our queueing disciplines on `at`'s interface, described into `out`. */
+static int describe_qdiscs(const struct netns_at *at, struct buf *out,
+			   struct err *e)
 {
 	struct buf text = BUF_INIT;
-	struct link_table t;
 	char *line, *next;
+	int rc = qdiscs_of(at, &text, e);
+
+	for (line = rc ? NULL : text.data; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strstr(line, " " QDISC_ROOT " ") ||
+		    strstr(line, " " QDISC_CHILD " "))
+			describe_qdisc(line, out);
+	}
+	buf_release(&text);
+	return rc;
+}
+
+int netns_degraded_of(const struct netns_at *at, struct buf *out,
+		      struct err *e)
+{
+	struct link_table t;
 	int rc = 0;
 
 	buf_reset(out);
-	if (!exists_ns(ns))
+	if (at->ns && !exists_ns(at->ns))
 		return 0;
-	if (have_tc() && !(rc = qdiscs_of(ns, &text, e)))
-		for (line = text.data; line && *line; line = next) {
-			next = strchr(line, '\n');
-			if (next)
-				*next++ = '\0';
-			if (strstr(line, " " QDISC_ROOT " ") ||
-			    strstr(line, " " QDISC_CHILD " "))
-				describe_qdisc(line, out);
-		}
+	if (have_tc(at))
+		rc = describe_qdiscs(at, out, e);
 	if (!rc)
-		rc = read_table(ns, &t, e);
+		rc = read_table(at, &t, e);
 	if (!rc && t.loss_pm)
 		buf_printf(out, NULL, "%sloss %d.%d%%", out->len ? ", " : "",
 			   t.loss_pm / 10, t.loss_pm % 10);
@@ -822,57 +950,48 @@ int netns_degraded_of(const char *ns, struct buf *out, struct err *e)
 	if (!rc && t.present && !t.loss_pm && !t.duplicate_pm)
 		buf_printf(out, NULL, "%stable %s", out->len ? ", " : "",
 			   LINK_TABLE);
-	buf_release(&text);
 	return rc;
 }
 
-int netns_link_counts(const char *ns, struct netns_link_counts *out,
-		      struct err *e)
+int netns_link_counts(const struct netns_at *at,
+		      struct netns_link_counts *out, struct err *e)
 {
 	struct link_table t;
 
-	if (read_table(ns, &t, e))
+	if (read_table(at, &t, e))
 		return -1;
 	if (!t.present)
-		return err_set(e, ERR_INFRA, "namespace '%s' has no table %s",
-			       ns, LINK_TABLE);
+		return err_set(e, ERR_INFRA, "%s '%s' has no table %s",
+			       at->ns ? "namespace" : "host", at->name,
+			       LINK_TABLE);
 	*out = t.counts;
 	return 0;
 }
 
-int netns_has_netem(const char *ns, struct err *e)
+int netns_has_netem(const struct netns_at *at, struct err *e)
 {
 	struct err why = ERR_INIT;
 
-	if (TC(&why, "-n", ns, "qdisc", "add", "dev", "lo", "root", "handle",
+	if (TC(at, &why, "qdisc", "add", "dev", "lo", "root", "handle",
 	       QDISC_PROBE, "netem")) {
 		if (strstr(why.msg, "qdisc kind is unknown"))
 			return 0;
 		return err_set(e, why.class, "%s", why.msg);
 	}
-	return TC(e, "-n", ns, "qdisc", "del", "dev", "lo", "root") ? -1 : 1;
+	return TC(at, e, "qdisc", "del", "dev", "lo", "root") ? -1 : 1;
 }
 
-/* A listening socket of ours on the bridge's address of `ns`'s net (the
- * first of it), at a port of the kernel's choice: its fd and `sa`. */
-static int listen_for(const char *ns, struct sockaddr_in *sa, struct err *e)
+/* Listen on address `a` (network order), at a port of the kernel's
+ * choice: the fd, and `sa` where it listens. */
+static int listen_on(uint32_t a, struct sockaddr_in *sa, struct err *e)
 {
 	char addr[16];
 	socklen_t len = sizeof(*sa);
-	int prefix_len, fd;
-	uint32_t a;
+	int fd;
 
-	if (inet_of(ns, addr, sizeof(addr), &prefix_len, e))
-		return -1;
 	memset(sa, 0, sizeof(*sa));
 	sa->sin_family = AF_INET;
-	if (inet_pton(AF_INET, addr, &sa->sin_addr) != 1 || prefix_len < 1 ||
-	    prefix_len > 30)
-		return err_set(e, ERR_INFRA, "namespace '%s' has no net of "
-			       "its own on eth0 (%s/%d)", ns, addr, prefix_len);
-	a = ntohl(sa->sin_addr.s_addr);
-	a = (a & ~((UINT32_C(1) << (32 - prefix_len)) - 1)) + 1;
-	sa->sin_addr.s_addr = htonl(a);
+	sa->sin_addr.s_addr = a;
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return err_errno(e, errno, "cannot make a socket");
@@ -881,16 +1000,59 @@ static int listen_for(const char *ns, struct sockaddr_in *sa, struct err *e)
 		int saved = errno;
 
 		close(fd);
-		format_addr(a, addr, sizeof(addr));
+		format_addr(ntohl(a), addr, sizeof(addr));
 		return err_errno(e, saved, "cannot listen on %s", addr);
 	}
 	return fd;
 }
 
+/* A listening socket of ours on the bridge's address of `ns`'s net (the
+ * first of it), at a port of the kernel's choice: its fd and `sa`. */
+static int listen_for(const char *ns, struct sockaddr_in *sa, struct err *e)
+{
+	char addr[16];
+	struct in_addr in;
+	int prefix_len;
+	uint32_t a;
+
+	if (inet_of(ns, addr, sizeof(addr), &prefix_len, e))
+		return -1;
+	if (inet_pton(AF_INET, addr, &in) != 1 || prefix_len < 1 ||
+	    prefix_len > 30)
+		return err_set(e, ERR_INFRA, "namespace '%s' has no net of "
+			       "its own on eth0 (%s/%d)", ns, addr, prefix_len);
+	a = ntohl(in.s_addr);
+	a = (a & ~((UINT32_C(1) << (32 - prefix_len)) - 1)) + 1;
+	return listen_on(htonl(a), sa, e);
+}
+
+/* A listening socket on our address on the way to `addr` (the source
+ * address the kernel picks for it). */
+static int listen_toward(const char *addr, struct sockaddr_in *sa,
+			 struct err *e)
+{
+	struct sockaddr_in to, from;
+	socklen_t len = sizeof(from);
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
+
+	if (fd < 0)
+		return err_errno(e, errno, "cannot make a socket");
+	memset(&to, 0, sizeof(to));
+	to.sin_family = AF_INET;
+	to.sin_port = htons(9);
+	rc = inet_pton(AF_INET, addr, &to.sin_addr) == 1 &&
+	     !connect(fd, (struct sockaddr *)&to, sizeof(to)) &&
+	     !getsockname(fd, (struct sockaddr *)&from, &len) ? 0 : -1;
+	close(fd);
+	if (rc)
+		return err_set(e, ERR_INFRA, "no route from here to %s", addr);
+	return listen_on(from.sin_addr.s_addr, sa, e);
+}
+
 /* What a transfer holds while it runs. */
 struct transfer {
 	/* the listener (-1 once it accepted), the sender (in the
-	 * namespace), the receiver (-1 until accepted) */
+	 * namespace; -1: elsewhere), the receiver (-1 until accepted) */
 	struct pollfd fd[3];
 	uint64_t sent, received, first;
 	int64_t first_ns, last_ns;
@@ -949,51 +1111,120 @@ static int transfer_step(struct transfer *t, uint64_t bytes, struct err *e)
 	return 0;
 }
 
-int netns_transfer(const char *ns, uint64_t bytes, int64_t timeout_ns,
-		   struct netns_transfer *out, struct err *e)
+/* Poll transfer `t` until `bytes` arrived from `from`, or -1. */
+static int transfer_run(struct transfer *t, uint64_t bytes,
+			int64_t timeout_ns, const char *from, struct err *e)
 {
-	struct transfer t = { { { -1, POLLIN, 0 }, { -1, POLLOUT, 0 },
-				{ -1, POLLIN, 0 } }, 0, 0, 0, 0, 0 };
 	int64_t deadline = clock_mono_ns() + timeout_ns;
-	struct sockaddr_in sa;
-	int rc = -1;
 
-	t.fd[0].fd = listen_for(ns, &sa, e);
-	if (t.fd[0].fd < 0)
-		return -1;
-	t.fd[1].fd = socket_in(ns, NULL, e);
-	if (t.fd[1].fd < 0)
-		goto out;
-	if (connect(t.fd[1].fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    errno != EINPROGRESS) {
-		err_errno(e, errno, "cannot connect from '%s' to this "
-			  "namespace", ns);
-		goto out;
-	}
-	while (t.received < bytes) {
+	while (t->received < bytes) {
 		int64_t left = deadline - clock_mono_ns();
-		int ready = left <= 0 ? 0 : poll(t.fd, 3, (int)((left +
+		int ready = left <= 0 ? 0 : poll(t->fd, 3, (int)((left +
 						 NS_PER_MS - 1) / NS_PER_MS));
 
 		if (ready < 0 && errno == EINTR)
 			continue;
-		if (ready <= 0) {
-			err_set(e, ERR_INFRA, "%llu of %llu bytes from '%s' "
-				"arrived within %lld ms",
-				(unsigned long long)t.received,
-				(unsigned long long)bytes, ns,
-				(long long)(timeout_ns / NS_PER_MS));
-			goto out;
-		}
-		if (transfer_step(&t, bytes, e))
-			goto out;
+		if (ready <= 0)
+			return err_set(e, ERR_INFRA, "%llu of %llu bytes from "
+				       "'%s' arrived within %lld ms",
+				       (unsigned long long)t->received,
+				       (unsigned long long)bytes, from,
+				       (long long)(timeout_ns / NS_PER_MS));
+		if (transfer_step(t, bytes, e))
+			return -1;
 	}
-	out->bytes = t.received - t.first;
-	out->took_ns = t.last_ns - t.first_ns;
-	rc = 0;
-out:
+	return 0;
+}
+
+/* The remote sender of a transfer, on a thread of its own. */
+struct sender {
+	const struct netns_at *at;
+	char cmd[160];
+	struct err e;
+	int code;
+};
+
+static void *sender_main(void *arg)
+{
+	struct sender *s = arg;
+
+	s->code = s->at->shell(s->at->ctx, s->cmd, NULL, &s->e);
+	return NULL;
+}
+
+/* The transfer from remote host `at`: bash there sends, we receive. */
+static int transfer_remote(const struct netns_at *at, struct transfer *t,
+			   uint64_t bytes, int64_t timeout_ns, struct err *e)
+{
+	struct sender s = { at, "", ERR_INIT, 0 };
+	struct sockaddr_in sa;
+	char addr[16];
+	pthread_t thread;
+	int rc;
+
+	t->fd[0].fd = listen_toward(at->addr, &sa, e);
+	if (t->fd[0].fd < 0)
+		return -1;
+	format_addr(ntohl(sa.sin_addr.s_addr), addr, sizeof(addr));
+	snprintf(s.cmd, sizeof(s.cmd), "bash -c 'head -c %llu /dev/zero "
+		 ">/dev/tcp/%s/%d'", (unsigned long long)bytes, addr,
+		 ntohs(sa.sin_port));
+	if (pthread_create(&thread, NULL, sender_main, &s))
+		return err_set(e, ERR_INFRA, "cannot start a thread");
+	rc = transfer_run(t, bytes, timeout_ns, at->name, e);
+	/* Closed first: a sender still sending fails at once. */
+	for (int i = 0; i < 3; i++)
+		if (t->fd[i].fd >= 0)
+			close(t->fd[i].fd);
+	t->fd[0].fd = t->fd[2].fd = -1;
+	pthread_join(thread, NULL);
+	if (!rc && s.code)
+		rc = s.code < 0 ? err_set(e, s.e.class, "%s", s.e.msg)
+				: err_set(e, ERR_INFRA, "%s: the transfer's "
+					  "sender failed (exit %d)", at->name,
+					  s.code);
+	return rc;
+}
+
+/* The transfer from namespace `ns`: a socket of ours in it sends. */
+static int transfer_ns(const char *ns, struct transfer *t, uint64_t bytes,
+		       int64_t timeout_ns, struct err *e)
+{
+	struct sockaddr_in sa;
+
+	t->fd[0].fd = listen_for(ns, &sa, e);
+	if (t->fd[0].fd < 0)
+		return -1;
+	t->fd[1].fd = socket_in(ns, NULL, e);
+	if (t->fd[1].fd < 0)
+		return -1;
+	if (connect(t->fd[1].fd, (struct sockaddr *)&sa, sizeof(sa)) &&
+	    errno != EINPROGRESS)
+		return err_errno(e, errno, "cannot connect from '%s' to this "
+				 "namespace", ns);
+	return transfer_run(t, bytes, timeout_ns, ns, e);
+}
+
+int netns_transfer(const struct netns_at *at, uint64_t bytes,
+		   int64_t timeout_ns, struct netns_transfer *out,
+		   struct err *e)
+{
+	struct transfer t = { { { -1, POLLIN, 0 }, { -1, POLLOUT, 0 },
+				{ -1, POLLIN, 0 } }, 0, 0, 0, 0, 0 };
+	int rc;
+
+	if (at->ns) {
+		rc = transfer_ns(at->ns, &t, bytes, timeout_ns, e);
+	} else {
+		t.fd[1].events = 0;
+		rc = transfer_remote(at, &t, bytes, timeout_ns, e);
+	}
 	for (int i = 0; i < 3; i++)
 		if (t.fd[i].fd >= 0)
 			close(t.fd[i].fd);
-	return rc;
+	if (rc)
+		return -1;
+	out->bytes = t.received - t.first;
+	out->took_ns = t.last_ns - t.first_ns;
+	return 0;
 }

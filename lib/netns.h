@@ -45,6 +45,9 @@
  * never waits in it, a copy waits like any other. What the host receives
  * is left alone.
  *
+ * A link is degraded the same way on a host reached over SSH (struct
+ * netns_at), on the interface that carries its address.
+ *
  * Everything is made with iproute2's `ip` and `tc` and nftables' `nft`,
  * run as programs; it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
  */
@@ -212,23 +215,61 @@ struct netns_link {
 };
 
 /*
- * Degrade what namespace `ns` sends out of its eth0 as `link` says
+ * The host whose link the functions below act on: namespace `ns` of this
+ * machine (its eth0), or, with no `ns`, a host reached through `shell`
+ * (over SSH), its interface `dev` (the one with address `addr`). The same
+ * nft and tc commands run either way: in the namespace, or as one shell
+ * command line there, which needs root on that host (CAP_NET_ADMIN).
+ */
+struct netns_at {
+	const char *ns;		/* borrowed; NULL: through `shell` */
+	char dev[16];		/* "eth0" */
+	/*
+	 * MUST without `ns`: run shell command line `command` on the host,
+	 * its stdout into `out` (appended; MAY be NULL). The exit code, or
+	 * -1 with `e` set.
+	 */
+	int (*shell)(void *ctx, const char *command, struct buf *out,
+		     struct err *e);
+	void *ctx;
+	const char *name;	/* the host, in messages (borrowed) */
+	char addr[16];		/* its IPv4 address */
+	int has_tc;		/* remote: `tc` is there (one command fewer) */
+};
+
+/* Namespace `ns`'s eth0 (its addr left empty: netns_addr tells it). */
+void netns_at_ns(struct netns_at *at, const char *ns);
+
+/*
+ * A host reached through `shell` (`ctx` its first argument), named
+ * `name`, at IPv4 address `addr`: `at` filled, its interface found there
+ * (`ip -o -4 addr show to ADDR`), and whether it has `tc`. -1 (ERR_INFRA)
+ * when no interface there has the address.
+ */
+int netns_at_remote(struct netns_at *at, const char *name,
+		    int (*shell)(void *, const char *, struct buf *,
+				 struct err *),
+		    void *ctx, const char *addr, struct err *e);
+
+/*
+ * Degrade what host `at` sends out of its interface as `link` says
  * (replacing any degradation it had; docs above); NULL removes it. A
  * failure removes what it made, and says which tool complained
  * (ERR_INFRA). Needs `tc` for rate and netem, `nft` for loss and
  * duplicate.
  */
-int netns_degrade(const char *ns, const struct netns_link *link,
+int netns_degrade(const struct netns_at *at, const struct netns_link *link,
 		  struct err *e);
 
 /*
- * What degrades namespace `ns`'s eth0 (the queueing disciplines and the
+ * What degrades host `at`'s interface (the queueing disciplines and the
  * table netns_degrade makes), described into `out`: "rate 1Mbit, loss
  * 10.0%, duplicate 5.0%" (empty: nothing, or no such namespace; the
  * queueing disciplines are not looked for where there is no `tc`). -1
  * when it cannot be told.
  */
-int netns_degraded_of(const char *ns, struct buf *out, struct err *e);
+int netns_degraded_of(const struct netns_at *at, struct buf *out,
+		      struct err *e);
 
 /* What the table of netns_degrade counted since it was made. */
 struct netns_link_counts {
@@ -237,17 +278,17 @@ struct netns_link_counts {
 	uint64_t duplicated;	/* of the rest, sent twice (duplicate) */
 };
 
-/* The counts of namespace `ns`'s table; -1 when it has none. */
-int netns_link_counts(const char *ns, struct netns_link_counts *out,
-		      struct err *e);
+/* The counts of host `at`'s table; -1 when it has none. */
+int netns_link_counts(const struct netns_at *at,
+		      struct netns_link_counts *out, struct err *e);
 
 /*
- * 1 when the kernel has tc's netem queueing discipline: one added to the
- * loopback of namespace `ns` (with no delay) and deleted at once; 0 when
- * the kernel does not know it ("Specified qdisc kind is unknown"); -1
- * with anything else that went wrong.
+ * 1 when host `at`'s kernel has tc's netem queueing discipline: one
+ * added to its loopback (with no delay) and deleted at once; 0 when the
+ * kernel does not know it ("Specified qdisc kind is unknown"); -1 with
+ * anything else that went wrong.
  */
-int netns_has_netem(const char *ns, struct err *e);
+int netns_has_netem(const struct netns_at *at, struct err *e);
 
 /* What netns_transfer measured. */
 struct netns_transfer {
@@ -256,13 +297,15 @@ struct netns_transfer {
 };
 
 /*
- * Send `bytes` over one TCP connection from inside namespace `ns` to
- * this namespace (the bridge's address, the first of the host's net),
+ * Send `bytes` over one TCP connection from host `at` to this machine,
  * and time their arrival: the bytes after the first read over the time
- * from it to the last is the throughput of what the host sends. -1 (`e`)
- * when not all of them arrived within `timeout_ns`.
+ * from it to the last is the throughput of what the host sends. From a
+ * namespace, to the bridge's address (the first of the host's net); from
+ * a remote host, to our address on the way to it, sent there by bash's
+ * /dev/tcp. -1 (`e`) when not all of them arrived within `timeout_ns`.
  */
-int netns_transfer(const char *ns, uint64_t bytes, int64_t timeout_ns,
-		   struct netns_transfer *out, struct err *e);
+int netns_transfer(const struct netns_at *at, uint64_t bytes,
+		   int64_t timeout_ns, struct netns_transfer *out,
+		   struct err *e);
 
 #endif

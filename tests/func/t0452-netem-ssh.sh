@@ -1,0 +1,197 @@
+#!/bin/sh
+# The netem fault on a static cluster over SSH: the local cluster's hosts
+# with an sshd each (cluster up --sshd), driven through
+# DIR/ssh-topology.yaml, where netem degrades a host's link with nft and
+# tc run there through its connection; loss, duplicate and rate measured
+# and healed, delay refused where the kernel has no netem, and what a
+# SIGKILLed run leaves the next run removes over SSH, saying so.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+[ -x /usr/sbin/sshd ] || skip_all "sshd is not installed (make deps)"
+command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] ||
+	skip_all "tc is not installed (iproute2)"
+need_hosts
+
+C="$TRASH/c"
+T="$C/ssh-topology.yaml"
+
+# Whether the kernel has tc's netem: a namespace of our own with one on
+# its loopback.
+netem_ns_=tichaos-netem-$$
+ip netns add "$netem_ns_" || skip_all "a network namespace cannot be made here"
+if tc -n "$netem_ns_" qdisc add dev lo root netem >/dev/null 2>&1; then
+	NETEM=yes
+else
+	NETEM=no
+fi
+ip netns delete "$netem_ns_"
+
+# over_ssh HOST COMMAND: COMMAND on HOST through its sshd.
+over_ssh() {
+	ssh -i "$C/ssh/id_ed25519" -o UserKnownHostsFile="$C/ssh/known_hosts" \
+		-o BatchMode=yes "root@$(addr_of "$C" "$1")" "$2"
+}
+
+# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
+# consistency and progress checks.
+suite() {
+	insert_suite "$1" "$2" 5 "$3" 50
+	shift 3
+	echo "faults:"
+	echo "  - kind: netem"
+	for opt_ in "$@"; do
+		echo "    $opt_"
+	done
+	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
+}
+
+# masked: stdin with every number that follows a member named in $1
+# (a|b|c) as N.
+masked() {
+	sed -E "s/\"($1)\":[0-9]+/\"\\1\":N/g"
+}
+
+# number MEMBER: the number of the first "MEMBER":N on stdin.
+number() {
+	grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2
+}
+
+# links: the hosts whose link is degraded (a table netdev tichaos_link, or
+# a root qdisc 7463:), as they say over SSH.
+links() {
+	for comp in up-0 down-0 etcd-0; do
+		{ over_ssh "$comp" "nft list tables" 2>/dev/null |
+			grep -q "^table netdev tichaos_link$" ||
+		  over_ssh "$comp" "tc qdisc show dev eth0" 2>/dev/null |
+			grep -q " 7463: root"; } && echo "$comp"
+	done
+	return 0
+}
+
+test_expect_success 'set-up: the hosts with an sshd each, the topology over SSH' '
+	test_cluster_up "$C" --port-base auto --hosts on --sshd &&
+	B=$(cat "$C/port-base") &&
+	test -s "$T"
+'
+
+test_expect_success 'loss and duplicate on cdc over SSH: the table made there, counters by the percentages, healed' '
+	suite lossy 14s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 8s" >lossy.yaml &&
+	"$TICHAOS" run lossy.yaml --cluster "$T" --out "$TRASH/r1" >tap 2>err &
+	run=$! &&
+	test_track_pid $run &&
+	wait_for_condition 90 "nemesis_value $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	links >during &&
+	echo down-0 >expect &&
+	test_cmp expect during &&
+	over_ssh down-0 "nft list table netdev tichaos_link" |
+		sed -n -e "s/^[[:space:]]*//" -e "s/packets [0-9]* bytes [0-9]*/packets N bytes N/p" >rules &&
+	cat >expect <<-\EOF &&
+	meta mark 0x74630001 counter packets N bytes N accept
+	counter packets N bytes N
+	numgen random mod 1000 < 100 counter packets N bytes N drop
+	numgen random mod 1000 < 50 counter packets N bytes N meta mark set 0x74630001 dup to "eth0" meta mark set 0x00000000
+	EOF
+	test_cmp expect rules &&
+	wait $run &&
+	nemesis_value "$TRASH/r1/history.jsonl" netem >value &&
+	echo "{\"loss\":10,\"duplicate\":5,\"degraded\":[{\"component\":\"down-0\",\"probes\":{\"answered\":N,\"of\":600},\"loss\":{\"sent\":N,\"dropped\":N},\"duplicate\":{\"sent\":N,\"duplicated\":N}}]}" >expect &&
+	masked "answered|sent|dropped|duplicated" <value >actual &&
+	test_cmp expect actual &&
+	sent=$(number sent <value) && dropped=$(number dropped <value) &&
+	test "$sent" -ge 600 &&
+	test $((dropped * 100)) -ge $((sent * 5)) &&
+	test $((dropped * 100)) -le $((sent * 20)) &&
+	passed=$(sed -e "s/.*\"duplicate\":{\"sent\":\([0-9]*\).*/\1/" value) &&
+	duplicated=$(number duplicated <value) &&
+	test "$passed" = $((sent - dropped)) &&
+	test $((duplicated * 100)) -ge $((passed * 2)) &&
+	test $((duplicated * 100)) -le $((passed * 10)) &&
+	echo "{\"restored\":[{\"component\":\"down-0\",\"probes\":{\"answered\":200,\"of\":200}}]}" >expect &&
+	nemesis_value "$TRASH/r1/history.jsonl" restore_link >actual &&
+	test_cmp expect actual &&
+	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
+	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
+	links >after &&
+	test ! -s after
+'
+
+test_expect_success 'rate on upstream over SSH: tbf made there, at most 1mbit out of the host, above it once healed' '
+	suite rate 16s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml &&
+	"$TICHAOS" run rate.yaml --cluster "$T" --out "$TRASH/r2" >tap 2>err &
+	run=$! &&
+	test_track_pid $run &&
+	wait_for_condition 90 "nemesis_value $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	over_ssh up-0 "tc qdisc show dev eth0" >qdisc &&
+	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
+	wait $run &&
+	nemesis_value "$TRASH/r2/history.jsonl" netem >value &&
+	echo "{\"rate\":\"1mbit\",\"degraded\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
+	masked "bytes|ms|kbit_per_s" <value >actual &&
+	test_cmp expect actual &&
+	kbit=$(number kbit_per_s <value) &&
+	test "$kbit" -le 1100 && test "$kbit" -ge 500 &&
+	test "$(number ms <value)" -ge 900 &&
+	nemesis_value "$TRASH/r2/history.jsonl" restore_link >value &&
+	echo "{\"restored\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
+	masked "bytes|ms|kbit_per_s" <value >actual &&
+	test_cmp expect actual &&
+	test "$(number kbit_per_s <value)" -gt 1000 &&
+	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
+	links >after &&
+	test ! -s after
+'
+
+if [ "$NETEM" = yes ]; then
+	test_skip "refused over SSH where the kernel has no netem" \
+		"this kernel has netem"
+else
+	test_expect_success 'refused over SSH where the kernel has no netem: delay, one line, exit 2' '
+		suite nonetem 5s nonetemdb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 2s" >nonetem.yaml &&
+		"$TICHAOS" run nonetem.yaml --cluster "$T" --out "$TRASH/r3" >tap 2>all
+		test $? = 2 &&
+		grep -v "^[0-9:.]* info  " all >err &&
+		kline=$(grep -n "kind: netem" nonetem.yaml | cut -d: -f1) &&
+		echo "tichaos: nonetem.yaml:$((kline + 2)):12: fault '\''netem'\'': the kernel has no netem queueing discipline (sch_netem), which delay, delay_jitter and reorder need" >expect &&
+		test_cmp expect err &&
+		test ! -e "$TRASH/r3/history.jsonl" &&
+		over_ssh down-0 "tc qdisc show dev lo" >lo &&
+		! grep -q netem lo
+	'
+fi
+
+test_expect_success 'SIGKILL while degraded over SSH: the next run restores the link over SSH, and says so' '
+	suite int 45s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 30s" >int.yaml &&
+	"$TICHAOS" run int.yaml --cluster "$T" --out "$TRASH/r5" >tap 2>err &
+	run=$! &&
+	test_track_pid $run &&
+	wait_for_condition 90 "nemesis_value $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	kill -9 $run &&
+	{ wait $run; code=$?; } &&
+	test "$code" = 137 &&
+	links >left &&
+	echo down-0 >expect &&
+	test_cmp expect left &&
+	insert_suite next 2s 1 nextdb 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --cluster "$T" --out "$TRASH/r6" >tap 2>err &&
+	grep "warn  " err | sed -e "s/^[0-9:.]* //" >warnings &&
+	echo "warn  down-0: removing a degraded link an earlier run left (rate 1Mbit, loss 10.0%)" >expect &&
+	test_cmp expect warnings &&
+	links >after &&
+	test ! -s after &&
+	over_ssh down-0 "tc qdisc show dev eth0" >qdisc &&
+	grep -q "^qdisc noqueue 0: root" qdisc
+'
+
+test_expect_success 'down stops every sshd, by its pid, and removes the hosts' '
+	pids=$(cat "$C"/ssh/*.pid) &&
+	"$TICHAOS" cluster down --dir "$C" >out 2>err &&
+	for pid in $pids; do
+		! alive "$pid" || return 1
+	done &&
+	! ip netns list | grep -q "^tichaos-$B-"
+'
+
+test_done
