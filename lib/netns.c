@@ -616,8 +616,8 @@ static int nft_at(const struct netns_at *at, const char *script,
 {
 	const char *args[] = { script, NULL };
 
-	return at->ns ? netns_nft(at->ns, script, out, e)
-		      : remote_tool(at, "nft", args, out, e);
+	return at->shell ? remote_tool(at, "nft", args, out, e)
+			 : netns_nft(at->ns, script, out, e);
 }
 
 /* `tc -n NS ARGS`, or `tc ARGS` on the remote host. */
@@ -627,10 +627,12 @@ static int tc_at(const struct netns_at *at, const char *const *args,
 	const char *argv[24];
 	size_t n = 0;
 
-	if (!at->ns)
+	if (at->shell)
 		return remote_tool(at, "tc", args, out, e);
-	argv[n++] = "-n";
-	argv[n++] = at->ns;
+	if (at->ns) {
+		argv[n++] = "-n";
+		argv[n++] = at->ns;
+	}
 	for (size_t i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(*argv);
 	     i++)
 		argv[n++] = args[i];
@@ -679,7 +681,7 @@ static int have_tc(const struct netns_at *at)
 {
 	char *path;
 
-	if (!at->ns)
+	if (at->shell)
 		return at->has_tc;
 	path = find_program("tc");
 	free(path);
@@ -1213,7 +1215,7 @@ int netns_transfer(const struct netns_at *at, uint64_t bytes,
 				{ -1, POLLIN, 0 } }, 0, 0, 0, 0, 0 };
 	int rc;
 
-	if (at->ns) {
+	if (!at->shell) {
 		rc = transfer_ns(at->ns, &t, bytes, timeout_ns, e);
 	} else {
 		t.fd[1].events = 0;

@@ -216,16 +216,17 @@ struct netns_link {
 
 /*
  * The host whose link the functions below act on: namespace `ns` of this
- * machine (its eth0), or, with no `ns`, a host reached through `shell`
- * (over SSH), its interface `dev` (the one with address `addr`). The same
+ * machine (its eth0; NULL: this namespace), or, with a `shell`, a host
+ * reached through it (over SSH), its interface `dev` (the one with
+ * address `addr`). The same
  * nft and tc commands run either way: in the namespace, or as one shell
  * command line there, which needs root on that host (CAP_NET_ADMIN).
  */
 struct netns_at {
-	const char *ns;		/* borrowed; NULL: through `shell` */
+	const char *ns;		/* borrowed; NULL: this one, or `shell`'s */
 	char dev[16];		/* "eth0" */
 	/*
-	 * MUST without `ns`: run shell command line `command` on the host,
+	 * MAY (a remote host): run shell command line `command` on it,
 	 * its stdout into `out` (appended; MAY be NULL). The exit code, or
 	 * -1 with `e` set.
 	 */
