@@ -1,10 +1,11 @@
 #!/bin/sh
-# The netem fault on a static cluster over SSH: the local cluster's hosts
-# with an sshd each (cluster up --sshd), driven through
+# The netem and clock faults on a static cluster over SSH: the local
+# cluster's hosts with an sshd each (cluster up --sshd), driven through
 # DIR/ssh-topology.yaml, where netem degrades a host's link with nft and
 # tc run there through its connection; loss, duplicate and rate measured
 # and healed, delay refused where the kernel has no netem, and what a
-# SIGKILLed run leaves the next run removes over SSH, saying so.
+# SIGKILLed run leaves the next run removes over SSH, saying so. The
+# clock fault restarts a server on its SSH host under libfaketime.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -184,6 +185,30 @@ test_expect_success 'SIGKILL while degraded over SSH: the next run restores the 
 	over_ssh down-0 "tc qdisc show dev eth0" >qdisc &&
 	grep -q "^qdisc noqueue 0: root" qdisc
 '
+
+# The clock fault over SSH: the server restarted on its SSH host under
+# libfaketime (found there), its clock read back through SQL.
+if command -v faketime >/dev/null 2>&1; then
+	test_expect_success 'clock over SSH: up-0 restarted there under libfaketime, +1h measured, healed to 0' '
+		{
+			insert_suite ck 8s 3 ckdb 50 &&
+			printf "    ignore_errors: true\nfaults:\n  - kind: clock\n    target: up-0\n" &&
+			printf "    offset: +1h\n    at: [1s]\n    down: 3s\nchecks:\n  - kind: consistency\n"
+		} >ck.yaml &&
+		"$TICHAOS" run ck.yaml --cluster "$T" --out "$TRASH/r7" >tap 2>err &&
+		grep -qx "ok 2 - fault 1 clock: 1 of 1 injected, 1 healed" tap &&
+		grep -q "^ok 3 - consistency: " tap &&
+		grep "\"type\":\"info\",\"f\":\"clock\"" "$TRASH/r7/history.jsonl" |
+			grep -Eq "\"moved\":\[\{\"component\":\"up-0\",\"pid\":[0-9]+,\"skew_ms\":(359[89][0-9]{3}|360[01][0-9]{3})\}\]" &&
+		grep "\"type\":\"info\",\"f\":\"reset_clock\"" "$TRASH/r7/history.jsonl" |
+			grep -Eq "\"restored\":\[\{\"component\":\"up-0\",\"pid\":[0-9]+,\"skew_ms\":-?[0-9]{1,4}\}\]" &&
+		pid=$(cat "$C/up-0/tichaos.pid") &&
+		! tr "\0" "\n" <"/proc/$pid/environ" | grep -q "^LD_PRELOAD=.*faketime"
+	'
+else
+	test_skip "clock over SSH: up-0 restarted there under libfaketime, +1h measured, healed to 0" \
+		"faketime is not installed (make deps)"
+fi
 
 test_expect_success 'down stops every sshd, by its pid, and removes the hosts' '
 	pids=$(cat "$C"/ssh/*.pid) &&
