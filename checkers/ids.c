@@ -9,17 +9,48 @@
  * invoke record and completed at the ok's.
  *
  * monotonic: inserts A, B on one table with A.complete < B.invoke need
- *   id(B) > id(A). One sweep over the inserts in invoke order, feeding in
- *   those completed strictly before each invoke (a second order, by
- *   completion): each table keeps the largest id completed so far, and a B
- *   at or below it violates, with that insert as its A.
- * unique: sorted by (table, id), equal neighbours are duplicates.
+ *   id(B) > id(A). The invokes and completions are taken in time order
+ *   (of two at one time, an invoke first; completions at one time by
+ *   invoke, then line). Each table keeps the largest id completed so far
+ *   and the insert that got it; an operation takes its table's at its
+ *   invoke, and at its completion an id at or below that one violates,
+ *   with that insert as its A.
+ * unique: each table's ids go into a set: a bitmap while they are dense
+ *   (auto-increment), a hash set once a bitmap would take more than four
+ *   words an id; an id found in it again is a duplicate, counted once in
+ *   a second such set. The inserts that got one of the listed duplicate
+ *   ids are found by a second pass over the file, for those ids only.
+ *
+ * Kept are the operations in flight, each table's largest id and sets,
+ * and per table the first max_report violations (by B's invoke) and
+ * smallest duplicate ids; counts are exact. Not the inserts: memory
+ * grows with the ids' range, the tables and the faults, not the length
+ * of the history.
+ *
+ * The file is only roughly in time order. Each worker is one thread that
+ * reads the clock and queues its line at once, so a process's lines are
+ * in its time order; but each thread has its own buffer, which the
+ * flusher appends whole, one after another, every HISTORY_FLUSH_MS
+ * (lib/history.h), so a line can come after lines other threads queued
+ * up to about a flush interval later than it (more when a thread was
+ * held up between its clock and its queue). Invokes and completions go
+ * through a reorder window: a lane a process, merged in time order by a
+ * heap of lanes, the earliest let out once more than IDS_WINDOW are held
+ * (at 10000 inserts a second, three seconds of the run). A line that
+ * arrives after the window let out a later one, one more than LANE_SLACK
+ * places out of its process's own order, or an ok on another table than
+ * its invoke whose invoke is out already, would be judged wrongly in a
+ * stream: the check then reads the whole file again, holding every
+ * operation and sorting them at the end (about 130 bytes an operation),
+ * gives the verdict a file in time order gets, and says why in the
+ * details ("reread").
  *
  * A table on which a table or partition DDL (a record marked "ddl") may
  * have taken effect (ok, info, or invoked and never completed) restarts
  * its ids legitimately; it is left out of both checks and listed as
  * excluded, and so is the second table a DDL's value names ("with": an
- * exchange of partition).
+ * exchange of partition). What was kept for it goes at its first such
+ * DDL; its inserts are counted.
  *
  * With a violation go the events "between" A and B: monitor records at a
  * time in [A.complete, B.invoke], and nemesis faults that took effect
@@ -27,14 +58,14 @@
  * completion meets that window — and, for a fault that is healed later
  * (kill, partition), its time in effect, from the injection to its heal
  * (or the end of the history), so that a pair of inserts wholly inside a
- * partition names it.
+ * partition names it. Every such event is kept (they are few).
  *
- * The history is not in time order (every thread flushes its own lines),
- * and may be millions of lines: each line is parsed in place by a small
- * validating JSON scanner and only a fixed-size record per insert is kept.
+ * A line that is no record, or an ok insert without its invoke, before
+ * its invoke, or without a table, ends the reading: the verdict is
+ * unknown, naming the first such line.
  */
-#include <errno.h>
 #include <jansson.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +103,11 @@ static const struct optspec opts[] = {
 #define MAX_BETWEEN 50		/* events listed per violation */
 #define MAX_DUP_OPS 10		/* operations listed per duplicate id */
 #define NO_NAME INTERN_NONE
+/* Invokes and completions the reorder window holds (header comment). */
+#define IDS_WINDOW ((size_t)1 << 16)
+/* Places a line may be out of its own process's time order. */
+#define LANE_SLACK 16
+#define NONE32 UINT32_MAX	/* no flight, no lane */
 
 /* ---- the state of a run of the checker --------------------------------- */
 
@@ -85,14 +121,46 @@ struct op {			/* an ok insert with an id */
 	uint32_t line;		/* of the ok record */
 };
 
+struct pair {			/* a violation: b after a, id not above */
+	struct op a, b;
+};
+
+/*
+ * The ids of a table, each as an unsigned number in the same order
+ * (ordered()): a bitmap over the words [first, first + nwords) while
+ * they are dense, a hash set (open addressing, 0 empty) once not.
+ */
+struct idset {
+	uint64_t *bits;
+	uint64_t first;
+	size_t nwords;
+	uint64_t *slots;
+	size_t nslots;
+	int sparse;
+	int has_zero;		/* the hash set holds 0 */
+	size_t n;
+};
+
 struct table {
 	unsigned in_scope:1;
 	unsigned excluded:1;
+	unsigned has_best:1;
 	const char *because;	/* the first DDL op (static) */
 	const char *how;	/* "ok", "info", "invoke" (never completed) */
 	int64_t at;
-	size_t inserts;		/* checked */
-	size_t rank;		/* by name */
+	size_t inserts;
+	/* Monotonic: the largest id completed so far, and the first
+	 * max_report violations by B (a heap, the last one on top). */
+	struct op best;
+	size_t violations;
+	struct pair *first;
+	size_t nfirst;
+	/* Unique: ids seen, ids seen twice, and the smallest max_report of
+	 * those (a heap, the largest on top). */
+	struct idset seen, twice;
+	size_t duplicates;
+	int64_t *dup_ids;
+	size_t ndup_ids;
 };
 
 /* An open invoke: a DDL, or another operation (an insert if its ok
@@ -106,6 +174,48 @@ struct pending {		/* a worker's open invoke */
 	uint32_t table;
 	int64_t time;
 	size_t line;
+	uint32_t flight;	/* its operation in the window */
+	uint32_t lane;		/* its process's lane */
+	uint32_t last_table;	/* the last table and node it named */
+	uint32_t last_node;
+};
+
+/* An operation from its invoke until its completion leaves the window. */
+struct flight {
+	struct op b;		/* its invoke's time; the rest from its ok */
+	struct op a;		/* has_a: its table's largest id at b's invoke */
+	uint32_t table;		/* its invoke's, then the one `a` is of */
+	uint32_t invoke_line;
+	uint32_t next;		/* free list */
+	unsigned has_a:1;
+	unsigned out:1;		/* its invoke left the window */
+	unsigned done:1;	/* its ok insert was read */
+	unsigned dropped:1;	/* it ended without an insert to check */
+};
+
+enum due_kind { DUE_INVOKE, DUE_COMPLETE };
+
+struct due {			/* an invoke or completion in the window */
+	int64_t time;
+	uint32_t flight;
+	uint32_t kind;
+};
+
+struct due_key {		/* where a due goes in time order */
+	int64_t time;
+	uint32_t kind;
+	uint32_t line;
+	int64_t invoke;
+};
+
+struct lane {			/* one process's dues in time order: a ring */
+	struct due *v;
+	size_t cap, head, n;
+};
+
+struct lane_ref {		/* a lane in the heap, with its first's time */
+	int64_t time;
+	uint32_t lane;
 };
 
 struct event {			/* a nemesis fault or monitor record */
@@ -116,16 +226,28 @@ struct event {			/* a nemesis fault or monitor record */
 	char *text;
 };
 
+struct dup {			/* a listed duplicate id, with its inserts */
+	uint32_t table;
+	int64_t id;
+	size_t count;
+	struct op ops[MAX_DUP_OPS];	/* the first, by completion */
+	size_t nops;
+};
+
+enum pass { PASS_JUDGE, PASS_EVIDENCE };
+
 struct ids {
 	const struct check_ctx *ctx;
 	const struct suite_item *it;
+	int monotonic, unique;
+	size_t max_report;
 	char **scope;		/* "db.table" of the `tables` option */
 	size_t nscope;
+	enum pass pass;
 	struct intern tables, nodes, ddl_ops;
 	struct table *tmeta;
 	size_t tmeta_cap;
-	struct op *ops;
-	size_t nops, ops_cap;
+	size_t inserts;		/* of the tables in scope */
 	struct pending *pend;	/* open addressing by process */
 	size_t npend, pend_slots;
 	struct event *events;
@@ -139,13 +261,31 @@ struct ids {
 	char nemesis_f[64];
 	char nemesis_target[256];
 	int64_t last_time;
+	/* The reorder window: SIZE_MAX holds all, in `all`, sorted at the
+	 * end; else lanes merged through a heap of lanes by their first. */
+	size_t window;
+	struct flight *flights;
+	size_t nflights, flights_cap;
+	uint32_t free_flight;
+	struct lane *lanes;
+	struct lane_ref *lane_heap;
+	size_t nlanes, lanes_cap, nlane_heap;
+	struct due *all;
+	size_t nall, all_cap;
+	size_t held;		/* dues in the window */
+	int let_out_any;
+	struct due_key last_out;
+	/* The listed duplicate ids; by (table, id) for the second pass. */
+	struct dup *dups;
+	struct dup **dups_by_id;
+	size_t ndups;
 	size_t cut_line;	/* a last line without its newline */
 	struct err *e;		/* where record() says what broke */
+	/* Why the file was read again whole (header comment). */
+	char reread[200];
 	/* Set when the history cannot be judged. */
 	char bad[400];
 };
-
-/* ---- collecting -------------------------------------------------------- */
 
 /* More distinct names (tables, nodes) than an index holds. */
 static int too_many(struct err *e)
@@ -153,6 +293,240 @@ static int too_many(struct err *e)
 	return err_set(e, ERR_INFRA, "ids: more than %u distinct names in "
 		       "the history", INTERN_NONE - 1);
 }
+
+/* The history cannot be judged: the first reason, and the reading stops. */
+static int bad(struct ids *x, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad(struct ids *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!x->bad[0]) {
+		va_start(ap, fmt);
+		vsnprintf(x->bad, sizeof(x->bad), fmt, ap);
+		va_end(ap);
+	}
+	return 1;
+}
+
+static uint32_t cap32(size_t n)
+{
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+/* "12.300" for a time in ns (truncated to ms). */
+static const char *secs(char *out, size_t size, int64_t ns)
+{
+	uint64_t ms = ns < 0 ? (uint64_t)(-(ns / NS_PER_MS))
+			     : (uint64_t)(ns / NS_PER_MS);
+
+	snprintf(out, size, "%s%llu.%03llu", ns < 0 && ms ? "-" : "",
+		 (unsigned long long)(ms / 1000),
+		 (unsigned long long)(ms % 1000));
+	return out;
+}
+
+/* ---- sets of ids ------------------------------------------------------- */
+
+/* An id as an unsigned number in the same order. */
+static uint64_t ordered(int64_t id)
+{
+	return (uint64_t)id ^ (UINT64_C(1) << 63);
+}
+
+static uint64_t mix(uint64_t u)
+{
+	u ^= u >> 33;
+	u *= UINT64_C(0xff51afd7ed558ccd);
+	return u ^ u >> 33;
+}
+
+static void rehash(struct idset *s, size_t nslots)
+{
+	uint64_t *old = s->slots;
+	size_t nold = s->nslots;
+
+	s->slots = xcalloc(nslots, sizeof(*s->slots));
+	s->nslots = nslots;
+	for (size_t i = 0; i < nold; i++) {
+		size_t k = mix(old[i]) & (nslots - 1);
+
+		if (!old[i])
+			continue;
+		while (s->slots[k])
+			k = (k + 1) & (nslots - 1);
+		s->slots[k] = old[i];
+	}
+	free(old);
+}
+
+/* Add u to the hash set: 1 when it was there already. */
+static int hash_add(struct idset *s, uint64_t u)
+{
+	size_t k;
+
+	if (!u) {
+		if (s->has_zero)
+			return 1;
+		s->has_zero = 1;
+		s->n++;
+		return 0;
+	}
+	if ((s->n + 1) * 2 > s->nslots)
+		rehash(s, s->nslots ? s->nslots * 2 : 1024);
+	for (k = mix(u) & (s->nslots - 1); s->slots[k];
+	     k = (k + 1) & (s->nslots - 1))
+		if (s->slots[k] == u)
+			return 1;
+	s->slots[k] = u;
+	s->n++;
+	return 0;
+}
+
+/* The bitmap's ids into a hash set, for good. */
+static void go_sparse(struct idset *s)
+{
+	uint64_t *bits = s->bits;
+
+	s->sparse = 1;
+	s->bits = NULL;
+	s->n = 0;
+	for (size_t i = 0; i < s->nwords; i++)
+		for (uint64_t w = bits[i]; w; w &= w - 1)
+			hash_add(s, (s->first + i) * 64 +
+				 (uint64_t)__builtin_ctzll(w));
+	s->nwords = 0;
+	free(bits);
+}
+
+/*
+ * Make the bitmap cover word w, at least doubling it; or, when that
+ * takes more than four words an id past the first 1024, go sparse.
+ */
+static void widen(struct idset *s, uint64_t w)
+{
+	uint64_t from = s->first, to = s->first + s->nwords;
+	uint64_t *bits;
+
+	if (!s->nwords) {
+		from = w;
+		to = w + 1;
+	} else if (w < from) {
+		from = from > s->nwords ? from - s->nwords : 0;
+		from = w < from ? w : from;
+	} else {
+		to = w + 1 > to + s->nwords ? w + 1 : to + s->nwords;
+	}
+	if (to - from > 4 * s->n + 1024) {
+		go_sparse(s);
+		return;
+	}
+	bits = xcalloc(to - from, sizeof(*bits));
+	if (s->nwords)
+		memcpy(bits + (s->first - from), s->bits,
+		       s->nwords * sizeof(*bits));
+	free(s->bits);
+	s->bits = bits;
+	s->first = from;
+	s->nwords = to - from;
+}
+
+/* Add `id`: 1 when it was there already. */
+static int idset_add(struct idset *s, int64_t id)
+{
+	uint64_t u = ordered(id), bit = UINT64_C(1) << (u % 64), *word;
+
+	if (!s->sparse && u / 64 - s->first >= s->nwords)
+		widen(s, u / 64);
+	if (s->sparse)
+		return hash_add(s, u);
+	word = &s->bits[u / 64 - s->first];
+	if (*word & bit)
+		return 1;
+	*word |= bit;
+	s->n++;
+	return 0;
+}
+
+static void idset_release(struct idset *s)
+{
+	free(s->bits);
+	free(s->slots);
+	memset(s, 0, sizeof(*s));
+}
+
+/* ---- the first max_report ---------------------------------------------- */
+
+/*
+ * Keep the `cap` smallest elements by `cmp` in `v`, a heap of *n
+ * elements of `size` bytes with the largest on top: `elem` goes in when
+ * there is room, or in the place of the largest when smaller than it.
+ */
+static void keep_smallest(void *v, size_t *n, size_t cap, size_t size,
+			  const void *elem,
+			  int (*cmp)(const void *, const void *))
+{
+	char *h = v;
+	size_t i;
+
+	if (*n < cap) {
+		for (i = (*n)++; i && cmp(h + (i - 1) / 2 * size, elem) < 0;
+		     i = (i - 1) / 2)
+			memcpy(h + i * size, h + (i - 1) / 2 * size, size);
+		memcpy(h + i * size, elem, size);
+		return;
+	}
+	if (cmp(elem, h) >= 0)
+		return;
+	for (i = 0;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && cmp(h + c * size, h + (c + 1) * size) < 0)
+			c++;
+		if (cmp(h + c * size, elem) <= 0)
+			break;
+		memcpy(h + i * size, h + c * size, size);
+		i = c;
+	}
+	memcpy(h + i * size, elem, size);
+}
+
+/* Inserts by completion: how the feed and duplicate listings order them. */
+static int cmp_op(const void *pa, const void *pb)
+{
+	const struct op *a = pa, *b = pb;
+
+	if (a->complete != b->complete)
+		return a->complete < b->complete ? -1 : 1;
+	if (a->invoke != b->invoke)
+		return a->invoke < b->invoke ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* Violations by B: invoke, completion, line. */
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const struct op *a = &((const struct pair *)pa)->b;
+	const struct op *b = &((const struct pair *)pb)->b;
+
+	if (a->invoke != b->invoke)
+		return a->invoke < b->invoke ? -1 : 1;
+	if (a->complete != b->complete)
+		return a->complete < b->complete ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int cmp_id(const void *pa, const void *pb)
+{
+	int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+
+	return a < b ? -1 : a > b;
+}
+
+/* ---- tables and processes ---------------------------------------------- */
 
 static uint32_t table_of(struct ids *x, const char *name, struct err *e)
 {
@@ -176,12 +550,38 @@ static uint32_t table_of(struct ids *x, const char *name, struct err *e)
 	return t;
 }
 
+/* table_of, asked of process p's last table first: a process mostly
+ * keeps to its tables. */
+static uint32_t table_named(struct ids *x, struct pending *p,
+			    const char *name, struct err *e)
+{
+	if (p->last_table == NO_NAME ||
+	    strcmp(x->tables.v[p->last_table], name))
+		p->last_table = table_of(x, name, e);
+	return p->last_table;
+}
+
+/* What was kept to judge table m (excluded, or the check is over). */
+static void forget(struct table *m)
+{
+	free(m->first);
+	free(m->dup_ids);
+	idset_release(&m->seen);
+	idset_release(&m->twice);
+	m->first = NULL;
+	m->dup_ids = NULL;
+	m->nfirst = m->ndup_ids = m->violations = m->duplicates = 0;
+	m->has_best = 0;
+}
+
 /* A DDL `op` on table `t` may have taken effect at `at`. */
 static void exclude_at(struct ids *x, uint32_t t, const char *op,
 		       const char *how, int64_t at)
 {
 	struct table *m = &x->tmeta[t];
 
+	if (!m->excluded)
+		forget(m);
 	if (!m->excluded || at < m->at) {
 		m->excluded = 1;
 		m->because = op;
@@ -230,8 +630,346 @@ static struct pending *pending_of(struct ids *x, int64_t process,
 			return &x->pend[k];
 	x->pend[k].process = process;
 	x->pend[k].kind = P_NONE;
+	x->pend[k].flight = NONE32;
+	x->pend[k].lane = NONE32;
+	x->pend[k].last_table = x->pend[k].last_node = NO_NAME;
 	x->npend++;
 	return &x->pend[k];
+}
+
+/* ---- the reorder window ------------------------------------------------ */
+
+static uint32_t flight_new(struct ids *x, struct err *e)
+{
+	uint32_t f = x->free_flight;
+
+	if (f != NONE32) {
+		x->free_flight = x->flights[f].next;
+	} else {
+		if (x->nflights >= NONE32)
+			return err_set(e, ERR_INFRA, "ids: more than %u "
+				       "operations in flight", NONE32 - 1),
+			       NONE32;
+		if (x->nflights == x->flights_cap) {
+			x->flights_cap = x->flights_cap ? x->flights_cap * 2
+							: 1024;
+			x->flights = xrealloc(x->flights, x->flights_cap *
+					      sizeof(*x->flights));
+		}
+		f = (uint32_t)x->nflights++;
+	}
+	memset(&x->flights[f], 0, sizeof(x->flights[f]));
+	return f;
+}
+
+static void flight_free(struct ids *x, uint32_t f)
+{
+	x->flights[f].next = x->free_flight;
+	x->free_flight = f;
+}
+
+static struct due_key key_of(const struct ids *x, const struct due *d)
+{
+	const struct flight *f = &x->flights[d->flight];
+
+	if (d->kind == DUE_INVOKE)
+		return (struct due_key){ d->time, DUE_INVOKE, f->invoke_line,
+					 0 };
+	return (struct due_key){ d->time, DUE_COMPLETE, f->b.line,
+				 f->b.invoke };
+}
+
+static int cmp_key(const struct due_key *a, const struct due_key *b)
+{
+	if (a->time != b->time)
+		return a->time < b->time ? -1 : 1;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->invoke != b->invoke)
+		return a->invoke < b->invoke ? -1 : 1;
+	return a->line < b->line ? -1 : a->line > b->line;
+}
+
+static int earlier(const struct ids *x, const struct due *a,
+		   const struct due *b)
+{
+	struct due_key ka, kb;
+
+	if (a->time != b->time)
+		return a->time < b->time;
+	ka = key_of(x, a);
+	kb = key_of(x, b);
+	return cmp_key(&ka, &kb) < 0;
+}
+
+static int cmp_due(const void *pa, const void *pb, void *arg)
+{
+	struct due_key a = key_of(arg, pa), b = key_of(arg, pb);
+
+	return cmp_key(&a, &b);
+}
+
+#define LANE(l, i) ((l)->v[((l)->head + (i)) & ((l)->cap - 1)])
+
+/* Two lanes whose first dues are at one time: by the rest of the key. */
+static int lane_tie(const struct ids *x, const struct lane_ref *a,
+		    const struct lane_ref *b)
+{
+	return earlier(x, &LANE(&x->lanes[a->lane], 0),
+		       &LANE(&x->lanes[b->lane], 0));
+}
+
+static int lane_before(const struct ids *x, const struct lane_ref *a,
+		       const struct lane_ref *b)
+{
+	return a->time != b->time ? a->time < b->time : lane_tie(x, a, b);
+}
+
+static void lane_up(struct ids *x, size_t i)
+{
+	struct lane_ref ref = x->lane_heap[i], *h = x->lane_heap;
+
+	for (; i && lane_before(x, &ref, &h[(i - 1) / 2]); i = (i - 1) / 2)
+		h[i] = h[(i - 1) / 2];
+	h[i] = ref;
+}
+
+static void lane_down(struct ids *x, size_t i)
+{
+	struct lane_ref ref = x->lane_heap[i], *h = x->lane_heap;
+	size_t n = x->nlane_heap;
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && lane_before(x, &h[c + 1], &h[c]))
+			c++;
+		if (!lane_before(x, &h[c], &ref))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = ref;
+}
+
+/* Where lane `lane` is in the heap (its first due just changed: rare). */
+static size_t lane_at(const struct ids *x, uint32_t lane)
+{
+	size_t i = 0;
+
+	while (x->lane_heap[i].lane != lane)
+		i++;
+	return i;
+}
+
+static uint32_t lane_new(struct ids *x)
+{
+	if (x->nlanes == x->lanes_cap) {
+		x->lanes_cap = x->lanes_cap ? x->lanes_cap * 2 : 16;
+		x->lanes = xrealloc(x->lanes, x->lanes_cap *
+				    sizeof(*x->lanes));
+		x->lane_heap = xrealloc(x->lane_heap, x->lanes_cap *
+					sizeof(*x->lane_heap));
+	}
+	memset(&x->lanes[x->nlanes], 0, sizeof(x->lanes[0]));
+	return (uint32_t)x->nlanes++;
+}
+
+static void lane_grow(struct lane *l)
+{
+	size_t cap = l->cap ? l->cap * 2 : 16;
+	struct due *v = xmalloc(cap * sizeof(*v));
+
+	for (size_t i = 0; i < l->n; i++)
+		v[i] = LANE(l, i);
+	free(l->v);
+	l->v = v;
+	l->cap = cap;
+	l->head = 0;
+}
+
+/* The history must be read again whole: why (header comment). */
+static int reread(struct ids *x, size_t line, int64_t at, const char *why)
+{
+	char s[32];
+
+	snprintf(x->reread, sizeof(x->reread), "history.jsonl:%zu: the "
+		 "line at %ss %s", line, secs(s, sizeof(s), at), why);
+	return 1;
+}
+
+/* Due `d` into its process's lane, by time: 1 when too far back. */
+static int lane_add(struct ids *x, uint32_t lane, struct due d,
+		    size_t line)
+{
+	struct lane *l = &x->lanes[lane];
+	size_t i;
+
+	for (i = l->n; i && earlier(x, &d, &LANE(l, i - 1)); i--)
+		if (l->n - i == LANE_SLACK)
+			return reread(x, line, d.time, "is out of its "
+				      "process's time order");
+	if (l->n == l->cap)
+		lane_grow(l);
+	for (size_t k = l->n; k > i; k--)
+		LANE(l, k) = LANE(l, k - 1);
+	LANE(l, i) = d;
+	x->held++;
+	if (++l->n == 1) {
+		x->lane_heap[x->nlane_heap] = (struct lane_ref){ d.time, lane };
+		lane_up(x, x->nlane_heap++);
+	} else if (!i) {
+		size_t at = lane_at(x, lane);
+
+		x->lane_heap[at].time = d.time;
+		lane_up(x, at);
+	}
+	return 0;
+}
+
+/* The earliest due of the window, out of it. */
+static struct due lane_next(struct ids *x)
+{
+	struct lane *l = &x->lanes[x->lane_heap[0].lane];
+	struct due d = LANE(l, 0);
+
+	l->head = (l->head + 1) & (l->cap - 1);
+	x->held--;
+	if (--l->n) {
+		x->lane_heap[0].time = LANE(l, 0).time;
+		lane_down(x, 0);
+		return d;
+	}
+	if (l->cap > 1024) {
+		free(l->v);
+		l->v = NULL;
+		l->cap = l->head = 0;
+	}
+	if (--x->nlane_heap) {
+		x->lane_heap[0] = x->lane_heap[x->nlane_heap];
+		lane_down(x, 0);
+	}
+	return d;
+}
+
+/* An invoke in time order: what its table's largest id is now. */
+static void invoked(struct ids *x, uint32_t f)
+{
+	struct flight *fl = &x->flights[f];
+	const struct table *m;
+
+	if (fl->dropped) {
+		flight_free(x, f);
+		return;
+	}
+	fl->out = 1;
+	if (fl->done)
+		fl->table = fl->b.table;
+	if (fl->table == NO_NAME)
+		return;
+	m = &x->tmeta[fl->table];
+	if (m->has_best) {
+		fl->a = m->best;
+		fl->has_a = 1;
+	}
+}
+
+/* A completion in time order: judged against its invoke's largest id,
+ * then the largest if larger. */
+static void completed(struct ids *x, uint32_t f)
+{
+	struct flight *fl = &x->flights[f];
+	struct table *m = &x->tmeta[fl->b.table];
+
+	if (!m->excluded) {
+		if (fl->has_a && fl->b.id <= fl->a.id) {
+			struct pair p = { fl->a, fl->b };
+
+			if (!m->first)
+				m->first = xmalloc(x->max_report *
+						   sizeof(*m->first));
+			m->violations++;
+			keep_smallest(m->first, &m->nfirst, x->max_report,
+				      sizeof(p), &p, cmp_pair);
+		}
+		if (!m->has_best || fl->b.id > m->best.id) {
+			m->best = fl->b;
+			m->has_best = 1;
+		}
+	}
+	flight_free(x, f);
+}
+
+static void let_out(struct ids *x, struct due d)
+{
+	x->last_out = key_of(x, &d);
+	x->let_out_any = 1;
+	if (d.kind == DUE_INVOKE)
+		invoked(x, d.flight);
+	else
+		completed(x, d.flight);
+}
+
+/*
+ * Due `d` of pending p's operation into the window, letting the earliest
+ * out while it holds too many. 1 when it comes too late: x->reread says
+ * why.
+ */
+static int due_add(struct ids *x, struct pending *p, struct due d,
+		   size_t line)
+{
+	if (x->window == SIZE_MAX) {
+		if (x->nall == x->all_cap) {
+			x->all_cap = x->all_cap ? x->all_cap * 2 : 1024;
+			x->all = xrealloc(x->all, x->all_cap *
+					  sizeof(*x->all));
+		}
+		x->all[x->nall++] = d;
+		return 0;
+	}
+	if (x->let_out_any) {
+		struct due_key k = key_of(x, &d);
+
+		if (cmp_key(&k, &x->last_out) < 0)
+			return reread(x, line, d.time, "came after the "
+				      "reorder window had let out a later one");
+	}
+	if (p->lane == NONE32)
+		p->lane = lane_new(x);
+	if (lane_add(x, p->lane, d, line))
+		return 1;
+	while (x->held > x->window)
+		let_out(x, lane_next(x));
+	return 0;
+}
+
+/* Everything still in the window, in time order. */
+static void drain(struct ids *x)
+{
+	while (x->nlane_heap)
+		let_out(x, lane_next(x));
+	if (x->nall)
+		qsort_r(x->all, x->nall, sizeof(*x->all), cmp_due, x);
+	for (size_t i = 0; i < x->nall; i++)
+		let_out(x, x->all[i]);
+	x->nall = 0;
+}
+
+/* ---- collecting -------------------------------------------------------- */
+
+/* Pending p's operation is over without an insert to judge. */
+static void settle(struct ids *x, struct pending *p)
+{
+	if (p->flight != NONE32) {
+		if (x->flights[p->flight].out)
+			flight_free(x, p->flight);
+		else
+			x->flights[p->flight].dropped = 1;
+		p->flight = NONE32;
+	}
+	p->kind = P_NONE;
 }
 
 /* An open invoke that never completed: a DDL may have happened. */
@@ -239,7 +977,7 @@ static void unfinished(struct ids *x, struct pending *p)
 {
 	if (p->kind == P_DDL && p->table != NO_NAME)
 		exclude_at(x, p->table, p->ddl, "invoke", p->time);
-	p->kind = P_NONE;
+	settle(x, p);
 }
 
 /* Append " X" for a from/to member: a string, or null as "none". */
@@ -434,30 +1172,152 @@ static int nemesis(struct ids *x, const struct history_line *r, struct err *e)
 	return in_effect(x, r, e);
 }
 
-static int add_op(struct ids *x, const struct history_line *r,
-		  const struct pending *p, uint32_t table, size_t line,
-		  struct err *e)
+static int make_op(struct ids *x, const struct history_line *r,
+		   struct pending *p, uint32_t table, size_t line,
+		   struct op *op, struct err *e)
 {
-	struct op *op;
-	uint32_t node = NO_NAME;
 	int added;
 
-	if (r->node && (node = intern_add(&x->nodes, r->node, &added)) ==
+	op->node = NO_NAME;
+	if (r->node && (p->last_node == NO_NAME ||
+			strcmp(x->nodes.v[p->last_node], r->node)) &&
+	    (p->last_node = intern_add(&x->nodes, r->node, &added)) ==
 	    NO_NAME)
 		return too_many(e);
-	if (x->nops == x->ops_cap) {
-		x->ops_cap = x->ops_cap ? x->ops_cap * 2 : 1024;
-		x->ops = xrealloc(x->ops, x->ops_cap * sizeof(*x->ops));
-	}
-	op = &x->ops[x->nops++];
+	if (r->node)
+		op->node = p->last_node;
 	op->invoke = p->time;
 	op->complete = r->time;
 	op->id = r->id;
 	op->table = table;
-	op->node = node;
 	op->process = (int32_t)r->process;
-	op->line = line > UINT32_MAX ? UINT32_MAX : (uint32_t)line;
+	op->line = cap32(line);
 	return 0;
+}
+
+/* Unique: the id into its table's sets. */
+static void seen(struct ids *x, struct table *m, int64_t id)
+{
+	if (!idset_add(&m->seen, id) || idset_add(&m->twice, id))
+		return;
+	m->duplicates++;
+	if (!m->dup_ids)
+		m->dup_ids = xmalloc(x->max_report * sizeof(*m->dup_ids));
+	keep_smallest(m->dup_ids, &m->ndup_ids, x->max_report,
+		      sizeof(id), &id, cmp_id);
+}
+
+static int cmp_dup_id(const void *pa, const void *pb)
+{
+	const struct dup *a = *(const struct dup *const *)pa;
+	const struct dup *b = *(const struct dup *const *)pb;
+
+	if (a->table != b->table)
+		return a->table < b->table ? -1 : 1;
+	return a->id < b->id ? -1 : a->id > b->id;
+}
+
+/* The second pass: an insert that got a listed duplicate id. */
+static void evidence(struct ids *x, const struct op *op)
+{
+	struct dup key = { op->table, op->id, 0, { { 0 } }, 0 }, *k = &key;
+	struct dup **d = bsearch(&k, x->dups_by_id, x->ndups,
+				 sizeof(*x->dups_by_id), cmp_dup_id);
+
+	if (!d)
+		return;
+	(*d)->count++;
+	keep_smallest((*d)->ops, &(*d)->nops, MAX_DUP_OPS, sizeof(*op), op,
+		      cmp_op);
+}
+
+/* An insert of a table in scope, into the window. */
+static int land(struct ids *x, struct pending *p, const struct op *op,
+		size_t line)
+{
+	uint32_t f = p->flight;
+	struct flight *fl;
+
+	p->flight = NONE32;
+	p->kind = P_NONE;
+	if (f == NONE32)
+		return 0;
+	fl = &x->flights[f];
+	fl->b = *op;
+	fl->done = 1;
+	if (fl->out && fl->table != op->table)
+		return reread(x, line, op->complete, "is an ok insert on "
+			      "another table than its invoke's");
+	return due_add(x, p, (struct due){ op->complete, f, DUE_COMPLETE },
+		       line);
+}
+
+static int ok_insert(struct ids *x, struct pending *p,
+		     const struct history_line *r, size_t line, struct err *e)
+{
+	struct op op;
+	uint32_t t;
+
+	if (p->kind != P_OP)
+		return bad(x, "history.jsonl:%zu: ok insert of process %lld "
+			   "without its invoke", line, (long long)r->process);
+	if (r->time < p->time)
+		return bad(x, "history.jsonl:%zu: ok insert at %lld before "
+			   "its invoke at %lld (line %zu)", line,
+			   (long long)r->time, (long long)p->time, p->line);
+	if (!r->table)
+		return bad(x, "history.jsonl:%zu: ok insert without a "
+			   "\"table\"", line);
+	if ((t = table_named(x, p, r->table, e)) == NO_NAME)
+		return -1;
+	if (!x->tmeta[t].in_scope || x->tmeta[t].excluded) {
+		if (x->pass == PASS_JUDGE && x->tmeta[t].in_scope) {
+			x->inserts++;
+			x->tmeta[t].inserts++;
+		}
+		settle(x, p);
+		return 0;
+	}
+	if (make_op(x, r, p, t, line, &op, e))
+		return -1;
+	if (x->pass == PASS_EVIDENCE) {
+		evidence(x, &op);
+		settle(x, p);
+		return 0;
+	}
+	x->inserts++;
+	x->tmeta[t].inserts++;
+	if (x->unique)
+		seen(x, &x->tmeta[t], op.id);
+	return land(x, p, &op, line);
+}
+
+static int invoke(struct ids *x, struct pending *p,
+		  const struct history_line *r, const char *ddl, size_t line,
+		  struct err *e)
+{
+	struct flight *fl;
+	uint32_t f;
+
+	unfinished(x, p);
+	p->kind = ddl ? P_DDL : P_OP;
+	p->ddl = ddl;
+	p->table = NO_NAME;
+	if (r->table && (p->table = table_named(x, p, r->table, e)) ==
+	    NO_NAME)
+		return -1;
+	p->time = r->time;
+	p->line = line;
+	if (ddl || x->pass != PASS_JUDGE || !x->monotonic)
+		return 0;
+	if ((f = flight_new(x, e)) == NONE32)
+		return -1;
+	p->flight = f;
+	fl = &x->flights[f];
+	fl->b.invoke = r->time;
+	fl->table = p->table;
+	fl->invoke_line = cap32(line);
+	return due_add(x, p, (struct due){ r->time, f, DUE_INVOKE }, line);
 }
 
 /* The value's "with" of a DDL: a second table it changed (an exchange). */
@@ -492,6 +1352,21 @@ static const char *ddl_name(struct ids *x, const char *f)
 	return k == NO_NAME ? NULL : x->ddl_ops.v[k];
 }
 
+/*
+ * An invoke, an ok: told by a letter or two, as history_read lets only
+ * invoke, ok, fail and info through (the worker's lines are most of a
+ * history).
+ */
+static int is_invoke(const char *type)
+{
+	return type[0] == 'i' && type[2] == 'v';
+}
+
+static int is_ok(const char *type)
+{
+	return type[0] == 'o';
+}
+
 static int worker(struct ids *x, const struct history_line *r, size_t line,
 		  struct err *e)
 {
@@ -500,50 +1375,14 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 
 	if (!p || (r->ddl && !(ddl = ddl_name(x, r->f))))
 		return p ? too_many(e) : -1;
-	if (!strcmp(r->type, "invoke")) {
-		unfinished(x, p);
-		p->kind = ddl ? P_DDL : P_OP;
-		p->ddl = ddl;
-		p->table = NO_NAME;
-		if (r->table && (p->table = table_of(x, r->table, e)) ==
-		    NO_NAME)
-			return -1;
-		p->time = r->time;
-		p->line = line;
-		return 0;
-	}
-	if (!ddl && !strcmp(r->type, "ok") && r->has_id) {
-		uint32_t t;
-
-		if (p->kind != P_OP) {
-			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
-				 "ok insert of process %lld without its "
-				 "invoke", line, (long long)r->process);
-			return 0;
-		}
-		if (r->time < p->time) {
-			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
-				 "ok insert at %lld before its invoke at %lld "
-				 "(line %zu)", line, (long long)r->time,
-				 (long long)p->time, p->line);
-			return 0;
-		}
-		if (!r->table) {
-			snprintf(x->bad, sizeof(x->bad), "history.jsonl:%zu: "
-				 "ok insert without a \"table\"", line);
-			return 0;
-		}
-		if ((t = table_of(x, r->table, e)) == NO_NAME)
-			return -1;
-		if (x->tmeta[t].in_scope && add_op(x, r, p, t, line, e))
-			return -1;
-		p->kind = P_NONE;
-		return 0;
-	}
+	if (is_invoke(r->type))
+		return invoke(x, p, r, ddl, line, e);
+	if (!ddl && is_ok(r->type) && r->has_id)
+		return ok_insert(x, p, r, line, e);
 	/* Another op's completion, or one without its invoke. */
 	if (p->kind != (ddl ? P_DDL : P_OP) || p->ddl != ddl)
 		unfinished(x, p);
-	p->kind = P_NONE;
+	settle(x, p);
 	if (ddl && r->table && strcmp(r->type, "fail")) {
 		/* Static: r's strings live in the line buffer. */
 		const char *how = !strcmp(r->type, "ok") ? "ok" : "info";
@@ -560,6 +1399,8 @@ static int record(const struct history_line *r, void *arg)
 {
 	struct ids *x = arg;
 
+	if (x->pass == PASS_EVIDENCE)
+		return r->process >= 0 ? worker(x, r, r->line, x->e) : 0;
 	if (r->time > x->last_time)
 		x->last_time = r->time;
 	if (r->process == HISTORY_NEMESIS)
@@ -570,7 +1411,10 @@ static int record(const struct history_line *r, void *arg)
 	return worker(x, r, r->line, x->e);
 }
 
-/* Read the history. 0 also when it cannot be judged (x->bad set). */
+/*
+ * Read the history (x->pass says for what). 0 also when it cannot be
+ * judged (x->bad set) or must be read again whole (x->reread).
+ */
 static int read_history(struct ids *x, struct err *e)
 {
 	struct history_reading info;
@@ -593,46 +1437,19 @@ static int read_history(struct ids *x, struct err *e)
 		snprintf(x->bad, sizeof(x->bad), "%s", info.bad);
 	if (rc && err_isset(e))
 		return -1;
-	if (x->bad[0])
+	if (x->bad[0] || x->reread[0] || x->pass == PASS_EVIDENCE)
 		return 0;
 	/* Invokes the history ends on. */
 	for (size_t i = 0; i < x->pend_slots; i++)
 		if (x->pend[i].process >= 0)
 			unfinished(x, &x->pend[i]);
+	drain(x);
 	if (x->nemesis_open && open_fault(x, x->last_time, e))
 		return -1;
 	return close_in_effect(x, e);
 }
 
 /* ---- judging ----------------------------------------------------------- */
-
-struct key {			/* a sort key and the op it belongs to */
-	int64_t a;
-	int64_t b;
-	uint32_t op;
-};
-
-static int cmp_key(const void *pa, const void *pb)
-{
-	const struct key *a = pa, *b = pb;
-
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	if (a->b != b->b)
-		return a->b < b->b ? -1 : 1;
-	return a->op < b->op ? -1 : a->op > b->op;
-}
-
-static int cmp_op(const void *pa, const void *pb)
-{
-	const struct op *a = pa, *b = pb;
-
-	if (a->complete != b->complete)
-		return a->complete < b->complete ? -1 : 1;
-	if (a->invoke != b->invoke)
-		return a->invoke < b->invoke ? -1 : 1;
-	return a->line < b->line ? -1 : a->line > b->line;
-}
 
 static int cmp_event(const void *pa, const void *pb)
 {
@@ -648,18 +1465,6 @@ static int cmp_name(const void *pa, const void *pb, void *arg)
 	char **v = arg;
 
 	return strcmp(v[*(const uint32_t *)pa], v[*(const uint32_t *)pb]);
-}
-
-/* "12.300" for a time in ns (truncated to ms). */
-static const char *secs(char *out, size_t size, int64_t ns)
-{
-	uint64_t ms = ns < 0 ? (uint64_t)(-(ns / NS_PER_MS))
-			     : (uint64_t)(ns / NS_PER_MS);
-
-	snprintf(out, size, "%s%llu.%03llu", ns < 0 && ms ? "-" : "",
-		 (unsigned long long)(ms / 1000),
-		 (unsigned long long)(ms % 1000));
-	return out;
 }
 
 static const char *who(const struct ids *x, const struct op *op, char *out,
@@ -769,29 +1574,20 @@ static void between(const struct ids *x, int64_t max_span, int64_t lo,
 	qsort_r(w->ev, w->n, sizeof(*w->ev), cmp_shown, w);
 }
 
-struct pair {
-	uint32_t a, b;
-};
-
 /* What judging finds, step by step (judge). */
 struct judging {
-	int monotonic, unique;
-	size_t max_report;
 	size_t ntables, checked, nexcluded;
 	size_t nops;			/* inserts of the checked tables */
 	size_t violations, npairs;	/* pairs: the first max_report */
-	size_t duplicates, ndups;	/* dups: index into keys */
-	struct key *keys;
+	size_t duplicates;		/* listed: x->dups */
 	struct pair *pairs;
-	uint32_t *dups;
 	uint32_t *order;		/* tables by name */
 	int64_t max_span;		/* the longest event */
 	struct window *win;
 };
 
-/* Tables by name (for the listings); the inserts of the excluded ones
- * dropped; ops in completion order, events in time order. */
-static int prepare(struct ids *x, struct judging *j, struct err *e)
+/* Tables by name (for the listings) and counted; events in time order. */
+static void prepare(struct ids *x, struct judging *j)
 {
 	j->order = xmalloc((j->ntables + 1) * sizeof(*j->order));
 	j->win = xmalloc(sizeof(*j->win));
@@ -799,103 +1595,89 @@ static int prepare(struct ids *x, struct judging *j, struct err *e)
 		j->order[i] = (uint32_t)i;
 	qsort_r(j->order, j->ntables, sizeof(*j->order), cmp_name,
 		x->tables.v);
-	for (size_t i = 0; i < j->ntables; i++)
-		x->tmeta[j->order[i]].rank = i;
-	for (size_t i = 0; i < x->nops; i++) {
-		struct table *m = &x->tmeta[x->ops[i].table];
+	for (size_t i = 0; i < j->ntables; i++) {
+		const struct table *m = &x->tmeta[i];
 
-		if (m->excluded) {
-			if (!m->inserts++)
-				j->nexcluded++;
+		if (!m->inserts)
 			continue;
-		}
-		if (!m->inserts++)
+		if (m->excluded) {
+			j->nexcluded++;
+		} else {
 			j->checked++;
-		x->ops[j->nops++] = x->ops[i];
+			j->nops += m->inserts;
+		}
 	}
-	/* From here on an op's index is its place in completion order. */
-	if (j->nops)
-		qsort(x->ops, j->nops, sizeof(*x->ops), cmp_op);
 	if (x->nevents)
 		qsort(x->events, x->nevents, sizeof(*x->events), cmp_event);
 	for (size_t i = 0; i < x->nevents; i++)
 		if (x->events[i].end - x->events[i].start > j->max_span)
 			j->max_span = x->events[i].end - x->events[i].start;
-	if (j->nops)
-		j->keys = xmalloc(j->nops * sizeof(*j->keys));
-	return 0;
 }
 
-/*
- * Monotonic: an insert b invoked after an insert a of its table
- * completed must get a larger id. Inserts in invoke order; for each, the
- * largest id of its table completed before it, fed in completion order.
- */
-static int find_violations(struct ids *x, struct judging *j, struct err *e)
-{
-	struct key *keys = j->keys;
-	uint32_t *best;
-
-	best = xmalloc((j->ntables + 1) * sizeof(*best));
-	j->pairs = xmalloc(j->max_report * sizeof(*j->pairs));
-	for (size_t i = 0; i < j->nops; i++)
-		keys[i] = (struct key){ x->ops[i].invoke, x->ops[i].complete,
-					(uint32_t)i };
-	qsort(keys, j->nops, sizeof(*keys), cmp_key);
-	for (size_t i = 0; i < j->ntables; i++)
-		best[i] = UINT32_MAX;
-	for (size_t i = 0, k = 0; i < j->nops; i++) {
-		const struct op *b = &x->ops[keys[i].op];
-
-		/* Feed in every insert completed before b's invoke. */
-		for (; k < j->nops && x->ops[k].complete < b->invoke; k++) {
-			const struct op *a = &x->ops[k];
-			uint32_t *t = &best[a->table];
-
-			if (*t == UINT32_MAX || a->id > x->ops[*t].id)
-				*t = (uint32_t)k;
-		}
-		if (best[b->table] != UINT32_MAX &&
-		    b->id <= x->ops[best[b->table]].id &&
-		    j->violations++ < j->max_report)
-			j->pairs[j->npairs++] = (struct pair){
-				best[b->table], keys[i].op };
-	}
-	free(best);
-	return 0;
-}
-
-/* Unique: no id twice in a table. Inserts by table and id; each run of
- * equal keys is one duplicate id. */
-static int find_duplicates(struct ids *x, struct judging *j, struct err *e)
-{
-	struct key *keys = j->keys;
-
-	j->dups = xmalloc(j->max_report * sizeof(*j->dups));
-	for (size_t i = 0; i < j->nops; i++)
-		keys[i] = (struct key){ (int64_t)x->tmeta[x->ops[i].table].rank,
-					x->ops[i].id, (uint32_t)i };
-	qsort(keys, j->nops, sizeof(*keys), cmp_key);
-	for (size_t i = 0; i + 1 < j->nops; i++) {
-		if (keys[i].a != keys[i + 1].a || keys[i].b != keys[i + 1].b ||
-		    (i && keys[i - 1].a == keys[i].a &&
-		     keys[i - 1].b == keys[i].b))
-			continue;
-		if (j->duplicates++ < j->max_report)
-			j->dups[j->ndups++] = (uint32_t)i;
-	}
-	return 0;
-}
-
-/* How many inserts share the id of duplicate `k` (an index into keys). */
-static size_t dup_count(const struct judging *j, size_t k)
+/* The first max_report violations of the checked tables, by B. */
+static void gather_violations(struct ids *x, struct judging *j)
 {
 	size_t n = 0;
 
-	while (k + n < j->nops && j->keys[k + n].a == j->keys[k].a &&
-	       j->keys[k + n].b == j->keys[k].b)
-		n++;
-	return n;
+	for (size_t i = 0; i < j->ntables; i++)
+		if (!x->tmeta[i].excluded)
+			n += x->tmeta[i].nfirst;
+	j->pairs = xmalloc((n + 1) * sizeof(*j->pairs));
+	for (size_t i = 0; i < j->ntables; i++) {
+		const struct table *m = &x->tmeta[i];
+
+		if (m->excluded)
+			continue;
+		j->violations += m->violations;
+		if (m->nfirst)
+			memcpy(j->pairs + j->npairs, m->first,
+			       m->nfirst * sizeof(*m->first));
+		j->npairs += m->nfirst;
+	}
+	qsort(j->pairs, j->npairs, sizeof(*j->pairs), cmp_pair);
+	if (j->npairs > x->max_report)
+		j->npairs = x->max_report;
+}
+
+/* The first max_report duplicate ids of the checked tables, by table
+ * name and id, and (a second pass) the inserts that got them. */
+static int gather_duplicates(struct ids *x, struct judging *j,
+			     struct err *e)
+{
+	x->dups = xcalloc(x->max_report, sizeof(*x->dups));
+	for (size_t i = 0; i < j->ntables; i++) {
+		struct table *m = &x->tmeta[j->order[i]];
+
+		if (m->excluded)
+			continue;
+		j->duplicates += m->duplicates;
+		if (m->ndup_ids)
+			qsort(m->dup_ids, m->ndup_ids, sizeof(*m->dup_ids),
+			      cmp_id);
+		for (size_t k = 0; k < m->ndup_ids && x->ndups <
+		     x->max_report; k++)
+			x->dups[x->ndups++] = (struct dup){
+				j->order[i], m->dup_ids[k], 0, { { 0 } }, 0 };
+	}
+	if (!x->ndups)
+		return 0;
+	x->dups_by_id = xmalloc(x->ndups * sizeof(*x->dups_by_id));
+	for (size_t i = 0; i < x->ndups; i++)
+		x->dups_by_id[i] = &x->dups[i];
+	qsort(x->dups_by_id, x->ndups, sizeof(*x->dups_by_id), cmp_dup_id);
+	/* The same pairing of invokes and oks, on a clean slate. */
+	free(x->pend);
+	x->pend = NULL;
+	x->npend = x->pend_slots = 0;
+	x->pass = PASS_EVIDENCE;
+	if (read_history(x, e))
+		return -1;
+	if (x->bad[0])
+		return err_set(e, ERR_INFRA, "ids: reading again: %s", x->bad);
+	for (size_t i = 0; i < x->ndups; i++)
+		qsort(x->dups[i].ops, x->dups[i].nops, sizeof(struct op),
+		      cmp_op);
+	return 0;
 }
 
 /* The details' "excluded": the tables dropped after DDL, by name. */
@@ -930,8 +1712,7 @@ static int violations_json(const struct ids *x, struct judging *j,
 	int rc = buf_addstr(d, ",\"first\":[", e);
 
 	for (size_t i = 0; !rc && i < j->npairs; i++) {
-		const struct op *a = &x->ops[j->pairs[i].a];
-		const struct op *b = &x->ops[j->pairs[i].b];
+		const struct op *a = &j->pairs[i].a, *b = &j->pairs[i].b;
 
 		rc = buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
 		     json_quote(d, x->tables.v[a->table], e) ||
@@ -958,23 +1739,22 @@ static int violations_json(const struct ids *x, struct judging *j,
 }
 
 /* The details' "duplicate_ids": each with its inserts. */
-static int duplicates_json(const struct ids *x, const struct judging *j,
-			   struct buf *d, struct err *e)
+static int duplicates_json(const struct ids *x, struct buf *d,
+			   struct err *e)
 {
 	if (buf_addstr(d, ",\"duplicate_ids\":[", e))
 		return -1;
-	for (size_t i = 0; i < j->ndups; i++) {
-		size_t k = j->dups[i], n = dup_count(j, k);
-		const struct op *first = &x->ops[j->keys[k].op];
+	for (size_t i = 0; i < x->ndups; i++) {
+		const struct dup *k = &x->dups[i];
 
 		if (buf_addstr(d, i ? ",{\"table\":" : "{\"table\":", e) ||
-		    json_quote(d, x->tables.v[first->table], e) ||
+		    json_quote(d, x->tables.v[k->table], e) ||
 		    buf_printf(d, e, ",\"id\":%lld,\"count\":%zu,\"ops\":[",
-			       (long long)first->id, n))
+			       (long long)k->id, k->count))
 			return -1;
-		for (size_t m = 0; m < n && m < MAX_DUP_OPS; m++)
+		for (size_t m = 0; m < k->nops; m++)
 			if ((m && buf_addch(d, ',', e)) ||
-			    op_json(d, x, &x->ops[j->keys[k + m].op], e))
+			    op_json(d, x, &k->ops[m], e))
 				return -1;
 		if (buf_addstr(d, "]}", e))
 			return -1;
@@ -986,8 +1766,7 @@ static int duplicates_json(const struct ids *x, const struct judging *j,
 static void say_violation(const struct ids *x, struct judging *j,
 			  struct buf *msg)
 {
-	const struct op *a = &x->ops[j->pairs[0].a];
-	const struct op *b = &x->ops[j->pairs[0].b];
+	const struct op *a = &j->pairs[0].a, *b = &j->pairs[0].b;
 	char s1[32], s2[32], w1[64], w2[64];
 	size_t shown = 0;
 
@@ -1009,28 +1788,23 @@ static void say_violation(const struct ids *x, struct judging *j,
 }
 
 /* The first duplicate id, with (up to three of) its inserts. */
-static void say_duplicate(const struct ids *x, const struct judging *j,
-			  struct buf *msg)
+static void say_duplicate(const struct ids *x, struct buf *msg)
 {
-	size_t k = j->dups[0], n = dup_count(j, k);
-	const struct op *first = &x->ops[j->keys[k].op];
+	const struct dup *k = &x->dups[0];
 	char s1[32], w1[64];
 
-	buf_printf(msg, NULL, "%s: id %lld returned ",
-		   x->tables.v[first->table], (long long)first->id);
-	if (n == 2)
+	buf_printf(msg, NULL, "%s: id %lld returned ", x->tables.v[k->table],
+		   (long long)k->id);
+	if (k->count == 2)
 		buf_addstr(msg, "twice: ", NULL);
 	else
-		buf_printf(msg, NULL, "%zu times: ", n);
-	for (size_t m = 0; m < n && m < 3; m++) {
-		const struct op *op = &x->ops[j->keys[k + m].op];
-
+		buf_printf(msg, NULL, "%zu times: ", k->count);
+	for (size_t m = 0; m < k->nops && m < 3; m++)
 		buf_printf(msg, NULL, "%s%s (done %ss)", m ? ", " : "",
-			   who(x, op, w1, sizeof(w1)),
-			   secs(s1, sizeof(s1), op->complete));
-	}
-	if (n > 3)
-		buf_printf(msg, NULL, " and %zu more", n - 3);
+			   who(x, &k->ops[m], w1, sizeof(w1)),
+			   secs(s1, sizeof(s1), k->ops[m].complete));
+	if (k->count > 3)
+		buf_printf(msg, NULL, " and %zu more", k->count - 3);
 }
 
 static void verdict(const struct ids *x, struct judging *j,
@@ -1039,7 +1813,7 @@ static void verdict(const struct ids *x, struct judging *j,
 	struct buf msg = BUF_INIT;
 	char s1[32];
 
-	if (!x->nops) {
+	if (!x->inserts) {
 		check_verdict(r, VERDICT_SKIP, "no ok inserts with ids in the "
 			      "history%s", x->nscope ? " on the checked tables"
 			      : "");
@@ -1057,15 +1831,15 @@ static void verdict(const struct ids *x, struct judging *j,
 	} else if (j->npairs) {
 		say_violation(x, j, &msg);
 		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
-	} else if (j->ndups) {
-		say_duplicate(x, j, &msg);
+	} else if (x->ndups) {
+		say_duplicate(x, &msg);
 		check_verdict(r, VERDICT_FAIL, "%s", buf_str(&msg));
 	} else {
 		check_verdict(r, VERDICT_PASS, "%zu table%s, %zu inserts: ids "
 			      "%s%s%s", j->checked, j->checked == 1 ? "" : "s",
-			      j->nops, j->unique ? "unique" : "",
-			      j->unique && j->monotonic ? " and " : "",
-			      j->monotonic ? "increasing" : "");
+			      j->nops, x->unique ? "unique" : "",
+			      x->unique && x->monotonic ? " and " : "",
+			      x->monotonic ? "increasing" : "");
 		if (j->nexcluded) {
 			size_t len = strlen(r->message);
 
@@ -1081,38 +1855,35 @@ static void verdict(const struct ids *x, struct judging *j,
 }
 
 /*
- * The judge, step by step: prepare (tables, exclusions, orders), the
- * violations of monotonicity, the duplicate ids, the details, the
- * verdict.
+ * The judge, step by step: prepare (tables, exclusions, events), the
+ * violations of monotonicity, the duplicate ids and their inserts, the
+ * details, the verdict.
  */
-static int judge(struct ids *x, struct check_result *r, struct err *e)
+static int judge(struct ids *x, const char *reread, struct check_result *r,
+		 struct err *e)
 {
 	struct judging j;
 	struct buf *d = &r->details;
 	int rc;
 
-	const struct ids_opts *o = x->it->opts;
-
 	memset(&j, 0, sizeof(j));
-	j.monotonic = o->monotonic;
-	j.unique = o->unique;
-	j.max_report = (size_t)o->max_report;
 	j.ntables = x->tables.n;
-	rc = prepare(x, &j, e) ||
-	     (j.monotonic && j.nops && find_violations(x, &j, e)) ||
-	     (j.unique && j.nops && find_duplicates(x, &j, e)) ||
+	prepare(x, &j);
+	if (x->monotonic)
+		gather_violations(x, &j);
+	rc = (x->unique && gather_duplicates(x, &j, e)) ||
 	     buf_printf(d, e, "\"tables\":%zu,\"inserts\":%zu,"
 			"\"violations\":%zu,\"duplicates\":%zu", j.checked,
 			j.nops, j.violations, j.duplicates) ||
 	     excluded_json(x, &j, d, e) || violations_json(x, &j, d, e) ||
-	     duplicates_json(x, &j, d, e) ||
+	     duplicates_json(x, d, e) ||
 	     (x->cut_line && buf_printf(d, e, ",\"ignored_last_line\":%zu",
-					x->cut_line));
+					x->cut_line)) ||
+	     (reread[0] && (buf_addstr(d, ",\"reread\":", e) ||
+			    json_quote(d, reread, e)));
 	if (!rc)
 		verdict(x, &j, r);
-	free(j.keys);
 	free(j.pairs);
-	free(j.dups);
 	free(j.order);
 	free(j.win);
 	return rc ? -1 : 0;
@@ -1131,50 +1902,97 @@ static int check(const struct suite *s, const struct suite_item *it,
 	return 0;
 }
 
+/* Free what a reading kept; the options and the scope stay. */
+static void ids_release(struct ids *x)
+{
+	for (size_t i = 0; i < x->tables.n; i++)
+		forget(&x->tmeta[i]);
+	intern_release(&x->tables);
+	intern_release(&x->nodes);
+	intern_release(&x->ddl_ops);
+	free(x->tmeta);
+	free(x->pend);
+	for (size_t i = 0; i < x->nevents; i++)
+		free(x->events[i].text);
+	free(x->events);
+	free(x->in_effect);
+	free(x->flights);
+	for (size_t i = 0; i < x->nlanes; i++)
+		free(x->lanes[i].v);
+	free(x->lanes);
+	free(x->lane_heap);
+	free(x->all);
+	free(x->dups);
+	free(x->dups_by_id);
+}
+
+/* A clean slate for a reading with a window of `window` dues. */
+static void ids_init(struct ids *x, size_t window)
+{
+	const struct ids_opts *o = x->it->opts;
+	struct ids keep = *x;
+
+	memset(x, 0, sizeof(*x));
+	x->ctx = keep.ctx;
+	x->it = keep.it;
+	x->scope = keep.scope;
+	x->nscope = keep.nscope;
+	x->monotonic = o->monotonic;
+	x->unique = o->unique;
+	x->max_report = (size_t)o->max_report;
+	x->window = window;
+	x->free_flight = NONE32;
+}
+
+static int scope(struct ids *x, const struct optlist *tables,
+		 struct err *e)
+{
+	if (!tables->n)
+		return 0;
+	x->scope = xcalloc(tables->n, sizeof(*x->scope));
+	for (size_t i = 0; i < tables->n; i++) {
+		struct buf name = BUF_INIT;
+
+		if (buf_printf(&name, e, "%s.%s", x->ctx->suite->database,
+			       tables->v[i]))
+			return -1;
+		x->scope[x->nscope++] = buf_detach(&name, NULL);
+	}
+	return 0;
+}
+
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
 	const struct ids_opts *o = it->opts;
-	const struct optlist *tables = &o->tables;
+	char reread[sizeof(((struct ids *)0)->reread)] = "";
 	struct ids x;
 	int rc = -1;
 
 	memset(&x, 0, sizeof(x));
 	x.ctx = ctx;
 	x.it = it;
-	if (tables->n) {
-		x.scope = xcalloc(tables->n, sizeof(*x.scope));
-		for (size_t i = 0; i < tables->n; i++) {
-			struct buf name = BUF_INIT;
-
-			if (buf_printf(&name, e, "%s.%s", ctx->suite->database,
-				       tables->v[i]))
-				goto out;
-			x.scope[x.nscope++] = buf_detach(&name, NULL);
-		}
-	}
-	if (read_history(&x, e))
+	ids_init(&x, IDS_WINDOW);
+	if (scope(&x, &o->tables, e) || read_history(&x, e))
 		goto out;
+	if (x.reread[0] && !x.bad[0]) {
+		snprintf(reread, sizeof(reread), "%s", x.reread);
+		ids_release(&x);
+		ids_init(&x, SIZE_MAX);
+		if (read_history(&x, e))
+			goto out;
+	}
 	if (x.bad[0]) {
 		check_verdict(r, VERDICT_UNKNOWN, "%s", x.bad);
 		rc = 0;
 		goto out;
 	}
-	rc = judge(&x, r, e);
+	rc = judge(&x, reread, r, e);
 out:
+	ids_release(&x);
 	for (size_t i = 0; i < x.nscope; i++)
 		free(x.scope[i]);
 	free(x.scope);
-	intern_release(&x.tables);
-	intern_release(&x.nodes);
-	intern_release(&x.ddl_ops);
-	free(x.tmeta);
-	free(x.ops);
-	free(x.pend);
-	for (size_t i = 0; i < x.nevents; i++)
-		free(x.events[i].text);
-	free(x.events);
-	free(x.in_effect);
 	return rc;
 }
 

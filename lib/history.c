@@ -363,6 +363,7 @@ struct cursor {
 	const char *why;
 	size_t col;
 	int depth;
+	size_t len;		/* of the last string decoded */
 };
 
 static int syntax(struct cursor *c, const char *why)
@@ -422,17 +423,43 @@ static char *put_utf8(char *w, unsigned cp)
 	return w;
 }
 
-/*
- * A string at c->p. With `out`, decoded in place (never longer than its
- * text) and NUL-terminated; without, only checked.
- */
-static int scan_string(struct cursor *c, char **out)
+/* Where the bytes of a string from `p` stop being plain: not '"', '\\'
+ * or a control character. Most strings hold no escape, so their end is
+ * found without moving a byte; eight bytes are looked at at once. */
+static char *plain_run(char *p, const char *end)
 {
-	char *w, *s;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t high = 0x8080808080808080ULL;
 
-	if (c->p >= c->end || *c->p != '"')
-		return syntax(c, "expected a string");
-	s = w = ++c->p;
+	for (; end - p >= 8; p += 8) {
+		uint64_t x, quote, slash, hit;
+
+		memcpy(&x, p, 8);
+		quote = x ^ (ones * '"');
+		slash = x ^ (ones * '\\');
+		/* The high bit of each byte that is '"', '\\' or below
+		 * 0x20; the lowest one set is exact (borrows only go up). */
+		hit = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) |
+		      ((x - ones * 0x20) & ~x);
+		if (hit & high)
+			return p + __builtin_ctzll(hit & high) / 8;
+	}
+#endif
+	while (p < end && (unsigned char)*p >= 0x20 && *p != '"' &&
+	       *p != '\\')
+		p++;
+	return p;
+}
+
+/*
+ * The rest of a string from c->p, which is no plain byte, on: escapes
+ * decoded (to `s`'s text so far, when `out`), control characters refused.
+ */
+static int scan_escaped(struct cursor *c, char **out, char *s)
+{
+	char *w = c->p;
+
 	while (c->p < c->end) {
 		unsigned char ch = (unsigned char)*c->p;
 		unsigned cp, lo;
@@ -442,6 +469,7 @@ static int scan_string(struct cursor *c, char **out)
 			if (out) {
 				*w = '\0';
 				*out = s;
+				c->len = (size_t)(w - s);
 			}
 			return 0;
 		}
@@ -492,6 +520,31 @@ static int scan_string(struct cursor *c, char **out)
 		}
 	}
 	return syntax(c, "unterminated string");
+}
+
+/*
+ * A string at c->p. With `out`, decoded in place (never longer than its
+ * text) and NUL-terminated, its length in c->len; without, only checked.
+ */
+static int scan_string(struct cursor *c, char **out)
+{
+	char *s, *w;
+
+	if (c->p >= c->end || *c->p != '"')
+		return syntax(c, "expected a string");
+	s = ++c->p;
+	w = plain_run(s, c->end);
+	if (w < c->end && *w == '"') {
+		c->p = w + 1;
+		if (out) {
+			*w = '\0';
+			*out = s;
+			c->len = (size_t)(w - s);
+		}
+		return 0;
+	}
+	c->p = w;
+	return scan_escaped(c, out, s);
 }
 
 static int is_digit(const struct cursor *c)
@@ -621,31 +674,40 @@ struct rec {
 static int scan_int(struct cursor *c, const char *key, int64_t *out,
 		    const char **why)
 {
-	const char *s;
-	int integer, neg = 0;
+	const uint64_t limit = UINT64_C(1) << 63;	/* -INT64_MIN */
+	char *p;
+	int integer, neg, over = 0;
 	uint64_t v = 0;
 
 	skip_ws(c);
-	s = c->p;
-	if (scan_number(c, &integer))
-		return -1;
-	if (!integer) {
+	p = c->p;
+	neg = p < c->end && *p == '-';
+	p += neg;
+	/* Digits are read once, as they are checked; anything but a plain
+	 * integer goes through scan_number for its message. */
+	if (p < c->end && *p == '0') {
+		p++;
+	} else if (p < c->end && *p >= '1' && *p <= '9') {
+		for (; p < c->end && *p >= '0' && *p <= '9'; p++) {
+			unsigned d = (unsigned)(*p - '0');
+
+			if (v < limit / 10 || (v == limit / 10 &&
+					       d <= limit % 10))
+				v = v * 10 + d;
+			else
+				over = 1;
+		}
+	} else {
+		return scan_number(c, &integer);
+	}
+	if (p < c->end && (*p == '.' || *p == 'e' || *p == 'E')) {
+		if (scan_number(c, &integer))
+			return -1;
 		*why = key;
 		return -1;
 	}
-	if (*s == '-') {
-		neg = 1;
-		s++;
-	}
-	for (; s < c->p; s++) {
-		if (v > (UINT64_C(1) << 63) / 10 ||
-		    v * 10 + (uint64_t)(*s - '0') > (UINT64_C(1) << 63)) {
-			*why = key;
-			return -1;
-		}
-		v = v * 10 + (uint64_t)(*s - '0');
-	}
-	if (!neg && v > (uint64_t)INT64_MAX) {
+	c->p = p;
+	if (over || (!neg && v > (uint64_t)INT64_MAX)) {
 		*why = key;
 		return -1;
 	}
@@ -714,55 +776,162 @@ static int scan_string_field(struct cursor *c, const char *key, char **out,
 	return 0;
 }
 
+enum field {
+	F_NONE, F_OTHER, F_TIME, F_ID, F_FAULT, F_DDL, F_PROCESS, F_TYPE,
+	F_F, F_TABLE, F_NODE, F_TARGET, F_ERROR, F_VALUE
+};
+
 /*
- * The value of `key`, at c->p, into its field of `r`; the value of a key
- * the record does not know is checked and skipped. -1 on a syntax error
+ * A key of a record as history_format writes it, with its quotes and
+ * colon ("time":) at c->p: its field, c->p past the colon. F_NONE, c->p
+ * where it was, for anything else (an escape, a space, another key),
+ * which the general path reads.
+ */
+static enum field plain_key(struct cursor *c)
+{
+	const char *p = c->p;
+	size_t n = (size_t)(c->end - p);
+
+#define KEY(text, field) do { \
+		if (n >= sizeof(text) - 1 && \
+		    !memcmp(p, text, sizeof(text) - 1)) { \
+			c->p += sizeof(text) - 1; \
+			return field; \
+		} \
+	} while (0)
+	if (n < 4 || p[0] != '"')
+		return F_NONE;
+	switch (p[1]) {
+	case 't':
+		KEY("\"time\":", F_TIME);
+		KEY("\"type\":", F_TYPE);
+		KEY("\"table\":", F_TABLE);
+		KEY("\"target\":", F_TARGET);
+		break;
+	case 'p':
+		KEY("\"process\":", F_PROCESS);
+		break;
+	case 'f':
+		KEY("\"f\":", F_F);
+		KEY("\"fault\":", F_FAULT);
+		break;
+	case 'i':
+		KEY("\"id\":", F_ID);
+		break;
+	case 'n':
+		KEY("\"node\":", F_NODE);
+		break;
+	case 'v':
+		KEY("\"value\":", F_VALUE);
+		break;
+	case 'e':
+		KEY("\"error\":", F_ERROR);
+		break;
+	case 'd':
+		KEY("\"ddl\":", F_DDL);
+		break;
+	}
+#undef KEY
+	return F_NONE;
+}
+
+/* The field a key of `len` bytes names. */
+static enum field field_of(const char *key, size_t len)
+{
+#define IS(word) (len == sizeof(word) - 1 && !memcmp(key, word, len))
+	switch (key[0]) {
+	case 't':
+		return IS("time") ? F_TIME : IS("type") ? F_TYPE
+		       : IS("table") ? F_TABLE : IS("target") ? F_TARGET
+		       : F_OTHER;
+	case 'f':
+		return len == 1 ? F_F : IS("fault") ? F_FAULT : F_OTHER;
+	case 'i':
+		return IS("id") ? F_ID : F_OTHER;
+	case 'd':
+		return IS("ddl") ? F_DDL : F_OTHER;
+	case 'p':
+		return IS("process") ? F_PROCESS : F_OTHER;
+	case 'n':
+		return IS("node") ? F_NODE : F_OTHER;
+	case 'v':
+		return IS("value") ? F_VALUE : F_OTHER;
+	case 'e':
+		return IS("error") ? F_ERROR : F_OTHER;
+	default:
+		return F_OTHER;
+	}
+#undef IS
+}
+
+/*
+ * The value of field `key`, at c->p, into `r`; the value of a key the
+ * record does not know is checked and skipped. -1 on a syntax error
  * (c->why) or a bad integer (c->why unset, its key in `bad_int`).
  */
-static int scan_field(struct cursor *c, const char *key, struct rec *r,
+static int scan_field(struct cursor *c, enum field key, struct rec *r,
 		      const char **bad_int, const char **bad_str)
 {
 	const char *v = c->p;
 
-	if (!strcmp(key, "time")) {
+	switch (key) {
+	case F_TIME:
 		if (scan_int(c, "time", &r->time, bad_int))
 			return -1;
 		r->has_time = 1;
-	} else if (!strcmp(key, "id")) {
+		return 0;
+	case F_ID:
 		if (scan_int(c, "id", &r->id, bad_int))
 			return -1;
 		r->has_id = 1;
-	} else if (!strcmp(key, "fault")) {
+		return 0;
+	case F_FAULT:
 		if (scan_int(c, "fault", &r->fault, bad_int))
 			return -1;
 		if ((r->fault < 0 || r->fault > INT32_MAX) && !*bad_str)
 			*bad_str = "fault";
 		r->has_fault = 1;
-	} else if (!strcmp(key, "ddl")) {
+		return 0;
+	case F_DDL:
 		return scan_ddl(c, r, bad_str);
-	} else if (!strcmp(key, "process")) {
+	case F_PROCESS:
 		return scan_process(c, r, bad_int, bad_str);
-	} else if (!strcmp(key, "type")) {
+	case F_TYPE:
 		return scan_string_field(c, "type", &r->type, bad_str);
-	} else if (!strcmp(key, "f")) {
+	case F_F:
 		return scan_string_field(c, "f", &r->f, bad_str);
-	} else if (!strcmp(key, "table")) {
+	case F_TABLE:
 		return scan_string_field(c, "table", &r->table, bad_str);
-	} else if (!strcmp(key, "node")) {
+	case F_NODE:
 		return scan_string_field(c, "node", &r->node, bad_str);
-	} else if (!strcmp(key, "target")) {
+	case F_TARGET:
 		return scan_string_field(c, "target", &r->target, bad_str);
-	} else if (!strcmp(key, "error")) {
+	case F_ERROR:
 		return scan_string_field(c, "error", &r->error, bad_str);
-	} else if (!strcmp(key, "value")) {
+	case F_VALUE:
 		if (scan_value(c))
 			return -1;
 		r->value = v;
 		r->value_len = (size_t)(c->p - v);
-	} else {
+		return 0;
+	default:
 		return scan_value(c);
 	}
-	return 0;
+}
+
+/* One of the types a record has: invoke, ok, fail, info. */
+static int known_type(const char *type)
+{
+	switch (type[0]) {
+	case 'i':
+		return !strcmp(type, "invoke") || !strcmp(type, "info");
+	case 'o':
+		return !strcmp(type, "ok");
+	case 'f':
+		return !strcmp(type, "fail");
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -787,11 +956,134 @@ static int check_record(const struct rec *r, const char *bad_str, char *msg,
 			 !r->proc ? "process" : !r->type ? "type" : "f");
 		return -1;
 	}
-	if (strcmp(r->type, "invoke") && strcmp(r->type, "ok") &&
-	    strcmp(r->type, "fail") && strcmp(r->type, "info")) {
+	if (!known_type(r->type)) {
 		snprintf(msg, msgsize, "unknown type '%.64s'", r->type);
 		return -1;
 	}
+	return 0;
+}
+
+/* ---- a line as history_format writes it -------------------------------- */
+
+/* The text `lit` (n bytes) at c->p: c->p past it, 1; else 0. */
+static inline int at_text(struct cursor *c, const char *lit, size_t n)
+{
+	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n))
+		return 0;
+	c->p += n;
+	return 1;
+}
+
+#define AT(c, lit) at_text(c, lit, sizeof(lit) - 1)
+
+/*
+ * A string without escapes at c->p: its text [*s, *end), c->p past its
+ * closing quote, the line untouched. -1 for anything else.
+ */
+static int plain_string(struct cursor *c, char **s, char **end)
+{
+	if (c->p >= c->end || *c->p != '"')
+		return -1;
+	*s = c->p + 1;
+	*end = plain_run(*s, c->end);
+	if (*end >= c->end || **end != '"')
+		return -1;
+	c->p = *end + 1;
+	return 0;
+}
+
+static int written_process(struct cursor *c, struct rec *r)
+{
+	const char *why = NULL;
+
+	if (AT(c, "\"nemesis\"")) {
+		r->proc = PROC_NEMESIS;
+		return 0;
+	}
+	if (AT(c, "\"monitor\"")) {
+		r->proc = PROC_MONITOR;
+		return 0;
+	}
+	if (scan_int(c, "process", &r->process, &why) || r->process < 0 ||
+	    r->process > INT32_MAX)
+		return -1;
+	r->proc = PROC_WORKER;
+	return 0;
+}
+
+/* The optional fields after "f", in history_format's order. */
+static int written_rest(struct cursor *c, struct rec *r, char **s,
+			char **end)
+{
+	const char *why = NULL;
+
+	if ((AT(c, ",\"table\":") && plain_string(c, &s[2], &end[2])) ||
+	    (AT(c, ",\"node\":") && plain_string(c, &s[3], &end[3])) ||
+	    (AT(c, ",\"target\":") && plain_string(c, &s[4], &end[4])))
+		return -1;
+	if (AT(c, ",\"id\":")) {
+		if (scan_int(c, "id", &r->id, &why))
+			return -1;
+		r->has_id = 1;
+	}
+	if (AT(c, ",\"error\":") && plain_string(c, &s[5], &end[5]))
+		return -1;
+	if (AT(c, ",\"value\":")) {
+		skip_ws(c);
+		r->value = c->p;
+		if (scan_value(c))
+			return -1;
+		r->value_len = (size_t)(c->p - r->value);
+	}
+	if (AT(c, ",\"ddl\":true"))
+		r->ddl = 1;
+	if (AT(c, ",\"fault\":")) {
+		if (scan_int(c, "fault", &r->fault, &why) || r->fault < 0 ||
+		    r->fault > INT32_MAX)
+			return -1;
+		r->has_fault = 1;
+	}
+	return AT(c, "}") && c->p == c->end ? 0 : -1;
+}
+
+/* [s, end) is one of the types a record has. */
+static int written_type(const char *s, const char *end)
+{
+	size_t n = (size_t)(end - s);
+
+	return (n == 6 && !memcmp(s, "invoke", 6)) ||
+	       (n == 2 && !memcmp(s, "ok", 2)) ||
+	       (n == 4 && (!memcmp(s, "fail", 4) || !memcmp(s, "info", 4)));
+}
+
+/*
+ * A line exactly as history_format writes it (its keys in its order, no
+ * space, strings without escapes), read straight through: 0, `r` filled
+ * as parse_record fills it. -1, the line untouched, for any other line,
+ * which parse_record reads the general way (and says what is wrong).
+ */
+static int parse_written(char *line, size_t len, struct rec *r)
+{
+	struct cursor c = { line, line, line + len, NULL, 0, 0, 0 };
+	char *s[6] = { NULL }, *end[6] = { NULL };
+	char **out[6] = { &r->type, &r->f, &r->table, &r->node, &r->target,
+			  &r->error };
+	const char *why = NULL;
+
+	if (!AT(&c, "{\"time\":") || scan_int(&c, "time", &r->time, &why) ||
+	    !AT(&c, ",\"process\":") || written_process(&c, r) ||
+	    !AT(&c, ",\"type\":") || plain_string(&c, &s[0], &end[0]) ||
+	    !written_type(s[0], end[0]) ||
+	    !AT(&c, ",\"f\":") || plain_string(&c, &s[1], &end[1]) ||
+	    written_rest(&c, r, s, end))
+		return -1;
+	/* Read whole: now the strings are ended where their quotes were. */
+	for (int i = 0; i < 6; i++)
+		if (s[i]) {
+			*end[i] = '\0';
+			*out[i] = s[i];
+		}
+	r->has_time = 1;
 	return 0;
 }
 
@@ -802,11 +1094,15 @@ static int check_record(const struct rec *r, const char *bad_str, char *msg,
 static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 			size_t msgsize, size_t *col)
 {
-	struct cursor c = { line, line, line + len, NULL, 0, 0 };
+	struct cursor c = { line, line, line + len, NULL, 0, 0, 0 };
 	const char *bad_int = NULL, *bad_str = NULL;
+	static const struct rec empty;
 
-	memset(r, 0, sizeof(*r));
+	*r = empty;		/* a copy: cheaper here than memset */
 	*col = 0;
+	if (!parse_written(line, len, r))
+		return 0;
+	*r = empty;
 	skip_ws(&c);
 	if (c.p >= c.end) {
 		snprintf(msg, msgsize, "empty line");
@@ -823,17 +1119,21 @@ static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 		goto done;
 	}
 	for (;;) {
-		char *key;
+		enum field key;
+		char *name;
 
 		skip_ws(&c);
-		if (scan_string(&c, &key))
-			goto syntax;
-		skip_ws(&c);
-		if (c.p >= c.end || *c.p != ':') {
-			syntax(&c, "expected ':' after a key");
-			goto syntax;
+		if ((key = plain_key(&c)) == F_NONE) {
+			if (scan_string(&c, &name))
+				goto syntax;
+			key = field_of(name, c.len);
+			skip_ws(&c);
+			if (c.p >= c.end || *c.p != ':') {
+				syntax(&c, "expected ':' after a key");
+				goto syntax;
+			}
+			c.p++;
 		}
-		c.p++;
 		skip_ws(&c);
 		if (scan_field(&c, key, r, &bad_int, &bad_str))
 			goto bad;
@@ -890,26 +1190,74 @@ static void to_line(const struct rec *r, size_t number,
 	l->value_len = r->value_len;
 }
 
+/* A file read in large blocks, each line handed out where it lies. */
+struct lines {
+	int fd;
+	char *buf;
+	size_t cap, at, len;	/* buf[at, len): not handed out yet */
+	int eof;
+};
+
+/*
+ * The next line of `in`, with its newline when it has one, in *line:
+ * its length; 0 at the end of the file, -1 when a read fails (errno).
+ * The line stays valid until the next call.
+ */
+static ssize_t next_line(struct lines *in, char **line)
+{
+	for (;;) {
+		char *nl = memchr(in->buf + in->at, '\n', in->len - in->at);
+		ssize_t n;
+
+		if (nl || (in->eof && in->at < in->len)) {
+			size_t size = nl ? (size_t)(nl - in->buf) + 1 - in->at
+					 : in->len - in->at;
+
+			*line = in->buf + in->at;
+			in->at += size;
+			return (ssize_t)size;
+		}
+		if (in->eof)
+			return 0;
+		/* What is left to the front; a line as long as the buffer
+		 * doubles it. */
+		memmove(in->buf, in->buf + in->at, in->len - in->at);
+		in->len -= in->at;
+		in->at = 0;
+		if (in->len == in->cap) {
+			in->cap *= 2;
+			in->buf = xrealloc(in->buf, in->cap);
+		}
+		n = read(in->fd, in->buf + in->len, in->cap - in->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		in->eof = !n;
+		in->len += (size_t)n;
+	}
+}
+
 int history_read(const char *path, unsigned flags,
 		 int (*fn)(const struct history_line *l, void *arg),
 		 void *arg, struct history_reading *info, struct err *e)
 {
 	struct history_reading none;
 	const char *base = strrchr(path, '/');
-	char *line = NULL;
-	size_t cap = 0;
+	struct lines in = { -1, NULL, (size_t)1 << 20, 0, 0, 0 };
+	char *line;
 	ssize_t n;
-	FILE *in;
 	int rc = 0;
 
 	if (!info)
 		info = &none;
 	memset(info, 0, sizeof(*info));
 	base = base ? base + 1 : path;
-	in = fopen(path, "re");
-	if (!in)
+	in.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (in.fd < 0)
 		return err_errno(e, errno, "cannot open '%s'", path);
-	while ((n = getline(&line, &cap, in)) > 0) {
+	in.buf = xmalloc(in.cap);
+	while ((n = next_line(&in, &line)) > 0) {
 		struct history_line l;
 		struct rec r;
 		char msg[200];
@@ -940,9 +1288,9 @@ int history_read(const char *path, unsigned flags,
 		if (rc)
 			break;
 	}
-	if (rc >= 0 && ferror(in))
+	if (rc >= 0 && n < 0)
 		rc = err_errno(e, errno, "cannot read '%s'", path);
-	free(line);
-	fclose(in);
+	free(in.buf);
+	close(in.fd);
 	return rc < 0 ? -1 : 0;
 }
