@@ -148,12 +148,13 @@ static pid_t *tree_of(pid_t pid, size_t *n)
 
 int netcls_join(const struct netcls_host *h, pid_t pid, struct err *e)
 {
-	char dir[640], path[700], text[32];
+	char dir[640], path[700], text[32], root[512];
 	size_t n = 0;
 	pid_t *tree;
 	int rc = 0;
 
-	if (netcls_usable(e))
+	/* Root and nft were asked for once, before the run (resolve). */
+	if (mounted(root, sizeof(root), e))
 		return -1;
 	netcls_dir(h->name, dir, sizeof(dir));
 	if (mkdir(dir, 0755) && errno != EEXIST)
