@@ -132,6 +132,14 @@ struct history_reading {
 
 /* history_read: stop at the first line that is no record. */
 #define HISTORY_STRICT 1u
+/*
+ * history_read: pass over a worker's operation that is no DDL unread, for
+ * a reader of the faults, the monitor and the DDL alone (a fraction of
+ * the lines). Such a line is told by its start as history_format writes
+ * it, {"time":<digits>,"process":<a digit>, and by holding no "ddl"; it
+ * is neither checked nor handed out. Any other line is read as always.
+ */
+#define HISTORY_NO_OPS 2u
 
 /*
  * The one reader of history.jsonl: call `fn` for each record of `path`,
@@ -142,7 +150,8 @@ struct history_reading {
  * is said in info->bad (the first one) and skipped, or ends the reading
  * with HISTORY_STRICT. A last line without its newline (the runner was
  * killed mid-write) is never read. Fails (ERR_INFRA) when the file
- * cannot be opened or read; `info` may be NULL.
+ * cannot be opened or read; `info` may be NULL. `fn` is called on the
+ * caller's thread; a second thread parses the lines ahead of it.
  */
 int history_read(const char *path, unsigned flags,
 		 int (*fn)(const struct history_line *l, void *arg),

@@ -574,7 +574,7 @@ void timeline_read(struct timeline *t, const char *path, double end)
 	lane_of(t, LANE_OWNERS, "owners");
 	/* An unreadable history draws no lanes, a line that is no record
 	 * is not drawn; the verdicts stand. */
-	history_read(path, 0, timeline_line, t, NULL, NULL);
+	history_read(path, HISTORY_NO_OPS, timeline_line, t, NULL, NULL);
 	sort_lanes(t);
 	for (size_t i = 0; i < t->nlanes; i++)
 		stack_lane(t, i);

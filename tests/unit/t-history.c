@@ -410,6 +410,153 @@ static void test_marks(struct tmpdir *t)
 	buf_release(&b);
 }
 
+static int collect_numbers(const struct history_line *l, void *arg)
+{
+	struct buf *b = arg;
+
+	buf_printf(b, NULL, "%s%zu", b->len ? " " : "", l->line);
+	return 0;
+}
+
+/* HISTORY_NO_OPS: what is passed over unread, and what is read as ever. */
+static void test_no_ops(struct tmpdir *t)
+{
+	static const char *const lines[] = {
+		/* 1: an insert as written: passed over */
+		"{\"time\":10,\"process\":3,\"type\":\"invoke\",\"f\":"
+		"\"insert\",\"table\":\"test.t\",\"node\":\"up-0\"}",
+		/* 2: a DDL as written: read */
+		"{\"time\":20,\"process\":3,\"type\":\"invoke\",\"f\":"
+		"\"truncate\",\"table\":\"test.t\",\"ddl\":true}",
+		/* 3: the nemesis: read */
+		"{\"time\":30,\"process\":\"nemesis\",\"type\":\"info\","
+		"\"f\":\"kill\"}",
+		/* 4: the monitor: read */
+		"{\"time\":40,\"process\":\"monitor\",\"type\":\"info\","
+		"\"f\":\"owner\"}",
+		/* 5: keys in another order: read */
+		"{\"process\":3,\"time\":50,\"type\":\"ok\",\"f\":"
+		"\"insert\",\"id\":1}",
+		/* 6: "ddl" as a string: read, to be safe */
+		"{\"time\":60,\"process\":3,\"type\":\"ok\",\"f\":"
+		"\"insert\",\"table\":\"ddl\"}",
+		/* 7: an operation that is no record: passed over unchecked */
+		"{\"time\":70,\"process\":3,\"type\":\"bogus\"}",
+		/* 8: spaces: read */
+		"{\"time\": 80,\"process\":3,\"type\":\"ok\",\"f\":"
+		"\"insert\"}",
+		/* 9: the last line, a plain operation: passed over */
+		"{\"time\":90,\"process\":12,\"type\":\"ok\",\"f\":"
+		"\"insert\",\"id\":7}",
+	};
+	const char *path = tmpdir_path(t, "no-ops.jsonl");
+	struct history_reading info;
+	struct buf got = BUF_INIT;
+	struct err e = ERR_INIT;
+	FILE *f = fopen(path, "w");
+
+	for (size_t i = 0; f && i < sizeof(lines) / sizeof(lines[0]); i++)
+		fprintf(f, "%s\n", lines[i]);
+	if (f)
+		fclose(f);
+	is_int(history_read(path, HISTORY_NO_OPS, collect_numbers, &got,
+			    &info, &e), 0, "no ops: read");
+	is_str(buf_str(&got), "2 3 4 5 6 8", "no ops: the lines handed out");
+	is_int((int)info.lines, 9, "no ops: every line counted");
+	is_str(info.bad, "", "no ops: a bad operation passed over unchecked");
+	buf_reset(&got);
+	history_read(path, 0, collect_numbers, &got, &info, &e);
+	is_str(buf_str(&got), "1 2 3 4 5 6 8 9", "without: every record");
+	is_str(info.bad, "no-ops.jsonl:7: no \"f\"",
+	       "without: the bad line said");
+	buf_release(&got);
+}
+
+struct walk {
+	size_t n, last, stop_at, long_error;
+	int in_order, stop_rc;
+};
+
+static int walk_line(const struct history_line *l, void *arg)
+{
+	struct walk *w = arg;
+
+	/* Each line's time is its number; the bad line 20001 is skipped. */
+	if (l->time != (int64_t)l->line ||
+	    l->line != w->last + 1 + (w->last + 1 == 20001))
+		w->in_order = 0;
+	if (l->error)
+		w->long_error = strlen(l->error);
+	w->last = l->line;
+	w->n++;
+	return l->line == w->stop_at ? w->stop_rc : 0;
+}
+
+/*
+ * Read in blocks by two threads: lines across blocks, a line longer than
+ * a block, a bad line and a cut one many blocks in, and a reader that
+ * stops early, with the same records and counts as one line at a time.
+ */
+static void test_blocks(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "blocks.jsonl");
+	struct history_reading info;
+	struct err e = ERR_INIT;
+	struct walk w;
+	char *big = malloc(600001);
+	FILE *f = fopen(path, "w");
+
+	if (!f || !big) {
+		ok(0, "blocks: cannot write %s", path);
+		free(big);
+		return;
+	}
+	memset(big, 'x', 600000);
+	big[600000] = '\0';
+	for (int i = 1; i <= 30000; i++) {
+		if (i == 20001)
+			fputs("{\"time\":20001,\"process\":1}\n", f);
+		else
+			fprintf(f, "{\"time\":%d,\"process\":%d,\"type\":"
+				"\"ok\",\"f\":\"insert\",\"table\":"
+				"\"test.t_%d\",\"node\":\"up-0\",\"id\":%d%s%s%s}\n",
+				i, i % 8, i % 4, i, i == 10000 ? ",\"error\":\"" : "",
+				i == 10000 ? big : "", i == 10000 ? "\"" : "");
+	}
+	fputs("{\"time\":30001,\"process\":1,\"ty", f);
+	fclose(f);
+	free(big);
+
+	w = (struct walk){ 0, 0, 0, 0, 1, 0 };
+	is_int(history_read(path, 0, walk_line, &w, &info, &e), 0,
+	       "blocks: read");
+	is_int((int)w.n, 29999, "blocks: every record, the bad one skipped");
+	ok(w.in_order, "blocks: in file order, each with its number");
+	is_int((int)w.long_error, 600000, "blocks: the line longer than a "
+	       "block read whole");
+	is_int((int)info.lines, 30001, "blocks: every line counted");
+	is_int((int)info.cut, 30001, "blocks: the cut last line");
+	is_str(info.bad, "blocks.jsonl:20001: no \"type\"",
+	       "blocks: the bad line said");
+
+	w = (struct walk){ 0, 0, 0, 0, 1, 0 };
+	history_read(path, HISTORY_STRICT, walk_line, &w, &info, &e);
+	is_int((int)w.n, 20000, "strict: up to the bad line");
+	is_int((int)info.lines, 20001, "strict: the bad line is the last");
+	is_int((int)info.cut, 0, "strict: the cut line not reached");
+
+	w = (struct walk){ 0, 0, 15000, 0, 1, 1 };
+	is_int(history_read(path, 0, walk_line, &w, &info, &e), 0,
+	       "a reader that stops: 0");
+	is_int((int)w.n, 15000, "a reader that stops: nothing after");
+	is_int((int)info.lines, 15000, "a reader that stops: its line last");
+
+	w = (struct walk){ 0, 0, 3, 0, 1, -1 };
+	is_int(history_read(path, 0, walk_line, &w, &info, &e), -1,
+	       "a reader's own error: -1");
+	is_int((int)w.n, 3, "a reader's own error: nothing after");
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -418,6 +565,8 @@ int main(void)
 		return 1;
 	test_format();
 	test_marks(&t);
+	test_no_ops(&t);
+	test_blocks(&t);
 	test_threads(&t);
 	test_flush_interval(&t);
 	test_flush(&t);
