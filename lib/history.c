@@ -688,6 +688,10 @@ static int scan_int(struct cursor *c, const char *key, int64_t *out,
 	if (p < c->end && *p == '0') {
 		p++;
 	} else if (p < c->end && *p >= '1' && *p <= '9') {
+		/* Up to 18 digits cannot overflow; checked past them. */
+		for (const char *fast = c->end - p > 18 ? p + 18 : c->end;
+		     p < fast && *p >= '0' && *p <= '9'; p++)
+			v = v * 10 + (unsigned)(*p - '0');
 		for (; p < c->end && *p >= '0' && *p <= '9'; p++) {
 			unsigned d = (unsigned)(*p - '0');
 

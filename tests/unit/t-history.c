@@ -472,6 +472,53 @@ static void test_no_ops(struct tmpdir *t)
 	buf_release(&got);
 }
 
+static int last_id(const struct history_line *l, void *arg)
+{
+	*(int64_t *)arg = l->id;
+	return 0;
+}
+
+/* Integers at the ends of int64, and one past them. */
+static void test_int_bounds(struct tmpdir *t)
+{
+	static const struct {
+		const char *id;
+		int64_t want;
+		const char *bad;
+	} cases[] = {
+		{ "9223372036854775807", INT64_MAX, "" },
+		{ "-9223372036854775808", INT64_MIN, "" },
+		{ "999999999999999999", 999999999999999999, "" },
+		{ "0", 0, "" },
+		{ "9223372036854775808", -1, "ints.jsonl:1: \"id\" is not an "
+		  "integer" },
+		{ "-9223372036854775809", -1, "ints.jsonl:1: \"id\" is not an "
+		  "integer" },
+		{ "18446744073709551616", -1, "ints.jsonl:1: \"id\" is not an "
+		  "integer" },
+	};
+	const char *path = tmpdir_path(t, "ints.jsonl");
+	struct history_reading info;
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		FILE *f = fopen(path, "w");
+		int64_t id = -1;
+
+		if (f) {
+			fprintf(f, "{\"time\":1,\"process\":0,\"type\":"
+				"\"ok\",\"f\":\"insert\",\"id\":%s}\n",
+				cases[i].id);
+			fclose(f);
+		}
+		history_read(path, 0, last_id, &id, &info, &e);
+		ok(id == cases[i].want, "id %s: read as %lld", cases[i].id,
+		   (long long)id);
+		is_str(info.bad, cases[i].bad, "id %s: %s", cases[i].id,
+		       cases[i].bad[0] ? "not an integer" : "an integer");
+	}
+}
+
 struct walk {
 	size_t n, last, stop_at, long_error;
 	int in_order, stop_rc;
@@ -567,6 +614,7 @@ int main(void)
 	test_marks(&t);
 	test_no_ops(&t);
 	test_blocks(&t);
+	test_int_bounds(&t);
 	test_threads(&t);
 	test_flush_interval(&t);
 	test_flush(&t);
