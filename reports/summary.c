@@ -28,6 +28,9 @@ int report_summary_text(const json_t *results, struct buf *out,
 								 "seed")),
 		   str(results, "duration"), str(results, "verdict"));
 	buf_printf(out, e, "run directory: %s\n", str(results, "run_dir"));
+	if (*str(results, "cluster_data"))
+		buf_printf(out, e, "cluster data: %s\n",
+			   str(results, "cluster_data"));
 	if (skip)
 		return buf_printf(out, e, "skipped: %s\n", skip);
 	if (*str(results, "aborted"))

@@ -19,11 +19,12 @@ int cmd_replay(int argc, char **argv)
 {
 	const char *cluster = NULL, *out = NULL, *port_base = NULL;
 	const char *hosts = NULL;
-	int keep = 0, quiet = 0, n, rc;
+	int keep = 0, keep_data = 0, quiet = 0, n, rc;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "out", 0, &out, NULL },
 		{ "keep-cluster", 0, NULL, &keep },
+		{ "keep-data", 0, NULL, &keep_data },
 		{ "port-base", 0, &port_base, NULL },
 		{ "hosts", 0, &hosts, NULL },
 		{ "quiet", 0, NULL, &quiet },
@@ -53,6 +54,7 @@ int cmd_replay(int argc, char **argv)
 	o.cluster = cluster;
 	o.out = out;
 	o.keep_cluster = keep;
+	o.keep_data = keep_data;
 	o.quiet = quiet;
 	o.replay_of = argv[1];
 	if (quiet)

@@ -14,13 +14,14 @@ int cmd_run(int argc, char **argv)
 {
 	const char *cluster = NULL, *duration = NULL, *seed = NULL;
 	const char *out = NULL, *port_base = NULL, *hosts = NULL;
-	int keep = 0, verbose = 0, quiet = 0, dry_run = 0, n, rc = EXIT_PASS;
+	int keep = 0, keep_data = 0, verbose = 0, quiet = 0, dry_run = 0, n, rc = EXIT_PASS;
 	const struct opt opts[] = {
 		{ "cluster", 0, &cluster, NULL },
 		{ "duration", 0, &duration, NULL },
 		{ "seed", 0, &seed, NULL },
 		{ "out", 0, &out, NULL },
 		{ "keep-cluster", 0, NULL, &keep },
+		{ "keep-data", 0, NULL, &keep_data },
 		{ "port-base", 0, &port_base, NULL },
 		{ "hosts", 0, &hosts, NULL },
 		{ "verbose", 'v', NULL, &verbose },
@@ -60,6 +61,7 @@ int cmd_run(int argc, char **argv)
 	o.cluster = cluster;
 	o.out = out;
 	o.keep_cluster = keep;
+	o.keep_data = keep_data;
 	o.quiet = quiet;
 	o.dry_run = dry_run;
 	if (verbose)

@@ -10,8 +10,8 @@ static const struct command commands[] = {
 	{ "run", "run suites against a cluster and check the outcome",
 	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
-	  "            [--port-base N] [--hosts on|off|auto] [-v] [--quiet]\n"
-	  "            [--dry-run]\n"
+	  "            [--keep-data] [--port-base N] [--hosts on|off|auto]\n"
+	  "            [-v] [--quiet] [--dry-run]\n"
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster),\n"
 	  "                   'playground[:VERSION]' (start tiup playground\n"
@@ -24,6 +24,9 @@ static const struct command commands[] = {
 	  "                   fresh one)\n"
 	  "  --out DIR        the run directory (default runs/SUITE/TIME-sSEED)\n"
 	  "  --keep-cluster   leave the cluster running after the run\n"
+	  "  --keep-data      keep the data of the cluster the run started\n"
+	  "                   (cluster/*/data) when the run passes; a run\n"
+	  "                   that does not pass always keeps them\n"
 	  "  --port-base N    first port of the local cluster (default 24000)\n"
 	  "  --hosts H        the local cluster's components each on a host\n"
 	  "                   of its own (on: a network namespace each), all\n"
@@ -71,8 +74,8 @@ static const struct command commands[] = {
 	  "tichaos check RUN_DIR\n", cmd_check },
 	{ "replay", "run again with the recorded plan",
 	  "tichaos replay RUN_DIR [--cluster local|TOPOLOGY.yaml] [--out DIR]\n"
-	  "            [--keep-cluster] [--port-base N|auto] [--quiet]\n"
-	  "            [--hosts on|off|auto]\n"
+	  "            [--keep-cluster] [--keep-data] [--port-base N|auto]\n"
+	  "            [--quiet] [--hosts on|off|auto]\n"
 	  "\n"
 	  "  Runs RUN_DIR/suite.yaml again with the seed and duration it ran\n"
 	  "  with: the same faults at the same offsets, the same DDL in the same\n"

@@ -5,6 +5,7 @@
  */
 #include "runner/run_state.h"
 
+#include <ftw.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -225,6 +226,63 @@ int run_write_stub(struct state *st, const struct run_options *o,
 	return rc;
 }
 
+/* The data directory of a component the run made, inside its directory. */
+const char *run_own_data(const struct state *st, size_t i)
+{
+	const char *d = st->cluster.comps[i].data_dir;
+	size_t n = strlen(st->dir);
+
+	return d && st->dir[0] && !strncmp(d, st->dir, n) && d[n] == '/' ?
+	       d : NULL;
+}
+
+static __thread uint64_t tree_size;
+
+static int add_size(const char *path, const struct stat *sb, int flag,
+		    struct FTW *ftw)
+{
+	(void)path;
+	(void)flag;
+	(void)ftw;
+	tree_size += (uint64_t)sb->st_blocks * 512;
+	return 0;
+}
+
+/*
+ * What becomes of the data of a cluster the run started (st->drop_data),
+ * said in results.json's "cluster_data": gone when the run passed, unless
+ * --keep-data or --keep-cluster; kept when anything did not pass, for
+ * whoever looks into why.
+ */
+static void data_fate(struct state *st, const struct run_options *o,
+		      const char *verdict, json_t *r)
+{
+	char size[32], text[256];
+	size_t n = 0;
+
+	if (!st->cluster_started || !st->cluster_open)
+		return;
+	tree_size = 0;
+	for (size_t i = 0; i < st->cluster.ncomps; i++)
+		if (run_own_data(st, i) && !nftw(run_own_data(st, i), add_size,
+						 16, FTW_PHYS))
+			n++;
+	if (!n)
+		return;
+	snprintf(size, sizeof(size), "%.0f MB", (double)tree_size / 1e6);
+	st->drop_data = !o->keep_cluster && !o->keep_data &&
+			!strcmp(verdict, "pass");
+	if (st->drop_data)
+		snprintf(text, sizeof(text), "%s in cluster/*/data, removed: "
+			 "the run passed (--keep-data keeps it)", size);
+	else
+		snprintf(text, sizeof(text), "%s in cluster/*/data, kept: %s",
+			 size, o->keep_cluster ? "the cluster keeps running"
+			 : o->keep_data ? "--keep-data"
+			 : "the run did not pass");
+	json_object_set_new(r, "cluster_data", json_string(text));
+}
+
 int run_finish(struct state *st, const char *skip,
 	       const struct run_options *o, int interrupted, struct err *e)
 {
@@ -238,6 +296,7 @@ int run_finish(struct state *st, const char *skip,
 	json_object_set_new(r, "verdict", json_string(
 		skip ? "skip" : interrupted ? "interrupted"
 		: results_verdict(r)));
+	data_fate(st, o, json_string_value(json_object_get(r, "verdict")), r);
 	/* An error already recorded (an interrupted start) must not stop
 	 * the reports of what was done: they get an error of their own. */
 	rc = results_save(r, st->dir, &re) ||

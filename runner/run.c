@@ -391,6 +391,21 @@ static void drive(struct state *st, int quiet)
 	}
 }
 
+/* The cluster is down and the run passed: its data go (data_fate). */
+static void drop_data(struct state *st)
+{
+	struct err e = ERR_INIT;
+
+	for (size_t i = 0; i < st->cluster.ncomps; i++) {
+		const char *d = run_own_data(st, i);
+
+		if (d && proc_remove_tree(d, &e)) {
+			log_error("%s", e.msg);
+			err_clear(&e);
+		}
+	}
+}
+
 static void release(struct state *st, int keep_cluster)
 {
 	struct err e = ERR_INIT;
@@ -425,6 +440,8 @@ static void release(struct state *st, int keep_cluster)
 				 : "interrupted while aborting");
 		if (cluster_down(&st->cluster, &e))
 			log_error("%s", e.msg);
+		else if (st->drop_data)
+			drop_data(st);
 	} else if (st->cluster_started) {
 		log_info("the cluster keeps running: tichaos cluster down "
 			 "--dir %s", st->cluster.dir);

@@ -24,6 +24,7 @@ struct run_options {
 	uint64_t seed;
 	const char *out;	/* run directory; NULL: runs/SUITE/TIME-sSEED */
 	int keep_cluster;
+	int keep_data;		/* the cluster's data, even when it passed */
 	int port_base;		/* 0 default, -1 auto */
 	int hosts;		/* enum hosts_mode; HOSTS_DEFAULT: the
 				 * suite's, else TICHAOS_HOSTS, else auto */

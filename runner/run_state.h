@@ -52,6 +52,9 @@ struct state {
 	char aborted[ERR_MSG_MAX];
 	int reserved;
 	int tap_printed;
+	/* The data of the cluster the run started, to be removed once it is
+	 * down (the run passed; run_finish decides and says so). */
+	int drop_data;
 };
 
 /* A counter the workers or the nemesis update, read as it is now. */
@@ -127,6 +130,9 @@ int run_write_stub(struct state *st, const struct run_options *o,
  * stream also goes to stdout, the summary to stderr. Returns the exit
  * code the results call for, -1 when they could not be written.
  */
+/* Component i's data directory when it lies in the run's; else NULL. */
+const char *run_own_data(const struct state *st, size_t i);
+
 int run_finish(struct state *st, const char *skip,
 	       const struct run_options *o, int interrupted, struct err *e);
 

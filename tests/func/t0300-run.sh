@@ -120,6 +120,11 @@ test_expect_success 'the downstream caught up with the insert-only tables' '
 	done
 '
 
+test_expect_success '--keep-cluster left it running, its data kept and said' '
+	grep -Eqx "cluster data: [0-9]+ MB in cluster/\*/data, kept: the cluster keeps running" "$R/summary.txt" &&
+	grep -Eqx " \"cluster_data\": \"[0-9]+ MB in cluster/\\*/data, kept: the cluster keeps running\"" "$R/results.json"
+'
+
 test_expect_success '--keep-cluster left it running; cluster down stops it' '
 	"$TICHAOS" cluster status --dir "$R/cluster" >/dev/null &&
 	"$TICHAOS" cluster down --dir "$R/cluster" &&
@@ -133,6 +138,28 @@ test_expect_success 'without --keep-cluster nothing is left running' '
 		test ! -e "$p" || { echo "$p left"; return 1; }
 	done &&
 	! pgrep -f "$TRASH/run2/" >/dev/null
+'
+
+# A run that passed leaves its logs, configuration and reports, not its
+# data (135 MB for a short run); it says how much went, and where.
+test_expect_success 'a run that passed removes its cluster data, keeps the logs' '
+	grep -Eqx "cluster data: [0-9]+ MB in cluster/\*/data, removed: the run passed \(--keep-data keeps it\)" "$TRASH/run2/summary.txt" &&
+	grep -Eq "^cluster data: [0-9]+ MB in cluster/\*/data, removed" err2 &&
+	for c in up-0 down-0 etcd-0; do
+		test ! -e "$TRASH/run2/cluster/$c/data" || { echo "$c/data left"; return 1; }
+	done &&
+	test -s "$TRASH/run2/cluster/up-0/mariadbd.log" &&
+	test -s "$TRASH/run2/cluster/down-0/my.cnf" &&
+	test -s "$TRASH/run2/logs/tichaos.log" && test -s "$TRASH/run2/history.jsonl"
+'
+
+test_expect_success '--keep-data: a run that passed keeps them' '
+	"$TICHAOS" run "$SUITE" --port-base auto --out "$TRASH/run4" --duration 2s --keep-data >tap4 2>err4 &&
+	test_clusters="$test_clusters $TRASH/run4/cluster" &&
+	grep -Eqx "cluster data: [0-9]+ MB in cluster/\*/data, kept: --keep-data" "$TRASH/run4/summary.txt" &&
+	for c in up-0 down-0 etcd-0; do
+		test -d "$TRASH/run4/cluster/$c/data" || return 1
+	done
 '
 
 # plan EVENTS-FILE: the plan's events, one per line, from its events:.

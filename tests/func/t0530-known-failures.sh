@@ -79,6 +79,13 @@ test_expect_success 'the stop is in the history, as the monitor saw it' '
 	grep -q "class=\"replica\"><title>[0-9.]*s replica_stopped down-0" "$TRASH/r1/report.html"
 '
 
+test_expect_success 'a run that did not pass keeps its cluster data, and says so' '
+	grep -Eqx "cluster data: [0-9]+ MB in cluster/\*/data, kept: the run did not pass" "$TRASH/r1/summary.txt" &&
+	for c in up-0 down-0 etcd-0; do
+		test -d "$TRASH/r1/cluster/$c/data" || return 1
+	done
+'
+
 test_expect_success 'the consistency check still compares, unsynced, and says what differs' '
 	grep -qx "not ok 4 - consistency" "$TRASH/r1.tap" &&
 	grep -Eq "^  message: \"1 of 1 tables differ \(compared unsynced: down-0'\''s replication stopped on SQL error 1062\); first: kf\.t: [0-9]+ missing, 0 extra, 1 changed \(fix-sql/kf\.t\.sql\)\"$" "$TRASH/r1.tap" ||
