@@ -26,6 +26,8 @@ static int run_log_errno;
 static struct buf run_log_pending = { NULL, 0, 0, (size_t)1 << 20 };
 
 static const char *const names[] = { "error", "warn", "info", "debug" };
+/* The status line (log_status), shown when not empty. */
+static char status[512];
 
 void log_set_level(enum log_level level)
 {
@@ -113,6 +115,20 @@ static void write_pending(void)
 	run_log_pending.len -= off;
 }
 
+void log_status(const char *text)
+{
+	pthread_mutex_lock(&lock);
+	if (text && *text) {
+		snprintf(status, sizeof(status), "%s", text);
+		fprintf(stderr, "\r%s\033[K", status);
+	} else if (status[0]) {
+		fputc('\n', stderr);
+		status[0] = '\0';
+	}
+	fflush(stderr);
+	pthread_mutex_unlock(&lock);
+}
+
 void log_msg(enum log_level level, const char *fmt, ...)
 {
 	char line[2048], stamp[32];
@@ -130,7 +146,9 @@ void log_msg(enum log_level level, const char *fmt, ...)
 
 	pthread_mutex_lock(&lock);
 	if (level <= stderr_level)
-		fprintf(stderr, "%s %-5s %s\n", stamp, names[level], line);
+		fprintf(stderr, "%s%s %-5s %s\n%s%s", status[0] ? "\r\033[K" : "",
+			stamp, names[level], line, status,
+			status[0] ? "\033[K" : "");
 	if (run_log >= 0) {
 		buf_printf(&run_log_pending, NULL, "%s %-5s %s\n", stamp,
 			   names[level], line);

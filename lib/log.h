@@ -40,6 +40,15 @@ int log_write_error(char *msg, size_t size);
 void log_msg(enum log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * A live status line on stderr (a run's progress on a terminal), drawn in
+ * place: a message on stderr first clears it, then draws it again on the
+ * line below, so the two never share a line. NULL leaves the status shown
+ * as a line of its own (ended) and stops redrawing it. Only for a
+ * terminal: the caller asks isatty(2).
+ */
+void log_status(const char *text);
+
 #define log_error(...) log_msg(LOG_ERROR, __VA_ARGS__)
 #define log_warn(...) log_msg(LOG_WARN, __VA_ARGS__)
 #define log_info(...) log_msg(LOG_INFO, __VA_ARGS__)

@@ -17,6 +17,9 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 
+/* Characters of the progress bar on a terminal. */
+#define PROGRESS_BAR 20
+
 /*
  * On TiCDC, the changefeed whose lag the progress line shows: the first
  * the suite's checks name (their `changefeed` option, whatever their
@@ -118,12 +121,21 @@ void run_progress(struct state *st, int64_t elapsed, int final,
 	pace->at = elapsed;
 	format_duration(elapsed / NS_PER_SEC * NS_PER_SEC, a, sizeof(a));
 	format_duration(st->plan.duration_ns, b, sizeof(b));
-	if (isatty(2) && !final)
-		fprintf(stderr, "\r%s %s/%s  %.0f ops/s  errors %llu  faults "
-			"%llu active%s\033[K", st->suite.name, a, b, rate,
-			(unsigned long long)errors,
-			(unsigned long long)active, lag);
-	else
+	if (isatty(2) && !final) {
+		char bar[PROGRESS_BAR + 1], text[600];
+		int64_t d = st->plan.duration_ns > 0 ? st->plan.duration_ns : 1;
+		int full = (int)(elapsed >= d ? PROGRESS_BAR
+				 : elapsed * PROGRESS_BAR / d);
+
+		memset(bar, '#', (size_t)full);
+		memset(bar + full, '.', (size_t)(PROGRESS_BAR - full));
+		bar[PROGRESS_BAR] = '\0';
+		snprintf(text, sizeof(text), "%s [%s] %s/%s  %.0f ops/s  "
+			 "errors %llu  faults %llu active%s", st->suite.name,
+			 bar, a, b, rate, (unsigned long long)errors,
+			 (unsigned long long)active, lag);
+		log_status(text);
+	} else
 		log_info("%s %s/%s  %.0f ops/s  errors %llu  faults %llu "
 			 "active%s", st->suite.name, a, b, rate,
 			 (unsigned long long)errors,

@@ -385,8 +385,7 @@ static void drive(struct state *st, int quiet)
 		pthread_join(st->threads[i], NULL);
 	st->nthreads = 0;
 	if (!quiet) {
-		if (isatty(2))
-			fputc('\n', stderr);
+		log_status(NULL);
 		run_progress(st, history_now(st->run.history), 1, &pace);
 	}
 }

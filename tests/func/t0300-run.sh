@@ -162,6 +162,41 @@ test_expect_success '--keep-data: a run that passed keeps them' '
 	done
 '
 
+# On a terminal the progress is a bar drawn in place, and a log line
+# never shares a line with it: the bar is cleared first, drawn after.
+test_expect_success 'on a terminal: a progress bar, log lines on lines of their own' '
+	cat >tty.yaml <<-\EOF &&
+	name: tty
+	duration: 4s
+	database: tty
+	tables:
+	  - name: t
+	    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
+	workloads:
+	  - kind: insert
+	    tables: t
+	    rate: 200
+	faults:
+	  - kind: kill
+	    target: cdc
+	    at: [1500ms]
+	    down: 1s
+	EOF
+	script -qec "\"$TICHAOS\" run tty.yaml --port-base auto --out \"$TRASH/run5\"" /dev/null >tty.out 2>&1 &&
+	test_clusters="$test_clusters $TRASH/run5/cluster" &&
+	grep -Eq "tty \[#*\.*\] [123]s/4s  [0-9]+ ops/s  errors [0-9]+  faults [01] active  lag down-0" tty.out &&
+	# a fault logged while the bar was shown: cleared, then drawn again
+	grep -q "$(printf "\033\\[K\r\033\\[K")[0-9:.]* info  fault kill cdc" tty.out &&
+	perl -e "
+		local \$/; my \$t = <STDIN>; my (\$n, \$bad) = (0, 0);
+		while (\$t =~ /(.{0,4})\d\d:\d\d:\d\d\.\d{3} (?:info|warn|error) /sg) {
+			\$n++;
+			\$bad++ unless \$1 =~ /(?:^|\n|\r\e\[K)\z/;
+		}
+		die qq(\$bad of \$n log lines after other text\n) if \$bad || \$n < 5;
+	" <tty.out
+'
+
 # plan EVENTS-FILE: the plan's events, one per line, from its events:.
 events() {
 	sed -n "/\"events\": \[/,\$p" "$1" | grep "\"at_ns\""

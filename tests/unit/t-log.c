@@ -344,6 +344,46 @@ static void test_full_disk(struct tmpdir *t)
 	lines_are(text, want, "the lines of the full disk are written after");
 }
 
+/* The status line: cleared before a message, drawn again after it. */
+static void test_status(struct tmpdir *t)
+{
+	char out[512], err[512], text[8192], *p;
+	struct capture c;
+
+	snprintf(out, sizeof(out), "%s", tmpdir_path(t, "stdout"));
+	snprintf(err, sizeof(err), "%s", tmpdir_path(t, "stderr"));
+	if (capture_start(&c, out, err)) {
+		skip(5, "no redirection");
+		return;
+	}
+	log_info("before");		/* no status yet: as ever */
+	log_status("run [##..] 2s/4s");
+	log_status("run [###.] 3s/4s");
+	log_info("a message");
+	log_debug("not shown");		/* below the level: nothing drawn */
+	log_status(NULL);
+	log_status(NULL);		/* nothing shown: nothing written */
+	log_info("after");
+	capture_end(&c);
+	read_text(err, text, sizeof(text));
+	p = strstr(text, " info  before\n");
+	ok(p == text + 12, "a message without a status is a plain line");
+	p = p ? p + strlen(" info  before\n") : text;
+	ok(!strncmp(p, "\rrun [##..] 2s/4s\033[K\rrun [###.] 3s/4s\033[K\r"
+		    "\033[K", strlen("\rrun [##..] 2s/4s\033[K\rrun [###.] "
+				    "3s/4s\033[K\r\033[K")),
+	   "the status drawn in place, cleared before the message");
+	p = strstr(p, " info  a message\n");
+	ok(p != NULL, "the message on a line of its own");
+	p = p ? p + strlen(" info  a message\n") : text;
+	ok(!strncmp(p, "run [###.] 3s/4s\033[K\n", strlen("run [###.] 3s/4s"
+							 "\033[K\n")),
+	   "the status drawn again below it, then ended by NULL");
+	p += strlen("run [###.] 3s/4s\033[K\n");
+	ok(strlen(p) > 13 && !strcmp(p + 12, " info  after\n"),
+	   "after NULL, messages are plain lines again: '%s'", p);
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -362,6 +402,7 @@ int main(void)
 	test_open(&t);
 	test_threads(&t);
 	test_full_disk(&t);
+	test_status(&t);
 	ok(!tmpdir_remove(&t), "temporary directory removed");
 	regfree(&line_re);
 	return done_testing();
