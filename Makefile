@@ -112,6 +112,7 @@ KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
 
+RUNNER_OBJS += runner/batch.o
 RUNNER_OBJS += runner/checks.o
 RUNNER_OBJS += runner/cmd_check.o
 RUNNER_OBJS += runner/cmd_cluster.o

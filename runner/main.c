@@ -12,6 +12,7 @@ static const struct command commands[] = {
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
 	  "            [--keep-data] [--port-base N] [--hosts on|off|auto]\n"
 	  "            [-v] [--quiet] [--dry-run]\n"
+	  "            [-j N] [--shard I/N] [--junit FILE]\n"
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster),\n"
 	  "                   'playground[:VERSION]' (start tiup playground\n"
@@ -37,7 +38,15 @@ static const struct command commands[] = {
 	  "  -v, --verbose    debug messages on stderr\n"
 	  "  --quiet          only warnings and errors on stderr\n"
 	  "  --dry-run        print the plan (plan.json) and stop: nothing is\n"
-	  "                   started or written\n",
+	  "                   started or written\n"
+	  "  -j, --jobs N     run N suites at once, each by a tichaos of its\n"
+	  "                   own on a cluster of its own (ports: auto); with\n"
+	  "                   several suites, -j or --shard, one TAP stream\n"
+	  "                   with a subtest per suite and one JUnit file\n"
+	  "  --shard I/N      only the I-th of every N suites, sorted by path:\n"
+	  "                   N machines with I = 1..N run each suite once\n"
+	  "  --junit FILE     the JUnit file of several suites (default\n"
+	  "                   runs/junit.xml)\n",
 	  cmd_run },
 	{ "validate", "parse and validate suites without running them",
 	  "tichaos validate SUITE.yaml...\n", cmd_validate },

@@ -7,6 +7,7 @@
 
 #include <ftw.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,10 +231,14 @@ int run_write_stub(struct state *st, const struct run_options *o,
 const char *run_own_data(const struct state *st, size_t i)
 {
 	const char *d = st->cluster.comps[i].data_dir;
-	size_t n = strlen(st->dir);
+	char dir[PATH_MAX], real[PATH_MAX];
+	size_t n;
 
-	return d && st->dir[0] && !strncmp(d, st->dir, n) && d[n] == '/' ?
-	       d : NULL;
+	/* runs/... as given, or as the cluster wrote it, absolute. */
+	if (!d || !st->dir[0] || !realpath(st->dir, dir) || !realpath(d, real))
+		return NULL;
+	n = strlen(dir);
+	return !strncmp(real, dir, n) && real[n] == '/' ? d : NULL;
 }
 
 static __thread uint64_t tree_size;

@@ -496,6 +496,18 @@ static int open_run_dir(struct state *st, const struct run_options *o,
 	snprintf(path, sizeof(path), "%s/logs", st->dir);
 	if (run_make_dirs(path, e))
 		return -1;
+	/* A child of `tichaos run -j` tells its parent where it runs. */
+	if (getenv("TICHAOS_RUN_DIR_FILE")) {
+		struct buf note = BUF_INIT;
+
+		buf_printf(&note, NULL, "%s\n", st->dir);
+		if (buf_write_file(&note, getenv("TICHAOS_RUN_DIR_FILE"), 0600,
+				   e)) {
+			buf_release(&note);
+			return -1;
+		}
+		buf_release(&note);
+	}
 	snprintf(path, sizeof(path), "%s/logs/tichaos.log", st->dir);
 	log_open(path);
 	run_reap_orphans(st->dir);
