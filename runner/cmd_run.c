@@ -11,32 +11,85 @@
 #include "runner/run.h"
 #include "runner/runner.h"
 
-int cmd_run(int argc, char **argv)
+/* What `tichaos run` was given. */
+struct args {
+	const char *cluster, *duration, *seed, *out, *port_base, *hosts;
+	const char *jobs, *shard, *junit;
+	int keep, keep_data, verbose, quiet, dry_run;
+};
+
+/* Several suites, -j or --shard: each by a tichaos of its own (batch.c). */
+static int run_many(const struct args *a, char **suites, int n)
 {
-	const char *cluster = NULL, *duration = NULL, *seed = NULL;
-	const char *out = NULL, *port_base = NULL, *hosts = NULL;
-	const char *jobs = NULL, *shard = NULL, *junit = NULL;
-	int keep = 0, keep_data = 0, verbose = 0, quiet = 0, dry_run = 0, n, rc = EXIT_PASS;
-	const struct opt opts[] = {
-		{ "cluster", 0, &cluster, NULL },
-		{ "duration", 0, &duration, NULL },
-		{ "seed", 0, &seed, NULL },
-		{ "out", 0, &out, NULL },
-		{ "keep-cluster", 0, NULL, &keep },
-		{ "keep-data", 0, NULL, &keep_data },
-		{ "port-base", 0, &port_base, NULL },
-		{ "hosts", 0, &hosts, NULL },
-		{ "verbose", 'v', NULL, &verbose },
-		{ "quiet", 0, NULL, &quiet },
-		{ "dry-run", 0, NULL, &dry_run },
-		{ "jobs", 'j', &jobs, NULL },
-		{ "shard", 0, &shard, NULL },
-		{ "junit", 0, &junit, NULL },
-		{ NULL, 0, NULL, NULL },
-	};
 	struct batch_options b = { 1, "runs/junit.xml", NULL };
 	const char *pass[24];
-	int si = 1, sn = 1, np = 0;
+	struct err e = ERR_INIT;
+	int si = 1, sn = 1, np = 0, rc;
+	int64_t v;
+
+	if (a->jobs && parse_int64(a->jobs, 1, 64, &v, &e))
+		die(EXIT_USAGE, "run: -j: %s", e.msg);
+	b.jobs = a->jobs ? (int)v : 1;
+	if (a->shard && batch_shard(a->shard, &si, &sn))
+		die(EXIT_USAGE, "run: --shard: expected I/N, 1 <= I <= N <= "
+		    "1000, not '%s'", a->shard);
+	if (a->out)
+		die(EXIT_USAGE, "run: --out takes one suite, not -j or --shard");
+	if (b.jobs > 1 && a->port_base && strcmp(a->port_base, "auto"))
+		die(EXIT_USAGE, "run: --port-base %s with -j: each suite needs "
+		    "ports of its own; use --port-base auto", a->port_base);
+	if (a->junit)
+		b.junit = a->junit;
+	if (a->cluster)
+		pass[np++] = "--cluster", pass[np++] = a->cluster;
+	if (a->duration)
+		pass[np++] = "--duration", pass[np++] = a->duration;
+	if (a->seed)
+		pass[np++] = "--seed", pass[np++] = a->seed;
+	if (a->keep)
+		pass[np++] = "--keep-cluster";
+	if (a->keep_data)
+		pass[np++] = "--keep-data";
+	if (b.jobs > 1 && (!a->cluster || !strcmp(a->cluster, "local")))
+		pass[np++] = "--port-base", pass[np++] = "auto";
+	else if (a->port_base)
+		pass[np++] = "--port-base", pass[np++] = a->port_base;
+	if (a->hosts)
+		pass[np++] = "--hosts", pass[np++] = a->hosts;
+	if (a->verbose)
+		pass[np++] = "--verbose";
+	if (a->quiet)
+		pass[np++] = "--quiet";
+	pass[np] = NULL;
+	b.pass = pass;
+	n = (int)batch_select(suites, (size_t)n, si, sn);
+	rc = run_batch(suites, (size_t)n, &b, &e);
+	if (err_isset(&e))
+		fprintf(stderr, "tichaos: %s\n", e.msg);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct args a = { NULL };
+	int n, rc = EXIT_PASS;
+	const struct opt opts[] = {
+		{ "cluster", 0, &a.cluster, NULL },
+		{ "duration", 0, &a.duration, NULL },
+		{ "seed", 0, &a.seed, NULL },
+		{ "out", 0, &a.out, NULL },
+		{ "keep-cluster", 0, NULL, &a.keep },
+		{ "keep-data", 0, NULL, &a.keep_data },
+		{ "port-base", 0, &a.port_base, NULL },
+		{ "hosts", 0, &a.hosts, NULL },
+		{ "verbose", 'v', NULL, &a.verbose },
+		{ "quiet", 0, NULL, &a.quiet },
+		{ "dry-run", 0, NULL, &a.dry_run },
+		{ "jobs", 'j', &a.jobs, NULL },
+		{ "shard", 0, &a.shard, NULL },
+		{ "junit", 0, &a.junit, NULL },
+		{ NULL, 0, NULL, NULL },
+	};
 	struct run_options o = { 0 };
 	struct err e = ERR_INIT;
 	int64_t v;
@@ -45,87 +98,45 @@ int cmd_run(int argc, char **argv)
 	if (n < 1)
 		die(EXIT_USAGE, "run: expected SUITE.yaml... (see 'tichaos "
 		    "help run')");
-	if (duration && parse_duration(duration, &o.duration_ns, &e))
+	if (a.duration && parse_duration(a.duration, &o.duration_ns, &e))
 		die(EXIT_USAGE, "run: --duration: %s", e.msg);
-	if (duration && o.duration_ns < NS_PER_SEC)
+	if (a.duration && o.duration_ns < NS_PER_SEC)
 		die(EXIT_USAGE, "run: --duration: at least 1s");
-	if (seed && parse_int64(seed, 1, INT64_MAX, &v, &e))
+	if (a.seed && parse_int64(a.seed, 1, INT64_MAX, &v, &e))
 		die(EXIT_USAGE, "run: --seed: %s", e.msg);
-	if (seed) {
+	if (a.seed) {
 		o.has_seed = 1;
 		o.seed = (uint64_t)v;
 	}
-	o.port_base = opts_port_base("run", port_base);
-	o.hosts = opts_hosts("run", hosts);
-	if (verbose && quiet)
+	o.port_base = opts_port_base("run", a.port_base);
+	o.hosts = opts_hosts("run", a.hosts);
+	if (a.verbose && a.quiet)
 		die(EXIT_USAGE, "run: --verbose and --quiet exclude each "
 		    "other");
-	if (out && n > 1)
+	if (a.out && n > 1)
 		die(EXIT_USAGE, "run: --out takes one suite");
-	if (cluster && strcmp(cluster, "local") && port_base)
+	if (a.cluster && strcmp(a.cluster, "local") && a.port_base)
 		die(EXIT_USAGE, "run: --port-base applies to the local cluster");
-	if (cluster && strcmp(cluster, "local") && hosts)
+	if (a.cluster && strcmp(a.cluster, "local") && a.hosts)
 		die(EXIT_USAGE, "run: --hosts applies to the local cluster");
-	if (jobs && parse_int64(jobs, 1, 64, &v, &e))
-		die(EXIT_USAGE, "run: -j: %s", e.msg);
-	b.jobs = jobs ? (int)v : 1;
-	if (shard && batch_shard(shard, &si, &sn))
-		die(EXIT_USAGE, "run: --shard: expected I/N, 1 <= I <= N <= "
-		    "1000, not '%s'", shard);
-	if (out && (jobs || shard))
-		die(EXIT_USAGE, "run: --out takes one suite, not -j or --shard");
-	if (dry_run && (jobs || shard))
+	if (a.dry_run && (a.jobs || a.shard))
 		die(EXIT_USAGE, "run: --dry-run prints one plan, not -j or "
 		    "--shard");
-	if (b.jobs > 1 && port_base && strcmp(port_base, "auto"))
-		die(EXIT_USAGE, "run: --port-base %s with -j: each suite needs "
-		    "ports of its own; use --port-base auto", port_base);
-	if (junit && !jobs && !shard && n == 1)
+	if (a.junit && !a.jobs && !a.shard && n == 1)
 		die(EXIT_USAGE, "run: --junit is the file of -j, --shard or "
 		    "several suites; one run writes RUN_DIR/junit.xml");
-	if (junit)
-		b.junit = junit;
-	o.cluster = cluster;
-	o.out = out;
-	o.keep_cluster = keep;
-	o.keep_data = keep_data;
-	o.quiet = quiet;
-	o.dry_run = dry_run;
-	if (verbose)
+	o.cluster = a.cluster;
+	o.out = a.out;
+	o.keep_cluster = a.keep;
+	o.keep_data = a.keep_data;
+	o.quiet = a.quiet;
+	o.dry_run = a.dry_run;
+	if (a.verbose)
 		log_set_level(LOG_DEBUG);
-	if (quiet)
+	if (a.quiet)
 		log_set_level(LOG_WARN);
-
-	if (!dry_run && (jobs || shard || n > 1)) {
-		/* Each suite by a tichaos of its own, with these options. */
-		if (cluster)
-			pass[np++] = "--cluster", pass[np++] = cluster;
-		if (duration)
-			pass[np++] = "--duration", pass[np++] = duration;
-		if (seed)
-			pass[np++] = "--seed", pass[np++] = seed;
-		if (keep)
-			pass[np++] = "--keep-cluster";
-		if (keep_data)
-			pass[np++] = "--keep-data";
-		if (b.jobs > 1 && (!cluster || !strcmp(cluster, "local")))
-			pass[np++] = "--port-base", pass[np++] = "auto";
-		else if (port_base)
-			pass[np++] = "--port-base", pass[np++] = port_base;
-		if (hosts)
-			pass[np++] = "--hosts", pass[np++] = hosts;
-		if (verbose)
-			pass[np++] = "--verbose";
-		if (quiet)
-			pass[np++] = "--quiet";
-		pass[np] = NULL;
-		b.pass = pass;
-		n = (int)batch_select(argv + 1, (size_t)n, si, sn);
-		rc = run_batch(argv + 1, (size_t)n, &b, &e);
-		if (err_isset(&e))
-			fprintf(stderr, "tichaos: %s\n", e.msg);
-		return rc;
-	}
+	if (!a.dry_run && (a.jobs || a.shard || n > 1))
+		return run_many(&a, argv + 1, n);
 	catch_interrupts();
 	sql_library_init();
 	http_library_init();
