@@ -90,6 +90,7 @@ KIND_OBJS += workloads/partition_ddl.o
 KIND_OBJS += workloads/registry.o
 KIND_OBJS += workloads/table_ddl.o
 KIND_OBJS += reports/html.o
+KIND_OBJS += reports/index.o
 KIND_OBJS += reports/junit.o
 KIND_OBJS += reports/registry.o
 KIND_OBJS += reports/report.o

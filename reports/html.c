@@ -57,7 +57,9 @@ static const char *const mark_label[MARK_KINDS] = {
 /* Lanes drawn of one group at most; a line says how many more. */
 #define MAX_LANES 40
 
-static void html(struct buf *out, const char *s)
+#define html report_escape_html
+
+void report_escape_html(struct buf *out, const char *s)
 {
 	for (; s && *s; s++)
 		switch (*s) {

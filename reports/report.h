@@ -54,6 +54,15 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 /* Build every report into the run directory. */
 int reports_write(const json_t *results, const char *run_dir, struct err *e);
 
+/* `s` as HTML text or attribute value (&, <, >, " escaped). */
+void report_escape_html(struct buf *out, const char *s);
+
+/*
+ * DIR/index.html: the trend page of a folder of runs, DIR/<suite>/<run>
+ * (reports/index.c); fails when DIR cannot be read or the page written.
+ */
+int report_index(const char *dir, struct err *e);
+
 /* The summary table (summary.txt; also printed at the end of a run). */
 int report_summary_text(const json_t *results, struct buf *out,
 			struct err *e);

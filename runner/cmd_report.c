@@ -11,7 +11,11 @@ int cmd_report(int argc, char **argv)
 	static const char *const sections[] = {
 		"workloads", "faults", "checks", NULL,
 	};
-	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
+	const char *index = NULL;
+	const struct opt opts[] = {
+		{ "index", 0, &index, NULL },
+		{ NULL, 0, NULL, NULL },
+	};
 	int n = opts_parse(command_find("report"), opts, argc, argv);
 	struct buf tap = BUF_INIT;
 	struct err e = ERR_INIT;
@@ -19,6 +23,13 @@ int cmd_report(int argc, char **argv)
 	json_t *results;
 	int rc;
 
+	if (index && n)
+		die(EXIT_USAGE, "report: --index DIR takes no RUN_DIR");
+	if (index) {
+		if (report_index(index, &e))
+			die_err(&e);
+		return EXIT_PASS;
+	}
 	if (n != 1)
 		die(EXIT_USAGE, "report: expected one RUN_DIR (see 'tichaos "
 		    "help report')");

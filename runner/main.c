@@ -93,10 +93,16 @@ static const struct command commands[] = {
 	  cmd_replay },
 	{ "report", "rebuild the reports of a stored run",
 	  "tichaos report RUN_DIR\n"
+	  "       tichaos report --index DIR\n"
 	  "\n"
 	  "  Rebuilds report.tap, junit.xml, summary.txt and report.html from\n"
 	  "  RUN_DIR/results.json, prints the TAP stream, and exits with the\n"
-	  "  run's code.\n", cmd_report },
+	  "  run's code.\n"
+	  "  --index DIR      writes DIR/index.html instead: for each suite of\n"
+	  "                   DIR/<suite>/<run> (runs/), its last 20 runs with\n"
+	  "                   verdict, duration, seed, throughput and links; a\n"
+	  "                   suite that passed and failed as the same suite is\n"
+	  "                   marked flaky\n", cmd_report },
 	{ "list", "every cluster, workload, fault and checker kind",
 	  "tichaos list [--options]\n"
 	  "\n"
