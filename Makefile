@@ -10,6 +10,9 @@
 #   make bench      deps + build + the benchmarks against sysbench and
 #                   percona-toolkit (bench/README.md; BENCH_QUICK=1: short)
 #   make fuzz       the libFuzzer harnesses (tests/fuzz/), FUZZ_SECONDS each
+#   make install    the binary, the suites and the man pages under
+#                   $(DESTDIR)$(PREFIX) (PREFIX=/usr/local)
+#   make deb        tichaos_<version>_<arch>.deb, dependencies declared
 #   make V=1        show the commands
 #   make DEVELOPER=1  warnings are errors
 
@@ -275,10 +278,40 @@ fuzz-run-%: $(FUZZ_BUILD)/fuzz-%
 fuzz-clean:
 	$(RM) -r $(FUZZ_BUILD)
 
+# Installed as git and curl install: PREFIX, DESTDIR.
+PREFIX ?= /usr/local
+VERSION = $(shell sed -n 's/^\#define TICHAOS_VERSION "\(.*\)"/\1/p' runner/runner.h)
+MANPAGES = man/tichaos.1 man/tichaos-suite.5
+
+# The man pages are generated from what they document (the binary's help,
+# docs/suite-format.md), so that they cannot drift from it.
+$(MANPAGES): $(PROG) docs/suite-format.md scripts/gen-man
+	@mkdir -p man
+	scripts/gen-man ./$(PROG) docs man $(VERSION)
+
+man: $(MANPAGES)
+
+install: $(PROG) $(MANPAGES)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/tichaos/suites \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
+	install -m 755 $(PROG) $(DESTDIR)$(PREFIX)/bin/$(PROG)
+	install -m 644 suites/*.yaml $(DESTDIR)$(PREFIX)/share/tichaos/suites/
+	install -m 644 man/tichaos.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/tichaos-suite.5 $(DESTDIR)$(PREFIX)/share/man/man5/
+
+# A Debian package: the libraries the binary links to, each as the package
+# installed here that holds it (dpkg -S), with its version as the floor;
+# the servers of the local cluster recommended.
+DEB_DIR ?= .
+deb: $(PROG) $(MANPAGES)
+	scripts/make-deb $(PROG) $(VERSION) $(DEB_DIR)
+
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
+	$(RM) -r man
 
 .PHONY: all deps run test prove asan valgrind bench stress clean unit-tests fuzz \
+	man install deb \
 	fuzz-programs fuzz-run fuzz-clean
 .SECONDARY: $(UNIT_OBJS) $(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_LINK) \
 	$(addprefix $(FUZZ_BUILD)/,$(FUZZ_OBJS))
