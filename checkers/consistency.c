@@ -90,7 +90,14 @@ struct diff {
 	int64_t nkeys[3];	/* how many are in keys[] */
 	struct buf fix;		/* fix SQL */
 	int64_t max_report;
+	/* The first SHOWN_ROWS differences, both sides' rows and the fix of
+	 * each, JSON objects one a line (report.html shows them). */
+	struct buf shown;
+	int64_t nshown;
 };
+
+/* Differences shown with their rows, per table. */
+#define SHOWN_ROWS 100
 
 static const char *const kind_names[] = { "missing", "extra", "changed" };
 
@@ -918,6 +925,26 @@ static int fetch_rows(struct sql *s, const struct table *t,
 	return 0;
 }
 
+/* The key as "id=5" or "a=1,b=x"; "row sha1 ..." without one. */
+static void key_text(struct buf *text, const struct table *t,
+		     const struct row *row)
+{
+	if (t->nkeys) {
+		char *k = row->key, *sep;
+
+		for (size_t i = 0; i < t->nkeys; i++, k = sep + 1) {
+			sep = strchr(k, '\x1f');
+			buf_printf(text, NULL, "%s%s=%.*s", i ? "," : "",
+				   t->keys[i], sep ? (int)(sep - k)
+						   : (int)strlen(k), k);
+			if (!sep)
+				break;
+		}
+	} else {
+		buf_printf(text, NULL, "row sha1 %s", row->hash);
+	}
+}
+
 static void note_key(struct diff *d, int kind, const struct table *t,
 		     const struct row *row)
 {
@@ -926,23 +953,58 @@ static void note_key(struct diff *d, int kind, const struct table *t,
 	if (d->nkeys[kind] >= d->max_report)
 		return;
 	d->nkeys[kind]++;
-	/* The key as "id=5" or "a=1,b=x". */
-	if (t->nkeys) {
-		char *k = row->key, *sep;
-
-		for (size_t i = 0; i < t->nkeys; i++, k = sep + 1) {
-			sep = strchr(k, '\x1f');
-			buf_printf(&text, NULL, "%s%s=%.*s", i ? "," : "",
-				   t->keys[i], sep ? (int)(sep - k)
-						   : (int)strlen(k), k);
-			if (!sep)
-				break;
-		}
-	} else {
-		buf_printf(&text, NULL, "row sha1 %s", row->hash);
-	}
+	key_text(&text, t, row);
 	json_quote(&d->keys[kind], buf_str(&text), NULL);
 	buf_addch(&d->keys[kind], '\n', NULL);
+	buf_release(&text);
+}
+
+static void row_json(struct buf *out, const struct table *t,
+		     const struct row *row)
+{
+	if (!row) {
+		buf_addstr(out, "null", NULL);
+		return;
+	}
+	buf_addch(out, '[', NULL);
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			buf_addch(out, ',', NULL);
+		if (row->vals[c])
+			json_quote(out, row->vals[c], NULL);
+		else
+			buf_addstr(out, "null", NULL);
+	}
+	buf_addch(out, ']', NULL);
+}
+
+/*
+ * A difference with both sides' rows (NULL: none on that side) and its
+ * fix, the fix SQL from `fix_at` on, for report.html.
+ */
+static void note_row(struct diff *d, int kind, const struct table *t,
+		     const struct row *up, const struct row *down,
+		     size_t fix_at)
+{
+	struct buf text = BUF_INIT;
+
+	if (d->nshown >= SHOWN_ROWS)
+		return;
+	d->nshown++;
+	key_text(&text, t, up ? up : down);
+	buf_printf(&d->shown, NULL, "{\"kind\":\"%s\",\"key\":",
+		   kind_names[kind]);
+	json_quote(&d->shown, buf_str(&text), NULL);
+	buf_addstr(&d->shown, ",\"up\":", NULL);
+	row_json(&d->shown, t, up);
+	buf_addstr(&d->shown, ",\"down\":", NULL);
+	row_json(&d->shown, t, down);
+	buf_reset(&text);
+	buf_add(&text, d->fix.data + fix_at, d->fix.len - fix_at, NULL);
+	buf_rtrim(&text);
+	buf_addstr(&d->shown, ",\"fix\":", NULL);
+	json_quote(&d->shown, buf_str(&text), NULL);
+	buf_addstr(&d->shown, "}\n", NULL);
 	buf_release(&text);
 }
 
@@ -1001,6 +1063,7 @@ static void compare_rows(struct diff *d, const struct table *t,
 	size_t i = 0, j = 0;
 
 	while (i < up->n || j < down->n) {
+		size_t at = d->fix.len;
 		int c;
 
 		if (i == up->n)
@@ -1018,17 +1081,21 @@ static void compare_rows(struct diff *d, const struct table *t,
 		if (c < 0) {
 			note_key(d, 0, t, &up->rows[i]);
 			fix_replace(d, t, &up->rows[i], !t->nkeys);
+			note_row(d, 0, t, &up->rows[i], NULL, at);
 			d->missing++;
 			i++;
 		} else if (c > 0) {
 			note_key(d, 1, t, &down->rows[j]);
 			fix_delete(d, t, &down->rows[j]);
+			note_row(d, 1, t, NULL, &down->rows[j], at);
 			d->extra++;
 			j++;
 		} else {
 			if (strcmp(up->rows[i].hash, down->rows[j].hash)) {
 				note_key(d, 2, t, &up->rows[i]);
 				fix_replace(d, t, &up->rows[i], 0);
+				note_row(d, 2, t, &up->rows[i], &down->rows[j],
+					 at);
 				d->changed++;
 			}
 			i++;
@@ -1109,6 +1176,12 @@ static void merge_diff(struct diff *into, struct diff *from)
 			into->nkeys[k]++;
 		}
 	buf_add(&into->fix, from->fix.data, from->fix.len, NULL);
+	for (line = buf_str(&from->shown);
+	     *line && into->nshown < SHOWN_ROWS; line = end + 1) {
+		end = strchr(line, '\n');
+		buf_add(&into->shown, line, (size_t)(end - line + 1), NULL);
+		into->nshown++;
+	}
 }
 
 /* The chunks whose checksums differ, compared by a pool of workers. */
@@ -1206,6 +1279,7 @@ static int compare_chunks(struct side *sides, const struct table *t,
 		for (int k = 0; k < 3; k++)
 			buf_release(&p.diffs[i].keys[k]);
 		buf_release(&p.diffs[i].fix);
+		buf_release(&p.diffs[i].shown);
 	}
 	pthread_mutex_destroy(&p.lock);
 	free(p.diffs);
@@ -1406,6 +1480,26 @@ static int write_fix(const char *run_dir, const char *db, const char *name,
 	return buf_write_file(fix, path, 0644, e);
 }
 
+/* "columns" and "rows": the differences shown, when there are any. */
+static void shown_json(struct buf *out, const struct table *t,
+		       struct diff *d)
+{
+	if (!d->nshown)
+		return;
+	buf_addstr(out, ",\"columns\":[", NULL);
+	for (size_t c = 0; c < t->ncols; c++) {
+		if (c)
+			buf_addch(out, ',', NULL);
+		json_quote(out, t->cols[c], NULL);
+	}
+	buf_addstr(out, "],\"rows\":[", NULL);
+	buf_rtrim(&d->shown);
+	for (size_t c = 0; c < d->shown.len; c++)
+		buf_addch(out, d->shown.data[c] == '\n' ? ',' :
+			  d->shown.data[c], NULL);
+	buf_addch(out, ']', NULL);
+}
+
 /* What the tables compared so far add up to (run). */
 struct tally {
 	size_t differing;
@@ -1429,7 +1523,7 @@ static int compare_one(const struct check_ctx *ctx,
 	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
 			   BUF_INIT };
 	struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT, BUF_INIT,
-			  BUF_INIT }, { 0, 0, 0 }, BUF_INIT, 0 };
+			  BUF_INIT }, { 0, 0, 0 }, BUF_INIT, 0, BUF_INIT, 0 };
 	struct buf schema = BUF_INIT, parts = BUF_INIT;
 	char fix[512] = "";
 	int rc;
@@ -1481,6 +1575,7 @@ static int compare_one(const struct check_ctx *ctx,
 		if (!t.nkeys)
 			buf_addstr(&r->details, ",\"warning\":\"no primary "
 				   "key: rows compared as a multiset\"", NULL);
+		shown_json(&r->details, &t, &d);
 		tl->rows += d.rows[UP];
 		tl->tot[0] += d.missing;
 		tl->tot[1] += d.extra;
@@ -1502,6 +1597,7 @@ static int compare_one(const struct check_ctx *ctx,
 	for (int k = 0; k < 3; k++)
 		buf_release(&d.keys[k]);
 	buf_release(&d.fix);
+	buf_release(&d.shown);
 	buf_release(&schema);
 	buf_release(&parts);
 	release_table(&t);

@@ -477,6 +477,113 @@ static void verdicts(struct buf *out, const json_t *results)
 	buf_addstr(out, "</table>\n", NULL);
 }
 
+/* The details as JSON, without the rows diff_rows shows. */
+static char *details_text(const json_t *details)
+{
+	json_t *copy = json_deep_copy(details);
+	json_t *tables = json_object_get(copy, "tables");
+	char *text;
+
+	for (size_t i = 0; i < json_array_size(tables); i++) {
+		json_object_del(json_array_get(tables, i), "rows");
+		json_object_del(json_array_get(tables, i), "columns");
+	}
+	text = json_dumps(copy ? copy : details, JSON_INDENT(2) |
+			  JSON_PRESERVE_ORDER);
+	json_decref(copy);
+	return text;
+}
+
+/* A value as a cell; NULL (JSON null) in italics. */
+static void value_cell(struct buf *out, const json_t *v, int differs)
+{
+	buf_addstr(out, differs ? "<td class=\"d\">" : "<td>", NULL);
+	if (json_is_string(v))
+		html(out, json_string_value(v));
+	else
+		buf_addstr(out, "<i>NULL</i>", NULL);
+	buf_addstr(out, "</td>", NULL);
+}
+
+/*
+ * The differing rows a consistency check kept (details.tables[].rows:
+ * the first 100 of each table): the key, both sides' rows, the values
+ * that differ marked, and the SQL that repairs the row downstream.
+ */
+static void diff_rows(struct buf *out, const json_t *details)
+{
+	static const char *const kinds[] = { "missing", "extra", "changed",
+					     NULL };
+	const json_t *tables = json_object_get(details, "tables");
+
+	for (size_t i = 0; i < json_array_size(tables); i++) {
+		const json_t *t = json_array_get(tables, i);
+		const json_t *cols = json_object_get(t, "columns");
+		const json_t *rows = json_object_get(t, "rows");
+		json_int_t total = 0;
+
+		if (!json_array_size(rows))
+			continue;
+		for (int k = 0; kinds[k]; k++)
+			total += json_integer_value(json_object_get(t,
+								    kinds[k]));
+		buf_addstr(out, "<h4>", NULL);
+		html(out, str(t, "table"));
+		buf_printf(out, NULL, ": %zu of %lld differing rows</h4>\n"
+			   "<table class=\"diff\"><tr><th>key</th><th>"
+			   "difference</th><th>side</th>",
+			   json_array_size(rows), (long long)total);
+		for (size_t c = 0; c < json_array_size(cols); c++) {
+			buf_addstr(out, "<th>", NULL);
+			html(out, json_string_value(json_array_get(cols, c)));
+			buf_addstr(out, "</th>", NULL);
+		}
+		buf_addstr(out, "<th>fix (downstream)</th></tr>\n", NULL);
+		for (size_t r = 0; r < json_array_size(rows); r++) {
+			const json_t *row = json_array_get(rows, r);
+			const json_t *side[2] = { json_object_get(row, "up"),
+						  json_object_get(row, "down") };
+
+			for (int s = 0; s < 2; s++) {
+				buf_addstr(out, "<tr class=\"diff-row\">", NULL);
+				if (!s) {
+					buf_addstr(out, "<td rowspan=\"2\">",
+						   NULL);
+					html(out, str(row, "key"));
+					buf_addstr(out, "</td><td rowspan=\"2\">",
+						   NULL);
+					html(out, str(row, "kind"));
+					buf_addstr(out, "</td>", NULL);
+				}
+				buf_addstr(out, s ? "<td>downstream</td>" :
+					   "<td>upstream</td>", NULL);
+				if (!json_is_array(side[s]))
+					buf_printf(out, NULL, "<td colspan=\"%zu\" "
+						   "class=\"d\"><i>no row</i>"
+						   "</td>", json_array_size(cols));
+				for (size_t c = 0; json_is_array(side[s]) &&
+				     c < json_array_size(cols); c++) {
+					const json_t *v = json_array_get(
+						side[s], c);
+					const json_t *o = json_array_get(
+						side[!s], c);
+
+					value_cell(out, v, !json_is_array(
+						side[!s]) || !json_equal(v, o));
+				}
+				if (!s) {
+					buf_addstr(out, "<td rowspan=\"2\"><code>",
+						   NULL);
+					html(out, str(row, "fix"));
+					buf_addstr(out, "</code></td>", NULL);
+				}
+				buf_addstr(out, "</tr>\n", NULL);
+			}
+		}
+		buf_addstr(out, "</table>\n", NULL);
+	}
+}
+
 static void failures(struct buf *out, const json_t *results)
 {
 	static const char *const sections[] = {
@@ -502,9 +609,8 @@ static void failures(struct buf *out, const json_t *results)
 			buf_addstr(out, "</h3>\n<p>", NULL);
 			html(out, str(it, "message"));
 			buf_addstr(out, "</p>\n", NULL);
-			details = json_dumps(json_object_get(it, "details"),
-					     JSON_INDENT(2) |
-					     JSON_PRESERVE_ORDER);
+			diff_rows(out, json_object_get(it, "details"));
+			details = details_text(json_object_get(it, "details"));
 			if (details && strcmp(details, "{}")) {
 				buf_addstr(out, "<pre>", NULL);
 				html(out, details);
@@ -570,7 +676,8 @@ static const char style[] =
 	"#393;stroke-width:1.5}.p99{fill:none;stroke:#c63;stroke-width:1.5}"
 	"\n.ddl{fill:#1f77b4}.owner{fill:#8c564b}.instant{fill:#222}"
 	".replica{fill:#e377c2}\npre{background:#f6f6f6;padding:8px;overflow:"
-	"auto;max-height:30em}\n</style>";
+	"auto;max-height:30em}\ntd.d{background:#fdd}table.diff code{"
+	"white-space:pre-wrap}\n</style>";
 
 static void head(struct buf *out, const json_t *results, struct err *e)
 {

@@ -75,6 +75,43 @@ test_expect_success 'the keys reported are the keys tampered with' '
 	done
 '
 
+# Each difference with both sides' rows and its fix, as report.html shows
+# them: missing rows upstream only, extra ones downstream only, changed
+# ones on both sides with their data apart.
+test_expect_success 'the differing rows: both sides and the fix of each' '
+	perl -MJSON::PP -e "
+		my \$j = decode_json(do { local \$/; <STDIN> });
+		my (\$t) = grep { \$_->{table} eq q(cons.t_1) } @{ \$j->{checks}[0]{details}{tables} };
+		die qq(columns\n) unless join(q(,), @{ \$t->{columns} }) eq q(id,data);
+		my %keys = map { my \$k = \$_; map { (\$_ => \$k) } @{ \$t->{qq(\${k}_keys)} } } qw(missing extra changed);
+		my %n;
+		for my \$r (@{ \$t->{rows} }) {
+			\$n{\$r->{kind}}++;
+			die qq(\$r->{key}: kind\n) unless (\$keys{\$r->{key}} // q()) eq \$r->{kind};
+			my (\$up, \$down) = (\$r->{up}, \$r->{down});
+			if (\$r->{kind} eq q(missing)) {
+				die qq(\$r->{key}: sides\n) unless \$up && !\$down && q(id=).\$up->[0] eq \$r->{key};
+				die qq(\$r->{key}: fix\n) unless \$r->{fix} =~ /^REPLACE INTO \x60cons\x60.\x60t_1\x60 /;
+			} elsif (\$r->{kind} eq q(extra)) {
+				die qq(\$r->{key}: sides\n) unless !\$up && \$down && q(id=).\$down->[0] eq \$r->{key};
+				die qq(\$r->{key}: fix\n) unless \$r->{fix} =~ /^DELETE FROM \x60cons\x60.\x60t_1\x60 WHERE \x60id\x60 <=> /;
+			} else {
+				die qq(\$r->{key}: sides\n) unless \$up && \$down && \$up->[0] eq \$down->[0] && \$up->[1] ne \$down->[1];
+				die qq(\$r->{key}: fix\n) unless \$r->{fix} =~ /^REPLACE INTO /;
+			}
+			print \$r->{fix}, qq(\n);
+		}
+		die qq(counts\n) unless \$n{missing} == 7 && \$n{extra} == 2 && \$n{changed} == 3;
+	" <"$TRASH/r1/results.json" >fixes &&
+	sort fixes >a && sort "$TRASH/r1/fix-sql/cons.t_1.sql" >b && test_cmp a b &&
+	h="$TRASH/r1/report.html" &&
+	grep -qx "<h4>cons.t_1: 12 of 12 differing rows</h4>" "$h" &&
+	test "$(grep -c "<tr class=\"diff-row\">" "$h")" = 24 &&
+	test "$(grep -o "<td class=\"d\">" "$h" | wc -l)" = 24 &&
+	test "$(grep -o "<td colspan=\"2\" class=\"d\"><i>no row</i></td>" "$h" | wc -l)" = 9 &&
+	! grep -q "\"rows\": \[" "$h"
+'
+
 test_expect_success 'the other tables, the keyless one included, are equal' '
 	perl -MJSON::PP -e "
 		my \$j = decode_json(do { local \$/; <STDIN> });
