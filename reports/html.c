@@ -15,6 +15,7 @@
 
 #include "faults/fault.h"
 #include "lib/clock.h"
+#include "lib/history.h"
 #include "reports/report.h"
 #include "reports/timeline.h"
 
@@ -584,7 +585,222 @@ static void diff_rows(struct buf *out, const json_t *details)
 	}
 }
 
-static void failures(struct buf *out, const json_t *results)
+/* ---- the ids of a table an ids check failed on, over time ---- */
+
+#define ID_NODES 8		/* servers drawn apart; the rest as one */
+#define ID_BUCKETS 400		/* time buckets: each server's lowest and
+				 * highest id in each */
+#define ID_H 220
+
+struct id_points {
+	const char *table;
+	char nodes[ID_NODES][64];
+	size_t nnodes;
+	/* Per server and bucket: its lowest and highest id; has: any. */
+	int64_t lo[ID_NODES][ID_BUCKETS], hi[ID_NODES][ID_BUCKETS];
+	char has[ID_NODES][ID_BUCKETS];
+	double width;		/* seconds per bucket */
+	int64_t min, max;
+	double last;		/* the last insert's time, seconds */
+};
+
+static int id_point(const struct history_line *l, void *arg)
+{
+	struct id_points *c = arg;
+	double at = (double)l->time / 1e9;
+	size_t n, b;
+
+	if (!l->has_id || strcmp(l->type, "ok") || !l->table ||
+	    strcmp(l->table, c->table) || at < 0)
+		return 0;
+	for (n = 0; n < c->nnodes; n++)
+		if (!strcmp(c->nodes[n], l->node ? l->node : "?"))
+			break;
+	if (n == c->nnodes && n < ID_NODES)
+		snprintf(c->nodes[c->nnodes++], sizeof(c->nodes[0]), "%s",
+			 n + 1 < ID_NODES ? (l->node ? l->node : "?")
+					  : "other servers");
+	if (n == ID_NODES)
+		n = ID_NODES - 1;
+	b = (size_t)(at / c->width);
+	if (b >= ID_BUCKETS)
+		b = ID_BUCKETS - 1;
+	if (!c->has[n][b] || l->id < c->lo[n][b])
+		c->lo[n][b] = l->id;
+	if (!c->has[n][b] || l->id > c->hi[n][b])
+		c->hi[n][b] = l->id;
+	c->has[n][b] = 1;
+	if (c->min > l->id)
+		c->min = l->id;
+	if (c->max < l->id)
+		c->max = l->id;
+	if (at > c->last)
+		c->last = at;
+	return 0;
+}
+
+/* The last insert's time into c->last (a run of unknown length). */
+static int id_last(const struct history_line *l, void *arg)
+{
+	struct id_points *c = arg;
+	double at = (double)l->time / 1e9;
+
+	if (l->has_id && !strcmp(l->type, "ok") && l->table &&
+	    !strcmp(l->table, c->table) && at > c->last)
+		c->last = at;
+	return 0;
+}
+
+static double id_y(const struct id_points *c, double id, int top)
+{
+	double span = c->max > c->min ? (double)(c->max - c->min) : 1;
+
+	return top + 10 + (ID_H - 40) * (1 - (id - (double)c->min) / span);
+}
+
+/* A violating pair: a line from the earlier insert to the later one. */
+static void id_pair(struct buf *out, const struct id_points *c,
+		    const json_t *v, int secs, int top)
+{
+	const json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
+	double ta = json_number_value(json_object_get(a, "complete"));
+	double tb = json_number_value(json_object_get(b, "complete"));
+	json_int_t ia = json_integer_value(json_object_get(a, "id"));
+	json_int_t ib = json_integer_value(json_object_get(b, "id"));
+
+	buf_printf(out, NULL, "<g class=\"viol\"><title>id %lld (", (long long)ib);
+	html(out, str(b, "node"));
+	buf_printf(out, NULL, ", %.3fs) after id %lld (", tb, (long long)ia);
+	html(out, str(a, "node"));
+	buf_printf(out, NULL, ", %.3fs)</title><line x1=\"%.1f\" y1=\"%.1f\" "
+		   "x2=\"%.1f\" y2=\"%.1f\"/><circle cx=\"%.1f\" cy=\"%.1f\" "
+		   "r=\"6\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/></g>\n",
+		   ta, x_of(ta, secs), id_y(c, (double)ia, top), x_of(tb, secs),
+		   id_y(c, (double)ib, top), x_of(ta, secs),
+		   id_y(c, (double)ia, top), x_of(tb, secs),
+		   id_y(c, (double)ib, top));
+}
+
+/*
+ * The plot of one table: each server's ids over time (its lowest and
+ * highest in each of ID_BUCKETS slices of the run), the pairs the check
+ * found out of order joined and circled, the faults' windows shaded.
+ */
+static void id_plot(struct buf *out, const struct page *p,
+		    const char *history, const char *table,
+		    const json_t *first)
+{
+	static const char *const node_class[ID_NODES] = {
+		"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
+	};
+	struct id_points *c = xcalloc(1, sizeof(*c));
+	struct legend l = { { NULL }, { NULL }, { 0 }, 0 };
+	struct buf body = BUF_INIT;
+	int secs, top;
+
+	c->table = table;
+	c->min = INT64_MAX;
+	c->max = INT64_MIN;
+	/* The run's length; for a stored history without it, read first. */
+	if (p->seconds <= 0)
+		history_read(history, 0, id_last, c, NULL, NULL);
+	secs = p->seconds > 0 ? p->seconds : (int)c->last + 1;
+	c->width = (double)secs / ID_BUCKETS;
+	history_read(history, 0, id_point, c, NULL, NULL);
+	if (!c->nnodes) {
+		free(c);
+		return;
+	}
+	for (size_t n = 0; n < c->nnodes; n++)
+		legend_add(&l, node_class[n], c->nodes[n], DOT);
+	legend_add(&l, "viol", "out of order", LINE);
+	legend_add(&l, "at-instant", "instant fault", LINE);
+	legend_add(&l, "at-owner", "owner change", LINE);
+	top = legend_svg(&body, &l);
+	for (size_t i = 0; i < p->t.nw; i++) {
+		const struct timeline_window *w = &p->t.w[i];
+		double a = x_of(w->from, secs);
+		double b = x_of(w->to >= 0 ? w->to : secs, secs);
+
+		buf_printf(&body, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\""
+			   " height=\"%d\" class=\"fault %s\"><title>", a, top,
+			   b - a > 1 ? b - a : 1, ID_H - 30, held_class[w->held]);
+		html(&body, w->what);
+		span(&body, w);
+		buf_addstr(&body, "</title></rect>\n", NULL);
+	}
+	/* Instant faults and owner changes: a line across the plot. */
+	for (size_t i = 0; i < p->t.nm; i++) {
+		const struct timeline_mark *m = &p->t.m[i];
+		double x = x_of(m->at, secs);
+
+		if (m->kind != MARK_FAULT && m->kind != MARK_OWNER)
+			continue;
+		buf_printf(&body, NULL, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
+			   "y2=\"%d\" class=\"at-%s\"><title>%.3fs ", x, top, x,
+			   top + ID_H - 20, mark_class[m->kind], m->at);
+		html(&body, m->what);
+		buf_addstr(&body, "</title></line>\n", NULL);
+	}
+	buf_printf(&body, NULL, "<g transform=\"translate(0,%d)\">\n", top);
+	axis(&body, secs, ID_H - 20, NULL);
+	buf_printf(&body, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">id "
+		   "%lld</text><text x=\"4\" y=\"%d\" class=\"tick\">id %lld"
+		   "</text>\n</g>\n", (long long)c->max, ID_H - 34,
+		   (long long)c->min);
+	for (size_t n = 0; n < c->nnodes; n++)
+		for (size_t b = 0; b < ID_BUCKETS; b++) {
+			double x = x_of((b + 0.5) * c->width, secs);
+
+			if (!c->has[n][b])
+				continue;
+			buf_printf(&body, NULL, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+				   "r=\"2\" class=\"%s\"/>", x,
+				   id_y(c, (double)c->lo[n][b], top),
+				   node_class[n]);
+			if (c->hi[n][b] != c->lo[n][b])
+				buf_printf(&body, NULL, "<circle cx=\"%.1f\" "
+					   "cy=\"%.1f\" r=\"2\" class=\"%s\"/>",
+					   x, id_y(c, (double)c->hi[n][b], top),
+					   node_class[n]);
+		}
+	buf_addch(&body, '\n', NULL);
+	for (size_t i = 0; i < json_array_size(first); i++)
+		if (!strcmp(str(json_array_get(first, i), "table"), table))
+			id_pair(&body, c, json_array_get(first, i), secs, top);
+	buf_addstr(out, "<h4>", NULL);
+	html(out, table);
+	buf_printf(out, NULL, ": ids over time, per server</h4>\n<svg xmlns="
+		   "\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		   "role=\"img\" class=\"idsplot\">\n%s</svg>\n", W,
+		   top + ID_H, buf_str(&body));
+	buf_release(&body);
+	free(c);
+}
+
+/* Each table an ids check found out of order in, at most four. */
+static void id_plots(struct buf *out, const struct page *p,
+		     const char *history, const json_t *details)
+{
+	const json_t *first = json_object_get(details, "first");
+	const char *done[4];
+	size_t ndone = 0;
+
+	for (size_t i = 0; i < json_array_size(first) && ndone < 4; i++) {
+		const char *t = str(json_array_get(first, i), "table");
+		size_t k;
+
+		for (k = 0; k < ndone && strcmp(done[k], t); k++)
+			;
+		if (k < ndone || !*t)
+			continue;
+		done[ndone++] = t;
+		id_plot(out, p, history, t, first);
+	}
+}
+
+static void failures(struct buf *out, const struct page *p,
+		     const char *history, const json_t *results)
 {
 	static const char *const sections[] = {
 		"workloads", "faults", "checks", NULL,
@@ -610,6 +826,9 @@ static void failures(struct buf *out, const json_t *results)
 			html(out, str(it, "message"));
 			buf_addstr(out, "</p>\n", NULL);
 			diff_rows(out, json_object_get(it, "details"));
+			if (!strcmp(str(it, "kind"), "ids"))
+				id_plots(out, p, history,
+					 json_object_get(it, "details"));
 			details = details_text(json_object_get(it, "details"));
 			if (details && strcmp(details, "{}")) {
 				buf_addstr(out, "<pre>", NULL);
@@ -677,7 +896,13 @@ static const char style[] =
 	"\n.ddl{fill:#1f77b4}.owner{fill:#8c564b}.instant{fill:#222}"
 	".replica{fill:#e377c2}\npre{background:#f6f6f6;padding:8px;overflow:"
 	"auto;max-height:30em}\ntd.d{background:#fdd}table.diff code{"
-	"white-space:pre-wrap}\n</style>";
+	"white-space:pre-wrap}\n.n0{fill:#1f77b4}.n1{fill:#2ca02c}.n2{fill:"
+	"#9467bd}.n3{fill:#8c564b}.n4{fill:#e377c2}.n5{fill:#17becf}.n6{fill:"
+	"#bcbd22}.n7{fill:#7f7f7f}.viol line,line.viol{stroke:#d00;stroke-"
+	"width:2}.viol circle{fill:none;stroke:#d00;stroke-width:2}\n"
+	".at-instant{stroke:#222;stroke-dasharray:3 3}.at-owner{stroke:"
+	"#8c564b;stroke-dasharray:2 4}\n"
+	"</style>";
 
 static void head(struct buf *out, const json_t *results, struct err *e)
 {
@@ -739,7 +964,7 @@ static int build(const json_t *results, const char *run_dir,
 		plot(out, &p, &p.s[i], 0);
 		plot(out, &p, &p.s[i], 1);
 	}
-	failures(out, results);
+	failures(out, &p, path, results);
 	links(out);
 	buf_addstr(out, "</body></html>\n", e);
 	free(p.s);

@@ -63,6 +63,25 @@ test_expect_success '52600: every violation against 4003, with the events in its
 	expect_result autoid-52600 "\$c->{details}{duplicate_ids}" "[]"
 '
 
+test_expect_success '52600: report.html plots each server'"'"'s ids, the pairs joined, the moves marked' '
+	h=autoid-52600/report.html &&
+	test "$(grep -c "<svg [^>]*class=\"idsplot\"" $h)" = 1 &&
+	grep -q "<h4>test.t: ids over time, per server</h4>" $h &&
+	grep -o "<g class=\"viol\"><title>[^<]*</title>" $h >viol &&
+	printf "%s\n" "<g class=\"viol\"><title>id 5 (tidb-0, 3.610s) after id 4003 (tidb-1, 3.410s)</title>" \
+		"<g class=\"viol\"><title>id 6 (tidb-0, 3.710s) after id 4003 (tidb-1, 3.410s)</title>" \
+		"<g class=\"viol\"><title>id 7 (tidb-0, 3.810s) after id 4003 (tidb-1, 3.410s)</title>" >expect &&
+	test_cmp expect viol &&
+	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n0\"/>" $h | wc -l)" = 7 &&
+	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n1\"/>" $h | wc -l)" = 3 &&
+	grep -o "class=\"at-[a-z]*\"><title>[^<]*" $h >marks &&
+	printf "%s\n" "class=\"at-owner\"><title>0.500s tidb/autoid/leader: tidb-0, was none" \
+		"class=\"at-instant\"><title>3.550s resign autoid" \
+		"class=\"at-owner\"><title>3.100s tidb/autoid/leader: tidb-1, was tidb-0" \
+		"class=\"at-owner\"><title>3.500s tidb/autoid/leader: tidb-0, was tidb-1" >expect &&
+	test_cmp expect marks
+'
+
 test_expect_success '52600: a fault still running at B is shown from its invoke' '
 	run autoid-52600 span &&
 	sed -i -e "s/^{\"time\":3550000000,\"process\":\"nemesis\"/{\"time\":3650000000,\"process\":\"nemesis\"/" span/history.jsonl &&

@@ -362,4 +362,21 @@ test_expect_success 'headless Chromium has the lanes, segments and legends in it
 	test "$(grep -o "<g class=\"legend\">" dom.html | wc -l)" = 3
 '
 
+# An ids failure (TiDB issue 52600's history): the plot of each server's
+# ids, the pairs out of order joined, parsed by Chromium as SVG.
+test_expect_success 'headless Chromium: the ids plot of a failed ids check in its DOM' '
+	cp -R "$DATA/histories/autoid-52600" ids &&
+	{ "$TICHAOS" check ids >/dev/null 2>&1; test $? = 1; } &&
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$TRASH/chromium" \
+		--dump-dom "file://$TRASH/ids/report.html" >dom.html 2>chromium.out ||
+	{ tail -5 chromium.out; false; }
+	test "$(grep -o "<svg [^>]*class=\"idsplot\"" dom.html | wc -l)" = 1 &&
+	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n[01]\"" dom.html | wc -l)" = 10 &&
+	test "$(grep -o "<g class=\"viol\">" dom.html | wc -l)" = 3 &&
+	test "$(grep -o "<g class=\"legend\">" dom.html | wc -l)" = 2
+'
+
 test_done
