@@ -165,23 +165,10 @@ test_expect_success '--keep-data: a run that passed keeps them' '
 # On a terminal the progress is a bar drawn in place, and a log line
 # never shares a line with it: the bar is cleared first, drawn after.
 test_expect_success 'on a terminal: a progress bar, log lines on lines of their own' '
-	cat >tty.yaml <<-\EOF &&
-	name: tty
-	duration: 4s
-	database: tty
-	tables:
-	  - name: t
-	    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-	workloads:
-	  - kind: insert
-	    tables: t
-	    rate: 200
-	faults:
-	  - kind: kill
-	    target: cdc
-	    at: [1500ms]
-	    down: 1s
-	EOF
+	{
+		insert_suite tty 4s 0 tty 200 &&
+		printf "faults:\n  - kind: kill\n    target: cdc\n    at: [1500ms]\n    down: 1s\n"
+	} >tty.yaml &&
 	script -qec "\"$TICHAOS\" run tty.yaml --port-base auto --out \"$TRASH/run5\"" /dev/null >tty.out 2>&1 &&
 	test_clusters="$test_clusters $TRASH/run5/cluster" &&
 	grep -Eq "tty \[#*\.*\] [123]s/4s  [0-9]+ ops/s  errors [0-9]+  faults [01] active  lag down-0" tty.out &&

@@ -15,17 +15,8 @@ cd "$TRASH" || exit 1
 
 # suite NAME [EXTRA]: a 3-second suite of inserts and the data check.
 suite() {
+	insert_suite "$1" 3s 0 "$1" 100
 	cat <<EOF
-name: $1
-duration: 3s
-database: $1
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255)"
-workloads:
-  - kind: insert
-    tables: t
-    rate: 100
 checks:
   - kind: consistency
     sync_timeout: 30s

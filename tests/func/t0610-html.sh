@@ -336,13 +336,7 @@ test_expect_success 'tichaos report rebuilds it byte for byte' '
 '
 
 test_expect_success 'headless Chromium renders it' '
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$TRASH/chromium" --window-size=1000,1400 \
-		--screenshot="$TRASH/report.png" "file://$R/report.html" \
-		>chromium.out 2>&1 ||
-	{ tail -5 chromium.out; false; }
+	chromium_shot "$TRASH/report.png" "file://$R/report.html" &&
 	test "$(head -c 8 "$TRASH/report.png" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a &&
 	test "$(wc -c <"$TRASH/report.png")" -gt 20000
 '
@@ -350,12 +344,7 @@ test_expect_success 'headless Chromium renders it' '
 # What Chromium parsed, not only what was written: the lanes, segments,
 # marks and legends are in its DOM as SVG elements.
 test_expect_success 'headless Chromium has the lanes, segments and legends in its DOM' '
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$TRASH/chromium" \
-		--dump-dom "file://$TRASH/lanes/report.html" >dom.html 2>chromium.out ||
-	{ tail -5 chromium.out; false; }
+	chromium_dom "file://$TRASH/lanes/report.html" >dom.html &&
 	test "$(grep -o "<text [^>]*class=\"lane\"" dom.html | wc -l)" = 6 &&
 	test "$(grep -o "<rect [^>]*class=\"seg s-[a-z]*\"><title>" dom.html | wc -l)" = 10 &&
 	test "$(grep -o "<circle [^>]*class=\"\(owner\|ddl\)\"><title>" dom.html | wc -l)" = 7 &&
@@ -367,12 +356,7 @@ test_expect_success 'headless Chromium has the lanes, segments and legends in it
 test_expect_success 'headless Chromium: the ids plot of a failed ids check in its DOM' '
 	cp -R "$DATA/histories/autoid-52600" ids &&
 	{ "$TICHAOS" check ids >/dev/null 2>&1; test $? = 1; } &&
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$TRASH/chromium" \
-		--dump-dom "file://$TRASH/ids/report.html" >dom.html 2>chromium.out ||
-	{ tail -5 chromium.out; false; }
+	chromium_dom "file://$TRASH/ids/report.html" >dom.html &&
 	test "$(grep -o "<svg [^>]*class=\"idsplot\"" dom.html | wc -l)" = 1 &&
 	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n[01]\"" dom.html | wc -l)" = 10 &&
 	test "$(grep -o "<g class=\"viol\">" dom.html | wc -l)" = 3 &&

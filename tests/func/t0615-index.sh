@@ -74,22 +74,11 @@ test_expect_success 'a folder that cannot be read: exit 3, one line' '
 
 test_expect_success 'headless Chromium: the rows and the flaky marks in its DOM' '
 	command -v chromium >/dev/null 2>&1 || { echo "# no chromium (make deps)"; return 1; }
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$TRASH/chromium" \
-		--dump-dom "file://$R/index.html" >dom.html 2>chromium.out ||
-	{ tail -5 chromium.out; false; }
+	chromium_dom "file://$R/index.html" >dom.html &&
 	test "$(grep -o "<tr class=\"run\">" dom.html | wc -l)" = 25 &&
 	test "$(grep -o "<tr class=\"suite\">" dom.html | wc -l)" = 3 &&
 	test "$(grep -o "<span class=\"flaky\"[^>]*>flaky</span>" dom.html | wc -l)" = 2 &&
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
-		--no-first-run --disable-background-networking \
-		--disable-component-update --disable-sync \
-		--user-data-dir="$TRASH/chromium" --window-size=1000,1400 \
-		--screenshot="$TRASH/index.png" "file://$R/index.html" \
-		>chromium.out 2>&1 ||
-	{ tail -5 chromium.out; false; }
+	chromium_shot "$TRASH/index.png" "file://$R/index.html" &&
 	test "$(head -c 8 "$TRASH/index.png" | od -An -tx1 | tr -d " \n")" = 89504e470d0a1a0a
 '
 

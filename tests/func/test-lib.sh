@@ -135,6 +135,23 @@ workloads:
 EOF
 }
 
+# chromium_dom URL: the DOM headless Chromium parsed from URL, on stdout;
+# chromium_shot PNG URL: its screenshot. No network, a profile in $TRASH;
+# Chromium's own output in chromium.out, its tail shown on failure.
+chromium_run() {
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking \
+		--disable-component-update --disable-sync \
+		--user-data-dir="$TRASH/chromium" "$@" ||
+	{ tail -5 chromium.out; return 1; }
+}
+chromium_dom() {
+	chromium_run --dump-dom "$1" 2>chromium.out
+}
+chromium_shot() {
+	chromium_run --window-size=1000,1400 --screenshot="$1" "$2" >chromium.out 2>&1
+}
+
 # sql PORT QUERY: run QUERY on 127.0.0.1:PORT as root; tab-separated rows.
 sql() {
 	mariadb --no-defaults -h127.0.0.1 -P"$1" -uroot -N -B -e "$2"
