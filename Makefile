@@ -124,6 +124,7 @@ RUNNER_OBJS += runner/cmd_list.o
 RUNNER_OBJS += runner/cmd_replay.o
 RUNNER_OBJS += runner/cmd_report.o
 RUNNER_OBJS += runner/cmd_run.o
+RUNNER_OBJS += runner/cmd_shrink.o
 RUNNER_OBJS += runner/cmd_validate.o
 RUNNER_OBJS += runner/kinds.o
 RUNNER_OBJS += runner/main.o

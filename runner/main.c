@@ -91,6 +91,26 @@ static const struct command commands[] = {
 	  "  order (checked against RUN_DIR/plan.json), into a new run\n"
 	  "  directory whose results.json names the run it replays.\n",
 	  cmd_replay },
+	{ "shrink", "find a smaller plan that still fails the run's check",
+	  "tichaos shrink RUN_DIR [--tries N] [--budget D] [--out DIR]\n"
+	  "            [--cluster local|playground|TOPOLOGY.yaml]\n"
+	  "            [--port-base N|auto]\n"
+	  "\n"
+	  "  Replays RUN_DIR's suite with fewer of its plan's events (faults,\n"
+	  "  DDL) and then a shorter duration, keeping what still fails the\n"
+	  "  check RUN_DIR failed first (delta debugging), and writes the\n"
+	  "  smallest failing suite and plan to DIR/smallest, which tichaos\n"
+	  "  replay runs; DIR/shrink.json lists every candidate and its runs.\n"
+	  "  --tries N        runs of each candidate; it fails when one of\n"
+	  "                   them fails the check (default 1)\n"
+	  "  --budget D       stop after D (e.g. 30m) with the smallest\n"
+	  "                   failing plan found so far (default: none)\n"
+	  "  --out DIR        where candidates and the result go (default\n"
+	  "                   RUN_DIR/shrink)\n"
+	  "  --cluster C      the cluster of every candidate's run (default:\n"
+	  "                   a local cluster each)\n"
+	  "  --port-base N    the local clusters' ports (default auto)\n",
+	  cmd_shrink },
 	{ "report", "rebuild the reports of a stored run",
 	  "tichaos report RUN_DIR\n"
 	  "       tichaos report --index DIR\n"

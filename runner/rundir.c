@@ -151,10 +151,60 @@ int run_make_dir(struct state *st, const struct run_options *o,
 	return 0;
 }
 
-/* replay: the plan drawn now must be the one the run recorded. */
+/*
+ * Keep of st->plan only the events of `then` (plan.json), each the same as
+ * one drawn: 0; -1 when `then` differs from the drawn plan otherwise (its
+ * seed, duration, faults) or holds an event the drawn plan lacks.
+ */
+static int keep_events(struct state *st, json_t *now, json_t *then)
+{
+	json_t *drawn = json_incref(json_object_get(now, "events"));
+	json_t *kept = json_incref(json_object_get(then, "events"));
+	size_t n = json_array_size(drawn), k = 0;
+	char *used = xcalloc(n + 1, 1);
+	int rc = 0;
+
+	json_object_del(now, "events");
+	json_object_del(then, "events");
+	if (!json_equal(now, then) || !json_is_array(kept))
+		rc = -1;
+	/* Both in time order: each kept event is a drawn one, later than
+	 * the one before. */
+	for (size_t i = 0, j = 0; !rc && i < json_array_size(kept); i++) {
+		while (j < n && !json_equal(json_array_get(kept, i),
+					    json_array_get(drawn, j)))
+			j++;
+		if (j == n)
+			rc = -1;
+		else
+			used[j++] = 1;
+	}
+	for (size_t j = 0; !rc && j < n; j++) {
+		if (used[j]) {
+			st->plan.events[k++] = st->plan.events[j];
+			continue;
+		}
+		free(st->plan.events[j].op);
+		free(st->plan.events[j].table);
+		free(st->plan.events[j].with);
+	}
+	if (!rc)
+		st->plan.n = k;
+	free(used);
+	json_decref(drawn);
+	json_decref(kept);
+	return rc;
+}
+
+/*
+ * replay: the plan drawn now must be the one the run recorded, or hold
+ * every event of it (a plan `tichaos shrink` cut down): then only those
+ * run.
+ */
 int run_same_plan(struct state *st, const char *dir, struct err *e)
 {
 	struct buf now = BUF_INIT, then = BUF_INIT;
+	json_t *jnow = NULL, *jthen = NULL;
 	char path[4200];
 	int rc;
 
@@ -162,10 +212,17 @@ int run_same_plan(struct state *st, const char *dir, struct err *e)
 	rc = plan_json(&st->plan, &st->suite, &now, e) ||
 	     buf_read_file(&then, path, e);
 	if (!rc && (now.len != then.len || memcmp(now.data, then.data,
-						 now.len)))
-		rc = err_set(e, ERR_USAGE, "cannot replay '%s': this build "
-			     "draws another plan from its suite.yaml and seed "
-			     "than the one recorded in plan.json", dir);
+						 now.len))) {
+		jnow = json_loads(buf_str(&now), 0, NULL);
+		jthen = json_loads(buf_str(&then), 0, NULL);
+		if (!jnow || !jthen || keep_events(st, jnow, jthen))
+			rc = err_set(e, ERR_USAGE, "cannot replay '%s': this "
+				     "build draws another plan from its "
+				     "suite.yaml and seed than the one recorded "
+				     "in plan.json", dir);
+	}
+	json_decref(jnow);
+	json_decref(jthen);
 	buf_release(&now);
 	buf_release(&then);
 	return rc ? -1 : 0;

@@ -93,6 +93,7 @@ int cmd_list(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_shrink(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
 #endif
