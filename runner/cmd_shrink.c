@@ -316,7 +316,7 @@ int cmd_shrink(int argc, char **argv)
 		die(EXIT_USAGE, "shrink: expected one RUN_DIR (see 'tichaos "
 		    "help shrink')");
 	s.run = argv[1];
-	s.tries = 1;
+	s.tries = 3;
 	if (tries && parse_int64(tries, 1, 100, &v, &e))
 		die(EXIT_USAGE, "shrink: --tries: %s", e.msg);
 	if (tries)

@@ -102,7 +102,7 @@ static const struct command commands[] = {
 	  "  smallest failing suite and plan to DIR/smallest, which tichaos\n"
 	  "  replay runs; DIR/shrink.json lists every candidate and its runs.\n"
 	  "  --tries N        runs of each candidate; it fails when one of\n"
-	  "                   them fails the check (default 1)\n"
+	  "                   them fails the check (default 3)\n"
 	  "  --budget D       stop after D (e.g. 30m) with the smallest\n"
 	  "                   failing plan found so far (default: none)\n"
 	  "  --out DIR        where candidates and the result go (default\n"

@@ -49,7 +49,7 @@ test_expect_success 'the run fails its consistency check: ten events' '
 '
 
 test_expect_success 'shrink finds the tamper alone, over 6s' '
-	"$TICHAOS" shrink "$TRASH/r" --cluster "$T" >out 2>err ||
+	"$TICHAOS" shrink "$TRASH/r" --cluster "$T" --tries 2 >out 2>err ||
 	{ cat err; false; }
 	echo "4000000000 tamper" >expect &&
 	events "$TRASH/r/shrink/smallest" >got &&
@@ -67,8 +67,10 @@ test_expect_success 'shrink.json: every candidate, the first the whole plan' '
 		die qq(empty\n) unless \$c[1]{events} == 0 && !\$c[1]{fails};
 		die qq(last\n) unless \$c[-1]{events} == 1 && \$c[-1]{duration_ns} == 6e9 && \$c[-1]{fails};
 		die qq(summary\n) unless \$j->{check} eq q(consistency) && \$j->{events}{from} == 10 && \$j->{events}{to} == 1
-			&& \$j->{duration_ns}{to} == 6e9 && !\$j->{budget_spent};
-		for (@c) { die qq(\$_->{dir}\n) unless -d \$_->{dir} && \$_->{runs} == 1 }
+			&& \$j->{duration_ns}{to} == 6e9 && !\$j->{budget_spent} && \$j->{tries} == 2;
+		# a failing candidate stops at its first run, a passing one
+		# runs --tries 2 times
+		for (@c) { die qq(\$_->{dir}\n) unless -d \$_->{dir} && \$_->{runs} == (\$_->{fails} ? 1 : 2) }
 		print scalar(@c), qq(\n);
 	" <"$TRASH/r/shrink/shrink.json" >n &&
 	test "$(cat n)" -le 12
@@ -80,6 +82,13 @@ test_expect_success 'replay runs the smallest plan and fails the same check' '
 	grep -qx "ok 2 - fault 1 pause: 0 of 0 injected, 0 healed # SKIP nothing was due" tap2 &&
 	grep -q "^ok 3 - fault 2 tamper: 1 of 1 injected" tap2 &&
 	echo "4000000000 tamper" >expect && events "$TRASH/again" >got && test_cmp expect got
+'
+
+test_expect_success '--budget spent: the smallest failing plan found by then, said' '
+	"$TICHAOS" shrink "$TRASH/r" --cluster "$T" --budget 1s --out "$TRASH/b" >out4 2>err4 &&
+	grep -Eqx "$TRASH/b/smallest: 10 of 10 events over 8s fail consistency, the budget spent \(2 candidates; tichaos replay $TRASH/b/smallest\)" out4 &&
+	test "$(events "$TRASH/b/smallest" | wc -l)" = 10 &&
+	grep -q "\"budget_spent\": true" "$TRASH/b/shrink.json"
 '
 
 test_expect_success 'a plan with an event the suite does not draw is refused' '
