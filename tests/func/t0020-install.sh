@@ -63,8 +63,14 @@ test_expect_success 'make deb: the package, its libraries its dependencies' '
 	test "$(basename "$deb")" = "tichaos_$("$TICHAOS" --version | cut -d" " -f2)_$(dpkg --print-architecture).deb" &&
 	test ! -e "$TRASH/deb-build" &&
 	dpkg-deb --field "$deb" Depends | tr "," "\n" | sed "s/^ *//; s/ .*//" | sort >deps &&
-	printf "%s\n" libc6 libcurl4 libjansson4 libmariadb3 libssh2-1 libyaml-0-2 >expect &&
-	test_cmp expect deps &&
+	# the libraries of the build; a sanitizer build (make asan) has its
+	# runtimes besides, one package for each library it needs
+	for p in libc6 libcurl4 libjansson4 libmariadb3 libssh2-1 libyaml-0-2; do
+		grep -qx "$p" deps || { echo "no $p in Depends"; return 1; }
+	done &&
+	test "$(sort -u deps | wc -l)" = "$(wc -l <deps)" &&
+	test "$(wc -l <deps)" -le "$(readelf -d "$TICHAOS" | grep -c "(NEEDED)")" &&
+	dpkg-deb --field "$deb" Depends | grep -Eq "^libmariadb3 \(>= [^)]+\), " &&
 	test "$(dpkg-deb --field "$deb" Recommends)" = "mariadb-server, mariadb-client, etcd-server, iproute2, nftables"
 '
 
