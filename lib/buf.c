@@ -45,7 +45,10 @@ static int grow(struct buf *b, size_t extra, struct err *e)
 
 int buf_add(struct buf *b, const void *data, size_t len, struct err *e)
 {
-	if (grow(b, len, e))
+	/* Room enough within the limit, the usual case, checks no more
+	 * (lines and statements are built with many small appends). */
+	if ((len >= b->cap - b->len || b->len + len > limit_of(b)) &&
+	    grow(b, len, e))
 		return -1;
 	if (len)
 		memcpy(b->data + b->len, data, len);
