@@ -35,6 +35,7 @@ void worker_begin(struct worker *w)
 void worker_end(struct worker *w)
 {
 	sql_close(&w->conn);
+	buf_release(&w->sql_text);
 	sql_thread_end();
 }
 
@@ -64,8 +65,10 @@ void worker_pace(struct worker *w)
 
 int worker_connect(struct worker *w)
 {
-	struct err e = ERR_INIT;
+	struct err e;
 
+	if (w->conn.my && !worker_stopping(w))
+		return 0;	/* the usual case: no error to clear */
 	while (!worker_stopping(w)) {
 		err_clear(&e);
 		if (w->conn.my)
@@ -85,21 +88,36 @@ int worker_connect(struct worker *w)
 	return -1;
 }
 
+/*
+ * "db.table": the last one is kept, so that the two records of an
+ * operation on the same table as the last one format nothing.
+ */
+static const char *qualified(struct worker *w, const char *table)
+{
+	size_t at = w->qualified_table;
+	int n;
+
+	if (at && !strcmp(w->qualified + at, table))
+		return w->qualified;
+	n = snprintf(w->qualified, sizeof(w->qualified), "%s.%s",
+		     w->suite->database, table);
+	/* Kept for the next record only when whole. */
+	w->qualified_table = n >= 0 && (size_t)n < sizeof(w->qualified)
+			     ? strlen(w->suite->database) + 1 : 0;
+	return w->qualified;
+}
+
 static void record(struct worker *w, int64_t time, const char *type,
 		   const char *f, const char *table, int64_t id,
 		   const char *error)
 {
-	char qualified[160];
 	struct history_event ev = { time, w->process, type, f, NULL, w->node,
 				    NULL, id, error, NULL,
 				    (w->item->type->flags & KIND_DDL) != 0, 0,
 				    0 };
 
-	if (table) {
-		snprintf(qualified, sizeof(qualified), "%s.%s",
-			 w->suite->database, table);
-		ev.table = qualified;
-	}
+	if (table)
+		ev.table = qualified(w, table);
 	history_record(w->slot, &ev);
 }
 

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/rand.h"
 #include "lib/sql.h"
@@ -89,8 +90,17 @@ struct worker {
 	uint32_t *errors_per_step;	/* fail and info */
 	size_t steps;
 
+	/* MAY: the SQL text of the operation at hand, kept between
+	 * operations so that building it allocates nothing; worker_end
+	 * frees it. */
+	struct buf sql_text;
+
 	/* Kept by the functions below. */
 	struct history_slot *slot;
+	/* The last "db.table" recorded; qualified_table: where its table
+	 * starts, 0: none. */
+	char qualified[160];
+	size_t qualified_table;
 	int64_t next_ns;
 	int64_t backoff_ns;
 	int64_t invoked_ns;

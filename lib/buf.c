@@ -45,7 +45,10 @@ static int grow(struct buf *b, size_t extra, struct err *e)
 
 int buf_add(struct buf *b, const void *data, size_t len, struct err *e)
 {
-	if (grow(b, len, e))
+	/* Room enough within the limit, the usual case, checks no more
+	 * (lines and statements are built with many small appends). */
+	if ((len >= b->cap - b->len || b->len + len > limit_of(b)) &&
+	    grow(b, len, e))
 		return -1;
 	if (len)
 		memcpy(b->data + b->len, data, len);
@@ -62,6 +65,21 @@ int buf_addstr(struct buf *b, const char *s, struct err *e)
 int buf_addch(struct buf *b, char c, struct err *e)
 {
 	return buf_add(b, &c, 1, e);
+}
+
+int buf_addint(struct buf *b, long long v, struct err *e)
+{
+	char digits[24], *p = digits + sizeof(digits);
+	/* Negated as unsigned, so that LLONG_MIN is right too. */
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v
+				     : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	return buf_add(b, p, (size_t)(digits + sizeof(digits) - p), e);
 }
 
 int buf_vprintf(struct buf *b, struct err *e, const char *fmt, va_list ap)

@@ -37,6 +37,8 @@ void buf_init(struct buf *b, size_t limit);
 int buf_add(struct buf *b, const void *data, size_t len, struct err *e);
 int buf_addstr(struct buf *b, const char *s, struct err *e);
 int buf_addch(struct buf *b, char c, struct err *e);
+/* Append `v` in decimal, as printf's "%lld" would, without printf. */
+int buf_addint(struct buf *b, long long v, struct err *e);
 int buf_printf(struct buf *b, struct err *e, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int buf_vprintf(struct buf *b, struct err *e, const char *fmt, va_list ap);

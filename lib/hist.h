@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #define HIST_SUB 16
+#define HIST_SUB_BITS 4	/* log2(HIST_SUB) */
 #define HIST_BUCKETS (HIST_SUB * 33)
 
 struct hist {

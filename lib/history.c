@@ -11,9 +11,16 @@
 #include "clock.h"
 #include "parse.h"
 
+/* The largest buffer a slot keeps between flushes. */
+#define SPARE_MAX ((size_t)4 << 20)
+
 struct history_slot {
 	pthread_mutex_t lock;
 	struct buf lines;
+	/* The buffer the last flush emptied, given back to `lines` at the
+	 * next one so that a slot's buffer is not grown again at every
+	 * flush; the flusher's alone (under the history's flush_lock). */
+	struct buf spare;
 	struct history_slot *next;
 	uint64_t *ok_inserts;		/* the history's counter */
 };
@@ -38,17 +45,33 @@ struct history {
 	uint64_t ok_inserts;
 };
 
+/* Bytes json_quote copies as they are: printable ASCII but '"' and '\\'. */
+static int plain(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
 int json_quote(struct buf *out, const char *s, struct err *e)
 {
 	if (buf_addch(out, '"', e))
 		return -1;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	for (;;) {
+		const char *run = s;
+		unsigned char c;
 		size_t n;
 		int rc;
 
+		/* Most text is plain: copied a run at a time. */
+		while (plain((unsigned char)*s))
+			s++;
+		if (s > run && buf_add(out, run, (size_t)(s - run), e))
+			return -1;
+		c = (unsigned char)*s;
+		if (!c)
+			break;
 		if (c == '"' || c == '\\')
-			rc = buf_printf(out, e, "\\%c", c);
+			rc = buf_addch(out, '\\', e) ||
+			     buf_addch(out, (char)c, e);
 		else if (c == '\n')
 			rc = buf_addstr(out, "\\n", e);
 		else if (c == '\t')
@@ -57,8 +80,6 @@ int json_quote(struct buf *out, const char *s, struct err *e)
 			rc = buf_addstr(out, "\\r", e);
 		else if (c < 0x20 || c == 0x7f)
 			rc = buf_printf(out, e, "\\u%04x", c);
-		else if (c < 0x80)
-			rc = buf_addch(out, (char)c, e);
 		else if (!(n = utf8_len(s, strnlen(s, 4))))
 			rc = buf_addstr(out, "\\ufffd", e);
 		else {
@@ -67,46 +88,54 @@ int json_quote(struct buf *out, const char *s, struct err *e)
 		}
 		if (rc)
 			return -1;
+		s++;
 	}
 	return buf_addch(out, '"', e);
 }
 
-static int field(struct buf *out, const char *key, const char *value,
-		 struct err *e)
-{
-	if (!value)
-		return 0;
-	return buf_printf(out, e, ",\"%s\":", key) || json_quote(out, value, e);
-}
+/* Append a string literal's bytes. */
+#define ADD_LITERAL(out, lit, e) buf_add(out, lit, sizeof(lit) - 1, e)
+
+/* `,"key":` and the value quoted; nothing when there is no value. The
+ * key comes with its punctuation, as a literal: no formatting per line
+ * (the history is written at every operation). */
+#define FIELD(out, key, value, e)                                           \
+	((value) ? ADD_LITERAL(out, ",\"" key "\":", e) ||                   \
+		   json_quote(out, value, e)                                 \
+		 : 0)
 
 int history_format(struct buf *out, const struct history_event *ev,
 		   struct err *e)
 {
-	int rc = buf_printf(out, e, "{\"time\":%lld,\"process\":",
-			    (long long)ev->time);
+	int rc = ADD_LITERAL(out, "{\"time\":", e) ||
+		 buf_addint(out, ev->time, e) ||
+		 ADD_LITERAL(out, ",\"process\":", e);
 
 	if (rc)
 		return -1;
 	if (ev->process == HISTORY_NEMESIS)
-		rc = buf_addstr(out, "\"nemesis\"", e);
+		rc = ADD_LITERAL(out, "\"nemesis\"", e);
 	else if (ev->process == HISTORY_MONITOR)
-		rc = buf_addstr(out, "\"monitor\"", e);
+		rc = ADD_LITERAL(out, "\"monitor\"", e);
 	else
-		rc = buf_printf(out, e, "%d", ev->process);
-	rc = rc || field(out, "type", ev->type, e) ||
-	     field(out, "f", ev->f, e) || field(out, "table", ev->table, e) ||
-	     field(out, "node", ev->node, e) ||
-	     field(out, "target", ev->target, e);
+		rc = buf_addint(out, ev->process, e);
+	rc = rc || FIELD(out, "type", ev->type, e) ||
+	     FIELD(out, "f", ev->f, e) || FIELD(out, "table", ev->table, e) ||
+	     FIELD(out, "node", ev->node, e) ||
+	     FIELD(out, "target", ev->target, e);
 	if (!rc && ev->id >= 0)
-		rc = buf_printf(out, e, ",\"id\":%lld", (long long)ev->id);
-	rc = rc || field(out, "error", ev->error, e);
+		rc = ADD_LITERAL(out, ",\"id\":", e) ||
+		     buf_addint(out, ev->id, e);
+	rc = rc || FIELD(out, "error", ev->error, e);
 	if (!rc && ev->value)
-		rc = buf_printf(out, e, ",\"value\":%s", ev->value);
+		rc = ADD_LITERAL(out, ",\"value\":", e) ||
+		     buf_addstr(out, ev->value, e);
 	if (!rc && ev->ddl)
-		rc = buf_addstr(out, ",\"ddl\":true", e);
+		rc = ADD_LITERAL(out, ",\"ddl\":true", e);
 	if (!rc && ev->has_fault)
-		rc = buf_printf(out, e, ",\"fault\":%d", ev->fault);
-	return rc || buf_addstr(out, "}\n", e) ? -1 : 0;
+		rc = ADD_LITERAL(out, ",\"fault\":", e) ||
+		     buf_addint(out, ev->fault, e);
+	return rc || ADD_LITERAL(out, "}\n", e) ? -1 : 0;
 }
 
 /*
@@ -151,7 +180,6 @@ static int write_all(struct history *h, const struct buf *b)
 static void flush_slots(struct history *h)
 {
 	struct history_slot *s;
-	struct buf taken = BUF_INIT;
 
 	pthread_mutex_lock(&h->flush_lock);
 	if (h->pending.len && !write_all(h, &h->pending))
@@ -160,15 +188,24 @@ static void flush_slots(struct history *h)
 	s = h->slots;
 	pthread_mutex_unlock(&h->lock);
 	for (; s; s = s->next) {
+		struct buf taken = BUF_INIT;
+
 		pthread_mutex_lock(&s->lock);
 		if (s->lines.len) {
 			taken = s->lines;
-			buf_init(&s->lines, s->lines.limit);
+			s->lines = s->spare;	/* empty, its memory kept */
+			buf_init(&s->spare, taken.limit);
 		}
 		pthread_mutex_unlock(&s->lock);
-		if (taken.len && (h->pending.len || write_all(h, &taken)))
+		if (!taken.len)
+			continue;
+		if (h->pending.len || write_all(h, &taken))
 			buf_add(&h->pending, taken.data, taken.len, NULL);
-		buf_release(&taken);
+		buf_reset(&taken);
+		/* A burst's buffer is not kept for ever. */
+		if (taken.cap > SPARE_MAX)
+			buf_release(&taken);
+		s->spare = taken;
 	}
 	pthread_mutex_unlock(&h->flush_lock);
 }
@@ -244,6 +281,7 @@ struct history_slot *history_slot(struct history *h)
 	pthread_mutex_init(&s->lock, NULL);
 	/* A slot holds at most a flush interval's lines. */
 	buf_init(&s->lines, (size_t)256 << 20);
+	buf_init(&s->spare, (size_t)256 << 20);
 	s->ok_inserts = &h->ok_inserts;
 	pthread_mutex_lock(&h->lock);
 	s->next = h->slots;
@@ -254,21 +292,19 @@ struct history_slot *history_slot(struct history *h)
 
 void history_record(struct history_slot *s, const struct history_event *ev)
 {
-	struct buf line = BUF_INIT;
-	struct err e = ERR_INIT;
+	size_t mark;
 
-	/* Format outside the lock, into a scratch buffer. */
-	if (history_format(&line, ev, &e)) {
-		buf_release(&line);
-		return;
-	}
+	/* Formatted straight into the slot's buffer: the lock is the
+	 * thread's own but for the flusher's swap, so holding it while
+	 * formatting costs nothing, and a line allocates nothing. */
 	pthread_mutex_lock(&s->lock);
-	buf_add(&s->lines, line.data, line.len, NULL);
+	mark = s->lines.len;
+	if (history_format(&s->lines, ev, NULL))
+		buf_truncate(&s->lines, mark);	/* no half line */
 	pthread_mutex_unlock(&s->lock);
-	buf_release(&line);
 	/* An ok operation that returned an id: an id was allocated (an
 	 * AUTO_INCREMENT insert), whichever workload did it. */
-	if (ev->type && !strcmp(ev->type, "ok") && ev->id >= 0)
+	if (ev->id >= 0 && ev->type && !strcmp(ev->type, "ok"))
 		__atomic_add_fetch(s->ok_inserts, 1, __ATOMIC_RELAXED);
 }
 
@@ -337,6 +373,7 @@ int history_close(struct history *h, struct err *e)
 	for (s = h->slots; s; s = next) {
 		next = s->next;
 		buf_release(&s->lines);
+		buf_release(&s->spare);
 		pthread_mutex_destroy(&s->lock);
 		free(s);
 	}

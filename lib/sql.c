@@ -222,10 +222,18 @@ int sql_quote_ident(struct buf *out, const char *name, struct err *e)
 {
 	if (buf_addch(out, '`', e))
 		return -1;
-	for (; *name; name++)
-		if ((*name == '`' && buf_addch(out, '`', e)) ||
-		    buf_addch(out, *name, e))
+	for (;;) {
+		/* Up to the next backtick, which is doubled. */
+		size_t n = strcspn(name, "`");
+
+		if (buf_add(out, name, n, e))
 			return -1;
+		if (!name[n])
+			break;
+		if (buf_addstr(out, "``", e))
+			return -1;
+		name += n + 1;
+	}
 	return buf_addch(out, '`', e);
 }
 

@@ -18,8 +18,9 @@ int wl_table(struct buf *q, const struct worker *w, const char *table,
 int wl_op(struct worker *w, const char *f, const char *table,
 	  const char *const *stmts, int64_t id)
 {
-	struct err e = ERR_INIT;
+	struct err e;
 
+	err_clear(&e);	/* not ERR_INIT: no 1 KB to zero per operation */
 	if (worker_connect(w))
 		return -1;
 	worker_invoke(w, f, table);
@@ -48,21 +49,21 @@ void wl_error_pause(struct worker *w)
 int wl_insert_row(struct worker *w, const char *table, const char *column,
 		  uint64_t seq)
 {
-	struct buf q = BUF_INIT;
+	struct buf *q = &w->sql_text;
 	const char *stmts[2] = { NULL, NULL };
 	int rc;
 
-	if (buf_addstr(&q, "INSERT INTO ", NULL) ||
-	    wl_table(&q, w, table, NULL) ||
-	    buf_addstr(&q, " (", NULL) || sql_quote_ident(&q, column, NULL) ||
-	    buf_printf(&q, NULL, ") VALUES ('%llu')",
-		       (unsigned long long)seq)) {
-		buf_release(&q);
+	/* Built in the worker's buffer, without printf: this is every
+	 * operation of the insert workload. */
+	buf_reset(q);
+	if (buf_addstr(q, "INSERT INTO ", NULL) ||
+	    wl_table(q, w, table, NULL) ||
+	    buf_addstr(q, " (", NULL) || sql_quote_ident(q, column, NULL) ||
+	    buf_addstr(q, ") VALUES ('", NULL) ||
+	    buf_addint(q, (long long)seq, NULL) || buf_addstr(q, "')", NULL))
 		return -1;
-	}
-	stmts[0] = buf_str(&q);
+	stmts[0] = buf_str(q);
 	rc = wl_op(w, "insert", table, stmts, -2);
-	buf_release(&q);
 	if (rc && !worker_stopping(w))
 		wl_error_pause(w);
 	return rc;

@@ -1,6 +1,7 @@
 /* lib/buf.c: appending, the size limit, files. */
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -57,6 +58,29 @@ static void test_add(void)
 	ok(b.data != NULL && b.data[0] == '\0',
 	   "but now allocated and NUL-terminated");
 	buf_release(&b);
+}
+
+static void test_addint(void)
+{
+	static const long long values[] = { 0, 7, -7, 10, 99, 1000000007,
+					    -1234567890123LL, LLONG_MAX,
+					    LLONG_MIN };
+	struct buf b = BUF_INIT, want = BUF_INIT;
+
+	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
+		buf_reset(&b);
+		buf_reset(&want);
+		buf_addint(&b, values[i], NULL);
+		buf_printf(&want, NULL, "%lld", values[i]);
+		is_str(buf_str(&b), buf_str(&want), "buf_addint %s",
+		       buf_str(&want));
+	}
+	buf_release(&b);
+	buf_init(&b, 3);
+	ok(buf_addint(&b, 1000, NULL) == -1 && b.len == 0,
+	   "buf_addint past the limit fails and adds nothing");
+	buf_release(&b);
+	buf_release(&want);
 }
 
 static void test_growth(void)
@@ -378,6 +402,7 @@ int main(void)
 	test_xmalloc_dies();
 	test_empty();
 	test_add();
+	test_addint();
 	test_growth();
 	test_limit();
 	test_trim();

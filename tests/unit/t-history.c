@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,30 @@ static void test_format(void)
 	json_quote(&b, "caf\xc3\xa9 \xff\xc3(\xe2\x82", &e);
 	is_str(buf_str(&b), "\"caf\xc3\xa9 \\ufffd\\ufffd(\\ufffd\\ufffd\"",
 	       "UTF-8 is kept, other bytes become U+FFFD");
+	buf_reset(&b);
+	json_quote(&b, "\"a\\\\b\x7f\rcd\x1f\xe2\x82\xac\"", &e);
+	is_str(buf_str(&b), "\"\\\"a\\\\\\\\b\\u007f\\rcd\\u001f\xe2\x82\xac\\\"\"",
+	       "runs of plain text between escapes, at both ends");
+	buf_reset(&b);
+	json_quote(&b, "", &e);
+	is_str(buf_str(&b), "\"\"", "the empty string");
+	buf_reset(&b);
+	{
+		struct history_event big = { INT64_MAX, 2147483647, "ok",
+					     "ddl", "d.t", NULL, NULL,
+					     INT64_MAX, "", NULL, 1, 1, -1 };
+
+		history_format(&b, &big, &e);
+		is_str(buf_str(&b), "{\"time\":9223372036854775807,"
+		       "\"process\":2147483647,\"type\":\"ok\",\"f\":\"ddl\","
+		       "\"table\":\"d.t\",\"id\":9223372036854775807,"
+		       "\"error\":\"\",\"ddl\":true,\"fault\":-1}\n",
+		       "the largest numbers, an empty error, ddl and fault");
+	}
+	buf_release(&b);
+	buf_init(&b, 20);
+	ok(history_format(&b, &ok, &e) == -1 && err_isset(&e),
+	   "a line past the buffer's limit fails");
 	buf_release(&b);
 }
 
@@ -604,6 +629,79 @@ static void test_blocks(struct tmpdir *t)
 	is_int((int)w.n, 3, "a reader's own error: nothing after");
 }
 
+/*
+ * The ids of the "ok" lines of `path`, in file order, are from..to with
+ * none missing: no line lost, none out of order.
+ */
+static int ids_from_to(const char *path, int64_t from, int64_t to)
+{
+	struct buf text = BUF_INIT;
+	int64_t want = from;
+	const char *p;
+
+	buf_init(&text, 0);
+	if (buf_read_file(&text, path, NULL))
+		return 0;
+	for (p = buf_str(&text); (p = strstr(p, "\"id\":")); p++) {
+		if (strtoll(p + 5, NULL, 10) != want)
+			break;
+		want++;
+	}
+	buf_release(&text);
+	return want == to + 1;
+}
+
+/*
+ * A slot's buffer is handed to the file at each flush and its memory
+ * used again at the next (not grown again each time); a burst larger
+ * than what a slot keeps is written whole too. No line is lost or moved
+ * across any of the swaps.
+ */
+static void test_buffer_reuse(struct tmpdir *t)
+{
+	const char *path = tmpdir_path(t, "h-reuse.jsonl");
+	struct history *h = NULL;
+	struct history_slot *s[2];
+	struct err e = ERR_INIT;
+	int64_t id = 1;
+	int complete = 0;
+
+	if (history_open(&h, path, clock_mono_ns(), &e)) {
+		skip(4, "cannot open a history");
+		return;
+	}
+	s[0] = history_slot(h);
+	s[1] = history_slot(h);
+	for (int round = 0; round < 6; round++) {
+		/* Round 3: 60000 lines, about 6 MB, past what a slot keeps. */
+		int lines = round == 3 ? 60000 : 100 + round;
+
+		for (int i = 0; i < lines; i++, id++) {
+			struct history_event ev = { id, 0, "ok", "insert",
+						    "d.t", "up-0", NULL, id,
+						    NULL, NULL, 0, 0, 0 };
+
+			history_record(s[round % 2 && round != 3], &ev);
+		}
+		if (history_flush(h, &e))
+			break;
+	}
+	ok(!err_isset(&e), "every flush succeeded");
+	ok(ids_from_to(path, 1, id - 1), "%lld lines, in order, when the "
+	   "last flush returns", (long long)(id - 1));
+	{
+		struct history_event ev = { id, 1, "ok", "insert", "d.t",
+					    NULL, NULL, id, NULL, NULL, 0, 0,
+					    0 };
+
+		history_record(s[1], &ev);
+	}
+	is_int(history_close(h, &e), 0, "close");
+	is_int(count_lines(path, &complete), id, "the last line too, at "
+	       "close");
+	ok(complete && ids_from_to(path, 1, id), "whole lines, in order");
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -618,6 +716,7 @@ int main(void)
 	test_threads(&t);
 	test_flush_interval(&t);
 	test_flush(&t);
+	test_buffer_reuse(&t);
 	test_sigkill(&t);
 	test_full_disk(&t);
 	tmpdir_remove(&t);
