@@ -580,6 +580,16 @@ int component_replica_stopped(const struct cluster *c,
 			      struct replica_stop *out, struct err *e)
 {
 	struct sql s = SQL_INIT;
+	int rc = component_replica_stopped_on(c, comp, &s, out, e);
+
+	sql_close(&s);
+	return rc;
+}
+
+int component_replica_stopped_on(const struct cluster *c,
+				 const struct component *comp, struct sql *s,
+				 struct replica_stop *out, struct err *e)
+{
 	struct sql_result r = SQL_RESULT_INIT;
 	const char *running, *no, *msg, *file, *at;
 	struct buf gtid = BUF_INIT;
@@ -589,9 +599,12 @@ int component_replica_stopped(const struct cluster *c,
 	memset(out, 0, sizeof(*out));
 	if (!comp->sql_port || !source_of(c, comp))
 		return 0;
-	if (sql_open(comp, &s, e) ||
-	    sql_query(&s, "SHOW SLAVE STATUS", &r, e))
+	if ((!s->my && sql_open(comp, s, e)) ||
+	    sql_query(s, "SHOW SLAVE STATUS", &r, e)) {
+		/* The next ask opens a new one (the server restarted). */
+		sql_close(s);
 		goto out;
+	}
 	rc = 0;
 	if (!r.nrows)
 		goto out;
@@ -607,13 +620,12 @@ int component_replica_stopped(const struct cluster *c,
 	at = sql_cell(&r, 0, "Exec_Master_Log_Pos");
 	snprintf(out->position, sizeof(out->position), "%s:%s",
 		 file ? file : "?", at ? at : "?");
-	if (!sql_value(&s, "SELECT @@gtid_slave_pos", &gtid, NULL))
+	if (!sql_value(s, "SELECT @@gtid_slave_pos", &gtid, NULL))
 		snprintf(out->gtid, sizeof(out->gtid), "%s", buf_str(&gtid));
 	rc = 1;
 out:
 	buf_release(&gtid);
 	sql_result_release(&r);
-	sql_close(&s);
 	return rc;
 }
 
@@ -630,15 +642,27 @@ int component_replica_skipped(struct cluster *c, const struct component *comp,
 			      long *total, int *restarts, struct err *e)
 {
 	struct sql s = SQL_INIT;
+	int rc = component_replica_skipped_on(c, comp, &s, total, restarts, e);
+
+	sql_close(&s);
+	return rc;
+}
+
+int component_replica_skipped_on(struct cluster *c,
+				 const struct component *comp, struct sql *s,
+				 long *total, int *restarts, struct err *e)
+{
 	struct sql_result r = SQL_RESULT_INIT;
 	int64_t skipped = -1, uptime = -1;
 	size_t i = (size_t)(comp - c->comps);
 	struct replica_tally *t;
 	int rc;
 
-	rc = sql_open(comp, &s, e) ||
-	     sql_query(&s, "SHOW GLOBAL STATUS WHERE Variable_name IN "
+	rc = (!s->my && sql_open(comp, s, e)) ||
+	     sql_query(s, "SHOW GLOBAL STATUS WHERE Variable_name IN "
 		       "('Slave_skipped_errors', 'Uptime')", &r, e);
+	if (rc)
+		sql_close(s);	/* the next ask opens a new one */
 	for (size_t row = 0; !rc && row < r.nrows; row++) {
 		const char *name = sql_cell(&r, row, "Variable_name");
 		const char *v = sql_cell(&r, row, "Value");
@@ -652,7 +676,6 @@ int component_replica_skipped(struct cluster *c, const struct component *comp,
 			skipped = n;
 	}
 	sql_result_release(&r);
-	sql_close(&s);
 	if (!rc && (skipped < 0 || uptime < 0))
 		rc = err_set(e, ERR_INFRA, "%s: no Slave_skipped_errors or "
 			     "Uptime in SHOW GLOBAL STATUS", comp->name);

@@ -346,6 +346,19 @@ int component_replica_stopped(const struct cluster *c,
 			      struct replica_stop *out, struct err *e);
 
 /*
+ * component_replica_stopped and component_replica_skipped over the
+ * caller's connection `s` to `comp`, kept open between asks (a watch that
+ * asks four times a second): opened when closed, closed on an error so
+ * that the next ask opens a new one.
+ */
+int component_replica_stopped_on(const struct cluster *c,
+				 const struct component *comp, struct sql *s,
+				 struct replica_stop *out, struct err *e);
+int component_replica_skipped_on(struct cluster *c,
+				 const struct component *comp, struct sql *s,
+				 long *total, int *restarts, struct err *e);
+
+/*
  * Events the replica skipped on errors it was told to skip (MariaDB's
  * Slave_skipped_errors) since the cluster was opened, summed over every
  * start of the server: the status counts from each start (told by its

@@ -271,6 +271,7 @@ static void *monitor_main(void *arg)
 struct replica_seen {
 	long skipped;
 	int stopped;
+	struct sql conn;	/* kept open between asks */
 };
 
 static void record_replica(struct nemesis *n, struct history_slot *slot,
@@ -295,7 +296,8 @@ static void watch_replica(struct nemesis *n, struct history_slot *slot,
 	long skipped = 0;
 	int restarts = 0, rc;
 
-	if (!component_replica_skipped(c, comp, &skipped, &restarts, NULL) &&
+	if (!component_replica_skipped_on(c, comp, &seen->conn, &skipped,
+					  &restarts, NULL) &&
 	    skipped > seen->skipped) {
 		buf_printf(&v, NULL, "{\"skipped\":%ld,\"new\":%ld,"
 			   "\"restarts\":%d}", skipped,
@@ -303,7 +305,7 @@ static void watch_replica(struct nemesis *n, struct history_slot *slot,
 		record_replica(n, slot, comp, "replica_skipped", &v);
 		seen->skipped = skipped;
 	}
-	rc = component_replica_stopped(c, comp, &stop, NULL);
+	rc = component_replica_stopped_on(c, comp, &seen->conn, &stop, NULL);
 	if (rc == 1 && !seen->stopped) {
 		buf_reset(&v);
 		buf_printf(&v, NULL, "{\"sql_errno\":%ld,\"gtid\":",
@@ -340,6 +342,8 @@ static void *replica_main(void *arg)
 				watch_replica(n, slot, &c->comps[i], &seen[i]);
 		cancel_sleep(n->run->cancel, CANCEL_STOP, 250 * NS_PER_MS);
 	}
+	for (size_t i = 0; i < c->ncomps; i++)
+		sql_close(&seen[i].conn);
 	sql_thread_end();
 	free(seen);
 	return NULL;
