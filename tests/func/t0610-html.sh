@@ -351,6 +351,37 @@ test_expect_success 'headless Chromium has the lanes, segments and legends in it
 	test "$(grep -o "<g class=\"legend\">" dom.html | wc -l)" = 3
 '
 
+# A consistency failure's rows, as the check writes them in details
+# (docs/checkers.md): a missing, an extra and a changed row, the changed
+# one with a NULL; in Chromium's DOM a table of both sides per row.
+mkdir diff
+cat >diff/results.json <<\EOF
+{"suite":"diff","seed":1,"duration_ns":2000000000,"duration":"2s","verdict":"fail",
+ "workloads":[],"faults":[],
+ "checks":[{"index":1,"kind":"consistency","name":"consistency","verdict":"fail",
+  "message":"1 of 1 tables differ","details":{"tables":[{"table":"db.t",
+   "up_rows":3,"down_rows":3,"missing":1,"extra":1,"changed":1,
+   "missing_keys":["id=1"],"extra_keys":["id=9"],"changed_keys":["id=2"],
+   "columns":["id","data","n"],
+   "rows":[
+    {"kind":"missing","key":"id=1","up":["1","a<b",null],"down":null,"fix":"REPLACE INTO `db`.`t` (`id`, `data`, `n`) VALUES ('1', 'a<b', NULL);"},
+    {"kind":"changed","key":"id=2","up":["2","x","5"],"down":["2","x",null],"fix":"REPLACE INTO `db`.`t` (`id`, `data`, `n`) VALUES ('2', 'x', '5');"},
+    {"kind":"extra","key":"id=9","up":null,"down":["9","z","1"],"fix":"DELETE FROM `db`.`t` WHERE `id` <=> '9';"}]}]}}]}
+EOF
+: >diff/history.jsonl
+
+test_expect_success 'headless Chromium: a consistency failure'"'"'s rows, both sides, the fix' '
+	{ "$TICHAOS" report diff >/dev/null; test $? = 1; } &&
+	chromium_dom "file://$TRASH/diff/report.html" >dom.html &&
+	test "$(grep -o "<tr class=\"diff-row\">" dom.html | wc -l)" = 6 &&
+	grep -q "<h4>db.t: 3 of 3 differing rows</h4>" dom.html &&
+	test "$(grep -o "<td class=\"d\">" dom.html | wc -l)" = 8 &&
+	test "$(grep -o "<td colspan=\"3\" class=\"d\"><i>no row</i></td>" dom.html | wc -l)" = 2 &&
+	grep -q "<td class=\"d\">a&lt;b</td>" dom.html &&
+	grep -q "<td class=\"d\"><i>NULL</i></td>" dom.html &&
+	grep -q "<code>DELETE FROM .db.\..t. WHERE .id. &lt;=&gt; .9.;</code>" dom.html
+'
+
 # An ids failure (TiDB issue 52600's history): the plot of each server's
 # ids, the pairs out of order joined, parsed by Chromium as SVG.
 test_expect_success 'headless Chromium: the ids plot of a failed ids check in its DOM' '
