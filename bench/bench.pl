@@ -24,6 +24,7 @@
 # when interrupted.
 use v5.36;
 use DBI;
+use Cwd ();
 use File::Path qw(make_path remove_tree);
 use File::Temp qw(tempdir);
 use JSON::PP;
@@ -105,6 +106,7 @@ sub run_timed($argv, %o) {
 	my $pid = fork // die "bench: fork: $!\n";
 	if (!$pid) {
 		setpgrp(0, 0);
+		chdir $o{dir} or die "bench: $o{dir}: $!\n" if $o{dir};
 		open STDOUT, '>', $out or die "bench: $out: $!\n";
 		open STDERR, '>', $err or die "bench: $err: $!\n";
 		exec '/usr/bin/time', '-f', '%e %M %U %S', '-o', $tf, @$argv;
@@ -580,6 +582,38 @@ sub bench_footprint {
 	return $row;
 }
 
+# ---- 6. suites side by side ----------------------------------------------
+
+# Three copies of bench/suites/batch.yaml by `tichaos run -j N`, each on a
+# local cluster of its own, for N = 1 (one after another), 2 and 3.
+sub bench_batch {
+	my $dir = "$work/batch";
+	make_path($dir);
+	my @suites = map {
+		(my $s = slurp('bench/suites/batch.yaml')) =~ s/\bNAME\b/batch_$_/g;
+		$s =~ s/duration: 10s/duration: 3s/ if $QUICK;
+		spew("$dir/batch_$_.yaml", $s);
+		"batch_$_.yaml";
+	} 1 .. 3;
+	my $tichaos = Cwd::abs_path($TICHAOS);
+	my (%s, @rows);
+	for my $rep (1 .. $REPS) {
+		for my $j (1, 2, 3) {
+			remove_tree("$dir/runs");
+			my $r = run_ok([$tichaos, 'run', '-j', $j, '--hosts', 'off',
+				'--quiet', @suites], dir => $dir,
+				out => "$work/batch.tap", err => "$work/batch.err");
+			push @{$s{$j}}, $r->{secs};
+			say_progress sprintf('batch rep %d, -j %d: %.1fs', $rep, $j, $r->{secs});
+		}
+	}
+	my $one = median(@{$s{1}});
+	push @rows, { jobs => $_, suites => 3, secs => median(@{$s{$_}}),
+		      speedup => $one / median(@{$s{$_}}), samples => $s{$_} }
+		for 1, 2, 3;
+	return \@rows;
+}
+
 # ---- the report ---------------------------------------------------------
 
 sub yes($b) { $b ? 'yes' : '**no**' }
@@ -632,6 +666,12 @@ sub markdown($r) {
 			defined $_->{ids_check_s} ? sprintf('%.2f', $_->{ids_check_s}) : '-',
 			$_->{rss_mb}) for @$x;
 	}
+	if (my $x = $r->{batch}) {
+		$md .= "\n### Suites side by side (three suites, `tichaos run -j N`, a local cluster each)\n\n"
+		     . "| -j | seconds | faster than one after another |\n|---:|---:|---:|\n";
+		$md .= sprintf("| %d | %.1f | %.2fx |\n", $_->{jobs}, $_->{secs}, $_->{speedup})
+			for @$x;
+	}
 	if (my $x = $r->{footprint}) {
 		$md .= sprintf("\n### Runner footprint (%s, %s)\n\n| peak RSS MB | CPU s | CPU %% of a core "
 			. "| operations | verdict |\n|---:|---:|---:|---:|:--|\n| %.0f | %.1f | %.1f | %d | %s |\n",
@@ -672,7 +712,7 @@ my %r = (
 		commit => first_line('git', 'describe', '--always', '--dirty'),
 	},
 );
-my @all = qw(insert consistency diff ids footprint);
+my @all = qw(insert consistency diff ids batch footprint);
 my @todo = %ONLY ? grep { $ONLY{$_} } @all : @all;
 my %need_cluster = map { $_ => 1 } qw(insert consistency diff);
 if (grep { $need_cluster{$_} } @todo) {
@@ -683,7 +723,8 @@ if (grep { $need_cluster{$_} } @todo) {
 	($r{versions}{mariadb}) = first_line('mariadbd', '--version') =~ /Ver (\S+)/;
 }
 my %fn = (insert => \&bench_insert, consistency => \&bench_consistency,
-	  diff => \&bench_diff, ids => \&bench_ids, footprint => \&bench_footprint);
+	  diff => \&bench_diff, ids => \&bench_ids, batch => \&bench_batch,
+	  footprint => \&bench_footprint);
 for my $b (@todo) {
 	my $t0 = time;
 	$r{$b} = $fn{$b}->();
