@@ -1355,7 +1355,8 @@ static void fill_block(struct reader *rd, struct block *b)
 		b->cap = rd->carry_len + READ_BLOCK;
 		b->text = xrealloc(b->text, b->cap);
 	}
-	memcpy(b->text, rd->carry, rd->carry_len);
+	if (rd->carry_len)
+		memcpy(b->text, rd->carry, rd->carry_len);
 	b->len = rd->carry_len;
 	b->last = 0;
 	b->cut = 0;
@@ -1388,7 +1389,9 @@ static void fill_block(struct reader *rd, struct block *b)
 		rd->carry_cap = rd->carry_len;
 		rd->carry = xrealloc(rd->carry, rd->carry_cap);
 	}
-	memcpy(rd->carry, b->text + b->len - rd->carry_len, rd->carry_len);
+	if (rd->carry_len)
+		memcpy(rd->carry, b->text + b->len - rd->carry_len,
+		       rd->carry_len);
 	parse_block(rd, b, nl ? (size_t)(nl + 1 - b->text) : 0);
 	if (b->last && !b->error && rd->carry_len)
 		b->cut = b->lines = ++rd->lines;

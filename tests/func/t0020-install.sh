@@ -70,7 +70,7 @@ test_expect_success 'make deb: the package, its libraries its dependencies' '
 	done &&
 	test "$(sort -u deps | wc -l)" = "$(wc -l <deps)" &&
 	test "$(wc -l <deps)" -le "$(readelf -d "$TICHAOS" | grep -c "(NEEDED)")" &&
-	dpkg-deb --field "$deb" Depends | grep -Eq "^libmariadb3 \(>= [^)]+\), " &&
+	dpkg-deb --field "$deb" Depends | grep -Eq "(^|, )libmariadb3 \(>= [^)]+\)(,|\$)" &&
 	test "$(dpkg-deb --field "$deb" Recommends)" = "mariadb-server, mariadb-client, etcd-server, iproute2, nftables"
 '
 
