@@ -18,7 +18,8 @@
 #   BENCH_KEEP=1           keep the scratch directory
 #
 # Writes bench/results/<date>.json and bench/results/latest.md (quick runs:
-# <date>-quick.json and quick.md), and after a full run the table in
+# <date>-quick.json and quick.md; BENCH_ONLY runs: <date>-<names>.json and
+# partial.md), and after a full run the table in
 # README.md between its bench markers. Every server and tool it starts it
 # stops by pid; the cluster it starts is brought down by directory, also
 # when interrupted.
@@ -733,10 +734,14 @@ for my $b (@todo) {
 cleanup();
 
 make_path('bench/results');
-my $stem = strftime('%Y-%m-%d', localtime) . ($QUICK ? '-quick' : '');
+# A run of some benchmarks (BENCH_ONLY) has a file of its own, and never
+# replaces the day's full run.
+my $stem = strftime('%Y-%m-%d', localtime) . ($QUICK ? '-quick' : '')
+	 . (%ONLY ? '-' . join('-', @todo) : '');
 spew("bench/results/$stem.json", $JSON->encode(\%r));
 my $md = markdown(\%r);
-spew('bench/results/' . ($QUICK ? 'quick.md' : 'latest.md'), $md);
+spew('bench/results/' . ($QUICK ? 'quick.md' : %ONLY ? 'partial.md'
+					 : 'latest.md'), $md);
 update_readme($md) unless $QUICK || %ONLY;
 print $md;
 say_progress "results in bench/results/$stem.json";
