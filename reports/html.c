@@ -434,12 +434,7 @@ static void timeline_svg(struct buf *out, const struct page *p)
 	buf_release(&body);
 }
 
-static const char *str(const json_t *o, const char *key)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v ? v : "";
-}
+#define str report_str
 
 static void verdicts(struct buf *out, const json_t *results)
 {

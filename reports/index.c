@@ -66,12 +66,7 @@ static uint64_t suite_hash(const char *path)
 	return h ? h : 1;
 }
 
-static const char *str(const json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
+#define str report_str
 
 /* One run directory's results.json into `r`; -1 when it has none. */
 static int read_run(const char *root, const char *suite, const char *name,

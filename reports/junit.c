@@ -8,8 +8,9 @@
 
 #include "reports/report.h"
 
-/* Text escaped for XML attributes and content. */
-static void xml(struct buf *out, const char *s)
+#define xml report_escape_xml
+
+void report_escape_xml(struct buf *out, const char *s)
 {
 	for (; s && *s; s++) {
 		unsigned char c = (unsigned char)*s;
@@ -29,12 +30,7 @@ static void xml(struct buf *out, const char *s)
 	}
 }
 
-static const char *str(const json_t *o, const char *key)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v ? v : "";
-}
+#define str report_str
 
 static int is(const json_t *it, const char *verdict)
 {

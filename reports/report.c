@@ -65,12 +65,14 @@ const char *results_verdict(const json_t *results)
 	return names[results_exit_code(results)];
 }
 
-static const char *str(const json_t *o, const char *key)
+const char *report_str(const json_t *o, const char *key)
 {
 	const char *v = json_string_value(json_object_get(o, key));
 
 	return v ? v : "";
 }
+
+#define str report_str
 
 /* A YAML double-quoted string: JSON's escaping is valid YAML. */
 static void quoted(struct buf *out, const char *s)

@@ -54,6 +54,13 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 /* Build every report into the run directory. */
 int reports_write(const json_t *results, const char *run_dir, struct err *e);
 
+/* A member's string, "" when it is missing or no string. */
+const char *report_str(const json_t *o, const char *key);
+
+/* `s` as XML text or attribute value (&, <, >, " escaped; other control
+ * characters but newline and tab as spaces). */
+void report_escape_xml(struct buf *out, const char *s);
+
 /* `s` as HTML text or attribute value (&, <, >, " escaped). */
 void report_escape_html(struct buf *out, const char *s);
 

@@ -7,12 +7,7 @@
 
 #include "reports/report.h"
 
-static const char *str(const json_t *o, const char *key)
-{
-	const char *v = json_string_value(json_object_get(o, key));
-
-	return v ? v : "";
-}
+#define str report_str
 
 int report_summary_text(const json_t *results, struct buf *out,
 			struct err *e)

@@ -27,6 +27,7 @@
 #include "lib/log.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
+#include "reports/report.h"
 #include "runner/batch.h"
 #include "runner/kinds.h"
 #include "runner/runner.h"
@@ -239,22 +240,6 @@ static void job_tap(const struct job *j, int k, const char *dir)
 	fflush(stdout);
 }
 
-static void xml_text(struct buf *out, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			buf_addstr(out, "&lt;", NULL);
-		else if (*s == '>')
-			buf_addstr(out, "&gt;", NULL);
-		else if (*s == '&')
-			buf_addstr(out, "&amp;", NULL);
-		else if (*s == '"')
-			buf_addstr(out, "&quot;", NULL);
-		else
-			buf_addch(out, *s, NULL);
-	}
-}
-
 /* An attribute's number in the first tag of `xml`; 0 when absent. */
 static double attr(const char *xml, const char *name)
 {
@@ -287,7 +272,7 @@ static void job_junit(const struct job *j, const char *dir,
 			   "    <testcase classname=\"%s\" name=\"run\">\n"
 			   "      <error message=\"exit %d\">", j->name,
 			   j->name, j->code);
-		xml_text(suites, j->last_err);
+		report_escape_xml(suites, j->last_err);
 		buf_addstr(suites, "</error>\n    </testcase>\n"
 			   "  </testsuite>\n", NULL);
 		sum[0] += 1;
