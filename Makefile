@@ -86,6 +86,7 @@ KIND_OBJS += clusters/topology.o
 
 KIND_OBJS += clusters/registry.o
 KIND_OBJS += workloads/autoid.o
+KIND_OBJS += workloads/bank.o
 KIND_OBJS += workloads/common.o
 KIND_OBJS += workloads/dml.o
 KIND_OBJS += workloads/insert.o
@@ -109,6 +110,7 @@ KIND_OBJS += faults/pause.o
 KIND_OBJS += faults/registry.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
+KIND_OBJS += checkers/bank.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
 KIND_OBJS += checkers/ids.o

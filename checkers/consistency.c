@@ -271,22 +271,20 @@ static void sync_timed_out(const struct check_ctx *ctx,
  * the changefeed's checkpoint_ts passing the mark's commit_ts (the row
  * can show before every change older than it is replicated).
  */
-static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
-		   struct side *sides, int64_t *took, struct check_result *r,
-		   char *halted, size_t size, struct err *e)
+static int barrier(const struct check_ctx *ctx, const char *changefeed,
+		   int64_t timeout, struct side *sides, int64_t *took,
+		   struct check_result *r, char *halted, size_t size,
+		   struct err *e)
 {
 	struct mark_wait w = { clock_wall_ms(), NULL, 0, NULL, 0,
 			       { "?", 0, "", "" }, 0, 0, ERR_INIT };
 	int64_t start = clock_mono_ns();
-	const struct consistency_opts *o = it->opts;
-	int64_t timeout = o->sync_timeout;
 	struct buf q = BUF_INIT;
 	int rc;
 
 	rc = write_mark(ctx, &sides[UP], w.mark, e);
 	if (!rc && cluster_ticdc(ctx->cluster)) {
-		w.cf = cluster_changefeed_id(ctx->cluster,
-					     o->changefeed);
+		w.cf = cluster_changefeed_id(ctx->cluster, changefeed);
 		w.mark_ts = mark_tso(&sides[UP], w.mark, &w.from);
 	}
 	/* What a person (or a test) waiting on the barrier looks for. */
@@ -327,6 +325,23 @@ static int barrier(const struct check_ctx *ctx, const struct suite_item *it,
 		   (long long)(*took / NS_PER_MS));
 	buf_release(&q);
 	return rc < 0 ? -1 : rc;
+}
+
+int consistency_sync(const struct check_ctx *ctx,
+		     const struct component *up, struct sql *up_conn,
+		     const struct component *down, struct sql *down_conn,
+		     const char *changefeed, int64_t timeout, int64_t *took,
+		     struct check_result *r, char *halted, size_t size,
+		     struct err *e)
+{
+	struct side sides[2] = { { up, *up_conn }, { down, *down_conn } };
+	int rc;
+
+	rc = barrier(ctx, changefeed, timeout, sides, took, r, halted, size,
+		     e);
+	*up_conn = sides[UP].conn;
+	*down_conn = sides[DOWN].conn;
+	return rc;
 }
 
 static int string_list(struct sql *s, const char *query, char ***out,
@@ -1630,8 +1645,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		rc = -1;
 		goto out;
 	}
-	rc = barrier(ctx, it, sides, &barrier_ns, r, halted, sizeof(halted),
-		     e);
+	rc = barrier(ctx, o->changefeed, o->sync_timeout, sides, &barrier_ns,
+		     r, halted, sizeof(halted), e);
 	/* Waiting for the mark may have dropped the connection. */
 	if (!rc && halted[0] && !sides[DOWN].conn.my)
 		rc = connect_side(&sides[DOWN], e);

@@ -1,5 +1,6 @@
 #include "checkers/checker.h"
 
+extern const struct checker_type checker_bank;
 extern const struct checker_type checker_consistency;
 extern const struct checker_type checker_ids;
 extern const struct checker_type checker_logscan;
@@ -7,6 +8,7 @@ extern const struct checker_type checker_progress;
 
 /* The only place a checker kind is added. */
 const struct checker_type *const checker_types[] = {
+	&checker_bank,
 	&checker_consistency,
 	&checker_ids,
 	&checker_logscan,

@@ -109,10 +109,10 @@ static const char *qualified(struct worker *w, const char *table)
 
 static void record(struct worker *w, int64_t time, const char *type,
 		   const char *f, const char *table, int64_t id,
-		   const char *error)
+		   const char *error, const char *value)
 {
 	struct history_event ev = { time, w->process, type, f, NULL, w->node,
-				    NULL, id, error, NULL,
+				    NULL, id, error, value,
 				    (w->item->type->flags & KIND_DDL) != 0, 0,
 				    0 };
 
@@ -123,15 +123,28 @@ static void record(struct worker *w, int64_t time, const char *type,
 
 int64_t worker_invoke(struct worker *w, const char *f, const char *table)
 {
+	return worker_invoke_value(w, f, table, NULL);
+}
+
+int64_t worker_invoke_value(struct worker *w, const char *f,
+			    const char *table, const char *value)
+{
 	int64_t now = history_now(w->env->history);
 
-	record(w, now, "invoke", f, table, -1, NULL);
+	record(w, now, "invoke", f, table, -1, NULL, value);
 	w->invoked_ns = now;
 	return now;
 }
 
 void worker_complete(struct worker *w, const char *f, const char *table,
 		     int64_t id, const struct err *err)
+{
+	worker_complete_value(w, f, table, id, NULL, err);
+}
+
+void worker_complete_value(struct worker *w, const char *f,
+			   const char *table, int64_t id, const char *value,
+			   const struct err *err)
 {
 	int64_t now = history_now(w->env->history);
 	size_t at = w->step_ns ? (size_t)(now / w->step_ns) : 0;
@@ -142,7 +155,7 @@ void worker_complete(struct worker *w, const char *f, const char *table,
 	if (!err || !err_isset(err)) {
 		size_t step = w->step_ns ? (size_t)(now / w->step_ns) : 0;
 
-		record(w, now, "ok", f, table, id, NULL);
+		record(w, now, "ok", f, table, id, NULL, value);
 		__atomic_add_fetch(&w->ok, 1, __ATOMIC_RELAXED);
 		if (step < w->steps) {
 			hist_add(&w->latency[step], now - w->invoked_ns);
@@ -152,12 +165,12 @@ void worker_complete(struct worker *w, const char *f, const char *table,
 	}
 	if (w->conn.last_class == SQL_AMBIGUOUS) {
 		/* It may have happened; the connection is suspect. */
-		record(w, now, "info", f, table, -1, err->msg);
+		record(w, now, "info", f, table, -1, err->msg, value);
 		__atomic_add_fetch(&w->info, 1, __ATOMIC_RELAXED);
 		sql_close(&w->conn);
 		return;
 	}
-	record(w, now, "fail", f, table, -1, err->msg);
+	record(w, now, "fail", f, table, -1, err->msg, value);
 	__atomic_add_fetch(&w->fail, 1, __ATOMIC_RELAXED);
 }
 
@@ -168,8 +181,8 @@ void worker_skip(struct worker *w, const char *f, const char *table,
 	int64_t now = history_now(w->env->history);
 
 	snprintf(text, sizeof(text), "skipped: %s", why);
-	record(w, now, "invoke", f, table, -1, NULL);
-	record(w, now, "fail", f, table, -1, text);
+	record(w, now, "invoke", f, table, -1, NULL, NULL);
+	record(w, now, "fail", f, table, -1, text, NULL);
 	snprintf(w->skip_reason, sizeof(w->skip_reason), "%s", why);
 	__atomic_add_fetch(&w->skipped, 1, __ATOMIC_RELAXED);
 }

@@ -146,6 +146,18 @@ int64_t worker_invoke(struct worker *w, const char *f, const char *table);
 void worker_complete(struct worker *w, const char *f, const char *table,
 		     int64_t id, const struct err *err);
 
+/*
+ * worker_invoke and worker_complete with `value` (MAY be NULL): a JSON
+ * value, written into both records as it is (struct history_event.value;
+ * the caller makes it valid JSON), e.g. a transfer's
+ * {"from":3,"to":7,"amount":5}. Borrowed for the call.
+ */
+int64_t worker_invoke_value(struct worker *w, const char *f,
+			    const char *table, const char *value);
+void worker_complete_value(struct worker *w, const char *f,
+			   const char *table, int64_t id, const char *value,
+			   const struct err *err);
+
 /* Record that `f` was skipped because the dialect lacks it. */
 void worker_skip(struct worker *w, const char *f, const char *table,
 		 const char *why);

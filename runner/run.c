@@ -144,6 +144,26 @@ static int create_schema(struct state *st, struct err *e)
 	return rc ? -1 : 0;
 }
 
+/* The workloads' own rows (struct workload_type.setup), upstream. */
+static int setup_workloads(struct state *st, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; !rc && i < st->suite.nworkloads; i++) {
+		const struct suite_item *it = &st->suite.workloads[i];
+		const struct workload_type *t = workload_type_of(it);
+
+		if (!t->setup)
+			continue;
+		if (!s.my)
+			rc = component_connect(st->ups[0], &s, NULL, 10, e);
+		rc = rc || t->setup(&st->suite, it, &s, e);
+	}
+	sql_close(&s);
+	return rc ? -1 : 0;
+}
+
 /*
  * On a cluster with TiCDC, every table of the suite must be one TiCDC
  * replicates: with a primary key, or a unique key on NOT NULL columns
@@ -636,7 +656,7 @@ static enum next make_schema(struct state *st, int *refused, int *rc,
 		}
 		return STOP;
 	}
-	if (await_schema(st, e))
+	if (setup_workloads(st, e) || await_schema(st, e))
 		return interrupted ? REPORT : STOP;
 	return GO_ON;
 }

@@ -1,6 +1,7 @@
 #include "workloads/workload.h"
 
 extern const struct workload_type workload_autoid;
+extern const struct workload_type workload_bank;
 extern const struct workload_type workload_dml;
 extern const struct workload_type workload_insert;
 extern const struct workload_type workload_partition_ddl;
@@ -13,6 +14,7 @@ const struct workload_type *const workload_types[] = {
 	&workload_table_ddl,
 	&workload_partition_ddl,
 	&workload_autoid,
+	&workload_bank,
 	NULL,
 };
 

@@ -83,6 +83,14 @@ struct workload_type {
 	 * MUST for scheduled kinds: perform one planned operation.
 	 */
 	void (*run_op)(struct worker *w, const struct plan_event *ev);
+	/*
+	 * MAY: fill the item's tables once they are created (empty) and
+	 * before any worker starts, through `conn`, a connection to the
+	 * first upstream SQL node (no database selected). 0, or -1 with `e`
+	 * set: the run stops with that error.
+	 */
+	int (*setup)(const struct suite *s, const struct suite_item *it,
+		     struct sql *conn, struct err *e);
 };
 
 /* Scheduled kinds refuse `threads` and `rate` (struct kind.refuse). */
