@@ -370,13 +370,13 @@ static void judge_reads(const struct bank *b, struct check_result *r,
 		struct buf text = BUF_INIT, json = BUF_INIT;
 
 		op_text(&text, &b->bad[i]);
-		between(b, b->good_before[i], b->bad[i].complete, &text,
-			&json);
 		buf_printf(d, NULL, "%s{\"line\":%zu,\"total\":%lld,"
 			   "\"accounts\":%lld,\"text\":", i ? "," : "",
 			   b->bad[i].line, b->bad[i].total,
 			   b->bad[i].accounts);
 		json_quote(d, buf_str(&text), NULL);
+		between(b, b->good_before[i], b->bad[i].complete, &text,
+			&json);
 		buf_printf(d, NULL, ",\"between\":%s}", buf_str(&json));
 		if (!i)
 			buf_printf(msg, NULL, "%zu of %zu reads saw a total "
@@ -504,10 +504,10 @@ static void explain(const struct bank *b, const long long *residual,
 		    residual[o->to - 1] != -sign * o->amount)
 			continue;
 		op_text(&text, o);
-		between(b, o->invoke, o->complete, &text, &json);
 		buf_printf(d, NULL, "%s{\"%s\":", *listed ? "," : "",
 			   sign > 0 ? "lost" : "applied_fail");
 		json_quote(d, buf_str(&text), NULL);
+		between(b, o->invoke, o->complete, &text, &json);
 		buf_printf(d, NULL, ",\"between\":%s}", buf_str(&json));
 		if (!*listed)
 			buf_printf(msg, NULL, "; %s: %s", sign > 0 ?
@@ -597,15 +597,20 @@ static int judge_balances(struct bank *b, const long long *final,
 				buf_addstr(d, ",\"final\":null", NULL);
 			buf_printf(d, NULL, ",\"expected\":%lld}", want);
 		}
+		if (!i && b->nunknown)
+			buf_printf(msg, NULL, "%sthe final balances fit no "
+				   "outcome of the %zu unknown transfers: ",
+				   msg->len ? "; " : "", b->nunknown);
+		else if (!i)
+			buf_printf(msg, NULL, "%sthe final balances do not "
+				   "fit the transfers: ", msg->len ? "; " : "");
 		if (i < 3 && present[k])
 			buf_printf(msg, NULL, "%saccount %zu holds %lld, "
-				   "expected %lld", i ? ", " : "balances fit no "
-				   "outcome of the unknown transfers: ",
-				   k + 1, final[k], want);
+				   "expected %lld", i ? ", " : "", k + 1,
+				   final[k], want);
 		else if (i < 3)
 			buf_printf(msg, NULL, "%saccount %zu is missing",
-				   i ? ", " : "balances fit no outcome of the "
-				   "unknown transfers: ", k + 1);
+				   i ? ", " : "", k + 1);
 		i++;
 	}
 	buf_addstr(d, "],\"explained_by\":[", NULL);
@@ -785,6 +790,16 @@ static void bank_release(struct bank *b)
 	free(b->good_before);
 }
 
+/* Faults by start, then end (named in that order). */
+static int by_start(const void *pa, const void *pb)
+{
+	const struct fault_span *a = pa, *b = pb;
+
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->end > b->end) - (a->end < b->end);
+}
+
 /* Read the history into `b`: 0; 1 with r's verdict set; -1. */
 static int read_run(struct bank *b, const struct check_ctx *ctx,
 		    struct check_result *r, struct err *e)
@@ -801,6 +816,7 @@ static int read_run(struct bank *b, const struct check_ctx *ctx,
 		return 1;
 	}
 	never_completed(b);
+	qsort(b->faults, b->nfaults, sizeof(*b->faults), by_start);
 	return 0;
 }
 
@@ -809,6 +825,7 @@ static void verdict(const struct bank *b, const struct check_ctx *ctx,
 		    const struct buf *nums)
 {
 	size_t applied = 0, unresolved = 0;
+	struct buf first = BUF_INIT;
 
 	snprintf(r->numbers, sizeof(r->numbers), "reads=%zu bad_reads=%zu%s",
 		 b->reads, b->bad_total, buf_str(nums));
@@ -825,13 +842,16 @@ static void verdict(const struct bank *b, const struct check_ctx *ctx,
 	}
 	for (size_t u = 0; u < b->nunknown; u++) {
 		applied += b->unknown[u].applied == 1;
-		unresolved += b->unknown[u].applied < 0;
+		if (b->unknown[u].applied < 0 && !unresolved++)
+			op_text(&first, &b->unknown[u]);
 	}
 	check_verdict(r, VERDICT_PASS, "%zu reads saw the total %lld; %zu ok "
-		      "transfers and %zu of %zu unknown ones applied (%zu "
-		      "unresolved) fit the final balances, equal downstream",
+		      "transfers and %zu of %zu unknown ones applied fit the "
+		      "final balances, equal downstream%s%zu unresolved%s%s",
 		      b->reads, b->expected, b->nok, applied, b->nunknown,
-		      unresolved);
+		      unresolved ? "; " : " (", unresolved,
+		      unresolved ? ", first: " : ")", buf_str(&first));
+	buf_release(&first);
 }
 
 static int run(const struct check_ctx *ctx, const struct suite_item *it,

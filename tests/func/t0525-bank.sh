@@ -1,0 +1,160 @@
+#!/bin/sh
+# The bank check on the stored runs of tests/data/histories/bank-*: offline
+# (the reads only; the rest skipped), then attached to a real local
+# cluster whose final balances the test sets upstream (replicated to the
+# downstream): a clean run, a read that saw a changed total, an ok
+# transfer that did not apply, an unknown transfer that did and one that
+# did not, two that cannot be resolved, a downstream balance changed.
+# Then the bank suite on the local cluster, its counts against its
+# history, and a downstream balance tampered after it.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+H="$DATA/histories"
+
+# stored NAME DIR [TOPOLOGY]: copy stored run bank-NAME to $TRASH/DIR,
+# attached to the cluster of TOPOLOGY when given.
+stored() {
+	rm -rf "$TRASH/$2" && cp -R "$H/bank-$1" "$TRASH/$2" &&
+	if [ $# = 3 ]; then cp "$3" "$TRASH/$2/topology.yaml"; fi
+}
+
+# check DIR: tichaos check DIR, stdout in DIR.out; its exit code.
+check() {
+	"$TICHAOS" check "$1" >"$1.out" 2>"$1.err"
+}
+
+# result DIR PERL: a Perl expression over $c, the first check of
+# DIR/results.json; references as canonical JSON.
+result() {
+	perl -MJSON::PP -e '
+		local $/;
+		open my $f, "<", "$ARGV[0]/results.json" or die "$!\n";
+		my $c = JSON::PP->new->decode(<$f>)->{checks}[0];
+		my $v = eval $ARGV[1];
+		die $@ if $@;
+		print ref $v ? JSON::PP->new->canonical->encode($v) : $v, "\n";
+	' "$1" "$2"
+}
+
+# expect_result DIR PERL EXPECTED
+expect_result() {
+	echo "$3" >"$1.expect" && result "$1" "$2" >"$1.actual" &&
+	test_cmp "$1.expect" "$1.actual"
+}
+
+test_expect_success 'offline, clean: the reads pass, the rest is skipped with the reason' '
+	stored clean off-clean &&
+	check off-clean &&
+	grep -qx "ok 1 - bank # SKIP 2 reads saw the total 400; the balances and the downstream are not checked: the cluster is not up" off-clean.out &&
+	expect_result off-clean "\$c->{numbers}" "reads=2 bad_reads=0"
+'
+
+TOTAL_MSG="1 of 2 reads saw a total other than 400; first: read of 395 (4 accounts) (line 14, process 1, up-0, 4.000s..4.010s); between: kill cdc from 1.500s to 1.540s, kill cdc in effect from 1.540s to 3.500s, restart cdc from 3.000s to 3.500s"
+
+test_expect_success 'offline, a read saw 395: fails naming the read and the kill around it' '
+	stored total off-total &&
+	{ check off-total; test $? = 1; } &&
+	expect_result off-total "\$c->{verdict}" fail &&
+	expect_result off-total "\$c->{message}" "$TOTAL_MSG" &&
+	expect_result off-total "\$c->{details}{first_bad_reads}[0]{text}" "read of 395 (4 accounts) (line 14, process 1, up-0, 4.000s..4.010s)" &&
+	expect_result off-total "\$c->{details}{first_bad_reads}[0]{between}" "[\"kill cdc from 1.500s to 1.540s\",\"kill cdc in effect from 1.540s to 3.500s\",\"restart cdc from 3.000s to 3.500s\"]"
+'
+
+C="$TRASH/c"
+test_expect_success 'set up a cluster to attach to' '
+	test_cluster_up "$C"
+'
+T="$C/topology.yaml"
+UP=$(port_of "$C" up-0)
+DOWN=$(port_of "$C" down-0)
+
+# balances A1 A2 A3 A4: the final balances upstream, replicated.
+balances() {
+	sql "$UP" "DROP DATABASE IF EXISTS bank; CREATE DATABASE bank;
+		CREATE TABLE bank.acc_a (id INT PRIMARY KEY, balance BIGINT NOT NULL);
+		CREATE TABLE bank.acc_b (id INT PRIMARY KEY, balance BIGINT NOT NULL);
+		INSERT INTO bank.acc_a VALUES (1, $1), (3, $3);
+		INSERT INTO bank.acc_b VALUES (2, $2), (4, $4)"
+}
+
+test_expect_success 'clean: passes with the counts of the history' '
+	balances 90 110 95 105 &&
+	stored clean clean "$T" &&
+	check clean &&
+	expect_result clean "\$c->{verdict}" pass &&
+	expect_result clean "\$c->{message}" "2 reads saw the total 400; 2 ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" &&
+	expect_result clean "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0" &&
+	expect_result clean "[@{\$c->{details}}{qw(upstream_total downstream_total fitting_ways)}]" "[400,400,1]"
+'
+
+test_expect_success 'a changed total in a read fails though the balances fit' '
+	stored total total "$T" &&
+	{ check total; test $? = 1; } &&
+	expect_result total "\$c->{message}" "$TOTAL_MSG" &&
+	expect_result total "\$c->{numbers}" "reads=2 bad_reads=1 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0"
+'
+
+test_expect_success 'a lost ok transfer: the accounts and the transfer named, the kill in effect' '
+	balances 90 110 100 100 &&
+	stored clean lost "$T" &&
+	{ check lost; test $? = 1; } &&
+	expect_result lost "\$c->{message}" "the final balances do not fit the transfers: account 3 holds 100, expected 95, account 4 holds 100, expected 105 (2 accounts differ); an ok transfer that did not apply would explain it: transfer 3 -> 4 of 5 (line 8, process 0, up-0, 2.000s..2.010s); between: kill cdc in effect from 1.540s to 3.500s" &&
+	expect_result lost "\$c->{details}{differing_accounts}" "[{\"account\":3,\"expected\":95,\"final\":100,\"table\":\"acc_a\"},{\"account\":4,\"expected\":105,\"final\":100,\"table\":\"acc_b\"}]" &&
+	expect_result lost "\$c->{details}{fitting_ways}" 0
+'
+
+test_expect_success 'a failed transfer that applied is named as such' '
+	balances 90 103 102 105 &&
+	stored clean applied-fail "$T" &&
+	{ check applied-fail; test $? = 1; } &&
+	expect_result applied-fail "\$c->{details}{explained_by}" "[{\"applied_fail\":\"transfer 2 -> 3 of 7 (line 10, process 1, up-0, 2.100s..2.110s)\",\"between\":[\"kill cdc in effect from 1.540s to 3.500s\"]}]"
+'
+
+test_expect_success 'an unknown transfer that applied, and one never completed that did not' '
+	balances 70 110 95 125 &&
+	stored info info-applied "$T" &&
+	check info-applied &&
+	expect_result info-applied "\$c->{message}" "2 reads saw the total 400; 2 ok transfers and 1 of 2 unknown ones applied fit the final balances, equal downstream (0 unresolved)" &&
+	expect_result info-applied "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=2 applied=1 not_applied=1 unresolved=0 downstream_differing=0" &&
+	expect_result info-applied "[map { \"\$_->{line}:\$_->{resolved}\" } @{\$c->{details}{unknown}}]" "[\"16:applied\",\"17:not applied\"]"
+'
+
+test_expect_success 'an unknown transfer that did not apply' '
+	balances 90 110 95 105 &&
+	stored info info-not "$T" &&
+	check info-not &&
+	expect_result info-not "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=2 applied=0 not_applied=2 unresolved=0 downstream_differing=0" &&
+	expect_result info-not "[map { \"\$_->{line}:\$_->{resolved}\" } @{\$c->{details}{unknown}}]" "[\"16:not applied\",\"17:not applied\"]"
+'
+
+test_expect_success 'an unknown transfer that fits no final state fails naming the accounts' '
+	balances 80 110 95 115 &&
+	stored info info-none "$T" &&
+	{ check info-none; test $? = 1; } &&
+	expect_result info-none "\$c->{message}" "the final balances fit no outcome of the 2 unknown transfers: account 1 holds 80, expected 90, account 4 holds 115, expected 105 (2 accounts differ)"
+'
+
+test_expect_success 'two unknown transfers that cancel out cannot be resolved: named, not failed' '
+	balances 90 110 95 105 &&
+	stored unresolved unresolved "$T" &&
+	check unresolved &&
+	expect_result unresolved "\$c->{message}" "2 reads saw the total 400; 2 ok transfers and 0 of 2 unknown ones applied fit the final balances, equal downstream; 2 unresolved, first: transfer 1 -> 4 of 20 (line 16, process 2, up-0, 4.500s..4.600s)" &&
+	expect_result unresolved "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=2 applied=0 not_applied=0 unresolved=2 downstream_differing=0" &&
+	expect_result unresolved "\$c->{details}{fitting_ways}" 2
+'
+
+test_expect_success 'a downstream balance changed: fails naming the account and both totals' '
+	balances 90 110 95 105 &&
+	wait_for_condition 30 "test \"\$(sql $DOWN \"SELECT SUM(balance) FROM bank.acc_b\")\" = 215" &&
+	sql "$DOWN" "UPDATE bank.acc_b SET balance = 99 WHERE id = 4" &&
+	stored clean down "$T" &&
+	{ check down; test $? = 1; } &&
+	expect_result down "\$c->{message}" "the downstream differs: account 4 (acc_b) is 99 downstream, 105 upstream (1 accounts differ; totals 394 downstream, 400 upstream)" &&
+	expect_result down "\$c->{details}{downstream_differing}" "[{\"account\":4,\"downstream\":99,\"table\":\"acc_b\",\"upstream\":105}]"
+'
+
+test_done
