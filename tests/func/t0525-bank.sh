@@ -157,4 +157,46 @@ test_expect_success 'a downstream balance changed: fails naming the account and 
 	expect_result down "\$c->{details}{downstream_differing}" "[{\"account\":4,\"downstream\":99,\"table\":\"acc_b\",\"upstream\":105}]"
 '
 
+# counts DIR: "reads transfers failed unknown failed_reads" of DIR's
+# history: ok reads; ok, fail and info transfers (with invokes never
+# completed); failed reads.
+counts() {
+	perl -MJSON::PP -ne '
+		my $l = decode_json($_);
+		next unless $l->{process} =~ /^\d+$/;
+		$n{"$l->{f} $l->{type}"}++;
+		END {
+			printf "%d %d %d %d %d\n", $n{"read ok"} // 0,
+				$n{"transfer ok"} // 0, $n{"transfer fail"} // 0,
+				($n{"transfer invoke"} // 0) - ($n{"transfer ok"} // 0)
+				- ($n{"transfer fail"} // 0), $n{"read fail"} // 0;
+		}
+	' "$1/history.jsonl"
+}
+
+# The kill takes the replica (the cdc role) down, never the upstream the
+# workers use: no transfer's outcome is unknown.
+test_expect_success 'the bank suite passes on the local cluster, its counts those of its history' '
+	sql "$UP" "DROP DATABASE IF EXISTS bank" &&
+	"$TICHAOS" run "$ROOT/suites/bank.yaml" --cluster "$T" --duration 15s \
+		--out "$TRASH/run" >run.tap 2>run.err || { tail -5 run.err; false; }
+	grep -c "^ok " run.tap >oks && echo 6 >expect && test_cmp expect oks &&
+	set -- $(counts "$TRASH/run") &&
+	test "$1" -gt 0 && test "$2" -gt 0 && test "$4" = 0 &&
+	grep -qx "ok 1 - workload 1 bank: $(($1 + $2)) ok, $(($3 + $5)) fail, 0 info, errors ignored" run.tap &&
+	grep -qx "ok 3 - bank: $1 reads saw the total 2000; $2 ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" run.tap &&
+	expect_result "$TRASH/run" "\$c->{numbers}" "reads=$1 bad_reads=0 transfers=$2 failed=$3 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0" &&
+	expect_result "$TRASH/run" "[@{\$c->{details}}{qw(upstream_total downstream_total)}]" "[2000,2000]" &&
+	test "$(grep -c "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"kill\"" "$TRASH/run/history.jsonl")" = 1 &&
+	test "$(grep -c "\"type\":\"fail\",\"f\":\"transfer\".*\"error\":\"refused: account [0-9]* holds [0-9]*, less than [0-9]*\"" "$TRASH/run/history.jsonl")" = "$3"
+'
+
+test_expect_success 'a downstream balance tampered after the run: the check fails naming the account' '
+	v=$(sql "$UP" "SELECT balance FROM bank.accounts_parted WHERE id = 6") &&
+	sql "$DOWN" "UPDATE bank.accounts_parted SET balance = balance + 1 WHERE id = 6" &&
+	{ "$TICHAOS" check "$TRASH/run" >check.out 2>check.err; test $? = 1; } &&
+	grep -qx "not ok 1 - bank" check.out &&
+	grep -qx "  message: \"the downstream differs: account 6 (accounts_parted) is $((v + 1)) downstream, $v upstream (1 accounts differ; totals 2001 downstream, 2000 upstream)\"" check.out
+'
+
 test_done
