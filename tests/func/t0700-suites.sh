@@ -1,7 +1,7 @@
 #!/bin/sh
 # The shipped suites end to end on the local cluster (the CI gate):
-# smoke, fail_over_ddl_mix cut to 60 s (two cycles), and the autoid suite, which
-# needs TiDB and must be skipped here — never passed.
+# smoke, fail_over_ddl_mix cut to 60 s (two cycles), bank, and the autoid
+# suite, which needs TiDB and must be skipped here — never passed.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -47,6 +47,20 @@ test_expect_success 'fail_over_ddl_mix at 60 s passes: two cycles of a graceful 
 		grep -q "\"f\":\"$op\"" "$TRASH/fodm/history.jsonl" ||
 		{ echo "$op never ran"; return 1; }
 	done
+'
+
+test_expect_success 'bank passes: the total never changed through two kills of the replica' '
+	test_clusters="$test_clusters $TRASH/bank/cluster" &&
+	"$ROOT/tichaos" run "$ROOT/suites/bank.yaml" --port-base auto \
+		--out "$TRASH/bank" >tap 2>err || { tail -5 err; false; }
+	verdicts "$TRASH/bank" >got &&
+	printf "%s\n" "workload 1 bank pass" "fault 1 kill pass" "bank pass" \
+		"consistency pass" "progress pass" "logscan pass" >expect &&
+	test_cmp expect got &&
+	grep -qx "ok 2 - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
+	reads=$(grep -c "\"type\":\"ok\",\"f\":\"read\"" "$TRASH/bank/history.jsonl") &&
+	transfers=$(grep -c "\"type\":\"ok\",\"f\":\"transfer\"" "$TRASH/bank/history.jsonl") &&
+	grep -qx "ok 3 - bank: $reads reads saw the total 2000; $transfers ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" tap
 '
 
 test_expect_success 'autoid_leader_switch is skipped on the local cluster, not passed' '
