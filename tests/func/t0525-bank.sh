@@ -199,4 +199,47 @@ test_expect_success 'a downstream balance tampered after the run: the check fail
 	grep -qx "  message: \"the downstream differs: account 6 (accounts_parted) is $((v + 1)) downstream, $v upstream (1 accounts differ; totals 2001 downstream, 2000 upstream)\"" check.out
 '
 
+cat >"$TRASH/within.yaml" <<EOF
+name: within
+duration: 3s
+seed: 7
+database: within
+tables:
+  - name: w_{1..3}
+    columns: "id INT PRIMARY KEY, balance BIGINT NOT NULL"
+workloads:
+  - kind: bank
+    tables: w_{1..3}
+    accounts: 7
+    initial: 50
+    cross_tables: false
+    threads: 2
+    rate: 100
+    ignore_errors: true
+checks:
+  - kind: bank
+    sync_timeout: 60s
+EOF
+
+test_expect_success 'cross_tables false: accounts round robin over three tables, every transfer within one' '
+	"$TICHAOS" run "$TRASH/within.yaml" --cluster "$T" --out "$TRASH/within" \
+		>within.tap 2>within.err || { tail -5 within.err; false; }
+	sql "$UP" "SELECT GROUP_CONCAT(id ORDER BY id) FROM within.w_1;
+		SELECT GROUP_CONCAT(id ORDER BY id) FROM within.w_2;
+		SELECT GROUP_CONCAT(id ORDER BY id) FROM within.w_3;
+		SELECT (SELECT SUM(balance) FROM within.w_1) + (SELECT SUM(balance) FROM within.w_2) + (SELECT SUM(balance) FROM within.w_3)" >got &&
+	printf "%s\n" 1,4,7 2,5 3,6 350 >expect && test_cmp expect got &&
+	perl -MJSON::PP -ne "
+		my \$l = decode_json(\$_);
+		next unless \$l->{f} eq q(transfer);
+		my (\$f, \$t) = @{\$l->{value}}{qw(from to)};
+		\$n++;
+		die qq(line \$.: \$f -> \$t across tables\n) if (\$f - 1) % 3 != (\$t - 1) % 3 || \$f == \$t;
+		die qq(line \$.: table \$l->{table} for account \$f\n)
+			if \$l->{table} ne q(within.w_) . ((\$f - 1) % 3 + 1);
+		END { die qq(no transfer\n) unless \$n }
+	" "$TRASH/within/history.jsonl" &&
+	grep -q "^ok 2 - bank: [0-9]* reads saw the total 350; " within.tap
+'
+
 test_done
