@@ -3,8 +3,8 @@
  * docs/checkers.md, bank). With the suite's one bank workload
  * (workloads/bank.h: accounts, initial, tables):
  *
- * reads: every ok read saw the total accounts * initial. A read that did
- *   not is named with the faults between the last read before it that
+ * reads: every ok read saw the total accounts * initial in every account.
+ *   A read that did not is named with the faults between the last read before it that
  *   saw the right total (or the start) and its completion.
  * balances (live): each account's final balance upstream is its initial
  *   one plus the ok transfers to it, minus those from it, with the info
@@ -238,7 +238,7 @@ static void read_done(struct bank *b, struct op *o,
 	o->accounts = member(v, "accounts");
 	json_decref(v);
 	b->reads++;
-	if (o->total == b->expected) {
+	if (o->total == b->expected && o->accounts == b->w->accounts) {
 		b->last_good = o->complete;
 		return;
 	}
@@ -379,9 +379,10 @@ static void judge_reads(const struct bank *b, struct check_result *r,
 			&json);
 		buf_printf(d, NULL, ",\"between\":%s}", buf_str(&json));
 		if (!i)
-			buf_printf(msg, NULL, "%zu of %zu reads saw a total "
-				   "other than %lld; first: %s", b->bad_total,
-				   b->reads, b->expected, buf_str(&text));
+			buf_printf(msg, NULL, "%zu of %zu reads saw other "
+				   "than %lld in %lld accounts; first: %s",
+				   b->bad_total, b->reads, b->expected,
+				   (long long)b->w->accounts, buf_str(&text));
 		buf_release(&text);
 		buf_release(&json);
 	}

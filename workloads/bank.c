@@ -126,6 +126,7 @@ static void pick_pair(struct worker *w, const struct bank_opts *o,
 {
 	uint64_t n = o->common.tables.n;
 	uint64_t acc = (uint64_t)o->accounts;
+	uint64_t table, in_table, mine, k;
 
 	*from = 1 + (int64_t)rand_below(&w->rng, acc);
 	if (o->cross_tables || n == 1) {
@@ -133,16 +134,14 @@ static void pick_pair(struct worker *w, const struct bank_opts *o,
 		*to += *to >= *from;
 		return;
 	}
-	/* The accounts of from's table: from's residue, (acc - r) / n + ... */
-	{
-		uint64_t r = (uint64_t)(*from - 1) % n;
-		uint64_t in_table = (acc - r + n - 1) / n;
-		uint64_t mine = (uint64_t)(*from - 1) / n;
-		uint64_t k = rand_below(&w->rng, in_table - 1);
-
-		k += k >= mine;
-		*to = (int64_t)(k * n + r + 1);
-	}
+	/* From's table holds accounts table + 1, table + 1 + n, ...:
+	 * in_table of them, from the mine-th; another one of them. */
+	table = (uint64_t)(*from - 1) % n;
+	in_table = (acc - table + n - 1) / n;
+	mine = (uint64_t)(*from - 1) / n;
+	k = rand_below(&w->rng, in_table - 1);
+	k += k >= mine;
+	*to = (int64_t)(k * n + table + 1);
 }
 
 /* SELECT the balance of account `id` FOR UPDATE into *balance. */
@@ -211,7 +210,8 @@ static void failed(struct worker *w, const char *f, const char *table,
 		sql_close(&w->conn);
 }
 
-static void transfer(struct worker *w, const struct bank_opts *o)
+/* A transfer: -1 after an error (not a refusal), else 0. */
+static int transfer(struct worker *w, const struct bank_opts *o)
 {
 	int64_t from, to;
 	long long amount, bal[2];
@@ -227,28 +227,29 @@ static void transfer(struct worker *w, const struct bank_opts *o)
 		 "\"amount\":%lld}", (long long)from, (long long)to, amount);
 	err_clear(&e);
 	if (worker_connect(w))
-		return;
+		return 0;
 	worker_invoke_value(w, "transfer", table, value);
 	if (sql_exec(&w->conn, "START TRANSACTION", &e) ||
 	    lock_account(w, o, from < to ? from : to, &bal[from > to], &e) ||
 	    lock_account(w, o, from < to ? to : from, &bal[from < to], &e)) {
 		failed(w, "transfer", table, value, &e);
-		return;
+		return -1;
 	}
 	if (bal[0] < amount) {
 		err_set(&e, ERR_INFRA, "refused: account %lld holds %lld, "
 			"less than %lld", (long long)from, bal[0], amount);
 		w->conn.last_class = SQL_FATAL;
 		failed(w, "transfer", table, value, &e);
-		return;
+		return 0;
 	}
 	if (move(w, o, from, -amount, &e) || move(w, o, to, amount, &e)) {
 		failed(w, "transfer", table, value, &e);
-		return;
+		return -1;
 	}
 	if (sql_exec(&w->conn, "COMMIT", &e))
 		w->conn.last_class = SQL_AMBIGUOUS;	/* info */
 	worker_complete_value(w, "transfer", table, -1, value, &e);
+	return err_isset(&e) ? -1 : 0;
 }
 
 /* Every balance of table `t` added to *total and *accounts. */
@@ -275,7 +276,8 @@ static int read_table(struct worker *w, const struct bank_opts *o,
 	return rc ? -1 : 0;
 }
 
-static void read_total(struct worker *w, const struct bank_opts *o)
+/* A read of the whole total: -1 after an error, else 0. */
+static int read_total(struct worker *w, const struct bank_opts *o)
 {
 	long long total = 0, accounts = 0;
 	char value[96];
@@ -284,7 +286,7 @@ static void read_total(struct worker *w, const struct bank_opts *o)
 
 	err_clear(&e);
 	if (worker_connect(w))
-		return;
+		return 0;
 	worker_invoke(w, "read", NULL);
 	rc = sql_exec(&w->conn, "START TRANSACTION WITH CONSISTENT SNAPSHOT",
 		      &e);
@@ -293,11 +295,12 @@ static void read_total(struct worker *w, const struct bank_opts *o)
 				&accounts, &e);
 	if (rc || sql_exec(&w->conn, "COMMIT", &e)) {
 		failed(w, "read", NULL, NULL, &e);
-		return;
+		return -1;
 	}
 	snprintf(value, sizeof(value), "{\"total\":%lld,\"accounts\":%lld}",
 		 total, accounts);
 	worker_complete_value(w, "read", NULL, -1, value, NULL);
+	return 0;
 }
 
 static void run(struct worker *w)
@@ -307,14 +310,14 @@ static void run(struct worker *w)
 	uint64_t rw = (uint64_t)o->read_weight;
 
 	while (!worker_stopping(w)) {
-		uint64_t before = w->fail + w->info;
+		int rc;
 
 		worker_pace(w);
 		if (rand_below(&w->rng, tw + rw) < tw)
-			transfer(w, o);
+			rc = transfer(w, o);
 		else
-			read_total(w, o);
-		if (w->fail + w->info != before && !worker_stopping(w))
+			rc = read_total(w, o);
+		if (rc && !worker_stopping(w))
 			wl_error_pause(w);
 	}
 }

@@ -53,7 +53,7 @@ test_expect_success 'offline, clean: the reads pass, the rest is skipped with th
 	expect_result off-clean "\$c->{numbers}" "reads=2 bad_reads=0"
 '
 
-TOTAL_MSG="1 of 2 reads saw a total other than 400; first: read of 395 (4 accounts) (line 14, process 1, up-0, 4.000s..4.010s); between: kill cdc from 1.500s to 1.540s, kill cdc in effect from 1.540s to 3.500s, restart cdc from 3.000s to 3.500s"
+TOTAL_MSG="1 of 2 reads saw other than 400 in 4 accounts; first: read of 395 (4 accounts) (line 14, process 1, up-0, 4.000s..4.010s); between: kill cdc from 1.500s to 1.540s, kill cdc in effect from 1.540s to 3.500s, restart cdc from 3.000s to 3.500s"
 
 test_expect_success 'offline, a read saw 395: fails naming the read and the kill around it' '
 	stored total off-total &&
@@ -62,6 +62,14 @@ test_expect_success 'offline, a read saw 395: fails naming the read and the kill
 	expect_result off-total "\$c->{message}" "$TOTAL_MSG" &&
 	expect_result off-total "\$c->{details}{first_bad_reads}[0]{text}" "read of 395 (4 accounts) (line 14, process 1, up-0, 4.000s..4.010s)" &&
 	expect_result off-total "\$c->{details}{first_bad_reads}[0]{between}" "[\"kill cdc from 1.500s to 1.540s\",\"kill cdc in effect from 1.540s to 3.500s\",\"restart cdc from 3.000s to 3.500s\"]"
+'
+
+test_expect_success 'offline, a read that saw 400 in 3 accounts fails too' '
+	stored clean off-three &&
+	sed -i -e "4s/\"accounts\":4/\"accounts\":3/" off-three/history.jsonl &&
+	{ check off-three; test $? = 1; } &&
+	expect_result off-three "\$c->{message}" "1 of 2 reads saw other than 400 in 4 accounts; first: read of 400 (3 accounts) (line 4, process 1, up-0, 1.100s..1.110s)" &&
+	expect_result off-three "\$c->{numbers}" "reads=2 bad_reads=1"
 '
 
 C="$TRASH/c"
