@@ -3,8 +3,10 @@
  * docs/checkers.md, bank). With the suite's one bank workload
  * (workloads/bank.h: accounts, initial, tables):
  *
- * reads: every ok read saw the total accounts * initial in every account.
- *   A read that did not is named with the faults between the last read before it that
+ * reads: every ok read saw the total accounts * initial in every account;
+ *   so did every ok replica_read (the workload's reads of the local
+ *   cluster's replica, which applies transactions whole and in order,
+ *   while the run goes on). A read that did not is named with the faults between the last read before it that
  *   saw the right total (or the start) and its completion.
  * balances (live): each account's final balance upstream is its initial
  *   one plus the ok transfers to it, minus those from it, with the info
@@ -73,6 +75,7 @@ struct op {
 	const char *type;	/* "ok", "fail", "info" (static strings) */
 	long long from, to, amount;
 	long long total, accounts;	/* reads */
+	int replica;		/* a read of the replica (replica_read) */
 	int applied;		/* unknown ones: 1 yes, 0 no, -1 unresolved */
 };
 
@@ -93,7 +96,7 @@ struct bank {
 	struct op *ok, *failed, *unknown;
 	size_t nok, nfailed, nunknown, cok, cfailed, cunknown;
 	long long *delta;		/* per account, from the ok ones */
-	size_t reads;
+	size_t reads, replica_reads;	/* ok ones; the replica's of them */
 	struct op *bad;			/* the first max_report bad reads */
 	size_t nbad, bad_total;
 	int64_t *good_before;		/* per bad read: the last good read's
@@ -238,6 +241,7 @@ static void read_done(struct bank *b, struct op *o,
 	o->accounts = member(v, "accounts");
 	json_decref(v);
 	b->reads++;
+	b->replica_reads += o->replica;
 	if (o->total == b->expected && o->accounts == b->w->accounts) {
 		b->last_good = o->complete;
 		return;
@@ -250,6 +254,18 @@ static void read_done(struct bank *b, struct op *o,
 		b->bad[b->nbad++] = *o;
 	}
 	b->bad_total++;
+}
+
+/* A replica read's node: the replica its value names. */
+static void node_of_replica(struct op *o, const struct history_line *l)
+{
+	json_t *v = l->value ? json_loadb(l->value, l->value_len, 0, NULL)
+			     : NULL;
+	const char *name = json_string_value(json_object_get(v, "replica"));
+
+	if (name)
+		snprintf(o->node, sizeof(o->node), "%s", name);
+	json_decref(v);
 }
 
 /* A completion of a worker's operation. */
@@ -270,7 +286,10 @@ static int completed(struct bank *b, const struct history_line *l)
 	o->line = l->line;
 	o->type = !strcmp(l->type, "ok") ? "ok" : !strcmp(l->type, "fail")
 		  ? "fail" : "info";
-	if (!strcmp(l->f, "read")) {
+	if (!strcmp(l->f, "read") || !strcmp(l->f, "replica_read")) {
+		o->replica = !strcmp(l->f, "replica_read");
+		if (o->replica)
+			node_of_replica(o, l);
 		if (o->type[0] == 'o')
 			read_done(b, o, l);
 		return 0;
@@ -296,7 +315,8 @@ static int record(const struct history_line *l, void *arg)
 		return 0;
 	}
 	if (l->process < 0 || (strcmp(l->f, "transfer") &&
-			       strcmp(l->f, "read")))
+			       strcmp(l->f, "read") &&
+			       strcmp(l->f, "replica_read")))
 		return 0;
 	if (!strcmp(l->type, "invoke"))
 		return invoked(b, l);
@@ -350,8 +370,9 @@ static void op_text(struct buf *out, const struct op *o)
 		buf_printf(out, NULL, "transfer %lld -> %lld of %lld ",
 			   o->from, o->to, o->amount);
 	else
-		buf_printf(out, NULL, "read of %lld (%lld accounts) ",
-			   o->total, o->accounts);
+		buf_printf(out, NULL, "%sread of %lld (%lld accounts) ",
+			   o->replica ? "replica " : "", o->total,
+			   o->accounts);
 	buf_printf(out, NULL, "(line %zu, process %d, %s, %ss..%s%s)", o->line,
 		   o->process, o->node, secs(a, sizeof(a), o->invoke),
 		   o->complete < 0 ? "" : secs(c, sizeof(c), o->complete),
@@ -364,8 +385,9 @@ static void judge_reads(const struct bank *b, struct check_result *r,
 {
 	struct buf *d = &r->details;
 
-	buf_printf(d, NULL, ",\"reads\":%zu,\"bad_reads\":%zu,\"first_bad_"
-		   "reads\":[", b->reads, b->bad_total);
+	buf_printf(d, NULL, ",\"reads\":%zu,\"replica_reads\":%zu,"
+		   "\"bad_reads\":%zu,\"first_bad_reads\":[", b->reads,
+		   b->replica_reads, b->bad_total);
 	for (size_t i = 0; i < b->nbad; i++) {
 		struct buf text = BUF_INIT, json = BUF_INIT;
 
@@ -828,8 +850,9 @@ static void verdict(const struct bank *b, const struct check_ctx *ctx,
 	size_t applied = 0, unresolved = 0;
 	struct buf first = BUF_INIT;
 
-	snprintf(r->numbers, sizeof(r->numbers), "reads=%zu bad_reads=%zu%s",
-		 b->reads, b->bad_total, buf_str(nums));
+	snprintf(r->numbers, sizeof(r->numbers), "reads=%zu replica_reads=%zu "
+		 "bad_reads=%zu%s", b->reads, b->replica_reads, b->bad_total,
+		 buf_str(nums));
 	if (msg->len) {
 		check_verdict(r, VERDICT_FAIL, "%s", buf_str(msg));
 		return;

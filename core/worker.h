@@ -48,6 +48,12 @@ struct worker_env {
 	 * core never looks into) in `database`, within `timeout_s`. */
 	int (*connect)(const struct component *node, struct sql *conn,
 		       const char *database, int timeout_s, struct err *e);
+	/* MAY: a downstream SQL node that applies the upstream's
+	 * transactions whole and in order (a MySQL / MariaDB replica: the
+	 * local cluster's, a topology's `replicates`), and its name; NULL
+	 * where there is none (TiCDC may split a transaction). */
+	const struct component *replica;
+	const char *replica_name;
 };
 
 /* Everything a worker thread owns. */

@@ -297,6 +297,17 @@ static int start_workers(struct state *st, const struct run_options *o,
 	st->env.history = st->run.history;
 	st->env.cancel = st->run.cancel;
 	st->env.connect = component_connect;
+	/* A MySQL / MariaDB replica (the local cluster's, or a topology's
+	 * `replicates`) applies the upstream's transactions whole. */
+	for (size_t i = 0; i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+
+		if ((c->roles & ROLE_DOWNSTREAM) && c->sql_port &&
+		    c->replicates && !st->env.replica) {
+			st->env.replica = c;
+			st->env.replica_name = c->name;
+		}
+	}
 	/* Workers draw from their own stream, apart from the plan's. */
 	rand_seed(&root, st->plan.seed ^ UINT64_C(0x5f3759df2b1e7c4d));
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {

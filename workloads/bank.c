@@ -15,7 +15,9 @@
  * COMMIT is info, its outcome unknown, resolved by the check from the
  * final balances. A read is "read": START TRANSACTION WITH CONSISTENT
  * SNAPSHOT, every account's balance, COMMIT, recorded with
- * {"total":T,"accounts":N}; any error of a read is a fail.
+ * {"total":T,"accounts":N}; any error of a read is a fail. On the local
+ * cluster a "replica_read" reads the total the same way on the MariaDB
+ * replica, which applies transactions whole and in order.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +45,9 @@ static const struct optspec opts[] = {
 	  "relative weight of transfers", AT(transfer_weight) },
 	{ "read_weight", OPT_INT, "1", 0, NULL, 0, 1000,
 	  "relative weight of reads of the whole total", AT(read_weight) },
+	{ "replica_read_weight", OPT_INT, "0", 0, NULL, 0, 1000,
+	  "relative weight of reads of the whole total on the local "
+	  "cluster's replica", AT(replica_read_weight) },
 	{ "cross_tables", OPT_BOOL, "true", 0, NULL, 0, 0,
 	  "transfers between accounts of different tables too",
 	  AT(cross_tables) },
@@ -56,7 +61,7 @@ static int check(const struct suite *s, const struct suite_item *it,
 	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL,
 			    0 };
 
-	if (o->transfer_weight + o->read_weight == 0)
+	if (o->transfer_weight + o->read_weight + o->replica_read_weight == 0)
 		return ynode_error(e, s->path, &at, "workload 'bank' needs a "
 				   "weight above 0");
 	if (o->accounts < (o->cross_tables ? 1 : 2) * n)
@@ -253,9 +258,9 @@ static int transfer(struct worker *w, const struct bank_opts *o)
 }
 
 /* Every balance of table `t` added to *total and *accounts. */
-static int read_table(struct worker *w, const struct bank_opts *o,
-		      const char *t, long long *total, long long *accounts,
-		      struct err *e)
+static int read_table(struct worker *w, struct sql *conn,
+		      const struct bank_opts *o, const char *t,
+		      long long *total, long long *accounts, struct err *e)
 {
 	struct buf *q = &w->sql_text;
 	struct sql_result r = SQL_RESULT_INIT;
@@ -265,7 +270,7 @@ static int read_table(struct worker *w, const struct bank_opts *o,
 	rc = buf_addstr(q, "SELECT ", e) || sql_quote_ident(q, o->key, e) ||
 	     buf_addstr(q, ", ", e) || sql_quote_ident(q, o->column, e) ||
 	     buf_addstr(q, " FROM ", e) || wl_table(q, w, t, e) ||
-	     sql_query(&w->conn, buf_str(q), &r, e);
+	     sql_query(conn, buf_str(q), &r, e);
 	for (size_t i = 0; !rc && i < r.nrows; i++) {
 		const char *b = sql_cell(&r, i, o->column);
 
@@ -291,7 +296,7 @@ static int read_total(struct worker *w, const struct bank_opts *o)
 	rc = sql_exec(&w->conn, "START TRANSACTION WITH CONSISTENT SNAPSHOT",
 		      &e);
 	for (size_t t = 0; !rc && t < o->common.tables.n; t++)
-		rc = read_table(w, o, o->common.tables.v[t], &total,
+		rc = read_table(w, &w->conn, o, o->common.tables.v[t], &total,
 				&accounts, &e);
 	if (rc || sql_exec(&w->conn, "COMMIT", &e)) {
 		failed(w, "read", NULL, NULL, &e);
@@ -303,20 +308,66 @@ static int read_total(struct worker *w, const struct bank_opts *o)
 	return 0;
 }
 
+/*
+ * A read of the whole total on the replica (worker_env.replica), on a
+ * connection of its own, opened and closed each time: -1 after an
+ * error, else 0. Any error is a fail.
+ */
+static int replica_read(struct worker *w, const struct bank_opts *o)
+{
+	struct sql c = SQL_INIT;
+	long long total = 0, accounts = 0;
+	char value[160];
+	struct err e;
+	int rc;
+
+	err_clear(&e);
+	snprintf(value, sizeof(value), "{\"replica\":\"%s\"}",
+		 w->env->replica_name);
+	worker_invoke_value(w, "replica_read", NULL, value);
+	rc = w->env->connect(w->env->replica, &c, w->suite->database, 5,
+			     &e) ||
+	     sql_exec(&c, "START TRANSACTION WITH CONSISTENT SNAPSHOT", &e);
+	for (size_t t = 0; !rc && t < o->common.tables.n; t++)
+		rc = read_table(w, &c, o, o->common.tables.v[t], &total,
+				&accounts, &e);
+	rc = rc || sql_exec(&c, "COMMIT", &e);
+	sql_close(&c);
+	if (!rc)
+		snprintf(value, sizeof(value), "{\"replica\":\"%s\","
+			 "\"total\":%lld,\"accounts\":%lld}",
+			 w->env->replica_name, total, accounts);
+	/* The upstream connection's class decides fail or info: a fail. */
+	w->conn.last_class = SQL_FATAL;
+	worker_complete_value(w, "replica_read", NULL, -1, value,
+			      rc ? &e : NULL);
+	return rc ? -1 : 0;
+}
+
 static void run(struct worker *w)
 {
 	const struct bank_opts *o = w->item->opts;
 	uint64_t tw = (uint64_t)o->transfer_weight;
 	uint64_t rw = (uint64_t)o->read_weight;
+	uint64_t pw = (uint64_t)o->replica_read_weight;
 
-	while (!worker_stopping(w)) {
+	if (pw && !w->env->replica) {
+		worker_skip(w, "replica_read", NULL, "no downstream applies "
+			    "the upstream's transactions whole (only a "
+			    "MySQL or MariaDB replica does)");
+		pw = 0;
+	}
+	while (!worker_stopping(w) && tw + rw + pw) {
+		uint64_t pick = rand_below(&w->rng, tw + rw + pw);
 		int rc;
 
 		worker_pace(w);
-		if (rand_below(&w->rng, tw + rw) < tw)
+		if (pick < tw)
 			rc = transfer(w, o);
-		else
+		else if (pick < tw + rw)
 			rc = read_total(w, o);
+		else
+			rc = replica_read(w, o);
 		if (rc && !worker_stopping(w))
 			wl_error_pause(w);
 	}

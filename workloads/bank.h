@@ -25,6 +25,7 @@ struct bank_opts {
 	int64_t max_transfer;
 	int64_t transfer_weight;
 	int64_t read_weight;
+	int64_t replica_read_weight;
 	int cross_tables;
 };
 

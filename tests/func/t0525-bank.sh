@@ -50,7 +50,7 @@ test_expect_success 'offline, clean: the reads pass, the rest is skipped with th
 	stored clean off-clean &&
 	check off-clean &&
 	grep -qx "ok 1 - bank # SKIP 2 reads saw the total 400; the balances and the downstream are not checked: the cluster is not up" off-clean.out &&
-	expect_result off-clean "\$c->{numbers}" "reads=2 bad_reads=0"
+	expect_result off-clean "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=0"
 '
 
 TOTAL_MSG="1 of 2 reads saw other than 400 in 4 accounts; first: read of 395 (4 accounts) (line 14, process 1, up-0, 4.000s..4.010s); between: kill cdc from 1.500s to 1.540s, kill cdc in effect from 1.540s to 3.500s, restart cdc from 3.000s to 3.500s"
@@ -69,7 +69,18 @@ test_expect_success 'offline, a read that saw 400 in 3 accounts fails too' '
 	sed -i -e "4s/\"accounts\":4/\"accounts\":3/" off-three/history.jsonl &&
 	{ check off-three; test $? = 1; } &&
 	expect_result off-three "\$c->{message}" "1 of 2 reads saw other than 400 in 4 accounts; first: read of 400 (3 accounts) (line 4, process 1, up-0, 1.100s..1.110s)" &&
-	expect_result off-three "\$c->{numbers}" "reads=2 bad_reads=1"
+	expect_result off-three "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=1"
+'
+
+test_expect_success 'offline, a read of the replica that saw 390 fails naming the replica' '
+	stored clean off-replica &&
+	sed -i -e "3,4s/\"f\":\"read\"/\"f\":\"replica_read\"/" \
+		-e "3s/\"node\":\"up-0\"}/\"node\":\"up-0\",\"value\":{\"replica\":\"down-0\"}}/" \
+		-e "4s/\"value\":{\"total\":400,/\"value\":{\"replica\":\"down-0\",\"total\":390,/" \
+		off-replica/history.jsonl &&
+	{ check off-replica; test $? = 1; } &&
+	expect_result off-replica "\$c->{message}" "1 of 2 reads saw other than 400 in 4 accounts; first: replica read of 390 (4 accounts) (line 4, process 1, down-0, 1.100s..1.110s)" &&
+	expect_result off-replica "\$c->{numbers}" "reads=2 replica_reads=1 bad_reads=1"
 '
 
 C="$TRASH/c"
@@ -95,7 +106,7 @@ test_expect_success 'clean: passes with the counts of the history' '
 	check clean &&
 	expect_result clean "\$c->{verdict}" pass &&
 	expect_result clean "\$c->{message}" "2 reads saw the total 400; 2 ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" &&
-	expect_result clean "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0" &&
+	expect_result clean "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=0 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0" &&
 	expect_result clean "[@{\$c->{details}}{qw(upstream_total downstream_total fitting_ways)}]" "[400,400,1]"
 '
 
@@ -103,7 +114,7 @@ test_expect_success 'a changed total in a read fails though the balances fit' '
 	stored total total "$T" &&
 	{ check total; test $? = 1; } &&
 	expect_result total "\$c->{message}" "$TOTAL_MSG" &&
-	expect_result total "\$c->{numbers}" "reads=2 bad_reads=1 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0"
+	expect_result total "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=1 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0"
 '
 
 test_expect_success 'a lost ok transfer: the accounts and the transfer named, the kill in effect' '
@@ -127,7 +138,7 @@ test_expect_success 'an unknown transfer that applied, and one never completed t
 	stored info info-applied "$T" &&
 	check info-applied &&
 	expect_result info-applied "\$c->{message}" "2 reads saw the total 400; 2 ok transfers and 1 of 2 unknown ones applied fit the final balances, equal downstream (0 unresolved)" &&
-	expect_result info-applied "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=2 applied=1 not_applied=1 unresolved=0 downstream_differing=0" &&
+	expect_result info-applied "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=0 transfers=2 failed=1 unknown=2 applied=1 not_applied=1 unresolved=0 downstream_differing=0" &&
 	expect_result info-applied "[map { \"\$_->{line}:\$_->{resolved}\" } @{\$c->{details}{unknown}}]" "[\"16:applied\",\"17:not applied\"]"
 '
 
@@ -135,7 +146,7 @@ test_expect_success 'an unknown transfer that did not apply' '
 	balances 90 110 95 105 &&
 	stored info info-not "$T" &&
 	check info-not &&
-	expect_result info-not "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=2 applied=0 not_applied=2 unresolved=0 downstream_differing=0" &&
+	expect_result info-not "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=0 transfers=2 failed=1 unknown=2 applied=0 not_applied=2 unresolved=0 downstream_differing=0" &&
 	expect_result info-not "[map { \"\$_->{line}:\$_->{resolved}\" } @{\$c->{details}{unknown}}]" "[\"16:not applied\",\"17:not applied\"]"
 '
 
@@ -151,7 +162,7 @@ test_expect_success 'two unknown transfers that cancel out cannot be resolved: n
 	stored unresolved unresolved "$T" &&
 	check unresolved &&
 	expect_result unresolved "\$c->{message}" "2 reads saw the total 400; 2 ok transfers and 0 of 2 unknown ones applied fit the final balances, equal downstream; 2 unresolved, first: transfer 1 -> 4 of 20 (line 16, process 2, up-0, 4.500s..4.600s)" &&
-	expect_result unresolved "\$c->{numbers}" "reads=2 bad_reads=0 transfers=2 failed=1 unknown=2 applied=0 not_applied=0 unresolved=2 downstream_differing=0" &&
+	expect_result unresolved "\$c->{numbers}" "reads=2 replica_reads=0 bad_reads=0 transfers=2 failed=1 unknown=2 applied=0 not_applied=0 unresolved=2 downstream_differing=0" &&
 	expect_result unresolved "\$c->{details}{fitting_ways}" 2
 '
 
@@ -165,19 +176,23 @@ test_expect_success 'a downstream balance changed: fails naming the account and 
 	expect_result down "\$c->{details}{downstream_differing}" "[{\"account\":4,\"downstream\":99,\"table\":\"acc_b\",\"upstream\":105}]"
 '
 
-# counts DIR: "reads transfers failed unknown failed_reads" of DIR's
-# history: ok reads; ok, fail and info transfers (with invokes never
-# completed); failed reads.
+# counts DIR: "reads transfers failed unknown failed_reads replica_reads"
+# of DIR's history: ok reads (of the replica too); ok, fail and info
+# transfers (with invokes never completed); failed reads (of the replica
+# too); ok reads of the replica.
 counts() {
 	perl -MJSON::PP -ne '
 		my $l = decode_json($_);
 		next unless $l->{process} =~ /^\d+$/;
 		$n{"$l->{f} $l->{type}"}++;
 		END {
-			printf "%d %d %d %d %d\n", $n{"read ok"} // 0,
+			printf "%d %d %d %d %d %d\n",
+				($n{"read ok"} // 0) + ($n{"replica_read ok"} // 0),
 				$n{"transfer ok"} // 0, $n{"transfer fail"} // 0,
 				($n{"transfer invoke"} // 0) - ($n{"transfer ok"} // 0)
-				- ($n{"transfer fail"} // 0), $n{"read fail"} // 0;
+				- ($n{"transfer fail"} // 0),
+				($n{"read fail"} // 0) + ($n{"replica_read fail"} // 0),
+				$n{"replica_read ok"} // 0;
 		}
 	' "$1/history.jsonl"
 }
@@ -190,10 +205,10 @@ test_expect_success 'the bank suite passes on the local cluster, its counts thos
 		--out "$TRASH/run" >run.tap 2>run.err || { tail -5 run.err; false; }
 	grep -c "^ok " run.tap >oks && echo 6 >expect && test_cmp expect oks &&
 	set -- $(counts "$TRASH/run") &&
-	test "$1" -gt 0 && test "$2" -gt 0 && test "$4" = 0 &&
+	test "$1" -gt 0 && test "$2" -gt 0 && test "$4" = 0 && test "$6" -gt 0 &&
 	grep -qx "ok 1 - workload 1 bank: $(($1 + $2)) ok, $(($3 + $5)) fail, 0 info, errors ignored" run.tap &&
 	grep -qx "ok 3 - bank: $1 reads saw the total 2000; $2 ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" run.tap &&
-	expect_result "$TRASH/run" "\$c->{numbers}" "reads=$1 bad_reads=0 transfers=$2 failed=$3 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0" &&
+	expect_result "$TRASH/run" "\$c->{numbers}" "reads=$1 replica_reads=$6 bad_reads=0 transfers=$2 failed=$3 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0" &&
 	expect_result "$TRASH/run" "[@{\$c->{details}}{qw(upstream_total downstream_total)}]" "[2000,2000]" &&
 	test "$(grep -c "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"kill\"" "$TRASH/run/history.jsonl")" = 1 &&
 	test "$(grep -c "\"type\":\"fail\",\"f\":\"transfer\".*\"error\":\"refused: account [0-9]* holds [0-9]*, less than [0-9]*\"" "$TRASH/run/history.jsonl")" = "$3"
