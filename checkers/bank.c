@@ -571,7 +571,7 @@ static void unknown_json(const struct bank *b, struct buf *d,
 /*
  * The final balances upstream against the history: details, numbers'
  * part in `nums`, a failure in `msg`. -1: too many unknown transfers to
- * resolve (msg says so).
+ * resolve (r's verdict unknown says so).
  */
 static int judge_balances(struct bank *b, const long long *final,
 			  const unsigned char *present,
@@ -592,8 +592,9 @@ static int judge_balances(struct bank *b, const long long *final,
 	buf_printf(d, NULL, ",\"transfers\":{\"ok\":%zu,\"fail\":%zu,"
 		   "\"unknown\":%zu}", b->nok, b->nfailed, b->nunknown);
 	if (b->nunknown > MAX_UNKNOWN) {
-		buf_printf(msg, NULL, "%zu unknown transfers, more than the "
-			   "%d the check resolves", b->nunknown, MAX_UNKNOWN);
+		check_verdict(r, VERDICT_UNKNOWN, "%zu unknown transfers, more "
+			      "than the %d the check resolves", b->nunknown,
+			      MAX_UNKNOWN);
 		free(residual);
 		return -1;
 	}
@@ -765,10 +766,8 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	     : component_connect(up, &conn[0], NULL, 60, e) ||
 	       read_balances(&conn[0], b, ctx->suite->database, bal,
 			     present, e);
-	if (!rc && judge_balances(b, bal, present, r, msg, nums) < 0) {
-		check_verdict(r, VERDICT_UNKNOWN, "%s", buf_str(msg));
-		rc = 1;
-	}
+	if (!rc && judge_balances(b, bal, present, r, msg, nums) < 0)
+		rc = 1;		/* unknown, said by judge_balances */
 	rc = rc || component_connect(down, &conn[1], NULL, 60, e);
 	if (!rc) {
 		buf_addch(&r->details, ',', NULL);

@@ -166,6 +166,17 @@ test_expect_success 'two unknown transfers that cancel out cannot be resolved: n
 	expect_result unresolved "\$c->{details}{fitting_ways}" 2
 '
 
+test_expect_success 'more unknown transfers than the check resolves: unknown, saying so' '
+	balances 90 110 95 105 &&
+	stored clean many "$T" &&
+	for i in $(seq 1 21); do
+		printf "{\"time\":%d,\"process\":%d,\"type\":\"invoke\",\"f\":\"transfer\",\"table\":\"bank.acc_a\",\"node\":\"up-0\",\"value\":{\"from\":1,\"to\":2,\"amount\":1}}\n" $((5000000000 + i)) $((i + 1))
+	done >>many/history.jsonl &&
+	{ check many; test $? = 3; } &&
+	expect_result many "\$c->{verdict}" unknown &&
+	expect_result many "\$c->{message}" "21 unknown transfers, more than the 20 the check resolves"
+'
+
 test_expect_success 'a downstream balance changed: fails naming the account and both totals' '
 	balances 90 110 95 105 &&
 	wait_for_condition 30 "test \"\$(sql $DOWN \"SELECT SUM(balance) FROM bank.acc_b\")\" = 215" &&
