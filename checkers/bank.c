@@ -3,11 +3,12 @@
  * docs/checkers.md, bank). With the suite's one bank workload
  * (workloads/bank.h: accounts, initial, tables):
  *
- * reads: every ok read saw the total accounts * initial in every account;
- *   so did every ok replica_read (the workload's reads of the local
- *   cluster's replica, which applies transactions whole and in order,
- *   while the run goes on). A read that did not is named with the faults between the last read before it that
- *   saw the right total (or the start) and its completion.
+ * reads: every ok read saw the total accounts * initial in every
+ *   account; so did every ok replica_read (the workload's reads of a
+ *   MySQL / MariaDB replica, which applies transactions whole and in
+ *   order, while the run goes on). A read that did not is named with the
+ *   faults between the last read before it that saw them (or the start)
+ *   and its completion.
  * balances (live): each account's final balance upstream is its initial
  *   one plus the ok transfers to it, minus those from it, with the info
  *   transfers (outcome unknown; an invoke that never completed is one)
@@ -68,15 +69,15 @@ static const struct optspec opts[] = {
 
 /* An operation: a transfer, or a read. */
 struct op {
-	size_t line;		/* of its completion (of its invoke: none) */
+	size_t line;		/* of its completion, else its invoke */
 	int process;
 	char node[48];
-	int64_t invoke, complete;	/* complete -1: never completed */
-	const char *type;	/* "ok", "fail", "info" (static strings) */
+	int64_t invoke, complete;	/* complete -1: never */
+	const char *type;	/* "ok", "fail", "info" (static) */
 	long long from, to, amount;
 	long long total, accounts;	/* reads */
 	int replica;		/* a read of the replica (replica_read) */
-	int applied;		/* unknown ones: 1 yes, 0 no, -1 unresolved */
+	int applied;		/* unknown: 1 yes, 0 no, -1 unresolved */
 };
 
 struct fault_span {
@@ -95,12 +96,12 @@ struct bank {
 	/* Transfers: ok, fail, and unknown (info, never completed). */
 	struct op *ok, *failed, *unknown;
 	size_t nok, nfailed, nunknown, cok, cfailed, cunknown;
-	long long *delta;		/* per account, from the ok ones */
-	size_t reads, replica_reads;	/* ok ones; the replica's of them */
-	struct op *bad;			/* the first max_report bad reads */
+	long long *delta;	/* per account, from the ok ones */
+	size_t reads, replica_reads;	/* ok; the replica's of them */
+	struct op *bad;		/* the first max_report bad reads */
 	size_t nbad, bad_total;
-	int64_t *good_before;		/* per bad read: the last good read's
-					 * completion before it, or 0 */
+	int64_t *good_before;	/* per bad read: the last good read's
+				 * completion before it, or 0 */
 	int64_t last_good;
 	/* Faults, and the nemesis's open invoke. */
 	struct fault_span *faults;
@@ -616,7 +617,8 @@ static int judge_balances(struct bank *b, const long long *final,
 				   i ? "," : "", k + 1);
 			json_quote(d, bank_table(b->w, (int64_t)k + 1), NULL);
 			if (present[k])
-				buf_printf(d, NULL, ",\"final\":%lld", final[k]);
+				buf_printf(d, NULL, ",\"final\":%lld",
+					   final[k]);
 			else
 				buf_addstr(d, ",\"final\":null", NULL);
 			buf_printf(d, NULL, ",\"expected\":%lld}", want);

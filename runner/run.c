@@ -263,6 +263,78 @@ static int await_schema(struct state *st, struct err *e)
 	return rc ? -1 : 0;
 }
 
+/* "SELECT CONCAT_WS(',', COUNT(*) of each table of the suite)". */
+static int count_rows_query(const struct suite *s, struct buf *q,
+			    struct err *e)
+{
+	int rc = buf_addstr(q, "SELECT CONCAT_WS(','", e);
+
+	for (size_t i = 0; !rc && i < s->ntables; i++)
+		rc = buf_addstr(q, ", (SELECT COUNT(*) FROM ", e) ||
+		     sql_quote_ident(q, s->database, e) ||
+		     buf_addch(q, '.', e) ||
+		     sql_quote_ident(q, s->tables[i].name, e) ||
+		     buf_addch(q, ')', e);
+	return rc || buf_addch(q, ')', e) ? -1 : 0;
+}
+
+/*
+ * After a workload's setup (struct workload_type.setup): wait until
+ * every downstream holds as many rows in each table as the upstream,
+ * so that no operation, nor a read of the downstream, comes before the
+ * setup's rows.
+ */
+static int await_setup(struct state *st, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + 60 * NS_PER_SEC;
+	struct buf q = BUF_INIT, want = BUF_INIT, v = BUF_INIT;
+	struct sql s = SQL_INIT;
+	int rc = 0, any = 0;
+
+	for (size_t i = 0; i < st->suite.nworkloads; i++)
+		any |= workload_type_of(&st->suite.workloads[i])->setup != NULL;
+	if (!any)
+		return 0;
+	rc = count_rows_query(&st->suite, &q, e) ||
+	     component_connect(st->ups[0], &s, NULL, 10, e) ||
+	     sql_value(&s, buf_str(&q), &want, e) < 0;
+	sql_close(&s);
+	for (size_t i = 0; !rc && i < st->cluster.ncomps; i++) {
+		const struct component *c = &st->cluster.comps[i];
+		struct err last = ERR_INIT;
+
+		if (!(c->roles & ROLE_DOWNSTREAM) || !c->sql_port)
+			continue;
+		for (;;) {
+			int got;
+
+			err_clear(&last);
+			buf_reset(&v);
+			got = !component_connect(c, &s, NULL, 5, &last) &&
+			      sql_value(&s, buf_str(&q), &v, &last) == 0 &&
+			      !strcmp(buf_str(&v), buf_str(&want));
+			sql_close(&s);
+			if (got)
+				break;
+			if (interrupted || clock_mono_ns() >= deadline) {
+				rc = err_set(e, ERR_INFRA, "%s: the workloads' "
+					     "setup rows did not arrive within "
+					     "60s (%s of %s)%s%s", c->name,
+					     v.len ? buf_str(&v) : "?",
+					     buf_str(&want),
+					     err_isset(&last) ? ": " : "",
+					     last.msg);
+				break;
+			}
+			clock_sleep_ns(100 * NS_PER_MS);
+		}
+	}
+	buf_release(&q);
+	buf_release(&want);
+	buf_release(&v);
+	return rc ? -1 : 0;
+}
+
 /* Give each worker its share of the item's tables (round robin). */
 static void share_tables(struct worker *w, const struct optlist *tables)
 {
@@ -667,7 +739,8 @@ static enum next make_schema(struct state *st, int *refused, int *rc,
 		}
 		return STOP;
 	}
-	if (setup_workloads(st, e) || await_schema(st, e))
+	if (setup_workloads(st, e) || await_schema(st, e) ||
+	    await_setup(st, e))
 		return interrupted ? REPORT : STOP;
 	return GO_ON;
 }
