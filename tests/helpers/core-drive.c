@@ -64,7 +64,7 @@ static int drive_workload(struct suite *s, struct plan *p, struct cluster *c,
 			  struct history *h, uint64_t want, struct err *e)
 {
 	struct cancel stop = CANCEL_INIT;
-	struct worker_env env = { p, h, &stop, component_connect };
+	struct worker_env env = { p, h, &stop, component_connect, NULL, NULL };
 	const struct workload_opts *o = workload_opts_of(&s->workloads[0]);
 	struct component *up = first_upstream(c);
 	int64_t deadline = clock_mono_ns() + 60 * NS_PER_SEC;
