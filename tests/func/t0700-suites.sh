@@ -58,7 +58,8 @@ test_expect_success 'bank passes: the total never changed through two kills of t
 		"consistency pass" "progress pass" "logscan pass" >expect &&
 	test_cmp expect got &&
 	grep -qx "ok 2 - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
-	reads=$(grep -c "\"type\":\"ok\",\"f\":\"read\"" "$TRASH/bank/history.jsonl") &&
+	reads=$(grep -c "\"type\":\"ok\",\"f\":\"\(replica_\)\?read\"" "$TRASH/bank/history.jsonl") &&
+	grep -q "\"type\":\"ok\",\"f\":\"replica_read\"" "$TRASH/bank/history.jsonl" &&
 	transfers=$(grep -c "\"type\":\"ok\",\"f\":\"transfer\"" "$TRASH/bank/history.jsonl") &&
 	grep -qx "ok 3 - bank: $reads reads saw the total 2000; $transfers ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" tap
 '
