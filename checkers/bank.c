@@ -840,7 +840,8 @@ static int read_run(struct bank *b, const struct check_ctx *ctx,
 		return 1;
 	}
 	never_completed(b);
-	qsort(b->faults, b->nfaults, sizeof(*b->faults), by_start);
+	if (b->nfaults)		/* no NULL to qsort (UBSan) */
+		qsort(b->faults, b->nfaults, sizeof(*b->faults), by_start);
 	return 0;
 }
 
