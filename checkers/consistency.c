@@ -14,9 +14,9 @@
  *    says how, exactly). Both sides checksum every chunk in
  *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
  *    32-bit row hash (two rounds of CRC32 over the row's text, row_text()
- *    and checksum() say how). Mismatching chunks are bisected (at the
- *    middle key) down to a few thousand rows, whose rows are then
- *    compared in key order. A table without a key is compared whole as a
+ *    and checksum() say how). Mismatching chunks are cut (an integer
+ *    range in tenths, any other at its middle key) down to a few thousand
+ *    rows, whose rows are then compared in key order. A table without a key is compared whole as a
  *    multiset of rows, with a warning.
  * 3. Differences: missing, extra and changed rows with their keys, and
  *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,16 +63,18 @@ static const struct optspec opts[] = {
 	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "only these tables (default: every table of the database, on "
 	  "either side)", AT(tables) },
-	{ "chunk_rows", OPT_INT, "10000", 0, NULL, 100, 10000000,
+	{ "chunk_rows", OPT_INT, "100000", 0, NULL, 100, 10000000,
 	  "rows per checksummed chunk", AT(chunk_rows) },
-	{ "threads", OPT_INT, "4", 0, NULL, 1, 64,
-	  "connections per side checksumming chunks in parallel",
-	  AT(threads) },
+	{ "threads", OPT_INT, "0", 0, NULL, 0, 64,
+	  "connections per side checksumming chunks in parallel; 0: one per "
+	  "two cores of this machine (1 to 4) when both servers run on it, "
+	  "else 4", AT(threads) },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
 	  "keys listed per kind of difference", AT(max_report) },
 };
 
-/* Rows compared one by one at most, per bisected range. */
+/* Rows compared one by one at most, per range cut from a mismatching
+ * chunk. */
 #define COMPARE_ROWS 2000
 
 enum { UP, DOWN };
@@ -710,20 +713,6 @@ size_t range_split_keys(char **const *bounds, size_t nbounds,
 	return n;
 }
 
-int range_halve_int(const struct range *rg, struct range half[2])
-{
-	uint64_t span = (uint64_t)rg->hi - (uint64_t)rg->lo;
-	uint64_t first = span / 2 + (span & 1);	/* keys / 2 */
-
-	if (rg->whole || rg->lo >= rg->hi)
-		return 0;
-	half[0] = (struct range){ 0, rg->lo, key_at(rg->lo, first - 1), NULL,
-				  NULL };
-	half[1] = (struct range){ 0, key_at(rg->lo, first), rg->hi, NULL,
-				  NULL };
-	return 1;
-}
-
 /*
  * The key tuple of the row `offset` rows into the range, in key order:
  * 1 and *out set, 0 when the range holds no more rows, or -1.
@@ -1104,15 +1093,26 @@ static void compare_rows(struct diff *d, const struct table *t,
 	}
 }
 
-/* Compare a range: rows when small, else checksums of halves. */
+/*
+ * A mismatching integer range is cut into this many parts (fewer when it
+ * holds fewer keys): a chunk of 100000 rows reaches ranges of a few
+ * thousand in two rounds of checksums over it, where halves took six.
+ */
+#define SPLIT_PARTS 10
+
+/*
+ * Compare a range: rows when small, else checksums of its parts: tenths
+ * of an integer range, halves of any other at its middle key.
+ */
 static int compare_range(struct side *sides, const struct table *t,
 			 const struct range *rg, const struct sum *su,
 			 const struct sum *sd, struct diff *d, struct err *e)
 {
 	struct rows rows[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
-	struct range half[2];
+	struct range half[2], *parts = NULL;
 	char **mid = NULL;
-	int rc = 0, split = 0;
+	size_t nparts = 0;
+	int rc = 0;
 
 	if (su->count == sd->count && !strcmp(su->xor, sd->xor))
 		return 0;
@@ -1120,7 +1120,9 @@ static int compare_range(struct side *sides, const struct table *t,
 			  sd->count <= COMPARE_ROWS)) {
 		/* small enough: compare the rows */
 	} else if (t->int_key) {
-		split = range_halve_int(rg, half);
+		nparts = range_split_int(rg->lo, rg->hi, SPLIT_PARTS, 1,
+					 &parts);
+		nparts = nparts > 1 ? nparts : 0;
 	} else {
 		/* At the middle key of the side with more rows: each half
 		 * holds fewer of its rows. */
@@ -1132,21 +1134,25 @@ static int compare_range(struct side *sides, const struct table *t,
 			return -1;
 		half[0] = (struct range){ 0, 0, 0, rg->klo, mid };
 		half[1] = (struct range){ 0, 0, 0, mid, rg->khi };
-		split = rc;
+		nparts = rc ? 2 : 0;
 		rc = 0;
 	}
-	if (split) {
-		for (int h = 0; h < 2 && rc >= 0; h++) {
-			struct sum hu, hd;
+	if (nparts) {
+		const struct range *part = parts ? parts : half;
 
-			rc = checksum(&sides[UP].conn, t, &half[h], &hu, e) ||
-			     checksum(&sides[DOWN].conn, t, &half[h], &hd, e) ||
-			     compare_range(sides, t, &half[h], &hu, &hd, d, e)
+		for (size_t i = 0; i < nparts && !rc; i++) {
+			struct sum pu, pd;
+
+			rc = checksum(&sides[UP].conn, t, &part[i], &pu, e) ||
+			     checksum(&sides[DOWN].conn, t, &part[i], &pd, e) ||
+			     compare_range(sides, t, &part[i], &pu, &pd, d, e)
 			     ? -1 : 0;
 		}
+		free(parts);
 		free_tuple(mid, t->nkeys);
-		return rc < 0 ? -1 : 0;
+		return rc;
 	}
+	free(parts);
 	rc = fetch_rows(&sides[UP].conn, t, rg, &rows[UP], e) ||
 	     fetch_rows(&sides[DOWN].conn, t, rg, &rows[DOWN], e);
 	if (!rc)
@@ -1466,6 +1472,24 @@ out:
 	return rc ? -1 : 0;
 }
 
+/*
+ * `threads: 0`. Two servers on this machine share its cores: a scan on
+ * each core is all they run at once, and more scans take turns, each
+ * evicting the others' pages from a buffer pool the table may not fit
+ * (bench/README.md). Servers elsewhere get four.
+ */
+static int auto_threads(const struct side *sides)
+{
+	cpu_set_t cpus;
+	int n;
+
+	for (int s = 0; s < 2; s++)
+		if (sides[s].comp->host && strcmp(sides[s].comp->host, "local"))
+			return 4;
+	n = sched_getaffinity(0, sizeof(cpus), &cpus) ? 2 : CPU_COUNT(&cpus);
+	return n / 2 < 1 ? 1 : n / 2 > 4 ? 4 : n / 2;
+}
+
 static int write_fix(const char *run_dir, const char *db, const char *name,
 		     const struct buf *fix, char *rel, size_t size,
 		     struct err *e)
@@ -1547,8 +1571,9 @@ static int compare_one(const struct check_ctx *ctx,
 				 "columns differ: %.300s", db, name,
 				 buf_str(&schema));
 	} else if (!rc) {
-		rc = compare_table(sides, &t, o->chunk_rows, (int)o->threads,
-				   &d, e);
+		rc = compare_table(sides, &t, o->chunk_rows, o->threads ?
+				   (int)o->threads : auto_threads(sides), &d,
+				   e);
 	}
 	if (!rc && !schema.len) {
 		buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"

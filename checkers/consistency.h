@@ -11,7 +11,8 @@
  *
  * The contract: the ranges of a table cover every key of either side
  * exactly once, with no gap and no overlap, whatever the keys' values —
- * INT64_MIN and INT64_MAX included — and so do the two halves of a range.
+ * INT64_MIN and INT64_MAX included. A mismatching integer chunk is cut the
+ * same way, by range_split_int, into at most ten parts.
  */
 
 #include <stddef.h>
@@ -67,13 +68,6 @@ size_t range_split_int(int64_t lo, int64_t hi, uint64_t rows,
  */
 size_t range_split_keys(char **const *bounds, size_t nbounds,
 			struct range **out);
-
-/*
- * An integer range cut in two at its middle key: half[0] holds
- * floor(keys / 2) keys from lo, half[1] the rest up to hi. Returns 1, or
- * 0 (half untouched) when the range holds a single key or is whole.
- */
-int range_halve_int(const struct range *rg, struct range half[2]);
 
 /*
  * Append the range as a WHERE clause of `t`'s key (" WHERE ..."), or
