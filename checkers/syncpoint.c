@@ -286,9 +286,11 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		return 0;
 	}
 	if (ctx->dialect != DIALECT_TIDB) {
-		check_verdict(r, VERDICT_SKIP, "%s is not TiDB: sync points "
-			      "are read at TiDB snapshots (tidb_snapshot) on "
-			      "both sides", up->name);
+		check_verdict(r, VERDICT_SKIP, "%s is %s, not TiDB: sync "
+			      "points are read at TiDB snapshots "
+			      "(tidb_snapshot) on both sides", up->name,
+			      ctx->dialect < 0 ? "unknown" :
+			      dialect_name(ctx->dialect));
 		return 0;
 	}
 	if (not_tidb(down, &v, e))

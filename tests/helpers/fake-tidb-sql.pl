@@ -29,6 +29,9 @@
 #   a transaction, 0 outside one (MariaDB's @@in_transaction).
 # - VERSION(): --version (default 8.0.11-TiDB-v7.5.0), as TiDB answers, so
 #   tichaos takes the dialect for TiDB; the handshake's server version too.
+# - information_schema.TABLES: TiDB calls every table 'BASE TABLE';
+#   MariaDB calls a versioned one 'SYSTEM VERSIONED'. A query for
+#   TABLE_TYPE = 'BASE TABLE' gets both.
 #
 # The server's handshake loses CLIENT_SSL, so every packet can be read.
 # Every query rewritten is one line on stderr: "rewrite: OLD -> NEW".
@@ -141,6 +144,7 @@ sub rewrite {
 	my $n = $q;
 	$n =~ s/\@\@(?:SESSION\.)?tidb_current_ts\b/$CURRENT_TS/gi;
 	$n =~ s/\bVERSION\(\)/'$opt{version}'/gi;
+	$n =~ s/TABLE_TYPE\s*=\s*'BASE TABLE'/TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED')/gi;
 	return $n;
 }
 
