@@ -293,15 +293,16 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			      dialect_name(ctx->dialect));
 		return 0;
 	}
-	if (not_tidb(down, &v, e))
-		return -1;
-	if (v.len) {
+	rc = not_tidb(down, &v, e);
+	if (!rc && v.len)
 		check_verdict(r, VERDICT_SKIP, "%s is not TiDB (%s): TiCDC "
 			      "records sync points only in a TiDB downstream",
 			      down->name, buf_str(&v));
+	if (rc || v.len) {
 		buf_release(&v);
-		return 0;
+		return rc ? -1 : 0;
 	}
+	buf_release(&v);
 	buf_printf(&r->details, NULL, "\"changefeed\":");
 	json_quote(&r->details, cf, NULL);
 	rc = component_connect(down, &s, NULL, 10, e) ||
