@@ -1600,12 +1600,17 @@ static int compare_one(const struct check_ctx *ctx,
 	/* Counted once, whatever differs in it. */
 	tl->differing += !rc && (schema.len || parts.len || d.fix.len);
 	if (!rc && d.fix.len && o->at_snapshot) {
+		int k = d.keys[0].len ? 0 : d.keys[1].len ? 1 : 2;
+		const char *key = buf_str(&d.keys[k]);
+
 		if (!tl->first[0])
 			snprintf(tl->first, sizeof(tl->first), "%s.%s: %llu "
-				 "missing, %llu extra, %llu changed", db, name,
+				 "missing, %llu extra, %llu changed (first %s: "
+				 "%.*s)", db, name,
 				 (unsigned long long)d.missing,
 				 (unsigned long long)d.extra,
-				 (unsigned long long)d.changed);
+				 (unsigned long long)d.changed, kind_names[k],
+				 (int)strcspn(key, "\n"), key);
 	} else if (!rc && d.fix.len) {
 		rc = write_fix(ctx->run_dir, db, name, &d.fix, fix,
 			       sizeof(fix), e);
