@@ -128,6 +128,8 @@ test_expect_success 'the fake TiDB: TiDB in VERSION(), tidb_current_ts 0 outside
 	test "$(tso $UPT)" -gt $(( $(date +%s) * 1000 << 18 ))
 '
 
+# A changefeed without enable-sync-point never runs CreateSyncTable
+# (tiflow cdc/syncpointstore/mysql_syncpoint_store.go): no table at all.
 test_expect_success 'no tidb_cdc.syncpoint_v1 downstream: unknown, saying so' '
 	sql $UP "CREATE DATABASE sp; CREATE TABLE sp.t (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING" &&
 	run_dir r0 $UPT $DOWNT && check r0 &&
@@ -147,6 +149,9 @@ test_expect_success 'three sync points with changes between them' '
 	test $(wc -l <points) = 3
 '
 
+# The table is shared by every changefeed writing to this downstream (key
+# (changefeed, primary_ts), mysql_syncpoint_store.go): others' rows are
+# not this changefeed's points.
 test_expect_success 'a sync point of another changefeed only: unknown, saying so' '
 	run_dir r1 $UPT $DOWNT "    changefeed: other" && check r1 &&
 	test $rc = 3 &&
@@ -175,6 +180,9 @@ test_expect_success 'syncpoints: 10 with 3 recorded compares the 3, each at its 
 	echo "3/3 4/4 3/3" >want && test_cmp want got
 '
 
+# TiDB refuses SET tidb_snapshot below GC's safe point with error 8055
+# (pingcap/tidb pkg/sessionctx/variable/session.go ErrSnapshotTooOld,
+# checked in pkg/executor/set.go): the point is unknown, TiDB's words kept.
 test_expect_success 'a snapshot older than the GC safe point: unknown with TiDB'\''s message' '
 	set -- $(sed -n 2p points) && echo "$1" >gc-safe-point &&
 	set -- $(sed -n 1p points) &&
@@ -188,6 +196,9 @@ test_expect_success 'a snapshot older than the GC safe point: unknown with TiDB'
 	grep -qx "  verdict: unknown" r4.tap
 '
 
+# The downstream wrong for a while between two points, right again by
+# the end: only the point in between can show it; the current tables (and
+# so the consistency check) are equal.
 test_expect_success 'a row changed downstream only at a past snapshot: fail at that point, with the key' '
 	sql $DOWN "UPDATE sp.t SET v = 99 WHERE id = 2" &&
 	sync_point &&
@@ -212,6 +223,9 @@ test_expect_success 'a row changed downstream only at a past snapshot: fail at t
 	! test -e r5/fix-sql
 '
 
+# On a MySQL-compatible downstream that is not TiDB, TiCDC accepts the
+# changefeed (tiflow cdc/sink/validator/validator.go) but its "select
+# @@tidb_current_ts" fails (mysql_syncpoint_store.go): nothing to read.
 test_expect_success 'a downstream that is not TiDB: skipped, saying why' '
 	run_dir r6 $UPT $DOWN && check r6 &&
 	test $rc = 0 &&

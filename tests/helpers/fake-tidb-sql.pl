@@ -34,6 +34,13 @@
 #   TABLE_TYPE = 'BASE TABLE' gets both.
 #
 # The server's handshake loses CLIENT_SSL, so every packet can be read.
+#
+# Where it differs from TiDB: a MariaDB replica keeps the source's
+# timestamps in the rows it applies (row_start is the upstream's time), so
+# a row replicated after a sync point's secondary_ts but committed
+# upstream before it shows at that snapshot; TiDB's downstream commit_ts
+# is its own. The tests write upstream only before a point's primary_ts
+# and after its row is recorded, as TiCDC's barrier orders them.
 # Every query rewritten is one line on stderr: "rewrite: OLD -> NEW".
 # Core Perl only; one process, one select loop, no fork.
 use strict;
@@ -212,8 +219,17 @@ for (;;) {
 		if ($is_server{fileno $s}) {
 			my $st = $conn{fileno $s};
 			if ($st->{first}) {
+				# The handshake whole before it is rewritten.
+				$data = ($st->{held} // '') . $data;
+				my $len = length $data < 4 ? 0 :
+					unpack('V', substr($data, 0, 3) . "\0");
+				if (length $data < 4 + $len || length $data < 4) {
+					$st->{held} = $data;
+					next;
+				}
 				$st->{first} = 0;
-				$data = handshake($data);
+				$data = handshake(substr($data, 0, 4 + $len)) .
+					substr($data, 4 + $len);
 			}
 			syswrite($o, $data);
 		} else {
