@@ -48,9 +48,9 @@ struct consistency_opts {
 	int64_t chunk_rows;
 	int64_t threads;
 	int64_t max_report;
-	/* Not options: set by consistency_compare_at (syncpoint check). */
-	const char *session[2];	/* per side, run on each new connection */
-	int at_snapshot;	/* past snapshots: no fix SQL, no warning */
+	/* Not an option: set by consistency_compare_at, reading past
+	 * snapshots, whose fix SQL would not apply to the tables now. */
+	int at_snapshot;
 };
 
 #define AT(member) OPT_AT(struct consistency_opts, member)
@@ -110,7 +110,6 @@ static const char *const kind_names[] = { "missing", "extra", "changed" };
 static int connect_side(struct side *s, struct err *e)
 {
 	const struct component *c = s->comp;
-
 	struct err se = ERR_INIT;
 
 	if (component_connect(c, &s->conn, NULL, 60, e))
@@ -1588,7 +1587,7 @@ static int compare_one(const struct check_ctx *ctx,
 					  NULL);
 			buf_addch(&r->details, ']', NULL);
 		}
-		if (!t.nkeys && !o->at_snapshot)
+		if (!t.nkeys)
 			buf_addstr(&r->details, ",\"warning\":\"no primary "
 				   "key: rows compared as a multiset\"", NULL);
 		shown_json(&r->details, &t, &d);

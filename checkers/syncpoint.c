@@ -274,7 +274,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	struct sql s = SQL_INIT;
 	struct buf v = BUF_INIT;
 	struct point *pts = NULL;
-	size_t n = 0;
+	size_t n = 0, done = 0;
 	char why[ERR_MSG_MAX + 200] = "";
 	int rc;
 
@@ -311,11 +311,14 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	sql_close(&s);
 	if (!rc && !n)
 		check_verdict(r, VERDICT_UNKNOWN, "%s", why);
-	for (size_t i = 0; !rc && i < n; i++)
-		compare_point(ctx, o, up, down, &pts[i]);
-	if (!rc && n)
+	for (done = 0; !rc && done < n && !check_interrupted(ctx); done++)
+		compare_point(ctx, o, up, down, &pts[done]);
+	if (!rc && done < n)
+		check_verdict(r, VERDICT_UNKNOWN, "interrupted after %zu of "
+			      "%zu sync points of changefeed %s", done, n, cf);
+	else if (!rc && n)
 		verdict(cf, pts, n, r);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < done; i++)
 		check_result_release(&pts[i].res);
 	free(pts);
 	return rc ? -1 : 0;
