@@ -21,7 +21,10 @@
 #   tidb_external_ts", an error TiCDC ignores on a server without the
 #   variable, is left out: nothing here reads it.)
 # tichaos check runs the check on a run directory made here: a suite
-# and a topology whose SQL nodes are the two fakes.
+# and a topology whose SQL nodes are the two fakes. A TSO is the physical
+# time in milliseconds shifted left 18 bits, OR a logical counter (tikv/pd
+# pkg/tso; tidb's oracle.ComposeTS). Table big (1000 rows, 10 chunks of
+# 100) makes every chunk, bound and bisection be read at the snapshot.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -131,7 +134,9 @@ test_expect_success 'the fake TiDB: TiDB in VERSION(), tidb_current_ts 0 outside
 # A changefeed without enable-sync-point never runs CreateSyncTable
 # (tiflow cdc/syncpointstore/mysql_syncpoint_store.go): no table at all.
 test_expect_success 'no tidb_cdc.syncpoint_v1 downstream: unknown, saying so' '
-	sql $UP "CREATE DATABASE sp; CREATE TABLE sp.t (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING" &&
+	sql $UP "CREATE DATABASE sp; CREATE TABLE sp.t (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING;
+		CREATE TABLE sp.big (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING;
+		INSERT INTO sp.big SELECT seq, seq FROM sp.seq_1_to_1000" &&
 	run_dir r0 $UPT $DOWNT && check r0 &&
 	test $rc = 3 &&
 	grep -qx "not ok 1 - syncpoint" r0.tap &&
@@ -142,7 +147,8 @@ test_expect_success 'no tidb_cdc.syncpoint_v1 downstream: unknown, saying so' '
 test_expect_success 'three sync points with changes between them' '
 	sql $UP "INSERT INTO sp.t VALUES (1, 1), (2, 2), (3, 3)" &&
 	sync_point &&
-	sql $UP "UPDATE sp.t SET v = 20 WHERE id = 2; INSERT INTO sp.t VALUES (4, 4)" &&
+	sql $UP "UPDATE sp.t SET v = 20 WHERE id = 2; INSERT INTO sp.t VALUES (4, 4);
+		DELETE FROM sp.big WHERE id > 900; UPDATE sp.big SET v = -id WHERE id <= 50" &&
 	sync_point &&
 	sql $UP "DELETE FROM sp.t WHERE id = 1; UPDATE sp.t SET v = 30 WHERE id = 3" &&
 	sync_point &&
@@ -164,7 +170,7 @@ test_expect_success 'equal at each of the last 2 sync points: pass, those 2 comp
 	sed -n "2,3p" points | sed -e "s/$/ pass/" >want &&
 	points r2 >got && test_cmp want got &&
 	set -- $(sed -n 3p points) &&
-	grep -qx "ok 1 - syncpoint: equal at 2 sync points of changefeed cf-sp; the last at primary_ts $1, secondary_ts $2: 1 tables, 3 rows equal" r2.tap
+	grep -qx "ok 1 - syncpoint: equal at 2 sync points of changefeed cf-sp; the last at primary_ts $1, secondary_ts $2: 2 tables, 903 rows equal" r2.tap
 '
 
 test_expect_success 'syncpoints: 10 with 3 recorded compares the 3, each at its own rows' '
@@ -174,10 +180,10 @@ test_expect_success 'syncpoints: 10 with 3 recorded compares the 3, each at its 
 	points r3 >got && test_cmp want got &&
 	perl -MJSON::PP -e "
 		my \$j = decode_json(do { local \$/; <STDIN> });
-		print join(q( ), map { \$_->{tables}[0]{up_rows} . q(/) .
-			\$_->{tables}[0]{down_rows} }
+		print join(q( ), map { join(q(,), map { \$_->{up_rows} . q(/) .
+			\$_->{down_rows} . q(/) . \$_->{chunks} } @{ \$_->{tables} }) }
 			@{ \$j->{checks}[0]{details}{points} }), qq(\n);" <r3/results.json >got &&
-	echo "3/3 4/4 3/3" >want && test_cmp want got
+	echo "1000/1000/10,3/3/1 900/900/9,4/4/1 900/900/9,3/3/1" >want && test_cmp want got
 '
 
 # TiDB refuses SET tidb_snapshot below GC's safe point with error 8055
@@ -200,26 +206,27 @@ test_expect_success 'a snapshot older than the GC safe point: unknown with TiDB'
 # the end: only the point in between can show it; the current tables (and
 # so the consistency check) are equal.
 test_expect_success 'a row changed downstream only at a past snapshot: fail at that point, with the key' '
-	sql $DOWN "UPDATE sp.t SET v = 99 WHERE id = 2" &&
+	sql $DOWN "UPDATE sp.t SET v = 99 WHERE id = 2; UPDATE sp.big SET v = 7 WHERE id = 555" &&
 	sync_point &&
-	sql $DOWN "UPDATE sp.t SET v = 20 WHERE id = 2" &&
-	sql $UP "SELECT * FROM sp.t ORDER BY id" >up.rows &&
-	sql $DOWN "SELECT * FROM sp.t ORDER BY id" >down.rows &&
+	sql $DOWN "UPDATE sp.t SET v = 20 WHERE id = 2; UPDATE sp.big SET v = 555 WHERE id = 555" &&
+	sql $UP "SELECT * FROM sp.t ORDER BY id; SELECT * FROM sp.big ORDER BY id" >up.rows &&
+	sql $DOWN "SELECT * FROM sp.t ORDER BY id; SELECT * FROM sp.big ORDER BY id" >down.rows &&
 	test_cmp up.rows down.rows &&
 	run_dir r5 $UPT $DOWNT "    syncpoints: 2" && check r5 &&
 	test $rc = 1 &&
 	set -- $(sed -n 4p points) &&
 	printf "%s pass\n%s fail\n" "$(sed -n 3p points)" "$1 $2" >want &&
 	points r5 >got && test_cmp want got &&
-	grep -qxF "  message: \"1 of 2 sync points of changefeed cf-sp differ; first at primary_ts $1, secondary_ts $2: 1 of 1 tables differ; first: sp.t: 0 missing, 0 extra, 1 changed (first changed: \\\"id=2\\\")\"" r5.tap &&
+	grep -qxF "  message: \"1 of 2 sync points of changefeed cf-sp differ; first at primary_ts $1, secondary_ts $2: 2 of 2 tables differ; first: sp.big: 0 missing, 0 extra, 1 changed (first changed: \\\"id=555\\\")\"" r5.tap &&
 	grep -qx "  numbers: \"points=2 differing=1 unknown=0\"" r5.tap &&
 	perl -MJSON::PP -e "
 		my \$j = decode_json(do { local \$/; <STDIN> });
-		my \$t = \$j->{checks}[0]{details}{points}[1]{tables}[0];
-		print join(q(,), @{ \$t->{changed_keys} }), q( ),
-			join(q(,), @{ \$t->{rows}[0]{up} }), q( ),
-			join(q(,), @{ \$t->{rows}[0]{down} }), qq(\n);" <r5/results.json >got &&
-	echo "id=2 2,20 2,99" >want && test_cmp want got &&
+		for my \$t (@{ \$j->{checks}[0]{details}{points}[1]{tables} }) {
+			print join(q(,), @{ \$t->{changed_keys} }), q( ),
+				join(q(,), @{ \$t->{rows}[0]{up} }), q( ),
+				join(q(,), @{ \$t->{rows}[0]{down} }), qq(\n);
+		}" <r5/results.json >got &&
+	printf "id=555 555,555 555,7\nid=2 2,20 2,99\n" >want && test_cmp want got &&
 	! test -e r5/fix-sql
 '
 
