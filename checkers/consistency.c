@@ -49,6 +49,9 @@ struct consistency_opts {
 	int64_t chunk_rows;
 	int64_t threads;
 	int64_t max_report;
+	/* Not an option: set by consistency_compare_at, reading past
+	 * snapshots, whose fix SQL would not apply to the tables now. */
+	int at_snapshot;
 };
 
 #define AT(member) OPT_AT(struct consistency_opts, member)
@@ -82,6 +85,9 @@ enum { UP, DOWN };
 struct side {
 	const struct component *comp;
 	struct sql conn;
+	/* MAY: statements run on every new connection before any read
+	 * ("SET @@tidb_snapshot = '449...'"); its error is the side's. */
+	const char *session;
 };
 
 struct diff {
@@ -107,8 +113,14 @@ static const char *const kind_names[] = { "missing", "extra", "changed" };
 static int connect_side(struct side *s, struct err *e)
 {
 	const struct component *c = s->comp;
+	struct err se = ERR_INIT;
 
-	return component_connect(c, &s->conn, NULL, 60, e);
+	if (component_connect(c, &s->conn, NULL, 60, e))
+		return -1;
+	if (s->session && sql_exec(&s->conn, s->session, &se))
+		return err_set(e, se.class, "%s: %s: %s", c->name, s->session,
+			       se.msg);
+	return 0;
 }
 
 static const struct component *first_with(struct cluster *c, unsigned role)
@@ -788,6 +800,7 @@ static int checksum(struct sql *s, const struct table *t,
 /* Chunk checksums of one side, computed by a pool of connections. */
 struct pool {
 	const struct component *comp;
+	const char *session;
 	const struct table *t;
 	const struct range *ranges;
 	size_t nchunks;
@@ -800,7 +813,7 @@ struct pool {
 static void *pool_worker(void *arg)
 {
 	struct pool *p = arg;
-	struct side s = { p->comp, SQL_INIT };
+	struct side s = { p->comp, SQL_INIT, p->session };
 	struct err e = ERR_INIT;
 
 	sql_thread_init();
@@ -1206,8 +1219,10 @@ struct differ {
 static void *differ_worker(void *arg)
 {
 	struct differ *p = arg;
-	struct side s[2] = { { p->sides[UP].comp, SQL_INIT },
-			     { p->sides[DOWN].comp, SQL_INIT } };
+	struct side s[2] = { { p->sides[UP].comp, SQL_INIT,
+			       p->sides[UP].session },
+			     { p->sides[DOWN].comp, SQL_INIT,
+			       p->sides[DOWN].session } };
 	struct err e = ERR_INIT;
 
 	sql_thread_init();
@@ -1435,6 +1450,7 @@ static int compare_table(struct side *sides, const struct table *t,
 
 		memset(p, 0, sizeof(*p));
 		p->comp = sides[s].comp;
+		p->session = sides[s].session;
 		p->t = t;
 		p->ranges = ranges;
 		p->nchunks = nchunks;
@@ -1538,11 +1554,10 @@ struct tally {
  * members after "table"), the fix SQL and the tally.
  */
 static int compare_one(const struct check_ctx *ctx,
-		       const struct suite_item *it, struct side *sides,
+		       const struct consistency_opts *o, struct side *sides,
 		       const char *name, struct tally *tl,
 		       struct check_result *r, struct err *e)
 {
-	const struct consistency_opts *o = it->opts;
 	const char *db = ctx->suite->database;
 	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
 			   BUF_INIT };
@@ -1608,7 +1623,19 @@ static int compare_one(const struct check_ctx *ctx,
 	}
 	/* Counted once, whatever differs in it. */
 	tl->differing += !rc && (schema.len || parts.len || d.fix.len);
-	if (!rc && d.fix.len) {
+	if (!rc && d.fix.len && o->at_snapshot) {
+		int k = d.keys[0].len ? 0 : d.keys[1].len ? 1 : 2;
+		const char *key = buf_str(&d.keys[k]);
+
+		if (!tl->first[0])
+			snprintf(tl->first, sizeof(tl->first), "%s.%s: %llu "
+				 "missing, %llu extra, %llu changed (first %s: "
+				 "%.*s)", db, name,
+				 (unsigned long long)d.missing,
+				 (unsigned long long)d.extra,
+				 (unsigned long long)d.changed, kind_names[k],
+				 (int)strcspn(key, "\n"), key);
+	} else if (!rc && d.fix.len) {
 		rc = write_fix(ctx->run_dir, db, name, &d.fix, fix,
 			       sizeof(fix), e);
 		buf_printf(&r->details, NULL, ",\"fix_sql\":\"%s\"", fix);
@@ -1629,17 +1656,122 @@ static int compare_one(const struct check_ctx *ctx,
 	return rc;
 }
 
+/*
+ * Every table of the database on either side (or o->tables), compared
+ * into r's "tables" and the tally; *nall: how many.
+ */
+static int compare_tables(const struct check_ctx *ctx,
+			  const struct consistency_opts *o, struct side *sides,
+			  struct tally *tl, size_t *nall,
+			  struct check_result *r, struct err *e)
+{
+	const char *db = ctx->suite->database;
+	const struct optlist *only = &o->tables;
+	char **names[2] = { NULL, NULL }, **all = NULL;
+	size_t nnames[2] = { 0, 0 };
+	struct buf q = BUF_INIT;
+	int rc = 0;
+
+	*nall = 0;
+	for (int s = 0; !rc && s < 2; s++) {
+		schema_query(&q, "SELECT TABLE_NAME FROM information_schema."
+			     "TABLES", db, NULL, " AND TABLE_TYPE = "
+			     "'BASE TABLE'");
+		rc = string_list(&sides[s].conn, buf_str(&q), &names[s],
+				 &nnames[s], e);
+	}
+	if (rc)
+		goto out;
+	/* Every table on either side (or the ones asked for), sorted. */
+	all = xcalloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < nnames[s]; i++) {
+			int want = !only->n, dup = 0;
+
+			for (size_t k = 0; k < only->n; k++)
+				want |= !strcmp(only->v[k], names[s][i]);
+			for (size_t k = 0; k < *nall; k++)
+				dup |= !strcmp(all[k], names[s][i]);
+			if (want && !dup)
+				all[(*nall)++] = names[s][i];
+		}
+	qsort(all, *nall, sizeof(*all), by_string);
+	buf_addstr(&r->details, ",\"tables\":[", NULL);
+	for (size_t i = 0; !rc && i < *nall; i++) {
+		int on[2] = { 0, 0 };
+
+		for (int s = 0; s < 2; s++)
+			for (size_t k = 0; k < nnames[s]; k++)
+				on[s] |= !strcmp(names[s][k], all[i]);
+		buf_printf(&r->details, NULL, "%s{\"table\":\"%s.%s\"",
+			   i ? "," : "", db, all[i]);
+		if (!on[UP] || !on[DOWN]) {
+			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
+				   on[UP] ? "upstream" : "downstream");
+			if (!tl->first[0])
+				snprintf(tl->first, sizeof(tl->first), "%s.%s "
+					 "exists only %s", db, all[i], on[UP] ?
+					 "upstream" : "downstream");
+			tl->differing++;
+			continue;
+		}
+		rc = compare_one(ctx, o, sides, all[i], tl, r, e);
+		buf_addch(&r->details, '}', NULL);
+	}
+	buf_addch(&r->details, ']', NULL);
+	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
+		 "rows=%llu missing=%llu extra=%llu changed=%llu", *nall,
+		 tl->differing, (unsigned long long)tl->rows,
+		 (unsigned long long)tl->tot[0],
+		 (unsigned long long)tl->tot[1],
+		 (unsigned long long)tl->tot[2]);
+out:
+	for (int s = 0; s < 2; s++)
+		free_list(names[s], nnames[s]);
+	free(all);
+	buf_release(&q);
+	return rc;
+}
+
+int consistency_compare_at(const struct check_ctx *ctx,
+			   const struct snapshot_pair *at,
+			   struct check_result *r, struct err *e)
+{
+	struct side sides[2] = { { at->comp[UP], SQL_INIT, at->session[UP] },
+				 { at->comp[DOWN], SQL_INIT,
+				   at->session[DOWN] } };
+	struct consistency_opts o;
+	struct tally tl = { 0, 0, { 0, 0, 0 }, "" };
+	size_t nall = 0;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.tables = *at->tables;
+	o.chunk_rows = at->chunk_rows;
+	o.threads = at->threads;
+	o.max_report = at->max_report;
+	o.at_snapshot = 1;
+	rc = connect_side(&sides[UP], e) || connect_side(&sides[DOWN], e) ||
+	     compare_tables(ctx, &o, sides, &tl, &nall, r, e);
+	if (!rc && tl.differing)
+		check_verdict(r, VERDICT_FAIL, "%zu of %zu tables differ; "
+			      "first: %s", tl.differing, nall, tl.first);
+	else if (!rc)
+		check_verdict(r, VERDICT_PASS, "%zu tables, %llu rows equal",
+			      nall, (unsigned long long)tl.rows);
+	sql_close(&sides[UP].conn);
+	sql_close(&sides[DOWN].conn);
+	return rc ? -1 : 0;
+}
+
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
-	struct side sides[2] = { { NULL, SQL_INIT }, { NULL, SQL_INIT } };
-	const char *db = ctx->suite->database;
+	struct side sides[2] = { { NULL, SQL_INIT, NULL },
+				 { NULL, SQL_INIT, NULL } };
 	const struct consistency_opts *o = it->opts;
-	const struct optlist *only = &o->tables;
-	char **names[2] = { NULL, NULL }, **all = NULL;
-	size_t nnames[2] = { 0, 0 }, nall = 0;
 	struct tally tl = { 0, 0, { 0, 0, 0 }, "" };
-	struct buf q = BUF_INIT;
+	size_t nall = 0;
 	int64_t barrier_ns = 0;
 	char halted[300] = "";
 	int rc = 0;
@@ -1662,57 +1794,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		rc = connect_side(&sides[DOWN], e);
 	if (rc)
 		goto out;
-	for (int s = 0; !rc && s < 2; s++) {
-		schema_query(&q, "SELECT TABLE_NAME FROM information_schema."
-			     "TABLES", db, NULL, " AND TABLE_TYPE = "
-			     "'BASE TABLE'");
-		rc = string_list(&sides[s].conn, buf_str(&q), &names[s],
-				 &nnames[s], e);
-	}
-	if (rc)
-		goto out;
-	/* Every table on either side (or the ones asked for), sorted. */
-	all = xcalloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
-	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < nnames[s]; i++) {
-			int want = !only->n, dup = 0;
-
-			for (size_t k = 0; k < only->n; k++)
-				want |= !strcmp(only->v[k], names[s][i]);
-			for (size_t k = 0; k < nall; k++)
-				dup |= !strcmp(all[k], names[s][i]);
-			if (want && !dup)
-				all[nall++] = names[s][i];
-		}
-	qsort(all, nall, sizeof(*all), by_string);
-	buf_addstr(&r->details, ",\"tables\":[", NULL);
-	for (size_t i = 0; !rc && i < nall; i++) {
-		int on[2] = { 0, 0 };
-
-		for (int s = 0; s < 2; s++)
-			for (size_t k = 0; k < nnames[s]; k++)
-				on[s] |= !strcmp(names[s][k], all[i]);
-		buf_printf(&r->details, NULL, "%s{\"table\":\"%s.%s\"",
-			   i ? "," : "", db, all[i]);
-		if (!on[UP] || !on[DOWN]) {
-			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
-				   on[UP] ? "upstream" : "downstream");
-			if (!tl.first[0])
-				snprintf(tl.first, sizeof(tl.first), "%s.%s "
-					 "exists only %s", db, all[i], on[UP] ?
-					 "upstream" : "downstream");
-			tl.differing++;
-			continue;
-		}
-		rc = compare_one(ctx, it, sides, all[i], &tl, r, e);
-		buf_addch(&r->details, '}', NULL);
-	}
-	buf_addch(&r->details, ']', NULL);
-	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
-		 "rows=%llu missing=%llu extra=%llu changed=%llu", nall,
-		 tl.differing, (unsigned long long)tl.rows,
-		 (unsigned long long)tl.tot[0], (unsigned long long)tl.tot[1],
-		 (unsigned long long)tl.tot[2]);
+	rc = compare_tables(ctx, o, sides, &tl, &nall, r, e);
 	if (rc)
 		goto out;
 	if (halted[0]) {
@@ -1736,12 +1818,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 out:
 	if (rc > 0)
 		rc = 0;
-	for (int s = 0; s < 2; s++) {
-		free_list(names[s], nnames[s]);
+	for (int s = 0; s < 2; s++)
 		sql_close(&sides[s].conn);
-	}
-	free(all);
-	buf_release(&q);
 	return rc;
 }
 

@@ -7,7 +7,8 @@
  * no server: checkers/consistency.c finds the keys (MIN, MAX and COUNT(*)
  * of a single integer key; every chunk_rows-th key of any other) and
  * hands them here; tests/unit/t-consistency.c asserts the results
- * exactly. Not for anything outside the check and its test.
+ * exactly. Not for anything outside the check, its test and the
+ * syncpoint check (consistency_compare_at, below).
  *
  * The contract: the ranges of a table cover every key of either side
  * exactly once, with no gap and no overlap, whatever the keys' values —
@@ -19,6 +20,12 @@
 #include <stdint.h>
 
 #include "lib/buf.h"
+#include "lib/err.h"
+#include "lib/optspec.h"
+
+struct check_ctx;
+struct check_result;
+struct component;
 
 /* A compared table, as the upstream's information_schema describes it. */
 struct table {
@@ -80,5 +87,32 @@ size_t range_split_keys(char **const *bounds, size_t nbounds,
  */
 void range_where(struct buf *q, const struct table *t,
 		 const struct range *rg);
+
+/*
+ * The compare of two snapshots (checkers/syncpoint.c): both sides' SQL
+ * nodes, and per side MAY a statement run on each of its connections
+ * before any read ("SET @@tidb_snapshot = '449...'"). Borrowed.
+ */
+struct snapshot_pair {
+	const struct component *comp[2];	/* upstream, downstream */
+	const char *session[2];
+	const struct optlist *tables;		/* empty: every table */
+	int64_t chunk_rows, threads, max_report;
+};
+
+/*
+ * Compare the tables of ctx->suite->database as the consistency check
+ * does, without its barrier, on connections that first run `at`'s
+ * session statements; no fix SQL is written (a past snapshot's fix would
+ * not apply to the tables as they are now). Fills r's verdict (pass or
+ * fail: "2 of 4 tables differ; first: db.t: 0 missing, 0 extra, 1
+ * changed"), "tables" in its details (as the consistency check's) and
+ * its numbers. Returns -1 with `e` set ("down-0: SET @@tidb_snapshot =
+ * '449...': query failed on '...': <server's message> (8055)") when a
+ * side could not be read; r's verdict is then untouched.
+ */
+int consistency_compare_at(const struct check_ctx *ctx,
+			   const struct snapshot_pair *at,
+			   struct check_result *r, struct err *e);
 
 #endif
