@@ -353,24 +353,24 @@ struct watch {
 	const struct region *target;	/* merge: the target before */
 	struct region now;		/* the region as read last */
 	int read;			/* `now` holds a read */
+	char prior[1024];		/* scatter: PD's operator before */
 	char status[32];		/* scatter: the operator's status */
 	char shows[1200];	/* what PD showed instead */
 };
 
 /*
  * The operator PD keeps for region `id` (GET /pd/api/v1/operators/{id}:
- * "status: SUCCESS, operator: scatter-region {...} ...", a JSON string,
- * pkg/schedule/operator/operator_controller.go OpWithStatus): its status
- * when it is a scatter, "" when PD has none (or another kind).
+ * "status: SUCCESS, operator: scatter-region {...} (..., createAt:...)",
+ * a JSON string, pkg/schedule/operator/operator_controller.go
+ * OpWithStatus), up to `size` bytes of it; "" when PD has none.
  */
-static int scatter_status(struct fault_ctx *ctx, uint64_t id, char *status,
-			  size_t size, struct err *e)
+static int operator_text(struct fault_ctx *ctx, uint64_t id, char *text,
+			 size_t size, struct err *e)
 {
 	struct api_reply a = API_REPLY_INIT;
-	const char *text, *comma;
 	char path[128];
 
-	status[0] = '\0';
+	text[0] = '\0';
 	snprintf(path, sizeof(path), "/pd/api/v1/operators/%llu",
 		 (unsigned long long)id);
 	if (cluster_api(ctx->cluster, ROLE_PD, "GET", path, NULL,
@@ -384,14 +384,27 @@ static int scatter_status(struct fault_ctx *ctx, uint64_t id, char *status,
 		err_clear(e);
 		return 0;
 	}
-	text = json_is_string(a.doc) ? json_string_value(a.doc) : "";
-	comma = strchr(text, ',');
-	if (!strncmp(text, "status: ", 8) && comma &&
-	    !strncmp(comma, ", operator: scatter-region ", 27))
-		snprintf(status, size, "%.*s", (int)(comma - text - 8),
-			 text + 8);
+	snprintf(text, size, "%s", json_is_string(a.doc) ?
+		 json_string_value(a.doc) : "");
 	api_reply_release(&a);
 	return 0;
+}
+
+/*
+ * The status of a scatter operator in `text` ("SUCCESS", "RUNNING", ...),
+ * unless it is the one PD kept from before (`prior`: PD keeps an ended
+ * operator's record for 10 minutes) or another kind of operator: "".
+ */
+static void scatter_status(const char *text, const char *prior, char *status,
+			   size_t size)
+{
+	const char *comma = strchr(text, ',');
+
+	status[0] = '\0';
+	if (!strcmp(text, prior) || strncmp(text, "status: ", 8) || !comma ||
+	    strncmp(comma, ", operator: scatter-region ", 27))
+		return;
+	snprintf(status, size, "%.*s", (int)(comma - text - 8), text + 8);
 }
 
 static int same_stores(const struct region *a, const struct region *b)
@@ -425,9 +438,13 @@ static int seen(struct fault_ctx *ctx, struct watch *w, struct err *e)
 		if (rc != 1)
 			return rc < 0 ? -1 : 0;
 	}
-	if (w->op == OP_SCATTER &&
-	    scatter_status(ctx, b->id, w->status, sizeof(w->status), e))
-		return -1;
+	if (w->op == OP_SCATTER) {
+		char text[1024];
+
+		if (operator_text(ctx, b->id, text, sizeof(text), e))
+			return -1;
+		scatter_status(text, w->prior, w->status, sizeof(w->status));
+	}
 	rc = region_by_id(ctx, id, &w->now, e);
 	if (rc)
 		return rc < 0 ? -1 : (snprintf(w->shows, sizeof(w->shows),
@@ -508,6 +525,10 @@ static int await(struct fault_ctx *ctx, struct watch *w, int64_t timeout,
 		return err_set(e, ERR_INFRA, "%s: its operator ended with "
 			       "status %s", what, w->status);
 	format_duration(timeout, d, sizeof(d));
+	if (cancelled(ctx->cancel, CANCEL_STOP))
+		return err_set(e, ERR_INFRA, "%s not seen before the run "
+			       "ended: %s", what, rc == -1 ? last.msg
+			       : w->shows);
 	if (rc == -1)
 		return err_set(e, ERR_INFRA, "%s not seen within %s; last: %s",
 			       what, d, last.msg);
@@ -519,7 +540,7 @@ static int transfer_leader(struct fault_ctx *ctx, const struct region *b,
 			   struct rand *r, int64_t timeout,
 			   struct buf *value, struct err *e)
 {
-	struct watch w = { OP_TRANSFER_LEADER, b, 0, NULL, { 0 }, 0, "", "" };
+	struct watch w = { .op = OP_TRANSFER_LEADER, .before = b };
 	uint64_t to[MAX_PEERS];
 	size_t n = 0;
 	char body[256];
@@ -552,7 +573,7 @@ static int transfer_leader(struct fault_ctx *ctx, const struct region *b,
 static int split(struct fault_ctx *ctx, const struct region *b, int policy,
 		 int64_t timeout, struct buf *value, struct err *e)
 {
-	struct watch w = { OP_SPLIT, b, 0, NULL, { 0 }, 0, "", "" };
+	struct watch w = { .op = OP_SPLIT, .before = b };
 	struct region other;
 	const char *key, *at;
 	char body[256];
@@ -594,7 +615,7 @@ static int split(struct fault_ctx *ctx, const struct region *b, int policy,
 static int merge(struct fault_ctx *ctx, const struct region *b,
 		 int64_t timeout, struct buf *value, struct err *e)
 {
-	struct watch w = { OP_MERGE, b, 0, NULL, { 0 }, 0, "", "" };
+	struct watch w = { .op = OP_MERGE, .before = b };
 	struct region target;
 	char body[256];
 	int rc;
@@ -625,12 +646,13 @@ static int merge(struct fault_ctx *ctx, const struct region *b,
 static int scatter(struct fault_ctx *ctx, const struct region *b,
 		   int64_t timeout, struct buf *value, struct err *e)
 {
-	struct watch w = { OP_SCATTER, b, 0, NULL, { 0 }, 0, "", "" };
+	struct watch w = { .op = OP_SCATTER, .before = b };
 	char body[256];
 
 	snprintf(body, sizeof(body), "{\"name\":\"scatter-region\","
 		 "\"region_id\":%llu}", (unsigned long long)b->id);
-	if (add_operator(ctx, body, e))
+	if (operator_text(ctx, b->id, w.prior, sizeof(w.prior), e) ||
+	    add_operator(ctx, body, e))
 		return -1;
 	return await(ctx, &w, timeout, value, e);
 }

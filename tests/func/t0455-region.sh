@@ -253,7 +253,7 @@ suite scatter <<EOF
   - kind: region
     op: scatter
     at: [1s]
-    timeout: 2s
+    timeout: 1s
 EOF
 
 # Seed 7 over t's, p0's and p1's regions (4, 6, 10, 14) draws 6; the fake
@@ -267,8 +267,8 @@ test_expect_success 'scatter: the operator ended with SUCCESS, the peers moved' 
 
 test_expect_success 'scatter with nowhere to go: PD makes no operator, nothing moves: fail after the timeout' '
 	pd_up --stores 3 && run noscatter scatter &&
-	not_injected noscatter "region 6: its scatter not seen within 2s: its operator: none" &&
-	records noscatter "" "\"op\":\"scatter\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3)" fail "region 6: its scatter not seen within 2s: its operator: none"
+	not_injected noscatter "region 6: its scatter not seen within 1s: its operator: none" &&
+	records noscatter "" "\"op\":\"scatter\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3)" fail "region 6: its scatter not seen within 1s: its operator: none"
 '
 
 suite hold <<EOF
@@ -285,6 +285,14 @@ test_expect_success 'an operator PD accepted but never carried out: fail with wh
 	records hold ",\"target\":\"t\"" "\"op\":\"transfer_leader\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"from_store\":3,\"to_store\":2,\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3)" fail "region 6: its leader on store 2 not seen within 1s: PD shows its leader on store 3" &&
 	grep -q "^PD GET /pd/api/v1/region/id/6$" "$TRASH/pd.log" &&
 	test "$(grep -c "^PD GET /pd/api/v1/region/id/6$" "$TRASH/pd.log")" -ge 5
+'
+
+sed "s/^    timeout: 1s$/    timeout: 60s/" "$TRASH/hold.yaml" >"$TRASH/holdlong.yaml"
+
+test_expect_success 'the run ends while the change is awaited: the wait ends with it, fail' '
+	pd_up --hold && start=$(date +%s) && run holdlong holdlong &&
+	test $(($(date +%s) - start)) -lt 30 &&
+	not_injected holdlong "region 6: its leader on store 2 not seen before the run ended: PD shows its leader on store 3"
 '
 
 test_expect_success 'a cluster without PD'\''s API: refused before any workload, exit 2' '

@@ -36,7 +36,8 @@
 #        pending peer, ErrRegionNotAdjacent, ErrAddOperator while the
 #        region has an operator running); 200 "The operator is created."
 #   GET  /pd/api/v1/operators/{id}  "status: RUNNING|SUCCESS, operator:
-#        DESC {BRIEF} (...)" (a JSON string; the operator text shortened),
+#        DESC {BRIEF} (kind:admin, region:ID(VERSION, CONF_VER), createAt:T)"
+#        (a JSON string; PD's operator text has more after createAt),
 #        500 "[PD:operator:ErrOperatorNotFound]operator not found"
 #
 # Answers are rendered as PD's IndentJSON render does (a JSON string plus a
@@ -209,13 +210,14 @@ sub op_text {
 	my ($id, $o) = @_;
 	my $r = by_id($id);
 	my ($v, $c) = $r ? ($r->{version}, $r->{conf_ver}) : (0, 0);
-	return "status: $o->{status}, operator: $o->{desc} {$o->{brief}} (kind:admin, region:$id($v, $c))" .
+	return "status: $o->{status}, operator: $o->{desc} {$o->{brief}} (kind:admin, region:$id($v, $c), createAt:$o->{created})" .
 		($o->{status} eq 'SUCCESS' ? ' finished' : '');
 }
 
 sub add_op {
 	my ($id, $desc, $brief, $apply) = @_;
 	$ops{$id} = { desc => $desc, brief => $brief, status => 'RUNNING',
+		      created => sprintf('%.6f', time),
 		      due => time + $delay, apply => $apply };
 }
 # A JSON number, as Go's input["..."].(float64) takes (not a string).
