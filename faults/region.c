@@ -82,8 +82,6 @@ static const struct optspec opts[] = {
 
 /* Peers of a region looked at, at most. */
 #define MAX_PEERS 16
-/* Regions of the tables one injection draws from, at most. */
-#define MAX_REGIONS 4096
 
 /* A region as PD shows it. */
 struct region {
@@ -103,6 +101,12 @@ struct listed {
 	uint64_t id;
 	const char *table;
 	char partition[128];
+};
+
+/* The regions one injection draws from, each once. */
+struct regions {
+	struct listed *v;
+	size_t n, alloc;
 };
 
 static int check(const struct suite *s, const struct suite_item *it,
@@ -264,8 +268,7 @@ static void add_region(struct buf *value, const char *name,
 
 /* Add the record regions of one TableRegions object `t` to `out`. */
 static int add_listed(json_t *t, const char *table, int partitioned,
-		      const char *where, struct listed *out, size_t *n,
-		      struct err *e)
+		      const char *where, struct regions *out, struct err *e)
 {
 	json_t *name, *regions, *r, *id;
 	size_t i, k;
@@ -275,30 +278,35 @@ static int add_listed(json_t *t, const char *table, int partitioned,
 		       &regions, e))
 		return -1;
 	json_array_foreach(regions, i, r) {
+		struct listed *l;
+
 		if (http_field(r, "region_id", WANT_INTEGER, where, &id, e))
 			return -1;
-		for (k = 0; k < *n && out[k].id != uint_of(id); k++)
+		for (k = 0; k < out->n && out->v[k].id != uint_of(id); k++)
 			;
-		if (k < *n || *n == MAX_REGIONS)
+		if (k < out->n)
 			continue;
-		out[*n].id = uint_of(id);
-		out[*n].table = table;
-		snprintf(out[*n].partition, sizeof(out[*n].partition), "%s",
+		if (out->n == out->alloc) {
+			out->alloc = out->alloc ? 2 * out->alloc : 64;
+			out->v = xrealloc(out->v, out->alloc * sizeof(*out->v));
+		}
+		l = &out->v[out->n++];
+		l->id = uint_of(id);
+		l->table = table;
+		snprintf(l->partition, sizeof(l->partition), "%s",
 			 partitioned ? json_string_value(name) : "");
-		(*n)++;
 	}
 	return 0;
 }
 
 /* The regions of the item's tables as TiDB lists them, each once. */
 static int list_regions(struct fault_ctx *ctx, const struct suite_item *it,
-			struct listed *out, size_t *n, struct err *e)
+			struct regions *out, struct err *e)
 {
 	const struct region_opts *o = it->opts;
 	const struct suite *s = ctx->suite;
 	size_t ntables = o->tables.n ? o->tables.n : s->ntables;
 
-	*n = 0;
 	for (size_t i = 0; i < ntables; i++) {
 		const char *table = o->tables.n ? o->tables.v[i]
 				    : s->tables[i].name;
@@ -317,15 +325,15 @@ static int list_regions(struct fault_ctx *ctx, const struct suite_item *it,
 			json_array_foreach(a.doc, k, t) {
 				if (!rc)
 					rc = add_listed(t, table, 1, a.where,
-							out, n, e);
+							out, e);
 			}
 		else
-			rc = add_listed(a.doc, table, 0, a.where, out, n, e);
+			rc = add_listed(a.doc, table, 0, a.where, out, e);
 		api_reply_release(&a);
 		if (rc)
 			return -1;
 	}
-	if (!*n)
+	if (!out->n)
 		return err_set(e, ERR_INFRA, "TiDB lists no region of %s%s",
 			       ntables == 1 ? "table " : "the suite's tables",
 			       ntables == 1 ? (o->tables.n ? o->tables.v[0]
@@ -662,19 +670,18 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  struct buf *value, struct err *e)
 {
 	const struct region_opts *o = it->opts;
-	struct listed *regions = xcalloc(MAX_REGIONS, sizeof(*regions));
+	struct regions regions = { NULL, 0, 0 };
 	const struct listed *pick;
 	struct region before;
 	struct rand r;
-	size_t n;
 	int rc = -1;
 
 	(void)act;
 	rand_seed(&r, ev->choice);
 	buf_printf(value, NULL, "\"op\":\"%s\"", ops[o->op]);
-	if (list_regions(ctx, it, regions, &n, e))
+	if (list_regions(ctx, it, &regions, e))
 		goto out;
-	pick = &regions[rand_below(&r, n)];
+	pick = &regions.v[rand_below(&r, regions.n)];
 	buf_addstr(value, ",\"table\":", NULL);
 	json_quote(value, pick->table, NULL);
 	if (pick->partition[0]) {
@@ -701,7 +708,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	else
 		rc = scatter(ctx, &before, o->timeout, value, e);
 out:
-	free(regions);
+	free(regions.v);
 	return rc ? -1 : 0;
 }
 
