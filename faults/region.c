@@ -415,13 +415,19 @@ static void scatter_status(const char *text, const char *prior, char *status,
 	snprintf(status, size, "%.*s", (int)(comma - text - 8), text + 8);
 }
 
+/* Whether the peers of `a` and `b` are on the same stores, in any order. */
 static int same_stores(const struct region *a, const struct region *b)
 {
 	if (a->npeers != b->npeers)
 		return 0;
-	for (size_t i = 0; i < a->npeers; i++)
-		if (a->stores[i] != b->stores[i])
+	for (size_t i = 0; i < a->npeers; i++) {
+		size_t k = 0;
+
+		while (k < b->npeers && b->stores[k] != a->stores[i])
+			k++;
+		if (k == b->npeers)
 			return 0;
+	}
 	return 1;
 }
 
@@ -434,6 +440,7 @@ static int seen(struct fault_ctx *ctx, struct watch *w, struct err *e)
 {
 	const struct region *b = w->before;
 	uint64_t id = w->op == OP_MERGE ? w->target->id : b->id;
+	struct region now;
 	int rc;
 
 	if (w->op == OP_MERGE) {
@@ -453,11 +460,12 @@ static int seen(struct fault_ctx *ctx, struct watch *w, struct err *e)
 			return -1;
 		scatter_status(text, w->prior, w->status, sizeof(w->status));
 	}
-	rc = region_by_id(ctx, id, &w->now, e);
+	rc = region_by_id(ctx, id, &now, e);
 	if (rc)
 		return rc < 0 ? -1 : (snprintf(w->shows, sizeof(w->shows),
 					       "PD has no region %llu",
 					       (unsigned long long)id), 0);
+	w->now = now;
 	w->read = 1;
 	switch (w->op) {
 	case OP_TRANSFER_LEADER:
