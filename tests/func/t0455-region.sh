@@ -23,7 +23,8 @@ TIDB_VERSION=8.0.11-TiDB-v8.5.0
 
 # pd_up [ARGS]: (re)start the fake PD and TiDB status port with table t
 # (id 100, two regions) and the partitioned table p (p0 id 101, p1 id 102,
-# one region each), ARGS added; an empty log of its requests, $TRASH/pd.log.
+# one region each; not with PD_NO_P=1), ARGS added; an empty log of its
+# requests, $TRASH/pd.log.
 # Regions in key order: 2 ("" to t100), 4 and 6 (t's records), 8, 10
 # (p0's records), 12, 14 (p1's records), 16 (to the end).
 pd_up() {
@@ -32,9 +33,10 @@ pd_up() {
 		wait "$pd_pid" 2>/dev/null
 	fi
 	: >"$TRASH/pd.log"
+	[ -n "${PD_NO_P:-}" ] || set -- --table p=p0:101,p1:102 "$@"
 	perl "$ROOT/tests/helpers/fake-pd.pl" --pd-port "$port_pd" \
 		--tidb-port "$port_tidb" --log "$TRASH/pd.log" --db rg \
-		--table t=100/2 --table p=p0:101,p1:102 "$@" \
+		--table t=100/2 "$@" \
 		>"$TRASH/pd.err" 2>&1 &
 	pd_pid=$!
 	test_track_pid $pd_pid
@@ -78,7 +80,7 @@ run() {
 	grep "\"process\":\"nemesis\"" "$TRASH/$1/history.jsonl" |
 		sed -e "s/^{\"time\":[0-9]*,/{/" -e "s/\"took_ms\":[0-9]*/\"took_ms\":N/" \
 		    -e "s/,\"fault\":[0-9]*}\$/}/" >"$TRASH/$1.nemesis"
-	grep "^PD POST " "$TRASH/pd.log" >"$TRASH/$1.ops"
+	{ grep "^PD POST " "$TRASH/pd.log" || :; } >"$TRASH/$1.ops"
 }
 
 # injected OUT: exit 0, the fault took effect once.
@@ -223,6 +225,15 @@ test_expect_success 'split: the version went up, the split key and the new regio
 	test_cmp expect "$TRASH/split.ops"
 '
 
+sed "s/^    op: split$/    op: split\n    policy: approximate/" "$TRASH/split.yaml" >"$TRASH/approx.yaml"
+
+test_expect_success 'split with policy approximate: PD is asked with that policy' '
+	pd_up && run approx approx && injected approx &&
+	echo "PD POST /pd/api/v1/operators {\"name\":\"split-region\",\"region_id\":6,\"policy\":\"approximate\"}" >expect &&
+	test_cmp expect "$TRASH/approx.ops" &&
+	grep -qF "\"policy\":\"approximate\",\"after\":$(R 6 $MID $T101 5 4 3 1,2,3),\"split_key\":\"$MID\"" "$TRASH/approx.nemesis"
+'
+
 suite merge <<EOF
   - kind: region
     op: merge
@@ -293,6 +304,15 @@ test_expect_success 'the run ends while the change is awaited: the wait ends wit
 	pd_up --hold && start=$(date +%s) && run holdlong holdlong &&
 	test $(($(date +%s) - start)) -lt 30 &&
 	not_injected holdlong "region 6: its leader on store 2 not seen before the run ended: PD shows its leader on store 3"
+'
+
+NO_TABLE="GET 'http://127.0.0.1:PORT/tables/rg/p/regions': HTTP 400: [schema:1146]Table 'rg.p' doesn't exist"
+test_expect_success 'a table TiDB does not know (dropped): fail with TiDB'\''s answer, no operator asked for' '
+	PD_NO_P=1 pd_up && run notable scatter &&
+	sed -i "s/127\.0\.0\.1:$port_tidb/127.0.0.1:PORT/" "$TRASH/notable.nemesis" "$TRASH/notable.tap" &&
+	not_injected notable "$NO_TABLE" &&
+	records notable "" "\"op\":\"scatter\"" fail "$NO_TABLE" &&
+	test -z "$(grep "^PD " "$TRASH/pd.log" | grep -v "^PD GET /$")"
 '
 
 test_expect_success 'a cluster without PD'\''s API: refused before any workload, exit 2' '
