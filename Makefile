@@ -107,6 +107,7 @@ KIND_OBJS += faults/netem.o
 KIND_OBJS += faults/partition.o
 KIND_OBJS += faults/pause.o
 KIND_OBJS += faults/registry.o
+KIND_OBJS += faults/region.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
 KIND_OBJS += checkers/checker.o
