@@ -108,6 +108,7 @@ KIND_OBJS += faults/netem.o
 KIND_OBJS += faults/partition.o
 KIND_OBJS += faults/pause.o
 KIND_OBJS += faults/registry.o
+KIND_OBJS += faults/region.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
 KIND_OBJS += checkers/bank.o
@@ -117,6 +118,7 @@ KIND_OBJS += checkers/ids.o
 KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
+KIND_OBJS += checkers/syncpoint.o
 
 RUNNER_OBJS += runner/batch.o
 RUNNER_OBJS += runner/checks.o

@@ -14,9 +14,9 @@
  *    says how, exactly). Both sides checksum every chunk in
  *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
  *    32-bit row hash (two rounds of CRC32 over the row's text, row_text()
- *    and checksum() say how). Mismatching chunks are bisected (at the
- *    middle key) down to a few thousand rows, whose rows are then
- *    compared in key order. A table without a key is compared whole as a
+ *    and checksum() say how). Mismatching chunks are cut (an integer
+ *    range in tenths, any other at its middle key) down to a few thousand
+ *    rows, whose rows are then compared in key order. A table without a key is compared whole as a
  *    multiset of rows, with a warning.
  * 3. Differences: missing, extra and changed rows with their keys, and
  *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
@@ -24,6 +24,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,9 @@ struct consistency_opts {
 	int64_t chunk_rows;
 	int64_t threads;
 	int64_t max_report;
+	/* Not an option: set by consistency_compare_at, reading past
+	 * snapshots, whose fix SQL would not apply to the tables now. */
+	int at_snapshot;
 };
 
 #define AT(member) OPT_AT(struct consistency_opts, member)
@@ -62,16 +66,18 @@ static const struct optspec opts[] = {
 	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
 	  "only these tables (default: every table of the database, on "
 	  "either side)", AT(tables) },
-	{ "chunk_rows", OPT_INT, "10000", 0, NULL, 100, 10000000,
+	{ "chunk_rows", OPT_INT, "100000", 0, NULL, 100, 10000000,
 	  "rows per checksummed chunk", AT(chunk_rows) },
-	{ "threads", OPT_INT, "4", 0, NULL, 1, 64,
-	  "connections per side checksumming chunks in parallel",
-	  AT(threads) },
+	{ "threads", OPT_INT, "0", 0, NULL, 0, 64,
+	  "connections per side checksumming chunks in parallel; 0: one per "
+	  "two cores of this machine (1 to 4) when both servers run on it, "
+	  "else 4", AT(threads) },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
 	  "keys listed per kind of difference", AT(max_report) },
 };
 
-/* Rows compared one by one at most, per bisected range. */
+/* Rows compared one by one at most, per range cut from a mismatching
+ * chunk. */
 #define COMPARE_ROWS 2000
 
 enum { UP, DOWN };
@@ -79,6 +85,9 @@ enum { UP, DOWN };
 struct side {
 	const struct component *comp;
 	struct sql conn;
+	/* MAY: statements run on every new connection before any read
+	 * ("SET @@tidb_snapshot = '449...'"); its error is the side's. */
+	const char *session;
 };
 
 struct diff {
@@ -104,8 +113,14 @@ static const char *const kind_names[] = { "missing", "extra", "changed" };
 static int connect_side(struct side *s, struct err *e)
 {
 	const struct component *c = s->comp;
+	struct err se = ERR_INIT;
 
-	return component_connect(c, &s->conn, NULL, 60, e);
+	if (component_connect(c, &s->conn, NULL, 60, e))
+		return -1;
+	if (s->session && sql_exec(&s->conn, s->session, &se))
+		return err_set(e, se.class, "%s: %s: %s", c->name, s->session,
+			       se.msg);
+	return 0;
 }
 
 static const struct component *first_with(struct cluster *c, unsigned role)
@@ -334,7 +349,8 @@ int consistency_sync(const struct check_ctx *ctx,
 		     struct check_result *r, char *halted, size_t size,
 		     struct err *e)
 {
-	struct side sides[2] = { { up, *up_conn }, { down, *down_conn } };
+	struct side sides[2] = { { up, *up_conn, NULL },
+				 { down, *down_conn, NULL } };
 	int rc;
 
 	rc = barrier(ctx, changefeed, timeout, sides, took, r, halted, size,
@@ -725,20 +741,6 @@ size_t range_split_keys(char **const *bounds, size_t nbounds,
 	return n;
 }
 
-int range_halve_int(const struct range *rg, struct range half[2])
-{
-	uint64_t span = (uint64_t)rg->hi - (uint64_t)rg->lo;
-	uint64_t first = span / 2 + (span & 1);	/* keys / 2 */
-
-	if (rg->whole || rg->lo >= rg->hi)
-		return 0;
-	half[0] = (struct range){ 0, rg->lo, key_at(rg->lo, first - 1), NULL,
-				  NULL };
-	half[1] = (struct range){ 0, key_at(rg->lo, first), rg->hi, NULL,
-				  NULL };
-	return 1;
-}
-
 /*
  * The key tuple of the row `offset` rows into the range, in key order:
  * 1 and *out set, 0 when the range holds no more rows, or -1.
@@ -814,6 +816,7 @@ static int checksum(struct sql *s, const struct table *t,
 /* Chunk checksums of one side, computed by a pool of connections. */
 struct pool {
 	const struct component *comp;
+	const char *session;
 	const struct table *t;
 	const struct range *ranges;
 	size_t nchunks;
@@ -826,7 +829,7 @@ struct pool {
 static void *pool_worker(void *arg)
 {
 	struct pool *p = arg;
-	struct side s = { p->comp, SQL_INIT };
+	struct side s = { p->comp, SQL_INIT, p->session };
 	struct err e = ERR_INIT;
 
 	sql_thread_init();
@@ -1119,15 +1122,26 @@ static void compare_rows(struct diff *d, const struct table *t,
 	}
 }
 
-/* Compare a range: rows when small, else checksums of halves. */
+/*
+ * A mismatching integer range is cut into this many parts (fewer when it
+ * holds fewer keys): a chunk of 100000 rows reaches ranges of a few
+ * thousand in two rounds of checksums over it, where halves took six.
+ */
+#define SPLIT_PARTS 10
+
+/*
+ * Compare a range: rows when small, else checksums of its parts: tenths
+ * of an integer range, halves of any other at its middle key.
+ */
 static int compare_range(struct side *sides, const struct table *t,
 			 const struct range *rg, const struct sum *su,
 			 const struct sum *sd, struct diff *d, struct err *e)
 {
 	struct rows rows[2] = { { NULL, 0, 0 }, { NULL, 0, 0 } };
-	struct range half[2];
+	struct range half[2], *parts = NULL;
 	char **mid = NULL;
-	int rc = 0, split = 0;
+	size_t nparts = 0;
+	int rc = 0;
 
 	if (su->count == sd->count && !strcmp(su->xor, sd->xor))
 		return 0;
@@ -1135,7 +1149,9 @@ static int compare_range(struct side *sides, const struct table *t,
 			  sd->count <= COMPARE_ROWS)) {
 		/* small enough: compare the rows */
 	} else if (t->int_key) {
-		split = range_halve_int(rg, half);
+		nparts = range_split_int(rg->lo, rg->hi, SPLIT_PARTS, 1,
+					 &parts);
+		nparts = nparts > 1 ? nparts : 0;
 	} else {
 		/* At the middle key of the side with more rows: each half
 		 * holds fewer of its rows. */
@@ -1147,21 +1163,25 @@ static int compare_range(struct side *sides, const struct table *t,
 			return -1;
 		half[0] = (struct range){ 0, 0, 0, rg->klo, mid };
 		half[1] = (struct range){ 0, 0, 0, mid, rg->khi };
-		split = rc;
+		nparts = rc ? 2 : 0;
 		rc = 0;
 	}
-	if (split) {
-		for (int h = 0; h < 2 && rc >= 0; h++) {
-			struct sum hu, hd;
+	if (nparts) {
+		const struct range *part = parts ? parts : half;
 
-			rc = checksum(&sides[UP].conn, t, &half[h], &hu, e) ||
-			     checksum(&sides[DOWN].conn, t, &half[h], &hd, e) ||
-			     compare_range(sides, t, &half[h], &hu, &hd, d, e)
+		for (size_t i = 0; i < nparts && !rc; i++) {
+			struct sum pu, pd;
+
+			rc = checksum(&sides[UP].conn, t, &part[i], &pu, e) ||
+			     checksum(&sides[DOWN].conn, t, &part[i], &pd, e) ||
+			     compare_range(sides, t, &part[i], &pu, &pd, d, e)
 			     ? -1 : 0;
 		}
+		free(parts);
 		free_tuple(mid, t->nkeys);
-		return rc < 0 ? -1 : 0;
+		return rc;
 	}
+	free(parts);
 	rc = fetch_rows(&sides[UP].conn, t, rg, &rows[UP], e) ||
 	     fetch_rows(&sides[DOWN].conn, t, rg, &rows[DOWN], e);
 	if (!rc)
@@ -1215,8 +1235,10 @@ struct differ {
 static void *differ_worker(void *arg)
 {
 	struct differ *p = arg;
-	struct side s[2] = { { p->sides[UP].comp, SQL_INIT },
-			     { p->sides[DOWN].comp, SQL_INIT } };
+	struct side s[2] = { { p->sides[UP].comp, SQL_INIT,
+			       p->sides[UP].session },
+			     { p->sides[DOWN].comp, SQL_INIT,
+			       p->sides[DOWN].session } };
 	struct err e = ERR_INIT;
 
 	sql_thread_init();
@@ -1444,6 +1466,7 @@ static int compare_table(struct side *sides, const struct table *t,
 
 		memset(p, 0, sizeof(*p));
 		p->comp = sides[s].comp;
+		p->session = sides[s].session;
 		p->t = t;
 		p->ranges = ranges;
 		p->nchunks = nchunks;
@@ -1479,6 +1502,24 @@ out:
 	if (ranges != &whole)
 		free(ranges);
 	return rc ? -1 : 0;
+}
+
+/*
+ * `threads: 0`. Two servers on this machine share its cores: a scan on
+ * each core is all they run at once, and more scans take turns, each
+ * evicting the others' pages from a buffer pool the table may not fit
+ * (bench/README.md). Servers elsewhere get four.
+ */
+static int auto_threads(const struct side *sides)
+{
+	cpu_set_t cpus;
+	int n;
+
+	for (int s = 0; s < 2; s++)
+		if (sides[s].comp->host && strcmp(sides[s].comp->host, "local"))
+			return 4;
+	n = sched_getaffinity(0, sizeof(cpus), &cpus) ? 2 : CPU_COUNT(&cpus);
+	return n / 2 < 1 ? 1 : n / 2 > 4 ? 4 : n / 2;
 }
 
 static int write_fix(const char *run_dir, const char *db, const char *name,
@@ -1529,11 +1570,10 @@ struct tally {
  * members after "table"), the fix SQL and the tally.
  */
 static int compare_one(const struct check_ctx *ctx,
-		       const struct suite_item *it, struct side *sides,
+		       const struct consistency_opts *o, struct side *sides,
 		       const char *name, struct tally *tl,
 		       struct check_result *r, struct err *e)
 {
-	const struct consistency_opts *o = it->opts;
 	const char *db = ctx->suite->database;
 	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
 			   BUF_INIT };
@@ -1562,8 +1602,9 @@ static int compare_one(const struct check_ctx *ctx,
 				 "columns differ: %.300s", db, name,
 				 buf_str(&schema));
 	} else if (!rc) {
-		rc = compare_table(sides, &t, o->chunk_rows, (int)o->threads,
-				   &d, e);
+		rc = compare_table(sides, &t, o->chunk_rows, o->threads ?
+				   (int)o->threads : auto_threads(sides), &d,
+				   e);
 	}
 	if (!rc && !schema.len) {
 		buf_printf(&r->details, NULL, ",\"up_rows\":%llu,"
@@ -1598,7 +1639,19 @@ static int compare_one(const struct check_ctx *ctx,
 	}
 	/* Counted once, whatever differs in it. */
 	tl->differing += !rc && (schema.len || parts.len || d.fix.len);
-	if (!rc && d.fix.len) {
+	if (!rc && d.fix.len && o->at_snapshot) {
+		int k = d.keys[0].len ? 0 : d.keys[1].len ? 1 : 2;
+		const char *key = buf_str(&d.keys[k]);
+
+		if (!tl->first[0])
+			snprintf(tl->first, sizeof(tl->first), "%s.%s: %llu "
+				 "missing, %llu extra, %llu changed (first %s: "
+				 "%.*s)", db, name,
+				 (unsigned long long)d.missing,
+				 (unsigned long long)d.extra,
+				 (unsigned long long)d.changed, kind_names[k],
+				 (int)strcspn(key, "\n"), key);
+	} else if (!rc && d.fix.len) {
 		rc = write_fix(ctx->run_dir, db, name, &d.fix, fix,
 			       sizeof(fix), e);
 		buf_printf(&r->details, NULL, ",\"fix_sql\":\"%s\"", fix);
@@ -1619,17 +1672,122 @@ static int compare_one(const struct check_ctx *ctx,
 	return rc;
 }
 
+/*
+ * Every table of the database on either side (or o->tables), compared
+ * into r's "tables" and the tally; *nall: how many.
+ */
+static int compare_tables(const struct check_ctx *ctx,
+			  const struct consistency_opts *o, struct side *sides,
+			  struct tally *tl, size_t *nall,
+			  struct check_result *r, struct err *e)
+{
+	const char *db = ctx->suite->database;
+	const struct optlist *only = &o->tables;
+	char **names[2] = { NULL, NULL }, **all = NULL;
+	size_t nnames[2] = { 0, 0 };
+	struct buf q = BUF_INIT;
+	int rc = 0;
+
+	*nall = 0;
+	for (int s = 0; !rc && s < 2; s++) {
+		schema_query(&q, "SELECT TABLE_NAME FROM information_schema."
+			     "TABLES", db, NULL, " AND TABLE_TYPE = "
+			     "'BASE TABLE'");
+		rc = string_list(&sides[s].conn, buf_str(&q), &names[s],
+				 &nnames[s], e);
+	}
+	if (rc)
+		goto out;
+	/* Every table on either side (or the ones asked for), sorted. */
+	all = xcalloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < nnames[s]; i++) {
+			int want = !only->n, dup = 0;
+
+			for (size_t k = 0; k < only->n; k++)
+				want |= !strcmp(only->v[k], names[s][i]);
+			for (size_t k = 0; k < *nall; k++)
+				dup |= !strcmp(all[k], names[s][i]);
+			if (want && !dup)
+				all[(*nall)++] = names[s][i];
+		}
+	qsort(all, *nall, sizeof(*all), by_string);
+	buf_addstr(&r->details, ",\"tables\":[", NULL);
+	for (size_t i = 0; !rc && i < *nall; i++) {
+		int on[2] = { 0, 0 };
+
+		for (int s = 0; s < 2; s++)
+			for (size_t k = 0; k < nnames[s]; k++)
+				on[s] |= !strcmp(names[s][k], all[i]);
+		buf_printf(&r->details, NULL, "%s{\"table\":\"%s.%s\"",
+			   i ? "," : "", db, all[i]);
+		if (!on[UP] || !on[DOWN]) {
+			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
+				   on[UP] ? "upstream" : "downstream");
+			if (!tl->first[0])
+				snprintf(tl->first, sizeof(tl->first), "%s.%s "
+					 "exists only %s", db, all[i], on[UP] ?
+					 "upstream" : "downstream");
+			tl->differing++;
+			continue;
+		}
+		rc = compare_one(ctx, o, sides, all[i], tl, r, e);
+		buf_addch(&r->details, '}', NULL);
+	}
+	buf_addch(&r->details, ']', NULL);
+	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
+		 "rows=%llu missing=%llu extra=%llu changed=%llu", *nall,
+		 tl->differing, (unsigned long long)tl->rows,
+		 (unsigned long long)tl->tot[0],
+		 (unsigned long long)tl->tot[1],
+		 (unsigned long long)tl->tot[2]);
+out:
+	for (int s = 0; s < 2; s++)
+		free_list(names[s], nnames[s]);
+	free(all);
+	buf_release(&q);
+	return rc;
+}
+
+int consistency_compare_at(const struct check_ctx *ctx,
+			   const struct snapshot_pair *at,
+			   struct check_result *r, struct err *e)
+{
+	struct side sides[2] = { { at->comp[UP], SQL_INIT, at->session[UP] },
+				 { at->comp[DOWN], SQL_INIT,
+				   at->session[DOWN] } };
+	struct consistency_opts o;
+	struct tally tl = { 0, 0, { 0, 0, 0 }, "" };
+	size_t nall = 0;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	o.tables = *at->tables;
+	o.chunk_rows = at->chunk_rows;
+	o.threads = at->threads;
+	o.max_report = at->max_report;
+	o.at_snapshot = 1;
+	rc = connect_side(&sides[UP], e) || connect_side(&sides[DOWN], e) ||
+	     compare_tables(ctx, &o, sides, &tl, &nall, r, e);
+	if (!rc && tl.differing)
+		check_verdict(r, VERDICT_FAIL, "%zu of %zu tables differ; "
+			      "first: %s", tl.differing, nall, tl.first);
+	else if (!rc)
+		check_verdict(r, VERDICT_PASS, "%zu tables, %llu rows equal",
+			      nall, (unsigned long long)tl.rows);
+	sql_close(&sides[UP].conn);
+	sql_close(&sides[DOWN].conn);
+	return rc ? -1 : 0;
+}
+
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
-	struct side sides[2] = { { NULL, SQL_INIT }, { NULL, SQL_INIT } };
-	const char *db = ctx->suite->database;
+	struct side sides[2] = { { NULL, SQL_INIT, NULL },
+				 { NULL, SQL_INIT, NULL } };
 	const struct consistency_opts *o = it->opts;
-	const struct optlist *only = &o->tables;
-	char **names[2] = { NULL, NULL }, **all = NULL;
-	size_t nnames[2] = { 0, 0 }, nall = 0;
 	struct tally tl = { 0, 0, { 0, 0, 0 }, "" };
-	struct buf q = BUF_INIT;
+	size_t nall = 0;
 	int64_t barrier_ns = 0;
 	char halted[300] = "";
 	int rc = 0;
@@ -1652,57 +1810,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		rc = connect_side(&sides[DOWN], e);
 	if (rc)
 		goto out;
-	for (int s = 0; !rc && s < 2; s++) {
-		schema_query(&q, "SELECT TABLE_NAME FROM information_schema."
-			     "TABLES", db, NULL, " AND TABLE_TYPE = "
-			     "'BASE TABLE'");
-		rc = string_list(&sides[s].conn, buf_str(&q), &names[s],
-				 &nnames[s], e);
-	}
-	if (rc)
-		goto out;
-	/* Every table on either side (or the ones asked for), sorted. */
-	all = xcalloc(nnames[UP] + nnames[DOWN] + 1, sizeof(*all));
-	for (int s = 0; s < 2; s++)
-		for (size_t i = 0; i < nnames[s]; i++) {
-			int want = !only->n, dup = 0;
-
-			for (size_t k = 0; k < only->n; k++)
-				want |= !strcmp(only->v[k], names[s][i]);
-			for (size_t k = 0; k < nall; k++)
-				dup |= !strcmp(all[k], names[s][i]);
-			if (want && !dup)
-				all[nall++] = names[s][i];
-		}
-	qsort(all, nall, sizeof(*all), by_string);
-	buf_addstr(&r->details, ",\"tables\":[", NULL);
-	for (size_t i = 0; !rc && i < nall; i++) {
-		int on[2] = { 0, 0 };
-
-		for (int s = 0; s < 2; s++)
-			for (size_t k = 0; k < nnames[s]; k++)
-				on[s] |= !strcmp(names[s][k], all[i]);
-		buf_printf(&r->details, NULL, "%s{\"table\":\"%s.%s\"",
-			   i ? "," : "", db, all[i]);
-		if (!on[UP] || !on[DOWN]) {
-			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
-				   on[UP] ? "upstream" : "downstream");
-			if (!tl.first[0])
-				snprintf(tl.first, sizeof(tl.first), "%s.%s "
-					 "exists only %s", db, all[i], on[UP] ?
-					 "upstream" : "downstream");
-			tl.differing++;
-			continue;
-		}
-		rc = compare_one(ctx, it, sides, all[i], &tl, r, e);
-		buf_addch(&r->details, '}', NULL);
-	}
-	buf_addch(&r->details, ']', NULL);
-	snprintf(r->numbers, sizeof(r->numbers), "tables=%zu differing=%zu "
-		 "rows=%llu missing=%llu extra=%llu changed=%llu", nall,
-		 tl.differing, (unsigned long long)tl.rows,
-		 (unsigned long long)tl.tot[0], (unsigned long long)tl.tot[1],
-		 (unsigned long long)tl.tot[2]);
+	rc = compare_tables(ctx, o, sides, &tl, &nall, r, e);
 	if (rc)
 		goto out;
 	if (halted[0]) {
@@ -1726,12 +1834,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 out:
 	if (rc > 0)
 		rc = 0;
-	for (int s = 0; s < 2; s++) {
-		free_list(names[s], nnames[s]);
+	for (int s = 0; s < 2; s++)
 		sql_close(&sides[s].conn);
-	}
-	free(all);
-	buf_release(&q);
 	return rc;
 }
 

@@ -7,12 +7,14 @@
  * no server: checkers/consistency.c finds the keys (MIN, MAX and COUNT(*)
  * of a single integer key; every chunk_rows-th key of any other) and
  * hands them here; tests/unit/t-consistency.c asserts the results
- * exactly. Not for anything outside the check and its test, but for
- * consistency_sync(), the barrier, which the bank check waits on too.
+ * exactly. Not for anything outside the check, its test, the syncpoint
+ * check (consistency_compare_at, below) and the bank check
+ * (consistency_sync, the barrier, below).
  *
  * The contract: the ranges of a table cover every key of either side
  * exactly once, with no gap and no overlap, whatever the keys' values —
- * INT64_MIN and INT64_MAX included — and so do the two halves of a range.
+ * INT64_MIN and INT64_MAX included. A mismatching integer chunk is cut the
+ * same way, by range_split_int, into at most ten parts.
  */
 
 #include <stddef.h>
@@ -20,6 +22,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/optspec.h"
 
 struct check_ctx;
 struct check_result;
@@ -76,13 +79,6 @@ size_t range_split_keys(char **const *bounds, size_t nbounds,
 			struct range **out);
 
 /*
- * An integer range cut in two at its middle key: half[0] holds
- * floor(keys / 2) keys from lo, half[1] the rest up to hi. Returns 1, or
- * 0 (half untouched) when the range holds a single key or is whole.
- */
-int range_halve_int(const struct range *rg, struct range half[2]);
-
-/*
  * Append the range as a WHERE clause of `t`'s key (" WHERE ..."), or
  * nothing for a whole or unbounded range. An integer range reads
  * "`id` >= lo AND `id` <= hi"; a range of any other key compares the
@@ -112,5 +108,32 @@ int consistency_sync(const struct check_ctx *ctx,
 		     const char *changefeed, int64_t timeout, int64_t *took,
 		     struct check_result *r, char *halted, size_t size,
 		     struct err *e);
+
+/*
+ * The compare of two snapshots (checkers/syncpoint.c): both sides' SQL
+ * nodes, and per side MAY a statement run on each of its connections
+ * before any read ("SET @@tidb_snapshot = '449...'"). Borrowed.
+ */
+struct snapshot_pair {
+	const struct component *comp[2];	/* upstream, downstream */
+	const char *session[2];
+	const struct optlist *tables;		/* empty: every table */
+	int64_t chunk_rows, threads, max_report;
+};
+
+/*
+ * Compare the tables of ctx->suite->database as the consistency check
+ * does, without its barrier, on connections that first run `at`'s
+ * session statements; no fix SQL is written (a past snapshot's fix would
+ * not apply to the tables as they are now). Fills r's verdict (pass or
+ * fail: "2 of 4 tables differ; first: db.t: 0 missing, 0 extra, 1
+ * changed"), "tables" in its details (as the consistency check's) and
+ * its numbers. Returns -1 with `e` set ("down-0: SET @@tidb_snapshot =
+ * '449...': query failed on '...': <server's message> (8055)") when a
+ * side could not be read; r's verdict is then untouched.
+ */
+int consistency_compare_at(const struct check_ctx *ctx,
+			   const struct snapshot_pair *at,
+			   struct check_result *r, struct err *e);
 
 #endif

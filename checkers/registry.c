@@ -5,6 +5,7 @@ extern const struct checker_type checker_consistency;
 extern const struct checker_type checker_ids;
 extern const struct checker_type checker_logscan;
 extern const struct checker_type checker_progress;
+extern const struct checker_type checker_syncpoint;
 
 /* The only place a checker kind is added. */
 const struct checker_type *const checker_types[] = {
@@ -13,6 +14,7 @@ const struct checker_type *const checker_types[] = {
 	&checker_ids,
 	&checker_logscan,
 	&checker_progress,
+	&checker_syncpoint,
 	NULL,
 };
 

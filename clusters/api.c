@@ -93,8 +93,10 @@ static int ask(const struct component *comp, const char *method,
 		*next = get && (status >= 500 || !json);
 	} else if ((flags & API_JSON) &&
 		   !(r->doc = json_loads(buf_str(&answer),
-					 flags & API_BIG_INTS ?
-					 JSON_DECODE_INT_AS_REAL : 0, &why))) {
+					 (flags & API_BIG_INTS ?
+					  JSON_DECODE_INT_AS_REAL : 0) |
+					 (flags & API_ANY ?
+					  JSON_DECODE_ANY : 0), &why))) {
 		err_set(e, ERR_INFRA, "%s: not JSON (%s)", r->where, why.text);
 		*next = get;
 	} else {

@@ -29,6 +29,9 @@ struct component;
 #define API_BIG_INTS	2	/* numbers decoded as reals: PD's uint64
 				 * member ids pass jansson's json_int_t
 				 * (no integer is read from such a document) */
+#define API_ANY		4	/* with API_JSON: any JSON value, not only
+				 * an object or array (PD answers some
+				 * requests with a bare JSON string) */
 
 /* What answered one cluster_api() call. */
 struct api_reply {

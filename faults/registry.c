@@ -8,6 +8,7 @@ extern const struct fault_type fault_kill;
 extern const struct fault_type fault_netem;
 extern const struct fault_type fault_partition;
 extern const struct fault_type fault_pause;
+extern const struct fault_type fault_region;
 extern const struct fault_type fault_resign;
 extern const struct fault_type fault_tamper;
 
@@ -21,6 +22,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_clock,
 	&fault_partition,
 	&fault_netem,
+	&fault_region,
 	NULL,
 };
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The shipped suites end to end on the local cluster (the CI gate):
 # smoke, fail_over_ddl_mix cut to 60 s (two cycles), bank, and the autoid
-# suite, which needs TiDB and must be skipped here — never passed.
+# and region suites, which need TiDB and must be skipped here — never
+# passed.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -69,6 +70,13 @@ test_expect_success 'autoid_leader_switch is skipped on the local cluster, not p
 		--out "$TRASH/autoid" >tap 2>err &&
 	test "$(cat tap)" = "$(printf "TAP version 13\n1..0 # SKIP requires tidb")" &&
 	test ! -e "$TRASH/autoid/cluster/up-0/data"
+'
+
+test_expect_success 'cdc_regions (region faults, TiKV and PD) is skipped on the local cluster' '
+	"$ROOT/tichaos" run "$ROOT/suites/cdc_regions.yaml" --port-base auto \
+		--out "$TRASH/regions" >tap 2>err &&
+	test "$(cat tap)" = "$(printf "TAP version 13\n1..0 # SKIP requires tidb")" &&
+	test ! -e "$TRASH/regions/cluster/up-0/data"
 '
 
 test_expect_success 'prove runs a suite as a test file: the skip is a skip' '

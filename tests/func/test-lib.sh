@@ -75,8 +75,12 @@ test_expect_success() {
 		test_failed=$((test_failed + 1))
 		echo "not ok $test_count - $1"
 		# On stderr, as Test::More's diag: prove shows it even when
-		# it is not verbose, so a CI log says why.
+		# it is not verbose, so a CI log says why; and the script,
+		# as git's test-lib does, for a failing command that printed
+		# nothing.
 		sed -e 's/^/# /' "$test_out_" >&2
+		printf '%s\n' "$2" | sed -e '/^[[:space:]]*$/d' \
+			-e 's/^/#   | /' >&2
 	fi
 }
 

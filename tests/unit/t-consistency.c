@@ -195,6 +195,26 @@ static void test_split_int(void)
 		{ INT64_MAX - 999, INT64_MAX - 500 },
 		{ INT64_MAX - 499, INT64_MAX },
 	};
+	/* A mismatching chunk's tenths (compare_range): 2^64 keys are
+	 * 10 * 1844674407370955161 + 6, so six parts of one key more. */
+	static const int64_t tenths[][2] = {
+		{ INT64_MIN, -7378697629483820647 },
+		{ -7378697629483820646, -5534023222112865485 },
+		{ -5534023222112865484, -3689348814741910323 },
+		{ -3689348814741910322, -1844674407370955161 },
+		{ -1844674407370955160, 1 },
+		{ 2, 1844674407370955163 },
+		{ 1844674407370955164, 3689348814741910324 },
+		{ 3689348814741910325, 5534023222112865485 },
+		{ 5534023222112865486, 7378697629483820646 },
+		{ 7378697629483820647, INT64_MAX },
+	};
+	static const int64_t chunk_tenths[][2] = {
+		{ 1, 10000 }, { 10001, 20000 }, { 20001, 30000 },
+		{ 30001, 40000 }, { 40001, 50000 }, { 50001, 60000 },
+		{ 60001, 70000 }, { 70001, 80000 }, { 80001, 90000 },
+		{ 90001, 100000 },
+	};
 	struct range none, *r = &none;
 
 	/* Both sides empty: MIN() and MAX() gave nothing, lo > hi. */
@@ -229,60 +249,13 @@ static void test_split_int(void)
 		     bottom, ARRAY_SIZE(bottom));
 	split_int_is("the top 1000 keys, 101 rows by 100", INT64_MAX - 999,
 		     INT64_MAX, 101, 100, high, ARRAY_SIZE(high));
-}
-
-/* range_halve_int of [lo, hi]: want[0] and want[1], or no cut. */
-static void halve_is(int64_t lo, int64_t hi, int cut,
-		     const int64_t want[2][2])
-{
-	struct range rg = { 0, lo, hi, NULL, NULL };
-	struct range half[2] = { { 7, 7, 7, NULL, NULL },
-				 { 7, 7, 7, NULL, NULL } };
-	int got = range_halve_int(&rg, half);
-
-	is_int(got, cut, "[%lld, %lld]: %s", (long long)lo, (long long)hi,
-	       cut ? "cut" : "not cut");
-	if (!cut) {
-		ok(half[0].whole == 7 && half[1].lo == 7,
-		   "[%lld, %lld]: halves untouched", (long long)lo,
-		   (long long)hi);
-		return;
-	}
-	if (!ok(half[0].lo == want[0][0] && half[0].hi == want[0][1] &&
-		half[1].lo == want[1][0] && half[1].hi == want[1][1],
-		"[%lld, %lld]: [%lld, %lld] and [%lld, %lld]", (long long)lo,
-		(long long)hi, (long long)want[0][0], (long long)want[0][1],
-		(long long)want[1][0], (long long)want[1][1]))
-		diag("got [%lld, %lld] and [%lld, %lld]",
-		     (long long)half[0].lo, (long long)half[0].hi,
-		     (long long)half[1].lo, (long long)half[1].hi);
-	ok(tiles(half, 2, lo, hi) && each_key_once(half, 2, lo, hi),
-	   "[%lld, %lld]: the halves tile it", (long long)lo, (long long)hi);
-}
-
-static void test_halve_int(void)
-{
-	static const int64_t ten[2][2] = { { 1, 5 }, { 6, 10 } };
-	static const int64_t eleven[2][2] = { { 1, 5 }, { 6, 11 } };
-	static const int64_t two[2][2] = { { 1, 1 }, { 2, 2 } };
-	static const int64_t all[2][2] = { { INT64_MIN, -1 },
-					   { 0, INT64_MAX } };
-	static const int64_t top[2][2] = { { INT64_MAX - 1, INT64_MAX - 1 },
-					   { INT64_MAX, INT64_MAX } };
-	static const int64_t bottom[2][2] = { { INT64_MIN, INT64_MIN },
-					      { INT64_MIN + 1,
-						INT64_MIN + 2 } };
-	struct range whole = { 1, 0, 0, NULL, NULL }, half[2];
-
-	halve_is(1, 10, 1, ten);
-	/* An odd count: the first half holds the smaller part. */
-	halve_is(1, 11, 1, eleven);
-	halve_is(1, 2, 1, two);
-	halve_is(7, 7, 0, NULL);
-	halve_is(INT64_MIN, INT64_MAX, 1, all);
-	halve_is(INT64_MAX - 1, INT64_MAX, 1, top);
-	halve_is(INT64_MIN, INT64_MIN + 2, 1, bottom);
-	is_int(range_halve_int(&whole, half), 0, "a whole table: not cut");
+	split_int_is("a chunk of 100000 keys in tenths", 1, 100000, 10, 1,
+		     chunk_tenths, ARRAY_SIZE(chunk_tenths));
+	split_int_is("all of int64 in tenths", INT64_MIN, INT64_MAX, 10, 1,
+		     tenths, ARRAY_SIZE(tenths));
+	/* 3 keys: three parts of one key, not ten. */
+	split_int_is("3 keys in tenths", 1, 3, 10, 1, small,
+		     ARRAY_SIZE(small));
 }
 
 static void test_where_int(void)
@@ -435,7 +408,6 @@ static void test_key_values(void)
 int main(void)
 {
 	test_split_int();
-	test_halve_int();
 	test_where_int();
 	test_split_keys();
 	test_where_keys();

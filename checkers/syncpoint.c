@@ -1,0 +1,335 @@
+/*
+ * syncpoint: were upstream and downstream equal at TiCDC's sync points?
+ * (docs/checkers.md.)
+ *
+ * A changefeed with sync points (enable-sync-point, every
+ * sync-point-interval, default 10 min) records in the downstream, at each
+ * point, the upstream TSO it has replicated everything up to (primary_ts)
+ * and the downstream's TSO once that is written (secondary_ts). pingcap/
+ * tiflow cdc/syncpointstore/mysql_syncpoint_store.go (the same in pingcap/
+ * ticdc's MySQL sink):
+ *
+ * - CreateSyncTable: database tidb_cdc, table syncpoint_v1
+ *   (ticdc_cluster_id varchar(255), changefeed varchar(255), primary_ts
+ *   varchar(18), secondary_ts varchar(18), created_at timestamp default
+ *   CURRENT_TIMESTAMP, INDEX (created_at), PRIMARY KEY (changefeed,
+ *   primary_ts)): the TSOs are strings.
+ * - SinkSyncPoint, once the downstream holds everything up to the point:
+ *   in one transaction, "select @@tidb_current_ts" (TiDB: that
+ *   transaction's start_ts) is the secondary_ts, then "insert ignore into
+ *   tidb_cdc.syncpoint_v1 (ticdc_cluster_id, changefeed, primary_ts,
+ *   secondary_ts)", "set global tidb_external_ts" (an unknown variable is
+ *   ignored: errorutil.IsSyncPointIgnoreError), and the rows of the
+ *   changefeed older than sync-point-retention (default 24 h) deleted.
+ * - A downstream that is not TiDB: the changefeed is accepted when its
+ *   sink is MySQL-compatible (cdc/sink/validator/validator.go,
+ *   checkSyncPointSchemeCompatibility), the table is created, and
+ *   "select @@tidb_current_ts" fails there: no point is ever recorded.
+ *
+ * At each of the last `syncpoints` points the tables are compared as the
+ * consistency check compares them (consistency_compare_at), the upstream
+ * read with tidb_snapshot = primary_ts and the downstream with
+ * tidb_snapshot = secondary_ts (pingcap/tidb pkg/sessionctx/variable/
+ * sysvar.go: a session's reads at that TSO). A snapshot older than GC's
+ * safe point is refused by TiDB (error 8055, "snapshot is older than GC
+ * safe point ..."): that point's verdict is unknown with the server's
+ * message. A difference at a point fails the check with the point and
+ * the rows' keys.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkers/checker.h"
+#include "checkers/consistency.h"
+#include "clusters/cluster.h"
+#include "core/suite.h"
+#include "core/worker.h"
+#include "lib/history.h"
+#include "lib/parse.h"
+#include "lib/sql.h"
+
+struct syncpoint_opts {
+	int64_t syncpoints;
+	const char *changefeed;	/* NULL: the cluster's */
+	struct optlist tables;	/* empty: every table, on either side */
+	int64_t chunk_rows;
+	int64_t threads;
+	int64_t max_report;
+};
+
+#define AT(member) OPT_AT(struct syncpoint_opts, member)
+
+static const struct optspec opts[] = {
+	{ "syncpoints", OPT_INT, "3", 0, NULL, 1, 1000,
+	  "how many sync points, the last ones, are compared", AT(syncpoints) },
+	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "TiCDC: the changefeed whose sync points are read (default: the "
+	  "topology's, else tichaos)", AT(changefeed) },
+	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
+	  "only these tables (default: every table of the database, on "
+	  "either side)", AT(tables) },
+	{ "chunk_rows", OPT_INT, "100000", 0, NULL, 100, 10000000,
+	  "rows per checksummed chunk", AT(chunk_rows) },
+	{ "threads", OPT_INT, "0", 0, NULL, 0, 64,
+	  "connections per side checksumming chunks in parallel; 0: one per "
+	  "two cores of this machine (1 to 4) when both servers run on it, "
+	  "else 4", AT(threads) },
+	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
+	  "keys listed per kind of difference", AT(max_report) },
+};
+
+/* MySQL errors: no such database, no such table. */
+#define ER_BAD_DB_ERROR 1049
+#define ER_NO_SUCH_TABLE 1146
+
+/* A recorded sync point, and what its comparison found. */
+struct point {
+	char primary_ts[24], secondary_ts[24], created_at[32];
+	struct check_result res;
+};
+
+static const struct component *first_with(struct cluster *c, unsigned role)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
+			return &c->comps[i];
+	return NULL;
+}
+
+/* A TSO as TiCDC writes it: 1 to 20 digits. */
+static int is_tso(const char *v)
+{
+	size_t n = v ? strspn(v, "0123456789") : 0;
+
+	return n && n <= 20 && !v[n];
+}
+
+/*
+ * The last `want` points of changefeed `cf`, oldest first, into *out
+ * (caller frees); *n 0 with `why` set when there is none to compare.
+ */
+static int read_points(struct sql *down, const char *down_name,
+		       const char *cf, int64_t want, struct point **out,
+		       size_t *n, char *why, size_t whysize, struct err *e)
+{
+	struct sql_result res = SQL_RESULT_INIT;
+	struct buf q = BUF_INIT;
+	struct err qe = ERR_INIT;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	buf_addstr(&q, "SELECT primary_ts, secondary_ts, created_at FROM "
+		   "tidb_cdc.syncpoint_v1 WHERE changefeed = ", NULL);
+	sql_quote_string(&q, cf, NULL);
+	buf_printf(&q, NULL, " ORDER BY CAST(primary_ts AS UNSIGNED) DESC "
+		   "LIMIT %lld", (long long)want);
+	rc = sql_query(down, buf_str(&q), &res, &qe);
+	buf_release(&q);
+	if (rc && (down->last_errno == ER_NO_SUCH_TABLE ||
+		   down->last_errno == ER_BAD_DB_ERROR)) {
+		snprintf(why, whysize, "%s has no tidb_cdc.syncpoint_v1: "
+			 "changefeed %s records no sync points "
+			 "(enable-sync-point) (%s)", down_name, cf, qe.msg);
+		return 0;
+	}
+	if (rc)
+		return err_set(e, qe.class, "%s", qe.msg);
+	if (!res.nrows)
+		snprintf(why, whysize, "no sync point of changefeed %s in "
+			 "tidb_cdc.syncpoint_v1 on %s: none reached yet "
+			 "(sync-point-interval, default 10m)?",
+			 cf, down_name);
+	*out = xcalloc(res.nrows + 1, sizeof(**out));
+	for (size_t i = 0; i < res.nrows; i++) {
+		struct point *p = &(*out)[res.nrows - 1 - i];
+		const char *pt = res.cells[i * res.ncols];
+		const char *st = res.cells[i * res.ncols + 1];
+		const char *at = res.cells[i * res.ncols + 2];
+
+		if (!is_tso(pt) || !is_tso(st)) {
+			rc = err_set(e, ERR_INFRA, "%s: tidb_cdc.syncpoint_v1 "
+				     "of changefeed %s holds a point that is "
+				     "no TSO: primary_ts '%s', secondary_ts "
+				     "'%s'", down_name, cf, pt ? pt : "NULL",
+				     st ? st : "NULL");
+			break;
+		}
+		snprintf(p->primary_ts, sizeof(p->primary_ts), "%s", pt);
+		snprintf(p->secondary_ts, sizeof(p->secondary_ts), "%s", st);
+		snprintf(p->created_at, sizeof(p->created_at), "%s",
+			 at ? at : "");
+	}
+	if (!rc)
+		*n = res.nrows;
+	if (rc) {
+		free(*out);
+		*out = NULL;
+	}
+	sql_result_release(&res);
+	return rc;
+}
+
+/* Compare the tables at point `p` into p->res. */
+static void compare_point(const struct check_ctx *ctx,
+			  const struct syncpoint_opts *o,
+			  const struct component *up,
+			  const struct component *down, struct point *p)
+{
+	struct snapshot_pair pair;
+	char set[2][64];
+	struct err e = ERR_INIT;
+
+	memset(&p->res, 0, sizeof(p->res));
+	buf_init(&p->res.details, 0);
+	snprintf(set[0], sizeof(set[0]), "SET @@tidb_snapshot = '%s'",
+		 p->primary_ts);
+	snprintf(set[1], sizeof(set[1]), "SET @@tidb_snapshot = '%s'",
+		 p->secondary_ts);
+	pair.comp[0] = up;
+	pair.comp[1] = down;
+	pair.session[0] = set[0];
+	pair.session[1] = set[1];
+	pair.tables = &o->tables;
+	pair.chunk_rows = o->chunk_rows;
+	pair.threads = o->threads;
+	pair.max_report = o->max_report;
+	if (consistency_compare_at(ctx, &pair, &p->res, &e)) {
+		buf_reset(&p->res.details);
+		check_verdict(&p->res, VERDICT_UNKNOWN, "%s", e.msg);
+	}
+}
+
+/* The points' details, and the verdict they add up to. */
+static void verdict(const char *cf, struct point *pts, size_t n,
+		    struct check_result *r)
+{
+	size_t counts[4] = { 0, 0, 0, 0 };
+	const struct point *fail = NULL, *unknown = NULL, *last = &pts[n - 1];
+
+	buf_addstr(&r->details, ",\"points\":[", NULL);
+	for (size_t i = 0; i < n; i++) {
+		struct point *p = &pts[i];
+
+		counts[p->res.verdict]++;
+		if (p->res.verdict == VERDICT_FAIL && !fail)
+			fail = p;
+		if (p->res.verdict == VERDICT_UNKNOWN && !unknown)
+			unknown = p;
+		buf_printf(&r->details, NULL, "%s{\"primary_ts\":\"%s\","
+			   "\"secondary_ts\":\"%s\",\"created_at\":\"%s\","
+			   "\"verdict\":\"%s\",\"message\":", i ? "," : "",
+			   p->primary_ts, p->secondary_ts, p->created_at,
+			   verdict_name(p->res.verdict));
+		json_quote(&r->details, p->res.message, NULL);
+		buf_add(&r->details, p->res.details.data, p->res.details.len,
+			NULL);
+		buf_addch(&r->details, '}', NULL);
+	}
+	buf_addch(&r->details, ']', NULL);
+	snprintf(r->numbers, sizeof(r->numbers), "points=%zu differing=%zu "
+		 "unknown=%zu", n, counts[VERDICT_FAIL],
+		 counts[VERDICT_UNKNOWN]);
+	if (fail)
+		check_verdict(r, VERDICT_FAIL, "%zu of %zu sync points of "
+			      "changefeed %s differ; first at primary_ts %s, "
+			      "secondary_ts %s: %s", counts[VERDICT_FAIL], n,
+			      cf, fail->primary_ts, fail->secondary_ts,
+			      fail->res.message);
+	else if (unknown)
+		check_verdict(r, VERDICT_UNKNOWN, "%zu of %zu sync points of "
+			      "changefeed %s could not be read; first at "
+			      "primary_ts %s, secondary_ts %s: %s",
+			      counts[VERDICT_UNKNOWN], n, cf,
+			      unknown->primary_ts, unknown->secondary_ts,
+			      unknown->res.message);
+	else
+		check_verdict(r, VERDICT_PASS, "equal at %zu sync points of "
+			      "changefeed %s; the last at primary_ts %s, "
+			      "secondary_ts %s: %s", n, cf, last->primary_ts,
+			      last->secondary_ts, last->res.message);
+}
+
+/* The downstream's VERSION() when it is not TiDB's, into `v`; else "". */
+static int not_tidb(const struct component *down, struct buf *v,
+		    struct err *e)
+{
+	struct sql s = SQL_INIT;
+	int rc;
+
+	rc = component_connect(down, &s, NULL, 10, e) ||
+	     sql_value(&s, "SELECT VERSION()", v, e) < 0;
+	sql_close(&s);
+	if (!rc && strstr(buf_str(v), "TiDB"))
+		buf_reset(v);
+	return rc ? -1 : 0;
+}
+
+static int run(const struct check_ctx *ctx, const struct suite_item *it,
+	       struct check_result *r, struct err *e)
+{
+	const struct syncpoint_opts *o = it->opts;
+	const char *cf = cluster_changefeed_id(ctx->cluster, o->changefeed);
+	const struct component *up, *down;
+	struct sql s = SQL_INIT;
+	struct buf v = BUF_INIT;
+	struct point *pts = NULL;
+	size_t n = 0, done = 0;
+	char why[ERR_MSG_MAX + 200] = "";
+	int rc;
+
+	up = first_with(ctx->cluster, ROLE_UPSTREAM);
+	down = first_with(ctx->cluster, ROLE_DOWNSTREAM);
+	if (!up || !down) {
+		check_verdict(r, VERDICT_SKIP, "the cluster has no %s SQL node",
+			      up ? "downstream" : "upstream");
+		return 0;
+	}
+	if (ctx->dialect != DIALECT_TIDB) {
+		check_verdict(r, VERDICT_SKIP, "%s is %s, not TiDB: sync "
+			      "points are read at TiDB snapshots "
+			      "(tidb_snapshot) on both sides", up->name,
+			      ctx->dialect < 0 ? "unknown" :
+			      dialect_name(ctx->dialect));
+		return 0;
+	}
+	rc = not_tidb(down, &v, e);
+	if (!rc && v.len)
+		check_verdict(r, VERDICT_SKIP, "%s is not TiDB (%s): TiCDC "
+			      "records sync points only in a TiDB downstream",
+			      down->name, buf_str(&v));
+	if (rc || v.len) {
+		buf_release(&v);
+		return rc ? -1 : 0;
+	}
+	buf_release(&v);
+	buf_printf(&r->details, NULL, "\"changefeed\":");
+	json_quote(&r->details, cf, NULL);
+	rc = component_connect(down, &s, NULL, 10, e) ||
+	     read_points(&s, down->name, cf, o->syncpoints, &pts, &n, why,
+			 sizeof(why), e);
+	sql_close(&s);
+	if (!rc && !n)
+		check_verdict(r, VERDICT_UNKNOWN, "%s", why);
+	for (done = 0; !rc && done < n && !check_interrupted(ctx); done++)
+		compare_point(ctx, o, up, down, &pts[done]);
+	if (!rc && done < n)
+		check_verdict(r, VERDICT_UNKNOWN, "interrupted after %zu of "
+			      "%zu sync points of changefeed %s", done, n, cf);
+	else if (!rc && n)
+		verdict(cf, pts, n, r);
+	for (size_t i = 0; i < done; i++)
+		check_result_release(&pts[i].res);
+	free(pts);
+	return rc ? -1 : 0;
+}
+
+const struct checker_type checker_syncpoint = {
+	.kind = { "syncpoint", "upstream and downstream were equal at TiCDC's "
+		  "sync points (tidb_snapshot at primary_ts and secondary_ts)",
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  sizeof(struct syncpoint_opts) },
+	.live = 1,
+	.run = run,
+};

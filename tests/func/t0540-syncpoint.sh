@@ -1,0 +1,249 @@
+#!/bin/sh
+# The syncpoint check: the tables compared at TiCDC's sync points, the
+# upstream read at primary_ts and the downstream at secondary_ts.
+#
+# TiDB and TiCDC cannot run here; what stands in for them behaves as their
+# sources do:
+# - TiDB's SQL side: tests/helpers/fake-tidb-sql.pl in front of each of
+#   the local cluster's real mariadbd (tables WITH SYSTEM VERSIONING):
+#   tidb_snapshot (pingcap/tidb pkg/sessionctx/variable/sysvar.go,
+#   setSnapshotTS), its refusal of a snapshot older than GC's safe point
+#   (error 8055, pkg/sessionctx/variable/session.go ErrSnapshotTooOld;
+#   pkg/executor/set.go), @@tidb_current_ts (a transaction's start_ts, 0
+#   outside one), VERSION() with "TiDB" in it.
+# - TiCDC's changefeed: the local cluster's replication carries the rows;
+#   sync_point() below records a point as SinkSyncPoint in pingcap/tiflow
+#   cdc/syncpointstore/mysql_syncpoint_store.go does, once the downstream
+#   holds everything up to primary_ts (MASTER_GTID_WAIT here, TiCDC's
+#   barrier there): in one transaction, secondary_ts from "select
+#   @@tidb_current_ts", then "insert ignore into tidb_cdc.syncpoint_v1";
+#   the table as its CreateSyncTable creates it. (Its "set global
+#   tidb_external_ts", an error TiCDC ignores on a server without the
+#   variable, is left out: nothing here reads it.)
+# tichaos check runs the check on a run directory made here: a suite
+# and a topology whose SQL nodes are the two fakes. A TSO is the physical
+# time in milliseconds shifted left 18 bits, OR a logical counter (tikv/pd
+# pkg/tso; tidb's oracle.ComposeTS). Table big (1000 rows, 10 chunks of
+# 100) makes every chunk, bound and bisection be read at the snapshot.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+# fake_tidb NAME PORT TO: fake-tidb-sql.pl on PORT in front of the server
+# at TO, its log in $TRASH/fake-NAME.log; killed when the file ends.
+fake_tidb() {
+	perl "$ROOT/tests/helpers/fake-tidb-sql.pl" --listen "$2" --to "$3" \
+		--gc-safe-point "$TRASH/gc-safe-point" 2>"$TRASH/fake-$1.log" &
+	test_fake_pid_=$!
+	test_track_pid $test_fake_pid_
+	wait_for_condition 5 "listening $2 || ! alive $test_fake_pid_" &&
+	alive $test_fake_pid_ || { cat "$TRASH/fake-$1.log"; return 1; }
+}
+
+C="$TRASH/c"
+test_expect_success 'set up a cluster and a fake TiDB in front of each side' '
+	test_cluster_up "$C" &&
+	take_port UPT && take_port DOWNT &&
+	fake_tidb up $UPT $(port_of "$C" up-0) &&
+	fake_tidb down $DOWNT $(port_of "$C" down-0)
+'
+UP=$(port_of "$C" up-0)
+DOWN=$(port_of "$C" down-0)
+
+# run_dir DIR UPPORT DOWNPORT [CHECK OPTION LINES]: a run directory whose
+# suite has one syncpoint check (changefeed cf-sp).
+run_dir() {
+	mkdir -p "$1" &&
+	cat >"$1/topology.yaml" <<-EOF &&
+	cluster: static
+	changefeed:
+	  id: "cf-sp"
+	components:
+	  - name: "tidb-up"
+	    roles: [upstream]
+	    sql: "127.0.0.1:$2"
+	  - name: "tidb-down"
+	    roles: [downstream]
+	    sql: "127.0.0.1:$3"
+	EOF
+	cat >"$1/suite.yaml" <<-EOF
+	name: sp
+	duration: 1s
+	seed: 1
+	database: sp
+	tables:
+	  - name: t
+	    columns: "id INT PRIMARY KEY, v INT"
+	workloads:
+	  - kind: insert
+	    tables: [t]
+	checks:
+	  - kind: syncpoint
+	    chunk_rows: 100
+	${4:-}
+	EOF
+}
+
+# check DIR: tichaos check DIR, its TAP in DIR.tap, its exit code in $rc.
+check() {
+	"$TICHAOS" check "$1" >"$1.tap" 2>"$1.err"
+	rc=$?
+}
+
+# points DIR: "primary secondary verdict" of each point compared.
+points() {
+	perl -MJSON::PP -e '
+		my $j = decode_json(do { local $/; <STDIN> });
+		print "$_->{primary_ts} $_->{secondary_ts} $_->{verdict}\n"
+			for @{ $j->{checks}[0]{details}{points} };' <"$1/results.json"
+}
+
+# tso PORT: TiDB's TSO now, as a transaction's start_ts.
+tso() {
+	sql "$1" "BEGIN; SELECT @@tidb_current_ts; COMMIT"
+}
+
+# sync_point: record a sync point of cf-sp as TiCDC does; its primary and
+# secondary TSOs are appended to $TRASH/points.
+sync_point() {
+	p=$(tso $UPT) && pos=$(sql $UP "SELECT @@gtid_binlog_pos") &&
+	test "$(sql $DOWN "SELECT MASTER_GTID_WAIT('$pos', 30)")" = 0 &&
+	sql $DOWNT "CREATE DATABASE IF NOT EXISTS tidb_cdc; USE tidb_cdc;
+		CREATE TABLE IF NOT EXISTS syncpoint_v1 (
+			ticdc_cluster_id varchar (255), changefeed varchar(255),
+			primary_ts varchar(18), secondary_ts varchar(18),
+			created_at timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP,
+			INDEX (created_at), PRIMARY KEY (changefeed, primary_ts))" &&
+	s=$(sql $DOWNT "BEGIN; SELECT @@tidb_current_ts INTO @s;
+		INSERT IGNORE INTO tidb_cdc.syncpoint_v1 (ticdc_cluster_id,
+			changefeed, primary_ts, secondary_ts)
+			VALUES ('default', 'cf-sp', '$p', @s);
+		COMMIT; SELECT @s") &&
+	test "$s" -gt "$p" &&
+	echo "$p $s" >>"$TRASH/points"
+}
+
+test_expect_success 'the fake TiDB: TiDB in VERSION(), tidb_current_ts 0 outside a transaction' '
+	sql $UPT "SELECT VERSION()" >v && grep -q TiDB v &&
+	test "$(sql $UPT "SELECT @@tidb_current_ts")" = 0 &&
+	test "$(tso $UPT)" -gt $(( $(date +%s) * 1000 << 18 ))
+'
+
+# A changefeed without enable-sync-point never runs CreateSyncTable
+# (tiflow cdc/syncpointstore/mysql_syncpoint_store.go): no table at all.
+test_expect_success 'no tidb_cdc.syncpoint_v1 downstream: unknown, saying so' '
+	sql $UP "CREATE DATABASE sp; CREATE TABLE sp.t (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING;
+		CREATE TABLE sp.big (id INT PRIMARY KEY, v INT) WITH SYSTEM VERSIONING;
+		INSERT INTO sp.big SELECT seq, seq FROM sp.seq_1_to_1000" &&
+	run_dir r0 $UPT $DOWNT && check r0 &&
+	test $rc = 3 &&
+	grep -qx "not ok 1 - syncpoint" r0.tap &&
+	grep -qF "  message: \"tidb-down has no tidb_cdc.syncpoint_v1: changefeed cf-sp records no sync points (enable-sync-point) (query failed on '\''127.0.0.1:$DOWNT'\'': Table '\''tidb_cdc.syncpoint_v1'\'' doesn'\''t exist (1146))\"" r0.tap &&
+	grep -qx "  verdict: unknown" r0.tap
+'
+
+test_expect_success 'three sync points with changes between them' '
+	sql $UP "INSERT INTO sp.t VALUES (1, 1), (2, 2), (3, 3)" &&
+	sync_point &&
+	sql $UP "UPDATE sp.t SET v = 20 WHERE id = 2; INSERT INTO sp.t VALUES (4, 4);
+		DELETE FROM sp.big WHERE id > 900; UPDATE sp.big SET v = -id WHERE id <= 50" &&
+	sync_point &&
+	sql $UP "DELETE FROM sp.t WHERE id = 1; UPDATE sp.t SET v = 30 WHERE id = 3" &&
+	sync_point &&
+	test $(wc -l <points) = 3
+'
+
+# The table is shared by every changefeed writing to this downstream (key
+# (changefeed, primary_ts), mysql_syncpoint_store.go): others' rows are
+# not this changefeed's points.
+test_expect_success 'a sync point of another changefeed only: unknown, saying so' '
+	run_dir r1 $UPT $DOWNT "    changefeed: other" && check r1 &&
+	test $rc = 3 &&
+	grep -qx "  message: \"no sync point of changefeed other in tidb_cdc.syncpoint_v1 on tidb-down: none reached yet (sync-point-interval, default 10m)?\"" r1.tap
+'
+
+test_expect_success 'equal at each of the last 2 sync points: pass, those 2 compared' '
+	run_dir r2 $UPT $DOWNT "    syncpoints: 2" && check r2 &&
+	test $rc = 0 &&
+	sed -n "2,3p" points | sed -e "s/$/ pass/" >want &&
+	points r2 >got && test_cmp want got &&
+	set -- $(sed -n 3p points) &&
+	grep -qx "ok 1 - syncpoint: equal at 2 sync points of changefeed cf-sp; the last at primary_ts $1, secondary_ts $2: 2 tables, 903 rows equal" r2.tap
+'
+
+test_expect_success 'syncpoints: 10 with 3 recorded compares the 3, each at its own rows' '
+	run_dir r3 $UPT $DOWNT "    syncpoints: 10" && check r3 &&
+	test $rc = 0 &&
+	sed -e "s/$/ pass/" points >want &&
+	points r3 >got && test_cmp want got &&
+	perl -MJSON::PP -e "
+		my \$j = decode_json(do { local \$/; <STDIN> });
+		print join(q( ), map { join(q(,), map { \$_->{up_rows} . q(/) .
+			\$_->{down_rows} . q(/) . \$_->{chunks} } @{ \$_->{tables} }) }
+			@{ \$j->{checks}[0]{details}{points} }), qq(\n);" <r3/results.json >got &&
+	echo "1000/1000/10,3/3/1 900/900/9,4/4/1 900/900/9,3/3/1" >want && test_cmp want got
+'
+
+# TiDB refuses SET tidb_snapshot below GC's safe point with error 8055
+# (pingcap/tidb pkg/sessionctx/variable/session.go ErrSnapshotTooOld,
+# checked in pkg/executor/set.go): the point is unknown, TiDB's words kept.
+test_expect_success 'a snapshot older than the GC safe point: unknown with TiDB'\''s message' '
+	set -- $(sed -n 2p points) && echo "$1" >gc-safe-point &&
+	set -- $(sed -n 1p points) &&
+	run_dir r4 $UPT $DOWNT "    syncpoints: 10" && check r4 &&
+	rm gc-safe-point &&
+	test $rc = 3 &&
+	printf "%s unknown\n" "$(sed -n 1p points)" >want &&
+	sed -n "2,3p" points | sed -e "s/$/ pass/" >>want &&
+	points r4 >got && test_cmp want got &&
+	grep -q "^  message: \"1 of 3 sync points of changefeed cf-sp could not be read; first at primary_ts $1, secondary_ts $2: tidb-up: SET @@tidb_snapshot = '\''$1'\'': query failed on '\''127.0.0.1:$UPT'\'': snapshot is older than GC safe point 20[0-9-]* [0-9:.]* [-+][0-9]* [A-Z]* (8055)\"$" r4.tap &&
+	grep -qx "  verdict: unknown" r4.tap
+'
+
+# The downstream wrong for a while between two points, right again by
+# the end: only the point in between can show it; the current tables (and
+# so the consistency check) are equal.
+test_expect_success 'a row changed downstream only at a past snapshot: fail at that point, with the key' '
+	sql $DOWN "UPDATE sp.t SET v = 99 WHERE id = 2; UPDATE sp.big SET v = 7 WHERE id = 555" &&
+	sync_point &&
+	sql $DOWN "UPDATE sp.t SET v = 20 WHERE id = 2; UPDATE sp.big SET v = 555 WHERE id = 555" &&
+	sql $UP "SELECT * FROM sp.t ORDER BY id; SELECT * FROM sp.big ORDER BY id" >up.rows &&
+	sql $DOWN "SELECT * FROM sp.t ORDER BY id; SELECT * FROM sp.big ORDER BY id" >down.rows &&
+	test_cmp up.rows down.rows &&
+	run_dir r5 $UPT $DOWNT "    syncpoints: 2" && check r5 &&
+	test $rc = 1 &&
+	set -- $(sed -n 4p points) &&
+	printf "%s pass\n%s fail\n" "$(sed -n 3p points)" "$1 $2" >want &&
+	points r5 >got && test_cmp want got &&
+	grep -qxF "  message: \"1 of 2 sync points of changefeed cf-sp differ; first at primary_ts $1, secondary_ts $2: 2 of 2 tables differ; first: sp.big: 0 missing, 0 extra, 1 changed (first changed: \\\"id=555\\\")\"" r5.tap &&
+	grep -qx "  numbers: \"points=2 differing=1 unknown=0\"" r5.tap &&
+	perl -MJSON::PP -e "
+		my \$j = decode_json(do { local \$/; <STDIN> });
+		for my \$t (@{ \$j->{checks}[0]{details}{points}[1]{tables} }) {
+			print join(q(,), @{ \$t->{changed_keys} }), q( ),
+				join(q(,), @{ \$t->{rows}[0]{up} }), q( ),
+				join(q(,), @{ \$t->{rows}[0]{down} }), qq(\n);
+		}" <r5/results.json >got &&
+	printf "id=555 555,555 555,7\nid=2 2,20 2,99\n" >want && test_cmp want got &&
+	! test -e r5/fix-sql
+'
+
+# On a MySQL-compatible downstream that is not TiDB, TiCDC accepts the
+# changefeed (tiflow cdc/sink/validator/validator.go) but its "select
+# @@tidb_current_ts" fails (mysql_syncpoint_store.go): nothing to read.
+test_expect_success 'a downstream that is not TiDB: skipped, saying why' '
+	run_dir r6 $UPT $DOWN && check r6 &&
+	test $rc = 0 &&
+	v=$(sql $DOWN "SELECT VERSION()") &&
+	grep -qx "ok 1 - syncpoint # SKIP tidb-down is not TiDB ($v): TiCDC records sync points only in a TiDB downstream" r6.tap
+'
+
+test_expect_success 'an upstream that is not TiDB: skipped, saying why' '
+	run_dir r7 $UP $DOWNT && check r7 &&
+	test $rc = 0 &&
+	grep -qx "ok 1 - syncpoint # SKIP tidb-up is MariaDB, not TiDB: sync points are read at TiDB snapshots (tidb_snapshot) on both sides" r7.tap
+'
+
+test_done
