@@ -433,12 +433,13 @@ static int type_in(const char *type, const char *const *list)
 /*
  * The text of a row that the row hash hashes, one string that no other
  * row shares: its columns joined by commas, after the NULL bits of the
- * nullable columns ("01": the second is NULL; CONCAT_WS leaves NULLs
+ * nullable columns ("0,1,": the second is NULL; CONCAT_WS leaves NULLs
  * out). Numbers and times go as they are, their text holds no comma.
  * Every column whose text may hold anything (strings, binary, JSON, BIT,
- * ...) goes as <length>:<text>, but the last of them, moved to the end:
- * it is what follows the last comma the others account for. Each
- * conversion avoided is time saved on every row (bench/README.md).
+ * ...) goes as <length>,<text>, but the last of them, moved to the end:
+ * it is what follows the last comma the others account for. All are
+ * arguments of one CONCAT_WS, none a function's result nested in it:
+ * each conversion avoided is time saved on every row (bench/README.md).
  */
 static void row_text(struct table *t, char **types, char **nulls)
 {
@@ -451,17 +452,12 @@ static void row_text(struct table *t, char **types, char **nulls)
 		nnull += !strcmp(nulls[i], "YES");
 	}
 	buf_addstr(x, "CONCAT_WS(','", NULL);
-	if (nnull) {
-		buf_addstr(x, ", CONCAT(", NULL);
-		for (size_t i = 0, n = 0; i < t->ncols; i++)
-			if (!strcmp(nulls[i], "YES")) {
-				buf_addstr(x, n++ ? ", ISNULL(" : "ISNULL(",
-					   NULL);
-				sql_quote_ident(x, t->cols[i], NULL);
-				buf_addch(x, ')', NULL);
-			}
-		buf_addch(x, ')', NULL);
-	}
+	for (size_t i = 0; nnull && i < t->ncols; i++)
+		if (!strcmp(nulls[i], "YES")) {
+			buf_addstr(x, ", ISNULL(", NULL);
+			sql_quote_ident(x, t->cols[i], NULL);
+			buf_addch(x, ')', NULL);
+		}
 	for (size_t i = 0; i <= t->ncols; i++) {
 		size_t c = i < t->ncols ? i : last;
 
@@ -469,11 +465,10 @@ static void row_text(struct table *t, char **types, char **nulls)
 			continue;
 		buf_addstr(x, ", ", NULL);
 		if (c != last && !type_in(types[c], plain_types)) {
-			buf_addstr(x, "CONCAT(LENGTH(", NULL);
+			buf_addstr(x, "LENGTH(", NULL);
 			sql_quote_ident(x, t->cols[c], NULL);
-			buf_addstr(x, "), ':', ", NULL);
+			buf_addstr(x, "), ", NULL);
 			sql_quote_ident(x, t->cols[c], NULL);
-			buf_addch(x, ')', NULL);
 		} else {
 			sql_quote_ident(x, t->cols[c], NULL);
 		}
@@ -1269,7 +1264,7 @@ static void *differ_worker(void *arg)
 }
 
 /*
- * Bisect and compare the mismatching chunks, `threads` at a time (each
+ * Cut and compare the mismatching chunks, `threads` at a time (each
  * worker with a connection to either side); their findings merged in
  * chunk order, so keys and fix SQL come out as one pass would give them.
  */
@@ -1489,8 +1484,10 @@ static int compare_table(struct side *sides, const struct table *t,
 		d->rows[DOWN] += pools[DOWN].sums[i].count;
 	}
 	if (!rc)
+		/* A worker asks one side, then the other: twice as many
+		 * keep each side as busy as its pool did. */
 		rc = compare_chunks(sides, t, ranges, nchunks, pools[UP].sums,
-				    pools[DOWN].sums, threads, d, e);
+				    pools[DOWN].sums, threads * 2, d, e);
 	for (int s = 0; s < 2; s++) {
 		free(pools[s].sums);
 		pthread_mutex_destroy(&pools[s].lock);
