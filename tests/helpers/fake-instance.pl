@@ -30,9 +30,12 @@
 # fake-http.pl serves a copy of the answers in ./http and logs the
 # requests to ./requests.log. Its servers go when it goes, as a real
 # server's ports do: pd-server, tikv-server and cdc serve in this very
-# process (fake-http.pl run in it), so that once it is gone (killed: the
-# pid tichaos waits for) its port is closed and nothing left of it can
-# answer for the next instance. tidb-server runs mariadbd and fake-http.pl
+# process (fake-http.pl, or fake-pd.pl, run in it), so that once it is
+# gone (killed: the pid tichaos waits for) its ports are closed and
+# nothing left of it can answer for the next instance. With
+# $FAKE_TIUP_REGIONS the TiDB's status port goes with the pd-server, not
+# with the tidb-server: a killed fake TiDB's status port still answers
+# (no test kills one there). tidb-server runs mariadbd and fake-http.pl
 # as children: TERM stops them, and a watchdog kills them when it was
 # killed, up to 0.1 s later (no test kills a fake TiDB and starts it again
 # at once). A line "started pid N" goes to --log-file at every start.

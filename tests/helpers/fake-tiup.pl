@@ -121,7 +121,9 @@ for my $i (0 .. $n{db} - 1) {
 # The fake changefeed replicates from the first TiDB (fake-instance.pl).
 $ENV{FAKE_UPSTREAM_SQL} = $starts[-$n{db}][3] if $n{db};
 # The fake PD serves the first TiDB's status port (fake-instance.pl,
-# $FAKE_TIUP_REGIONS).
+# $FAKE_TIUP_REGIONS): known before anything starts, as tiup takes each
+# instance's ports when it makes the instance, before starting any
+# (components/playground/instance/tidb.go NewTiDBInstance, MustGetFreePort).
 $ENV{FAKE_TIUP_TIDB_STATUS} = $tidb_status if $n{db};
 for my $i (0 .. $n{ticdc} - 1) {
 	my $a = free_port();
