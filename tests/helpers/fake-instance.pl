@@ -5,11 +5,21 @@
 # command line, which is what tichaos reads, and serves on the ports its
 # flags name:
 #
-#   pd-server    fake-http.pl on --client-urls: $FAKE_TIUP_HTTP/pd
+#   pd-server    fake-http.pl on --client-urls: $FAKE_TIUP_HTTP/pd; or,
+#                when $FAKE_TIUP_REGIONS is set (fake-pd.pl's --db and
+#                --table arguments), fake-pd.pl on --client-urls, the rest
+#                answered from $FAKE_TIUP_HTTP/pd (--canned), and on the
+#                playground's TiDB status port ($FAKE_TIUP_TIDB_STATUS,
+#                set by fake-tiup.pl) TiDB's region listing from the same
+#                regions: a real TiDB's status server asks PD for them
+#                (pingcap/tidb pkg/server/handler/tikvhandler/
+#                tikv_handler.go, TableRegions through the region cache)
 #   tikv-server  fake-http.pl on --status-addr: $FAKE_TIUP_HTTP/tikv
 #   tidb-server  a real mariadbd on -P (SQL; data in ./data, root without
-#                password, a binlog) and fake-http.pl on --status:
-#                $FAKE_TIUP_HTTP/tidb
+#                password, a binlog), whose VERSION() is a TiDB 8.5's
+#                (8.0.11-TiDB-v8.5.0, as the status port says), and
+#                fake-http.pl on --status: $FAKE_TIUP_HTTP/tidb (not with
+#                $FAKE_TIUP_REGIONS: the pd-server's fake-pd.pl serves it)
 #   cdc server   fake-http.pl on --addr: $FAKE_TIUP_HTTP/cdc, whose
 #                changefeed, once created, is the downstream replicating
 #                from the upstream ($FAKE_UPSTREAM_SQL) with MariaDB's
@@ -20,9 +30,12 @@
 # fake-http.pl serves a copy of the answers in ./http and logs the
 # requests to ./requests.log. Its servers go when it goes, as a real
 # server's ports do: pd-server, tikv-server and cdc serve in this very
-# process (fake-http.pl run in it), so that once it is gone (killed: the
-# pid tichaos waits for) its port is closed and nothing left of it can
-# answer for the next instance. tidb-server runs mariadbd and fake-http.pl
+# process (fake-http.pl, or fake-pd.pl, run in it), so that once it is
+# gone (killed: the pid tichaos waits for) its ports are closed and
+# nothing left of it can answer for the next instance. With
+# $FAKE_TIUP_REGIONS the TiDB's status port goes with the pd-server, not
+# with the tidb-server: a killed fake TiDB's status port still answers
+# (no test kills one there). tidb-server runs mariadbd and fake-http.pl
 # as children: TERM stops them, and a watchdog kills them when it was
 # killed, up to 0.1 s later (no test kills a fake TiDB and starts it again
 # at once). A line "started pid N" goes to --log-file at every start.
@@ -93,17 +106,29 @@ if ($prog eq 'cdc') {
 		qq({"version": "v8.5.0", "git_hash": "fake", "id": "$$", "pid": $$, "is_owner": true, "liveness": 0}\n);
 	close $f;
 }
+my $regions = $ENV{FAKE_TIUP_REGIONS};
 if ($prog ne 'tidb-server') {
-	# One server, this process: fake-http.pl's loop, its output to the
-	# log. It ends on TERM (exit 0) and never returns otherwise.
+	# One server, this process: fake-http.pl's (or fake-pd.pl's) loop,
+	# its output to the log. It ends on TERM (exit 0) and never returns
+	# otherwise.
 	open STDOUT, '>>', $log or die "$prog: $log: $!\n";
 	open STDERR, '>&', \*STDOUT or die "$prog: $!\n";
+	my $server = 'fake-http.pl';
 	@ARGV = ($http_port, 'http', 'requests.log');
-	do "$helpers/fake-http.pl";
-	print $lf "[ERROR] [$prog] fake-http.pl: ", $@ || $! || "returned", "\n";
+	if ($prog eq 'pd-server' && defined $regions) {
+		my $status = $ENV{FAKE_TIUP_TIDB_STATUS}
+			or die "$prog: FAKE_TIUP_TIDB_STATUS is not set\n";
+		$server = 'fake-pd.pl';
+		@ARGV = ('--pd-port', $http_port, '--tidb-port', $status,
+			 '--log', 'requests.log', '--canned', 'http',
+			 split(' ', $regions));
+	}
+	do "$helpers/$server";
+	print $lf "[ERROR] [$prog] $server: ", $@ || $! || "returned", "\n";
 	exit 1;
 }
-start('perl', "$helpers/fake-http.pl", $http_port, 'http', 'requests.log');
+start('perl', "$helpers/fake-http.pl", $http_port, 'http', 'requests.log')
+	unless defined $regions;
 if ($prog eq 'tidb-server') {
 	my $port = flag('P') or die "$prog: no -P\n";
 	my $here = getcwd();
@@ -126,7 +151,7 @@ if ($prog eq 'tidb-server') {
 	      "--pid-file=$here/mariadbd.pid", "--user=$user",
 	      '--skip-name-resolve', '--innodb-buffer-pool-size=32M',
 	      '--log-bin=binlog', '--binlog-format=ROW', "--server-id=$port",
-	      '--performance-schema=OFF');
+	      '--performance-schema=OFF', '--version=8.0.11-TiDB-v8.5.0');
 }
 
 # The watchdog: when we are gone (killed), so are our servers.

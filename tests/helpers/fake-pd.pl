@@ -5,6 +5,7 @@
 #   fake-pd.pl --pd-port P --tidb-port T --log LOG --db DB
 #              --table NAME=ID[/N] | --table NAME=PART:ID[/N],PART:ID[/N]...
 #              [--stores S] [--delay-ms MS] [--hold] [--pending REGION]
+#              [--canned DIR]
 #
 # It holds TiKV's regions and stores and serves, on 127.0.0.1:P, what PD's
 # API answers about them, as tikv/pd does (read in tikv/pd at
@@ -69,6 +70,10 @@
 # table's (or partition's) records (split at handles 1000, 2000, ...), one
 # between tables, one to the end; ids 2, 4, 6, ... in key order, three
 # voters each on stores 1, 2, 3, the leader on store (index mod 3) + 1.
+# --canned DIR: a PD request it does not model (the health and leader
+# that the playground's readiness asks) is answered from DIR as
+# fake-http.pl answers (DIR/GET_pd_api_v1_health: status line, body), so
+# that it can stand for a playground's pd-server (fake-instance.pl).
 # Every request goes to LOG as "PD|TIDB METHOD PATH[ BODY]". GET / answers
 # 200 "ok" (the readiness check). SIGTERM ends it. Core Perl only.
 use strict;
@@ -82,7 +87,7 @@ use Time::HiRes qw(time);
 my (%opt, @tables, @pending);
 while (@ARGV) {
 	my $a = shift @ARGV;
-	if ($a =~ /^--(pd-port|tidb-port|log|db|stores|delay-ms)$/) { $opt{$1} = shift @ARGV }
+	if ($a =~ /^--(pd-port|tidb-port|log|db|stores|delay-ms|canned)$/) { $opt{$1} = shift @ARGV }
 	elsif ($a eq '--table') { push @tables, shift @ARGV }
 	elsif ($a eq '--pending') { push @pending, shift @ARGV }
 	elsif ($a eq '--hold') { $opt{hold} = 1 }
@@ -374,7 +379,22 @@ sub pd_answer {
 		my $o = $ops{$id} or return pd_string(500, '[PD:operator:ErrOperatorNotFound]operator not found');
 		return pd_string(200, op_text($id, $o));
 	}
+	return canned($method, $path) if defined $opt{canned};
 	return (404, 'text/plain; charset=utf-8', "404 page not found\n");
+}
+
+# The answer in --canned DIR for METHOD PATH (named as fake-http.pl names
+# it), else Go's 404.
+sub canned {
+	my ($method, $path) = @_;
+	(my $name = "${method}_$path") =~ s{_/}{_};
+	$name =~ s/[^A-Za-z0-9_-]/_/g;
+	open my $fh, '<', "$opt{canned}/$name"
+		or return (404, 'text/plain; charset=utf-8', "404 page not found\n");
+	my ($code, $type) = (<$fh> // '') =~ /^(\d{3})[ \t]*(.*?)\s*\z/
+		or die "fake-pd.pl: '$opt{canned}/$name': no status code\n";
+	my $body = do { local $/; <$fh> } // '';
+	return ($code, $type eq '' ? 'text/plain; charset=utf-8' : $type, $body);
 }
 
 # One TableRegions: the regions over physical table $id's records.

@@ -13,7 +13,9 @@
 #       restarted: its exit is noted on stdout, "NAME quit: signal: killed"
 #       (or "exit status N"; "NAME quit" for status 0), once it is reaped,
 #       and that is all. TERM or INT stops them all; then it exits 0.
-#       FAKE_TIUP_FAIL=1: prints an error and exits 1 instead.
+#       FAKE_TIUP_FAIL=1: prints an error and exits 1 instead. The
+#       instances get FAKE_TIUP_TIDB_STATUS, the first TiDB's status
+#       port (for fake-instance.pl's FAKE_TIUP_REGIONS).
 #       Real tiup starts one TiFlash unless given --tiflash 0 (its tiflash
 #       count defaults to 1); the fake has none to start and refuses. Real
 #       tiup starts each port search at default_port + --port-offset
@@ -87,7 +89,7 @@ sub free_port {
 
 my $bin = $ENV{FAKE_TIUP_BIN} or die "fake-tiup.pl: FAKE_TIUP_BIN is not set\n";
 my %kids;
-my ($pd_port, @starts);
+my ($pd_port, $tidb_status, @starts);
 for my $i (0 .. $n{pd} - 1) {
 	my ($c, $p) = (free_port(), free_port());
 	$pd_port //= $c;
@@ -110,6 +112,7 @@ for my $i (0 .. $n{kv} - 1) {
 }
 for my $i (0 .. $n{db} - 1) {
 	my ($p, $s) = (free_port(), free_port());
+	$tidb_status //= $s;
 	push @starts, ["tidb-$i", "$bin/tidb-server", "-P", $p,
 		"--host=127.0.0.1", "--store=tikv", "--status=$s",
 		"--path=127.0.0.1:$pd_port",
@@ -117,6 +120,11 @@ for my $i (0 .. $n{db} - 1) {
 }
 # The fake changefeed replicates from the first TiDB (fake-instance.pl).
 $ENV{FAKE_UPSTREAM_SQL} = $starts[-$n{db}][3] if $n{db};
+# The fake PD serves the first TiDB's status port (fake-instance.pl,
+# $FAKE_TIUP_REGIONS): known before anything starts, as tiup takes each
+# instance's ports when it makes the instance, before starting any
+# (components/playground/instance/tidb.go NewTiDBInstance, MustGetFreePort).
+$ENV{FAKE_TIUP_TIDB_STATUS} = $tidb_status if $n{db};
 for my $i (0 .. $n{ticdc} - 1) {
 	my $a = free_port();
 	push @starts, ["ticdc-$i", "$bin/cdc", "server",
