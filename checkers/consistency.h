@@ -110,6 +110,25 @@ int consistency_sync(const struct check_ctx *ctx,
 		     struct err *e);
 
 /*
+ * The options of the checks that compare tables (consistency, syncpoint),
+ * bound to the members of the same names of the kind's options struct
+ * `type`: tables (struct optlist), chunk_rows, threads, max_report
+ * (int64_t).
+ */
+#define CONSISTENCY_COMPARE_OPTS(type)                                       \
+	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,                         \
+	  "only these tables (default: every table of the database, on "     \
+	  "either side)", OPT_AT(type, tables) },                            \
+	{ "chunk_rows", OPT_INT, "100000", 0, NULL, 100, 10000000,           \
+	  "rows per checksummed chunk", OPT_AT(type, chunk_rows) },          \
+	{ "threads", OPT_INT, "0", 0, NULL, 0, 64,                           \
+	  "connections per side checksumming chunks in parallel; 0: one "    \
+	  "per two cores of this machine (1 to 4) when both servers run on " \
+	  "it, else 4", OPT_AT(type, threads) },                             \
+	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,                     \
+	  "keys listed per kind of difference", OPT_AT(type, max_report) }
+
+/*
  * The compare of two snapshots (checkers/syncpoint.c): both sides' SQL
  * nodes, and per side MAY a statement run on each of its connections
  * before any read ("SET @@tidb_snapshot = '449...'"). Borrowed.

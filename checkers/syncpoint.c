@@ -66,17 +66,7 @@ static const struct optspec opts[] = {
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "TiCDC: the changefeed whose sync points are read (default: the "
 	  "topology's, else tichaos)", AT(changefeed) },
-	{ "tables", OPT_TABLES, NULL, 0, NULL, 0, 0,
-	  "only these tables (default: every table of the database, on "
-	  "either side)", AT(tables) },
-	{ "chunk_rows", OPT_INT, "100000", 0, NULL, 100, 10000000,
-	  "rows per checksummed chunk", AT(chunk_rows) },
-	{ "threads", OPT_INT, "0", 0, NULL, 0, 64,
-	  "connections per side checksumming chunks in parallel; 0: one per "
-	  "two cores of this machine (1 to 4) when both servers run on it, "
-	  "else 4", AT(threads) },
-	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
-	  "keys listed per kind of difference", AT(max_report) },
+	CONSISTENCY_COMPARE_OPTS(struct syncpoint_opts),
 };
 
 /* MySQL errors: no such database, no such table. */
