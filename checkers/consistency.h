@@ -9,7 +9,7 @@
  * hands them here; tests/unit/t-consistency.c asserts the results
  * exactly. Not for anything outside the check, its test, the syncpoint
  * check (consistency_compare_at, below) and the bank check
- * (consistency_sync, the barrier, below).
+ * (consistency_sync, the barrier, and the sync points, below).
  *
  * The contract: the ranges of a table cover every key of either side
  * exactly once, with no gap and no overlap, whatever the keys' values —
@@ -154,5 +154,33 @@ struct snapshot_pair {
 int consistency_compare_at(const struct check_ctx *ctx,
 			   const struct snapshot_pair *at,
 			   struct check_result *r, struct err *e);
+
+/*
+ * A sync point TiCDC recorded in the downstream's tidb_cdc.syncpoint_v1
+ * (pingcap/tiflow cdc/syncpointstore/mysql_syncpoint_store.go): the
+ * upstream TSO replicated up to, the downstream's TSO then. Digits only.
+ */
+struct sync_point {
+	char primary_ts[24], secondary_ts[24], created_at[32];
+};
+
+/*
+ * The last `want` sync points of changefeed `cf` read through `down`
+ * (the downstream `down_name`), oldest first, into *out (caller frees;
+ * never NULL on 0). 0 with *n 0 and `why` (of `whysize` bytes) saying so
+ * when there is none: no tidb_cdc.syncpoint_v1, or no row of `cf`; -1
+ * with `e` when the read failed or a row holds no TSO
+ * (checkers/syncpoint.c, shared with the bank check).
+ */
+int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
+		   int64_t want, struct sync_point **out, size_t *n,
+		   char *why, size_t whysize, struct err *e);
+
+/*
+ * The VERSION() of `down` into `v` when it is not TiDB's (no "TiDB" in
+ * it), else `v` empty; -1 with `e` when it could not be asked.
+ */
+int syncpoint_not_tidb(const struct component *down, struct buf *v,
+		       struct err *e);
 
 #endif

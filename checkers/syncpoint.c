@@ -75,7 +75,7 @@ static const struct optspec opts[] = {
 
 /* A recorded sync point, and what its comparison found. */
 struct point {
-	char primary_ts[24], secondary_ts[24], created_at[32];
+	struct sync_point at;
 	struct check_result res;
 };
 
@@ -95,13 +95,9 @@ static int is_tso(const char *v)
 	return n && n <= 20 && !v[n];
 }
 
-/*
- * The last `want` points of changefeed `cf`, oldest first, into *out
- * (caller frees); *n 0 with `why` set when there is none to compare.
- */
-static int read_points(struct sql *down, const char *down_name,
-		       const char *cf, int64_t want, struct point **out,
-		       size_t *n, char *why, size_t whysize, struct err *e)
+int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
+		   int64_t want, struct sync_point **out, size_t *n,
+		   char *why, size_t whysize, struct err *e)
 {
 	struct sql_result res = SQL_RESULT_INIT;
 	struct buf q = BUF_INIT;
@@ -133,7 +129,7 @@ static int read_points(struct sql *down, const char *down_name,
 			 cf, down_name);
 	*out = xcalloc(res.nrows + 1, sizeof(**out));
 	for (size_t i = 0; i < res.nrows; i++) {
-		struct point *p = &(*out)[res.nrows - 1 - i];
+		struct sync_point *p = &(*out)[res.nrows - 1 - i];
 		const char *pt = res.cells[i * res.ncols];
 		const char *st = res.cells[i * res.ncols + 1];
 		const char *at = res.cells[i * res.ncols + 2];
@@ -174,9 +170,9 @@ static void compare_point(const struct check_ctx *ctx,
 	memset(&p->res, 0, sizeof(p->res));
 	buf_init(&p->res.details, 0);
 	snprintf(set[0], sizeof(set[0]), "SET @@tidb_snapshot = '%s'",
-		 p->primary_ts);
+		 p->at.primary_ts);
 	snprintf(set[1], sizeof(set[1]), "SET @@tidb_snapshot = '%s'",
-		 p->secondary_ts);
+		 p->at.secondary_ts);
 	pair.comp[0] = up;
 	pair.comp[1] = down;
 	pair.session[0] = set[0];
@@ -210,7 +206,7 @@ static void verdict(const char *cf, struct point *pts, size_t n,
 		buf_printf(&r->details, NULL, "%s{\"primary_ts\":\"%s\","
 			   "\"secondary_ts\":\"%s\",\"created_at\":\"%s\","
 			   "\"verdict\":\"%s\",\"message\":", i ? "," : "",
-			   p->primary_ts, p->secondary_ts, p->created_at,
+			   p->at.primary_ts, p->at.secondary_ts, p->at.created_at,
 			   verdict_name(p->res.verdict));
 		json_quote(&r->details, p->res.message, NULL);
 		buf_add(&r->details, p->res.details.data, p->res.details.len,
@@ -225,25 +221,24 @@ static void verdict(const char *cf, struct point *pts, size_t n,
 		check_verdict(r, VERDICT_FAIL, "%zu of %zu sync points of "
 			      "changefeed %s differ; first at primary_ts %s, "
 			      "secondary_ts %s: %s", counts[VERDICT_FAIL], n,
-			      cf, fail->primary_ts, fail->secondary_ts,
+			      cf, fail->at.primary_ts, fail->at.secondary_ts,
 			      fail->res.message);
 	else if (unknown)
 		check_verdict(r, VERDICT_UNKNOWN, "%zu of %zu sync points of "
 			      "changefeed %s could not be read; first at "
 			      "primary_ts %s, secondary_ts %s: %s",
 			      counts[VERDICT_UNKNOWN], n, cf,
-			      unknown->primary_ts, unknown->secondary_ts,
+			      unknown->at.primary_ts, unknown->at.secondary_ts,
 			      unknown->res.message);
 	else
 		check_verdict(r, VERDICT_PASS, "equal at %zu sync points of "
 			      "changefeed %s; the last at primary_ts %s, "
-			      "secondary_ts %s: %s", n, cf, last->primary_ts,
-			      last->secondary_ts, last->res.message);
+			      "secondary_ts %s: %s", n, cf, last->at.primary_ts,
+			      last->at.secondary_ts, last->res.message);
 }
 
-/* The downstream's VERSION() when it is not TiDB's, into `v`; else "". */
-static int not_tidb(const struct component *down, struct buf *v,
-		    struct err *e)
+int syncpoint_not_tidb(const struct component *down, struct buf *v,
+		       struct err *e)
 {
 	struct sql s = SQL_INIT;
 	int rc;
@@ -264,6 +259,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	const struct component *up, *down;
 	struct sql s = SQL_INIT;
 	struct buf v = BUF_INIT;
+	struct sync_point *at = NULL;
 	struct point *pts = NULL;
 	size_t n = 0, done = 0;
 	char why[ERR_MSG_MAX + 200] = "";
@@ -284,7 +280,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			      dialect_name(ctx->dialect));
 		return 0;
 	}
-	rc = not_tidb(down, &v, e);
+	rc = syncpoint_not_tidb(down, &v, e);
 	if (!rc && v.len)
 		check_verdict(r, VERDICT_SKIP, "%s is not TiDB (%s): TiCDC "
 			      "records sync points only in a TiDB downstream",
@@ -297,9 +293,13 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	buf_printf(&r->details, NULL, "\"changefeed\":");
 	json_quote(&r->details, cf, NULL);
 	rc = component_connect(down, &s, NULL, 10, e) ||
-	     read_points(&s, down->name, cf, o->syncpoints, &pts, &n, why,
-			 sizeof(why), e);
+	     syncpoint_read(&s, down->name, cf, o->syncpoints, &at, &n, why,
+			    sizeof(why), e);
 	sql_close(&s);
+	pts = xcalloc(n + 1, sizeof(*pts));
+	for (size_t i = 0; i < n; i++)
+		pts[i].at = at[i];
+	free(at);
 	if (!rc && !n)
 		check_verdict(r, VERDICT_UNKNOWN, "%s", why);
 	for (done = 0; !rc && done < n && !check_interrupted(ctx); done++)
