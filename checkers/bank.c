@@ -23,6 +23,15 @@
  * downstream (live): after the consistency check's barrier
  *   (consistency_sync), the downstream's balances and total equal the
  *   upstream's; differing accounts are named.
+ * syncpoints (live, option syncpoints > 0, TiDB on both sides): at each
+ *   of the last N sync points TiCDC recorded (syncpoint_read), the
+ *   upstream read at tidb_snapshot = primary_ts and the downstream at
+ *   secondary_ts: transfers are transactions, so each side holds every
+ *   account and the total accounts * initial, and the downstream's
+ *   balances are the upstream's. A violation names the point's TSOs, the
+ *   totals and the first differing account. No point recorded, a side
+ *   not TiDB, a snapshot refused (TiDB error 8055, older than GC's safe
+ *   point): unknown, saying which, unless a violation stands.
  *
  * Offline (no cluster) the reads are judged and the rest is skipped: a
  * bad read fails, else the verdict is skip, with the reason.
@@ -47,6 +56,7 @@ struct bank_check_opts {
 	int64_t sync_timeout;
 	const char *changefeed;	/* NULL: the cluster's */
 	int64_t max_report;
+	int64_t syncpoints;	/* 0: none read */
 };
 
 #define AT(member) OPT_AT(struct bank_check_opts, member)
@@ -57,10 +67,15 @@ static const struct optspec opts[] = {
 	  AT(sync_timeout) },
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "TiCDC: the changefeed whose checkpoint must pass the finish mark "
-	  "(default: the topology's, else tichaos)", AT(changefeed) },
+	  "and whose sync points are read (default: the topology's, else "
+	  "tichaos)", AT(changefeed) },
 	{ "max_report", OPT_INT, "20", 0, NULL, 1, 1000,
 	  "reads, transfers and accounts listed per kind of violation",
 	  AT(max_report) },
+	{ "syncpoints", OPT_INT, "0", 0, NULL, 0, 1000,
+	  "TiDB both sides: the totals and balances read at the last N sync "
+	  "points of the changefeed (tidb_snapshot); 0: none",
+	  AT(syncpoints) },
 };
 
 /* Unknown transfers resolved at most: 2^MAX_UNKNOWN ways are tried. */
@@ -112,6 +127,7 @@ struct bank {
 				 * + 1 while it is in effect */
 	size_t nin_effect;
 	char bad_line[300];	/* a history that cannot be judged */
+	char at_points[300];	/* the sync points' pass, or "" */
 };
 
 static const char *secs(char *out, size_t size, int64_t ns)
@@ -798,6 +814,216 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	return rc;
 }
 
+static const struct component *first_sql(const struct cluster *c,
+					 unsigned role)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
+			return &c->comps[i];
+	return NULL;
+}
+
+/* The balances of `c` at TSO `ts` (tidb_snapshot). */
+static int read_at(const struct component *c, const struct bank *b,
+		   const char *db, const char *ts, long long *bal,
+		   unsigned char *present, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct err se = ERR_INIT;
+	char set[64];
+	int rc;
+
+	snprintf(set, sizeof(set), "SET @@tidb_snapshot = '%s'", ts);
+	rc = component_connect(c, &s, NULL, 60, e);
+	if (!rc && sql_exec(&s, set, &se))
+		rc = err_set(e, se.class, "%s: %s: %s", c->name, set, se.msg);
+	rc = rc || read_balances(&s, b, db, bal, present, e);
+	sql_close(&s);
+	return rc ? -1 : 0;
+}
+
+/*
+ * Point `p`: the upstream's balances `bal`, `present` at primary_ts, the
+ * downstream's (+ accounts) at secondary_ts. Its entry into `d`; when it
+ * is a violation, 1 with what it is in `why`.
+ */
+static int judge_point(const struct bank *b, const struct sync_point *p,
+		       const long long *bal, const unsigned char *present,
+		       struct buf *d, struct buf *why)
+{
+	size_t n = (size_t)b->w->accounts, first = SIZE_MAX;
+	long long total[2] = { 0, 0 }, count[2] = { 0, 0 };
+	const long long *down = bal + n;
+	const unsigned char *dp = present + n;
+
+	for (size_t k = 0; k < n; k++) {
+		total[0] += present[k] ? bal[k] : 0;
+		total[1] += dp[k] ? down[k] : 0;
+		count[0] += present[k];
+		count[1] += dp[k];
+		if (first == SIZE_MAX && (present[k] != dp[k] ||
+					  (present[k] && bal[k] != down[k])))
+			first = k;
+	}
+	buf_printf(d, NULL, "{\"primary_ts\":\"%s\",\"secondary_ts\":\"%s\","
+		   "\"upstream_total\":%lld,\"upstream_accounts\":%lld,"
+		   "\"downstream_total\":%lld,\"downstream_accounts\":%lld,"
+		   "\"first_differing\":", p->primary_ts, p->secondary_ts,
+		   total[0], count[0], total[1], count[1]);
+	if (first == SIZE_MAX) {
+		buf_addstr(d, "null", NULL);
+	} else {
+		buf_printf(d, NULL, "{\"account\":%zu,\"upstream\":", first + 1);
+		number_or_null(d, present[first], bal[first]);
+		buf_addstr(d, ",\"downstream\":", NULL);
+		number_or_null(d, dp[first], down[first]);
+		buf_addch(d, '}', NULL);
+	}
+	if (total[0] == b->expected && total[1] == b->expected &&
+	    count[0] == b->w->accounts && count[1] == b->w->accounts &&
+	    first == SIZE_MAX)
+		return 0;
+	buf_printf(why, NULL, "at sync point primary_ts %s, secondary_ts %s: "
+		   "upstream %lld in %lld accounts, downstream %lld in %lld "
+		   "accounts (expected %lld in %lld)", p->primary_ts,
+		   p->secondary_ts, total[0], count[0], total[1], count[1],
+		   b->expected, (long long)b->w->accounts);
+	if (first != SIZE_MAX) {
+		buf_printf(why, NULL, "; account %zu (%s) is ", first + 1,
+			   bank_table(b->w, (int64_t)first + 1));
+		if (dp[first])
+			buf_printf(why, NULL, "%lld", down[first]);
+		buf_addstr(why, dp[first] ? " downstream, " :
+			   "missing downstream, ", NULL);
+		if (present[first])
+			buf_printf(why, NULL, "%lld upstream", bal[first]);
+		else
+			buf_addstr(why, "missing upstream", NULL);
+	}
+	return 1;
+}
+
+/* Both sides TiDB, and the points: 0; 1 with r's verdict unknown. */
+static int read_points(const struct check_ctx *ctx, const char *cf,
+		       int64_t want, const struct component *up,
+		       const struct component *down, struct sync_point **pts,
+		       size_t *n, struct check_result *r, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct buf v = BUF_INIT;
+	char why[ERR_MSG_MAX + 200] = "";
+	int rc;
+
+	if (ctx->dialect != DIALECT_TIDB) {
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is %s, not "
+			      "TiDB: the sync points' balances are read at "
+			      "TiDB snapshots (tidb_snapshot) on both sides",
+			      up->name, ctx->dialect < 0 ? "unknown" :
+			      dialect_name(ctx->dialect));
+		return 1;
+	}
+	rc = syncpoint_not_tidb(down, &v, e);
+	if (!rc && v.len)
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is not TiDB "
+			      "(%s): TiCDC records sync points only in a TiDB "
+			      "downstream", down->name, buf_str(&v));
+	rc = rc ? -1 : v.len ? 1 : 0;
+	buf_release(&v);
+	if (!rc)
+		rc = component_connect(down, &s, NULL, 60, e) ||
+		     syncpoint_read(&s, down->name, cf, want, pts, n, why,
+				    sizeof(why), e) ? -1 : 0;
+	sql_close(&s);
+	if (!rc && !*n) {
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s", why);
+		rc = 1;
+	}
+	return rc;
+}
+
+/*
+ * The balances at the last o->syncpoints sync points: violations into
+ * `msg`, b->at_points the pass; 1 with r's verdict unknown (no point, a
+ * side not TiDB, a point unread); -1 with `e`.
+ */
+static int at_syncpoints(struct bank *b, const struct check_ctx *ctx,
+			 const struct bank_check_opts *o,
+			 struct check_result *r, struct buf *msg,
+			 struct buf *nums, struct err *e)
+{
+	const char *cf = cluster_changefeed_id(ctx->cluster, o->changefeed);
+	const struct component *up = first_sql(ctx->cluster, ROLE_UPSTREAM);
+	const struct component *down = first_sql(ctx->cluster,
+						 ROLE_DOWNSTREAM);
+	size_t n = 0, na = (size_t)b->w->accounts, bad = 0, unread = 0, i;
+	long long *bal = xcalloc(2 * na, sizeof(*bal));
+	unsigned char *present = xcalloc(2 * na, 1);
+	struct buf why = BUF_INIT, first = BUF_INIT;
+	struct sync_point *pts = NULL;
+	struct err pe = ERR_INIT;
+	int rc;
+
+	rc = read_points(ctx, cf, o->syncpoints, up, down, &pts, &n, r, e);
+	buf_addstr(&r->details, ",\"syncpoints\":[", NULL);
+	for (i = 0; !rc && i < n && !check_interrupted(ctx); i++) {
+		const char *db = ctx->suite->database;
+
+		buf_addstr(&r->details, i ? "," : "", NULL);
+		buf_reset(&why);
+		err_clear(&pe);
+		if (read_at(up, b, db, pts[i].primary_ts, bal, present, &pe) ||
+		    read_at(down, b, db, pts[i].secondary_ts, bal + na,
+			    present + na, &pe)) {
+			buf_printf(&r->details, NULL, "{\"primary_ts\":\"%s\","
+				   "\"secondary_ts\":\"%s\",\"unread\":",
+				   pts[i].primary_ts, pts[i].secondary_ts);
+			json_quote(&r->details, pe.msg, NULL);
+			buf_addch(&r->details, '}', NULL);
+			if (!unread++)
+				buf_printf(&first, NULL, "first at primary_ts "
+					   "%s, secondary_ts %s: %s",
+					   pts[i].primary_ts,
+					   pts[i].secondary_ts, pe.msg);
+			continue;
+		}
+		if (judge_point(b, &pts[i], bal, present, &r->details, &why) &&
+		    !bad++)
+			buf_printf(msg, NULL, "%s%s", msg->len ? "; " : "",
+				   buf_str(&why));
+		buf_printf(&r->details, NULL, ",\"verdict\":\"%s\"}",
+			   why.len ? "fail" : "pass");
+	}
+	buf_addch(&r->details, ']', NULL);
+	if (bad)
+		buf_printf(msg, NULL, " (%zu of %zu sync points of changefeed "
+			   "%s differ)", bad, n, cf);
+	if (!rc)
+		buf_printf(nums, NULL, " syncpoints=%zu syncpoints_differing="
+			   "%zu syncpoints_unread=%zu", n, bad, unread);
+	if (!rc && i < n) {
+		check_verdict(r, VERDICT_UNKNOWN, "interrupted after %zu of "
+			      "%zu sync points of changefeed %s", i, n, cf);
+		rc = 1;
+	} else if (!rc && unread) {
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %zu of %zu sync "
+			      "points of changefeed %s could not be read; %s",
+			      unread, n, cf, buf_str(&first));
+		rc = 1;
+	} else if (!rc) {
+		snprintf(b->at_points, sizeof(b->at_points), "; the total %lld "
+			 "and equal balances at %zu sync points of changefeed "
+			 "%s, the last at primary_ts %s, secondary_ts %s",
+			 b->expected, n, cf, pts[n - 1].primary_ts,
+			 pts[n - 1].secondary_ts);
+	}
+	buf_release(&why);
+	buf_release(&first);
+	free(pts);
+	free(bal);
+	free(present);
+	return rc;
+}
+
 static void bank_release(struct bank *b)
 {
 	for (size_t i = 0; i < b->nfaults; i++)
@@ -873,10 +1099,11 @@ static void verdict(const struct bank *b, const struct check_ctx *ctx,
 	}
 	check_verdict(r, VERDICT_PASS, "%zu reads saw the total %lld; %zu ok "
 		      "transfers and %zu of %zu unknown ones applied fit the "
-		      "final balances, equal downstream%s%zu unresolved%s%s",
+		      "final balances, equal downstream%s%zu unresolved%s%s%s",
 		      b->reads, b->expected, b->nok, applied, b->nunknown,
 		      unresolved ? "; " : " (", unresolved,
-		      unresolved ? ", first: " : ")", buf_str(&first));
+		      unresolved ? ", first: " : ")", buf_str(&first),
+		      b->at_points);
 	buf_release(&first);
 }
 
@@ -906,6 +1133,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	}
 	if (!rc && ctx->cluster)
 		rc = live(&b, ctx, it, r, &msg, &nums, e);
+	if (!rc && ctx->cluster && o->syncpoints)
+		rc = at_syncpoints(&b, ctx, o, r, &msg, &nums, e);
 	if (rc == 1 && msg.len) {
 		/* A violation found stands, whatever kept the rest out. */
 		buf_printf(&msg, NULL, "; %s", r->message);

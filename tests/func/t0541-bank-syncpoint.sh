@@ -1,0 +1,240 @@
+#!/bin/sh
+# The bank check's option syncpoints: the bank's balances read at TiCDC's
+# sync points, the upstream at tidb_snapshot = primary_ts and the
+# downstream at secondary_ts, on the stored run tests/data/histories/
+# bank-clean (accounts 1 and 3 in acc_a, 2 and 4 in acc_b, 100 each; ok
+# transfers 1 -> 2 of 10 and 3 -> 4 of 5).
+#
+# TiDB and TiCDC cannot run here; what stands in for them is t0540's:
+# - TiDB's SQL side: tests/helpers/fake-tidb-sql.pl in front of each of
+#   the local cluster's real mariadbd (tables WITH SYSTEM VERSIONING):
+#   tidb_snapshot (pingcap/tidb pkg/sessionctx/variable/sysvar.go,
+#   setSnapshotTS), its refusal below GC's safe point (error 8055,
+#   pkg/sessionctx/variable/session.go ErrSnapshotTooOld; pkg/executor/
+#   set.go), @@tidb_current_ts, VERSION() with "TiDB" in it.
+# - TiCDC's changefeed: the local cluster's replication carries the rows;
+#   sync_point() records a point as SinkSyncPoint in pingcap/tiflow
+#   cdc/syncpointstore/mysql_syncpoint_store.go does, once the downstream
+#   holds everything up to primary_ts: in one transaction, secondary_ts
+#   from "select @@tidb_current_ts", then "insert ignore into
+#   tidb_cdc.syncpoint_v1", the table as its CreateSyncTable creates it.
+# The balances move between points in transactions, as the bank
+# workload's transfers do.
+. "$(dirname "$0")/test-lib.sh"
+
+command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
+	skip_all "mariadbd is not installed (make deps)"
+command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+
+# fake_tidb NAME PORT TO: fake-tidb-sql.pl on PORT in front of the server
+# at TO, its log in $TRASH/fake-NAME.log; killed when the file ends.
+fake_tidb() {
+	perl "$ROOT/tests/helpers/fake-tidb-sql.pl" --listen "$2" --to "$3" \
+		--gc-safe-point "$TRASH/gc-safe-point" 2>"$TRASH/fake-$1.log" &
+	test_fake_pid_=$!
+	test_track_pid $test_fake_pid_
+	wait_for_condition 5 "listening $2 || ! alive $test_fake_pid_" &&
+	alive $test_fake_pid_ || { cat "$TRASH/fake-$1.log"; return 1; }
+}
+
+C="$TRASH/c"
+test_expect_success 'set up a cluster and a fake TiDB in front of each side' '
+	test_cluster_up "$C" &&
+	take_port UPT && take_port DOWNT &&
+	fake_tidb up $UPT $(port_of "$C" up-0) &&
+	fake_tidb down $DOWNT $(port_of "$C" down-0)
+'
+UP=$(port_of "$C" up-0)
+DOWN=$(port_of "$C" down-0)
+
+# run_dir DIR UPPORT DOWNPORT SYNCPOINTS [CHANGEFEED]: the stored run
+# bank-clean, its bank check with syncpoints: SYNCPOINTS, attached to the
+# SQL nodes at UPPORT and DOWNPORT (changefeed CHANGEFEED, else cf-sp).
+run_dir() {
+	rm -rf "$1" && cp -R "$DATA/histories/bank-clean" "$1" &&
+	echo "    syncpoints: $4" >>"$1/suite.yaml" &&
+	cat >"$1/topology.yaml" <<-EOF
+	cluster: static
+	changefeed:
+	  id: "${5:-cf-sp}"
+	components:
+	  - name: "tidb-up"
+	    roles: [upstream]
+	    sql: "127.0.0.1:$2"
+	  - name: "tidb-down"
+	    roles: [downstream]
+	    sql: "127.0.0.1:$3"
+	EOF
+}
+
+# check DIR: tichaos check DIR, its TAP in DIR.tap, its exit code in $rc.
+check() {
+	"$TICHAOS" check "$1" >"$1.tap" 2>"$1.err"
+	rc=$?
+}
+
+# points DIR: "primary secondary up_total/accounts down_total/accounts
+# verdict" (or "unread") of each sync point read.
+points() {
+	perl -MJSON::PP -e '
+		my $j = decode_json(do { local $/; <STDIN> });
+		for (@{ $j->{checks}[0]{details}{syncpoints} }) {
+			print "$_->{primary_ts} $_->{secondary_ts} ", exists $_->{unread}
+				? "unread" : "$_->{upstream_total}/$_->{upstream_accounts} " .
+				"$_->{downstream_total}/$_->{downstream_accounts} $_->{verdict}", "\n";
+		}' <"$1/results.json"
+}
+
+# field DIR NAME: the check's NAME (message, numbers) in results.json.
+field() {
+	perl -MJSON::PP -e '
+		my $j = decode_json(do { local $/; <STDIN> });
+		print $j->{checks}[0]{$ARGV[0]}, "\n";' "$2" <"$1/results.json"
+}
+
+# tso PORT: TiDB's TSO now, as a transaction's start_ts.
+tso() {
+	sql "$1" "BEGIN; SELECT @@tidb_current_ts; COMMIT"
+}
+
+# sync_point: record a sync point of cf-sp as TiCDC does; its primary and
+# secondary TSOs are appended to $TRASH/points.
+sync_point() {
+	p=$(tso $UPT) && pos=$(sql $UP "SELECT @@gtid_binlog_pos") &&
+	test "$(sql $DOWN "SELECT MASTER_GTID_WAIT('$pos', 30)")" = 0 &&
+	sql $DOWNT "CREATE DATABASE IF NOT EXISTS tidb_cdc; USE tidb_cdc;
+		CREATE TABLE IF NOT EXISTS syncpoint_v1 (
+			ticdc_cluster_id varchar (255), changefeed varchar(255),
+			primary_ts varchar(18), secondary_ts varchar(18),
+			created_at timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP,
+			INDEX (created_at), PRIMARY KEY (changefeed, primary_ts))" &&
+	s=$(sql $DOWNT "BEGIN; SELECT @@tidb_current_ts INTO @s;
+		INSERT IGNORE INTO tidb_cdc.syncpoint_v1 (ticdc_cluster_id,
+			changefeed, primary_ts, secondary_ts)
+			VALUES ('default', 'cf-sp', '$p', @s);
+		COMMIT; SELECT @s") &&
+	test "$s" -gt "$p" &&
+	echo "$p $s" >>"$TRASH/points"
+}
+
+# transfer PORT FROM TO AMOUNT: one transaction on the server at PORT.
+transfer() {
+	tf=acc_a && [ $(( $2 % 2 )) = 1 ] || tf=acc_b
+	tt=acc_a && [ $(( $3 % 2 )) = 1 ] || tt=acc_b
+	sql "$1" "BEGIN; UPDATE bank.$tf SET balance = balance - $4 WHERE id = $2;
+		UPDATE bank.$tt SET balance = balance + $4 WHERE id = $3; COMMIT"
+}
+
+BASE="2 reads saw the total 400; 2 ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)"
+NUMS="reads=2 replica_reads=0 bad_reads=0 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0"
+
+BASE="2 reads saw the total 400; 2 ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)"
+NUMS="reads=2 replica_reads=0 bad_reads=0 transfers=2 failed=1 unknown=0 applied=0 not_applied=0 unresolved=0 downstream_differing=0"
+
+test_expect_success 'the bank, a sync point before each transfer and after the last' '
+	sql $UP "CREATE DATABASE bank;
+		CREATE TABLE bank.acc_a (id INT PRIMARY KEY, balance BIGINT NOT NULL) WITH SYSTEM VERSIONING;
+		CREATE TABLE bank.acc_b (id INT PRIMARY KEY, balance BIGINT NOT NULL) WITH SYSTEM VERSIONING;
+		INSERT INTO bank.acc_a VALUES (1, 100), (3, 100);
+		INSERT INTO bank.acc_b VALUES (2, 100), (4, 100)" &&
+	sync_point &&
+	transfer $UP 1 2 10 && sync_point &&
+	transfer $UP 3 4 5 && sync_point &&
+	test $(wc -l <points) = 3
+'
+
+test_expect_success 'syncpoints 0 (the default): no sync point read, as before' '
+	run_dir r0 $UPT $DOWNT 0 && check r0 &&
+	test $rc = 0 &&
+	test "$(field r0 message)" = "$BASE" &&
+	test "$(field r0 numbers)" = "$NUMS" &&
+	! grep -q syncpoints r0/results.json
+'
+
+test_expect_success 'syncpoints 10 with 3 recorded: the total and equal balances at the 3' '
+	run_dir r1 $UPT $DOWNT 10 && check r1 &&
+	test $rc = 0 &&
+	sed -e "s|$| 400/4 400/4 pass|" points >want &&
+	points r1 >got && test_cmp want got &&
+	set -- $(sed -n 3p points) &&
+	test "$(field r1 message)" = "$BASE; the total 400 and equal balances at 3 sync points of changefeed cf-sp, the last at primary_ts $1, secondary_ts $2" &&
+	test "$(field r1 numbers)" = "$NUMS syncpoints=3 syncpoints_differing=0 syncpoints_unread=0"
+'
+
+test_expect_success 'syncpoints 2: the last 2 only' '
+	run_dir r2 $UPT $DOWNT 2 && check r2 &&
+	test $rc = 0 &&
+	sed -n "2,3p" points | sed -e "s|$| 400/4 400/4 pass|" >want &&
+	points r2 >got && test_cmp want got &&
+	test "$(field r2 numbers)" = "$NUMS syncpoints=2 syncpoints_differing=0 syncpoints_unread=0"
+'
+
+# The table is shared by the changefeeds writing to this downstream (key
+# (changefeed, primary_ts), mysql_syncpoint_store.go).
+test_expect_success 'no sync point of the changefeed: unknown, saying so' '
+	run_dir r3 $UPT $DOWNT 3 other && check r3 &&
+	test $rc = 3 &&
+	grep -qx "not ok 1 - bank" r3.tap &&
+	test "$(field r3 verdict)" = unknown &&
+	test "$(field r3 message)" = "syncpoints: no sync point of changefeed other in tidb_cdc.syncpoint_v1 on tidb-down: none reached yet (sync-point-interval, default 10m)?"
+'
+
+# TiCDC accepts a MySQL-compatible downstream with sync points (tiflow
+# cdc/sink/validator/validator.go) and records none there.
+test_expect_success 'a side that is not TiDB: unknown, saying which' '
+	run_dir r4 $UPT $DOWN 3 && check r4 &&
+	test $rc = 3 &&
+	v=$(sql $DOWN "SELECT VERSION()") &&
+	test "$(field r4 message)" = "syncpoints: tidb-down is not TiDB ($v): TiCDC records sync points only in a TiDB downstream" &&
+	run_dir r4u $UP $DOWNT 3 && check r4u &&
+	test $rc = 3 &&
+	test "$(field r4u message)" = "syncpoints: tidb-up is MariaDB, not TiDB: the sync points'"'"' balances are read at TiDB snapshots (tidb_snapshot) on both sides"
+'
+
+# TiDB refuses SET tidb_snapshot below GC's safe point with error 8055
+# (pingcap/tidb pkg/sessionctx/variable/session.go ErrSnapshotTooOld,
+# checked in pkg/executor/set.go): that point unread, the verdict unknown.
+test_expect_success 'a point older than the GC safe point: unknown with TiDB'"'"'s message' '
+	set -- $(sed -n 2p points) && echo "$1" >gc-safe-point &&
+	set -- $(sed -n 1p points) &&
+	run_dir r5 $UPT $DOWNT 10 && check r5 &&
+	rm gc-safe-point &&
+	test $rc = 3 &&
+	echo "$1 $2 unread" >want &&
+	sed -n "2,3p" points | sed -e "s|$| 400/4 400/4 pass|" >>want &&
+	points r5 >got && test_cmp want got &&
+	field r5 message >msg &&
+	grep -q "^syncpoints: 1 of 3 sync points of changefeed cf-sp could not be read; first at primary_ts $1, secondary_ts $2: tidb-up: SET @@tidb_snapshot = '"'"'$1'"'"': query failed on '"'"'127.0.0.1:$UPT'"'"': snapshot is older than GC safe point 20[0-9-]* [0-9:.]* [-+][0-9]* [A-Z]* (8055)$" msg
+'
+
+# The downstream wrong between two points, right again by the end: only
+# the point in between shows it; the balances now are equal.
+test_expect_success 'a downstream balance moved only at a past snapshot: fail naming the point and account' '
+	transfer $DOWN 1 3 5 && sync_point && transfer $DOWN 3 1 5 &&
+	sql $UP "SELECT * FROM bank.acc_a; SELECT * FROM bank.acc_b" >up.rows &&
+	sql $DOWN "SELECT * FROM bank.acc_a; SELECT * FROM bank.acc_b" >down.rows &&
+	test_cmp up.rows down.rows &&
+	run_dir r6 $UPT $DOWNT 2 && check r6 &&
+	test $rc = 1 &&
+	grep -qx "not ok 1 - bank" r6.tap &&
+	set -- $(sed -n 4p points) &&
+	printf "%s 400/4 400/4 pass\n%s 400/4 400/4 fail\n" "$(sed -n 3p points)" "$1 $2" >want &&
+	points r6 >got && test_cmp want got &&
+	test "$(field r6 message)" = "at sync point primary_ts $1, secondary_ts $2: upstream 400 in 4 accounts, downstream 400 in 4 accounts (expected 400 in 4); account 1 (acc_a) is 85 downstream, 90 upstream (1 of 2 sync points of changefeed cf-sp differ)" &&
+	test "$(field r6 numbers)" = "$NUMS syncpoints=2 syncpoints_differing=1 syncpoints_unread=0" &&
+	perl -MJSON::PP -e "
+		my \$j = decode_json(do { local \$/; <STDIN> });
+		print JSON::PP->new->canonical->encode(\$j->{checks}[0]{details}{syncpoints}[1]{first_differing}), qq(\n);" <r6/results.json >got &&
+	echo "{\"account\":1,\"downstream\":85,\"upstream\":90}" >want && test_cmp want got
+'
+
+test_expect_success 'an account missing downstream at a past snapshot: its total and count named' '
+	sql $DOWN "DELETE FROM bank.acc_b WHERE id = 4" && sync_point &&
+	sql $DOWN "INSERT INTO bank.acc_b VALUES (4, 105)" &&
+	run_dir r7 $UPT $DOWNT 1 && check r7 &&
+	test $rc = 1 &&
+	set -- $(sed -n 5p points) &&
+	test "$(field r7 message)" = "at sync point primary_ts $1, secondary_ts $2: upstream 400 in 4 accounts, downstream 295 in 3 accounts (expected 400 in 4); account 4 (acc_b) is missing downstream, 105 upstream (1 of 1 sync points of changefeed cf-sp differ)"
+'
+
+test_done
