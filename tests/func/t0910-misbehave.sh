@@ -49,20 +49,29 @@ test_expect_success 'a cluster directory that is a file: up says so, exit 3' '
 '
 
 # A server that comes up once: its second start finds no flag and exits.
-cat >"$TRASH/s/once.sh" <<EOF
-test -e "$TRASH/s/flag" || { echo "once: no flag, giving up"; exit 1; }
-rm -f "$TRASH/s/flag"
-while :; do sleep 1; done
+# Ready when its HTTP port answers (fake-http.pl, run in the same perl,
+# so that its command line stays the start command): a process alive for
+# an instant is not up, and its second start never answers.
+mkdir "$TRASH/s/http"
+cat >"$TRASH/s/once.pl" <<EOF
+-e "$TRASH/s/flag" or do { print "once: no flag, giving up\\n"; exit 1 };
+unlink "$TRASH/s/flag";
+open my \$p, "<", "$TRASH/s/port" or die "once: $TRASH/s/port: \$!\\n";
+@ARGV = (scalar <\$p> + 0, "$TRASH/s/http", "$TRASH/s/http.log");
+do "$ROOT/tests/helpers/fake-http.pl";
+die \$@ if \$@;
 EOF
 
 C="$TRASH/c"
 test_expect_success 'set up a cluster to attach to, with a server that starts once' '
 	test_cluster_up "$C" &&
 	touch "$TRASH/s/flag" &&
+	take_port once_port && echo "$once_port" >"$TRASH/s/port" &&
 	{
 		cat "$C/topology.yaml" &&
 		printf "%s\n" "  - name: \"once\"" "    roles: [kv]" \
-			"    start: [\"/bin/sh\", \"$TRASH/s/once.sh\"]" \
+			"    start: [\"/usr/bin/perl\", \"$TRASH/s/once.pl\"]" \
+			"    http_url: \"http://127.0.0.1:$once_port/\"" \
 			"    pidfile: \"$TRASH/s/once.pid\"" "    log: \"$TRASH/s/once.log\""
 	} >"$TRASH/t.yaml" &&
 	"$TICHAOS" cluster up --cluster "$TRASH/t.yaml" >/dev/null &&
@@ -91,9 +100,10 @@ EOF
 
 test_expect_success 'a server killed that does not come back: the heal fails naming it, exit 3' '
 	within 120 "$TICHAOS" run "$TRASH/dies.yaml" --cluster "$TRASH/t.yaml" --out "$TRASH/r1" >tap 2>err
-	test $? = 3 &&
+	{ test $? = 3 &&
 	grep -qx "not ok 2 - fault 1 kill: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
-	grep -qx "  message: \"once exited while starting; last log line: once: no flag, giving up\"" tap
+	grep -qx "  message: \"once exited while starting; last log line: once: no flag, giving up\"" tap; } ||
+	{ cat tap err; false; }
 '
 
 suite hangs 3s <<EOF
