@@ -13,16 +13,17 @@
  *    chunk_rows-th key of the upstream's key order (checkers/consistency.h
  *    says how, exactly). Both sides checksum every chunk in
  *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
- *    32-bit row hash (two rounds of CRC32 over the row's text, row_text()
- *    and checksum() say how). Mismatching chunks are cut (an integer
- *    range in tenths, any other at its middle key) down to a few thousand
- *    rows, whose rows are then compared in key order. A table without a key is compared whole as a
- *    multiset of rows, with a warning.
+ *    32-bit row hash (the CRC32 of a mix of the columns' values,
+ *    row_hash() says how). Mismatching chunks are cut (an integer range
+ *    in tenths, any other at its middle key) down to a few thousand rows,
+ *    whose rows are then compared in key order. A table without a key is
+ *    compared whole as a multiset of rows, with a warning.
  * 3. Differences: missing, extra and changed rows with their keys, and
  *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
  *    DELETE for extra ones — which, applied downstream, makes it equal.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -421,19 +422,18 @@ static int type_in(const char *type, const char *const *list)
 }
 
 /*
- * The text of a row that the row hash hashes, one string that no other
- * row shares: its columns joined by commas, after the NULL bits of the
+ * The text of a row, one string that no other row shares, whose SHA1
+ * tells the rows of a range apart when they are compared (fetch_rows): its columns joined by commas, after the NULL bits of the
  * nullable columns ("0,1,": the second is NULL; CONCAT_WS leaves NULLs
  * out). Numbers and times go as they are, their text holds no comma.
  * Every column whose text may hold anything (strings, binary, JSON, BIT,
  * ...) goes as <length>,<text>, but the last of them, moved to the end:
  * it is what follows the last comma the others account for. All are
- * arguments of one CONCAT_WS, none a function's result nested in it:
- * each conversion avoided is time saved on every row (bench/README.md).
+ * arguments of one CONCAT_WS, none a function's result nested in it.
  */
 static void row_text(struct table *t, char **types, char **nulls)
 {
-	struct buf *x = &t->hash_expr;
+	struct buf *x = &t->text_expr;
 	size_t last = t->ncols, nnull = 0;
 
 	for (size_t i = 0; i < t->ncols; i++) {
@@ -462,6 +462,78 @@ static void row_text(struct table *t, char **types, char **nulls)
 		} else {
 			sql_quote_ident(x, t->cols[c], NULL);
 		}
+	}
+	buf_addch(x, ')', NULL);
+}
+
+/*
+ * The j-th multiplier of row_hash(): even, below 2^31, a different one
+ * for every j below 2^30 (an odd number's multiples are distinct modulo
+ * 2^30).
+ */
+static uint64_t hash_factor(size_t j)
+{
+	return 2 * (((uint64_t)j + 1) * 2654435761u & ((1u << 30) - 1));
+}
+
+/*
+ * The row hash the chunks' checksums XOR: the CRC32 of the decimal text
+ * of a 64-bit mix of the row's columns, each column's term its value
+ * times a multiplier of its own (hash_factor), the terms XORed:
+ * - an integer up to INT (32 bits, signed or not): c * K;
+ * - a BIGINT, signed or not: its low and its high 32 bits, each times a
+ *   K of its own ((c & 4294967295) * K ^ (c >> 32) * K');
+ * - any other (strings, binary, times, decimals, floats, JSON, BIT, ...):
+ *   the CRC32 of its text or bytes, times K.
+ * Every product is exact: a factor below 2^32 times K below 2^31 never
+ * leaves the range of a BIGINT, so no server raises an out-of-range
+ * error, and the bitwise operators work on the 64 bits as unsigned on
+ * MariaDB, MySQL and TiDB alike (TiDB: pkg/expression/builtin_op.go,
+ * bitAnd, bitXor and rightShift return unsigned). A NULL's term is its
+ * column's first K plus one, which no value's is (every K is even, and
+ * so is every product), nor a NULL's in another column: NULL and a zero
+ * swapped between columns change the mix too. Values
+ * swapped between columns change the mix (their Ks differ); values
+ * swapped between rows do not change the XOR of the mixes, which is
+ * linear, and that is why the mix is hashed again: the CRC32 of its
+ * digits is not linear in it. No column is converted to text but those
+ * whose hash must read their text anyway: the row text's conversions
+ * and CONCAT_WS were most of the time of the check (bench/README.md).
+ */
+static void row_hash(struct table *t, char **types, char **nulls)
+{
+	struct buf *x = &t->hash_expr;
+	size_t j = 0;
+
+	buf_addstr(x, "CRC32(", NULL);
+	for (size_t i = 0; i < t->ncols; i++) {
+		int null = !strcmp(nulls[i], "YES");
+		uint64_t k = hash_factor(j);
+
+		buf_addstr(x, i ? " ^ " : "", NULL);
+		buf_addstr(x, null ? "IFNULL(" : "(", NULL);
+		if (!strcasecmp(types[i], "bigint") ||
+		    !strcasecmp(types[i], "bigint unsigned")) {
+			buf_addstr(x, "((", NULL);
+			sql_quote_ident(x, t->cols[i], NULL);
+			buf_printf(x, NULL, " & 4294967295) * %" PRIu64 ") ^ ((",
+				   hash_factor(j));
+			sql_quote_ident(x, t->cols[i], NULL);
+			buf_printf(x, NULL, " >> 32) * %" PRIu64 ")",
+				   hash_factor(j + 1));
+			j += 2;
+		} else if (type_in(types[i], int_types)) {
+			sql_quote_ident(x, t->cols[i], NULL);
+			buf_printf(x, NULL, " * %" PRIu64, hash_factor(j++));
+		} else {
+			buf_addstr(x, "CRC32(", NULL);
+			sql_quote_ident(x, t->cols[i], NULL);
+			buf_printf(x, NULL, ") * %" PRIu64, hash_factor(j++));
+		}
+		if (null)
+			buf_printf(x, NULL, ", %" PRIu64 ")", k + 1);
+		else
+			buf_addch(x, ')', NULL);
 	}
 	buf_addch(x, ')', NULL);
 }
@@ -536,8 +608,10 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 	if (!rc && nnulls != t->ncols)
 		rc = err_set(e, ERR_INFRA, "%s.%s changed while it was read",
 			     t->db, t->name);
-	if (!rc)
+	if (!rc) {
 		row_text(t, types, nulls);
+		row_hash(t, types, nulls);
+	}
 	free_list(nulls, nnulls);
 	free_list(types, ntypes);
 	sql_quote_ident(&t->qname, t->db, NULL);
@@ -596,6 +670,7 @@ static void release_table(struct table *t)
 	free_list(t->cols, t->ncols);
 	free_list(t->keys, t->nkeys);
 	free(t->key_int);
+	buf_release(&t->text_expr);
 	buf_release(&t->hash_expr);
 	buf_release(&t->qname);
 }
@@ -773,19 +848,9 @@ static int checksum(struct sql *s, const struct table *t,
 	struct sql_result r = SQL_RESULT_INIT;
 	int rc;
 
-	/*
-	 * The row hash: the CRC32 of the row's text, then the CRC32 of that
-	 * times 2654435761 (2^32 / the golden ratio, odd) as a number's
-	 * text. A CRC is linear, and the XOR of two rows' CRCs does not
-	 * change when values of one length are swapped between them; the
-	 * second round is not linear in the first (a product, decimal
-	 * digits), so a swap changes it as any other difference does. Both
-	 * rounds are plain CRC32, on TiDB and MySQL too; SHA1 took three
-	 * times as long (bench/README.md).
-	 */
-	buf_printf(&q, NULL, "SELECT COUNT(*), COALESCE(BIT_XOR(CRC32(CRC32("
-		   "%s) * 2654435761)), 0) FROM %s", buf_str(&t->hash_expr),
-		   buf_str(&t->qname));
+	/* The row hash: row_hash(). */
+	buf_printf(&q, NULL, "SELECT COUNT(*), COALESCE(BIT_XOR(%s), 0) FROM %s",
+		   buf_str(&t->hash_expr), buf_str(&t->qname));
 	range_where(&q, t, rg);
 	rc = sql_query(s, buf_str(&q), &r, e);
 	if (!rc && r.nrows == 1) {
@@ -884,7 +949,7 @@ static int fetch_rows(struct sql *s, const struct table *t,
 	size_t nk = t->nkeys ? t->nkeys : 0;
 	int rc;
 
-	buf_printf(&q, NULL, "SELECT SHA1(%s)", buf_str(&t->hash_expr));
+	buf_printf(&q, NULL, "SELECT SHA1(%s)", buf_str(&t->text_expr));
 	for (size_t i = 0; i < t->ncols; i++) {
 		buf_addstr(&q, ", ", NULL);
 		sql_quote_ident(&q, t->cols[i], NULL);

@@ -41,7 +41,8 @@ struct table {
 				 * values written as they are */
 	int int_key;		/* one key column, an integer that fits an
 				 * int64 (not BIGINT UNSIGNED) */
-	struct buf hash_expr;	/* the row hash's argument */
+	struct buf text_expr;	/* the row's text, which no other row has */
+	struct buf hash_expr;	/* the row's 32-bit hash */
 	struct buf qname;	/* `db`.`name` */
 };
 

@@ -76,7 +76,15 @@ test_expect_success 'the tables, replicated, then changed on the replica' '
 		create table null_strings (id int primary key, s varchar(10) null, t varchar(10) null);
 		insert into null_strings values (1, \"\", null);
 		create table swaps (id int primary key, v int not null);
-		insert into swaps select seq, 1000 + seq * 7 % 9000 from seq_1_to_20000" &&
+		insert into swaps select seq, 1000 + seq * 7 % 9000 from seq_1_to_20000;
+		create table swap_cols (id int primary key, a int not null, b int not null);
+		insert into swap_cols values (1, 3, 4);
+		create table null_zero (id int primary key, a int null, b int null);
+		insert into null_zero values (1, null, 0);
+		create table swap_strings (id int primary key, s varchar(20) not null);
+		insert into swap_strings select seq, concat(\"s-\", seq + 100000) from seq_1_to_2000;
+		create table swap_bigint (id int primary key, v bigint not null, u bigint unsigned not null);
+		insert into swap_bigint select seq, cast(seq as signed) * 4294967311 * if(seq % 2, -1, 1), seq * 4294967311000 from seq_1_to_2000" &&
 	synced &&
 	for t in changed swap_caught swap_missed null_empty trail_varchar \
 		trail_char missing extra shift_varchar type_unsigned \
@@ -103,7 +111,15 @@ test_expect_success 'the tables, replicated, then changed on the replica' '
 		update null_shift set a = 5, b = null;
 		update null_strings set s = null, t = \"\";
 		update swaps set v = 1000 + (id + 1) * 7 % 9000 where id % 100 = 1;
-		update swaps set v = 1000 + (id - 1) * 7 % 9000 where id % 100 = 2" &&
+		update swaps set v = 1000 + (id - 1) * 7 % 9000 where id % 100 = 2;
+		update swap_cols set a = 4, b = 3;
+		update null_zero set a = 0, b = null;
+		update swap_strings set s = concat(\"s-\", id + 100001) where id % 100 = 1;
+		update swap_strings set s = concat(\"s-\", id + 99999) where id % 100 = 2;
+		update swap_bigint set v = (id + 1) * 4294967311 * if((id + 1) % 2, -1, 1) where id % 100 = 1;
+		update swap_bigint set v = (id - 1) * 4294967311 * if((id - 1) % 2, -1, 1) where id % 100 = 2;
+		update swap_bigint set u = (id + 1) * 4294967311000 where id % 100 = 3;
+		update swap_bigint set u = (id - 1) * 4294967311000 where id % 100 = 4" &&
 	test "$(sql "$DOWN" "select concat_ws(\" \", (select group_concat(v order by id) from cks.swap_missed), (select concat(s, \"|\", t) from cks.shift_varchar), (select length(s) from cks.trail_varchar))")" = "98607,1000 a|bc 2"
 '
 
@@ -148,7 +164,8 @@ test_expect_success 'CHECKSUM TABLE: what it tells apart and what it misses' '
 # The check's row hash is not a plain CRC: the XOR of the CRC32s of
 # each row's text (pt-table-checksum's) does not change when values of
 # one length are swapped between rows, as in the 200 pairs of swaps; the
-# check's second round, over the first's product as digits, does.
+# check's row hash, a CRC32 over the digits of a mix of the columns'
+# values, is not linear in the mix, and does.
 test_expect_success "a plain CRC32's XOR is blind to the swaps" '
 	test "$(sql "$UP" "select count(*) from cks.swaps a join cks.swaps b on b.id = a.id + 1 where a.id % 100 = 1 and length(a.v) = length(b.v)")" = 200 &&
 	q="select bit_xor(crc32(concat_ws(\",\", id, v))), sum(v) from cks.swaps" &&
@@ -157,7 +174,13 @@ test_expect_success "a plain CRC32's XOR is blind to the swaps" '
 
 # CHAR drops trailing spaces (the server pads and strips them): "a " is
 # stored as "a" and there is nothing to tell apart; every other table
-# differs, and the check says how.
+# differs, and the check says how. The last tables try its row hash
+# (checkers/consistency.c, row_hash): values swapped between the columns
+# of a row, NULL and 0 swapped between two columns, strings of one length
+# swapped between rows, BIGINTs (negative, and unsigned past 2^32) swapped
+# between rows. Chunks of 100 rows hold one swapped pair each (two in
+# swap_bigint, v's and u's), of the swaps as of the others: a pair is
+# found only if it changes its chunk's checksum, and every one is.
 test_expect_success 'the consistency check on the same tables: every difference found' '
 	mkdir r && cp "$T" r/topology.yaml &&
 	cat >r/suite.yaml <<-\EOF &&
@@ -172,9 +195,10 @@ test_expect_success 'the consistency check on the same tables: every difference 
 	checks:
 	  - kind: consistency
 	    sync_timeout: 30s
+	    chunk_rows: 100
 	EOF
 	"$TICHAOS" check r >tap 2>err; test $? = 1 &&
-	grep -qx "  numbers: \"tables=18 differing=17 rows=20024 missing=1 extra=1 changed=411\"" tap &&
+	grep -qx "  numbers: \"tables=22 differing=21 rows=24026 missing=1 extra=1 changed=533\"" tap &&
 	perl -MJSON::PP -e "
 		my \$j = decode_json(do { local \$/; <STDIN> });
 		for my \$t (@{ \$j->{checks}[0]{details}{tables} }) {
@@ -192,11 +216,15 @@ test_expect_success 'the consistency check on the same tables: every difference 
 	null_empty 0 0 1
 	null_shift 0 0 1
 	null_strings 0 0 1
+	null_zero 0 0 1
 	part_changed 0 0 1
 	part_layout partitioning 0 0 0
 	shift_varchar 0 0 1
+	swap_bigint 0 0 80
 	swap_caught 0 0 2
+	swap_cols 0 0 1
 	swap_missed 0 0 2
+	swap_strings 0 0 40
 	swaps 0 0 400
 	trail_char 0 0 0
 	trail_varchar 0 0 1
