@@ -213,22 +213,19 @@ static int ticdc_eligible(struct state *st, struct err *e)
 	return rc ? -1 : 0;
 }
 
-/* Wait until every downstream has every table of the suite. */
-static int await_schema(struct state *st, struct err *e)
+/*
+ * Wait until every downstream answers `query` with `want`, polled every
+ * 100 ms, 60 s at most; else "<component>: <what> did not arrive within
+ * 60s (<answer> of <want>): <last error>" (ERR_INFRA).
+ */
+static int await_downstreams(struct state *st, const char *query,
+			     const char *want, const char *what,
+			     struct err *e)
 {
 	int64_t deadline = clock_mono_ns() + 60 * NS_PER_SEC;
-	struct buf q = BUF_INIT, v = BUF_INIT;
-	char want[32];
+	struct buf v = BUF_INIT;
 	int rc = 0;
 
-	snprintf(want, sizeof(want), "%zu", st->suite.ntables);
-	rc = buf_addstr(&q, "SELECT COUNT(*) FROM information_schema.TABLES "
-			"WHERE TABLE_SCHEMA = ", e) ||
-	     sql_quote_string(&q, st->suite.database, e);
-	for (size_t i = 0; !rc && i < st->suite.ntables; i++)
-		rc = buf_addstr(&q, i ? ", " : " AND TABLE_NAME IN (", e) ||
-		     sql_quote_string(&q, st->suite.tables[i].name, e);
-	rc = rc || buf_addch(&q, ')', e);
 	for (size_t i = 0; !rc && i < st->cluster.ncomps; i++) {
 		const struct component *c = &st->cluster.comps[i];
 		struct err last = ERR_INIT;
@@ -240,16 +237,17 @@ static int await_schema(struct state *st, struct err *e)
 			int got;
 
 			err_clear(&last);
+			buf_reset(&v);
 			got = !component_connect(c, &s, NULL, 5, &last) &&
-			      sql_value(&s, buf_str(&q), &v, &last) == 0 &&
+			      sql_value(&s, query, &v, &last) == 0 &&
 			      !strcmp(buf_str(&v), want);
 			sql_close(&s);
 			if (got)
 				break;
 			if (interrupted || clock_mono_ns() >= deadline) {
-				rc = err_set(e, ERR_INFRA, "%s: the suite's "
-					     "tables did not appear within "
-					     "60s (%s of %s)%s%s", c->name,
+				rc = err_set(e, ERR_INFRA, "%s: %s did not "
+					     "arrive within 60s (%s of %s)%s%s",
+					     c->name, what,
 					     v.len ? buf_str(&v) : "?", want,
 					     err_isset(&last) ? ": " : "",
 					     last.msg);
@@ -258,8 +256,27 @@ static int await_schema(struct state *st, struct err *e)
 			clock_sleep_ns(100 * NS_PER_MS);
 		}
 	}
-	buf_release(&q);
 	buf_release(&v);
+	return rc ? -1 : 0;
+}
+
+/* Wait until every downstream has every table of the suite. */
+static int await_schema(struct state *st, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	char want[32];
+	int rc = 0;
+
+	snprintf(want, sizeof(want), "%zu", st->suite.ntables);
+	rc = buf_addstr(&q, "SELECT COUNT(*) FROM information_schema.TABLES "
+			"WHERE TABLE_SCHEMA = ", e) ||
+	     sql_quote_string(&q, st->suite.database, e);
+	for (size_t i = 0; !rc && i < st->suite.ntables; i++)
+		rc = buf_addstr(&q, i ? ", " : " AND TABLE_NAME IN (", e) ||
+		     sql_quote_string(&q, st->suite.tables[i].name, e);
+	rc = rc || buf_addch(&q, ')', e) ||
+	     await_downstreams(st, buf_str(&q), want, "the suite's tables", e);
+	buf_release(&q);
 	return rc ? -1 : 0;
 }
 
@@ -286,8 +303,7 @@ static int count_rows_query(const struct suite *s, struct buf *q,
  */
 static int await_setup(struct state *st, struct err *e)
 {
-	int64_t deadline = clock_mono_ns() + 60 * NS_PER_SEC;
-	struct buf q = BUF_INIT, want = BUF_INIT, v = BUF_INIT;
+	struct buf q = BUF_INIT, want = BUF_INIT;
 	struct sql s = SQL_INIT;
 	int rc = 0, any = 0;
 
@@ -299,39 +315,10 @@ static int await_setup(struct state *st, struct err *e)
 	     component_connect(st->ups[0], &s, NULL, 10, e) ||
 	     sql_value(&s, buf_str(&q), &want, e) < 0;
 	sql_close(&s);
-	for (size_t i = 0; !rc && i < st->cluster.ncomps; i++) {
-		const struct component *c = &st->cluster.comps[i];
-		struct err last = ERR_INIT;
-
-		if (!(c->roles & ROLE_DOWNSTREAM) || !c->sql_port)
-			continue;
-		for (;;) {
-			int got;
-
-			err_clear(&last);
-			buf_reset(&v);
-			got = !component_connect(c, &s, NULL, 5, &last) &&
-			      sql_value(&s, buf_str(&q), &v, &last) == 0 &&
-			      !strcmp(buf_str(&v), buf_str(&want));
-			sql_close(&s);
-			if (got)
-				break;
-			if (interrupted || clock_mono_ns() >= deadline) {
-				rc = err_set(e, ERR_INFRA, "%s: the workloads' "
-					     "setup rows did not arrive within "
-					     "60s (%s of %s)%s%s", c->name,
-					     v.len ? buf_str(&v) : "?",
-					     buf_str(&want),
-					     err_isset(&last) ? ": " : "",
-					     last.msg);
-				break;
-			}
-			clock_sleep_ns(100 * NS_PER_MS);
-		}
-	}
+	rc = rc || await_downstreams(st, buf_str(&q), buf_str(&want),
+				     "the workloads' setup rows", e);
 	buf_release(&q);
 	buf_release(&want);
-	buf_release(&v);
 	return rc ? -1 : 0;
 }
 
