@@ -2,52 +2,17 @@
 # The syncpoint check: the tables compared at TiCDC's sync points, the
 # upstream read at primary_ts and the downstream at secondary_ts.
 #
-# TiDB and TiCDC cannot run here; what stands in for them behaves as their
-# sources do:
-# - TiDB's SQL side: tests/helpers/fake-tidb-sql.pl in front of each of
-#   the local cluster's real mariadbd (tables WITH SYSTEM VERSIONING):
-#   tidb_snapshot (pingcap/tidb pkg/sessionctx/variable/sysvar.go,
-#   setSnapshotTS), its refusal of a snapshot older than GC's safe point
-#   (error 8055, pkg/sessionctx/variable/session.go ErrSnapshotTooOld;
-#   pkg/executor/set.go), @@tidb_current_ts (a transaction's start_ts, 0
-#   outside one), VERSION() with "TiDB" in it.
-# - TiCDC's changefeed: the local cluster's replication carries the rows;
-#   sync_point() below records a point as SinkSyncPoint in pingcap/tiflow
-#   cdc/syncpointstore/mysql_syncpoint_store.go does, once the downstream
-#   holds everything up to primary_ts (MASTER_GTID_WAIT here, TiCDC's
-#   barrier there): in one transaction, secondary_ts from "select
-#   @@tidb_current_ts", then "insert ignore into tidb_cdc.syncpoint_v1";
-#   the table as its CreateSyncTable creates it. (Its "set global
-#   tidb_external_ts", an error TiCDC ignores on a server without the
-#   variable, is left out: nothing here reads it.)
+# TiDB and TiCDC stand in as tests/func/lib-syncpoint.sh says.
 # tichaos check runs the check on a run directory made here: a suite
-# and a topology whose SQL nodes are the two fakes. A TSO is the physical
-# time in milliseconds shifted left 18 bits, OR a logical counter (tikv/pd
-# pkg/tso; tidb's oracle.ComposeTS). Table big (1000 rows, 10 chunks of
-# 100) makes every chunk, bound and bisection be read at the snapshot.
+# and a topology whose SQL nodes are the two fakes. Table big (1000 rows,
+# 10 chunks of 100) makes every chunk, bound and bisection be read at the
+# snapshot.
 . "$(dirname "$0")/test-lib.sh"
-
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-
-# fake_tidb NAME PORT TO: fake-tidb-sql.pl on PORT in front of the server
-# at TO, its log in $TRASH/fake-NAME.log; killed when the file ends.
-fake_tidb() {
-	perl "$ROOT/tests/helpers/fake-tidb-sql.pl" --listen "$2" --to "$3" \
-		--gc-safe-point "$TRASH/gc-safe-point" 2>"$TRASH/fake-$1.log" &
-	test_fake_pid_=$!
-	test_track_pid $test_fake_pid_
-	wait_for_condition 5 "listening $2 || ! alive $test_fake_pid_" &&
-	alive $test_fake_pid_ || { cat "$TRASH/fake-$1.log"; return 1; }
-}
+. "$ROOT/tests/func/lib-syncpoint.sh"
 
 C="$TRASH/c"
 test_expect_success 'set up a cluster and a fake TiDB in front of each side' '
-	test_cluster_up "$C" &&
-	take_port UPT && take_port DOWNT &&
-	fake_tidb up $UPT $(port_of "$C" up-0) &&
-	fake_tidb down $DOWNT $(port_of "$C" down-0)
+	fake_tidb_cluster "$C"
 '
 UP=$(port_of "$C" up-0)
 DOWN=$(port_of "$C" down-0)
@@ -86,43 +51,12 @@ run_dir() {
 	EOF
 }
 
-# check DIR: tichaos check DIR, its TAP in DIR.tap, its exit code in $rc.
-check() {
-	"$TICHAOS" check "$1" >"$1.tap" 2>"$1.err"
-	rc=$?
-}
-
 # points DIR: "primary secondary verdict" of each point compared.
 points() {
 	perl -MJSON::PP -e '
 		my $j = decode_json(do { local $/; <STDIN> });
 		print "$_->{primary_ts} $_->{secondary_ts} $_->{verdict}\n"
 			for @{ $j->{checks}[0]{details}{points} };' <"$1/results.json"
-}
-
-# tso PORT: TiDB's TSO now, as a transaction's start_ts.
-tso() {
-	sql "$1" "BEGIN; SELECT @@tidb_current_ts; COMMIT"
-}
-
-# sync_point: record a sync point of cf-sp as TiCDC does; its primary and
-# secondary TSOs are appended to $TRASH/points.
-sync_point() {
-	p=$(tso $UPT) && pos=$(sql $UP "SELECT @@gtid_binlog_pos") &&
-	test "$(sql $DOWN "SELECT MASTER_GTID_WAIT('$pos', 30)")" = 0 &&
-	sql $DOWNT "CREATE DATABASE IF NOT EXISTS tidb_cdc; USE tidb_cdc;
-		CREATE TABLE IF NOT EXISTS syncpoint_v1 (
-			ticdc_cluster_id varchar (255), changefeed varchar(255),
-			primary_ts varchar(18), secondary_ts varchar(18),
-			created_at timestamp NOT NULL DEFAULT CURRENT_TIMESTAMP,
-			INDEX (created_at), PRIMARY KEY (changefeed, primary_ts))" &&
-	s=$(sql $DOWNT "BEGIN; SELECT @@tidb_current_ts INTO @s;
-		INSERT IGNORE INTO tidb_cdc.syncpoint_v1 (ticdc_cluster_id,
-			changefeed, primary_ts, secondary_ts)
-			VALUES ('default', 'cf-sp', '$p', @s);
-		COMMIT; SELECT @s") &&
-	test "$s" -gt "$p" &&
-	echo "$p $s" >>"$TRASH/points"
 }
 
 test_expect_success 'the fake TiDB: TiDB in VERSION(), tidb_current_ts 0 outside a transaction' '
