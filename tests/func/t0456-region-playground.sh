@@ -14,43 +14,11 @@
 # each op's exact history record, as on the static topology, and nothing
 # left running.
 . "$(dirname "$0")/test-lib.sh"
+. "$ROOT/tests/func/lib-playground.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v mariadb-install-db >/dev/null 2>&1 ||
-	skip_all "mariadb-install-db is not installed (make deps)"
-
-export TIUP_HOME="$TRASH/tiup-home"
-export FAKE_TIUP_BIN="$TRASH/fake-bin"
-export FAKE_TIUP_HTTP="$DATA/http/playground"
 # Table t (id 100, two regions), the partitioned table p (p0 id 101, p1 id
 # 102): the regions of t0455 (its pd_up).
 export FAKE_TIUP_REGIONS="--db rg --table t=100/2 --table p=p0:101,p1:102"
-FAKE_TIUP_PORT=$(free_port_base) && export FAKE_TIUP_PORT
-mkdir -p "$TIUP_HOME" "$FAKE_TIUP_BIN" "$TRASH/path"
-for p in pd-server tikv-server tidb-server cdc; do
-	ln -s "$ROOT/tests/helpers/fake-instance.pl" "$FAKE_TIUP_BIN/$p"
-done
-ln -s "$ROOT/tests/helpers/fake-tiup.pl" "$TRASH/path/tiup"
-WITH_TIUP="$TRASH/path:$PATH"
-
-# Whatever a run leaves running goes by pid: below a pidfile in its cluster
-# directory.
-cleanup_playgrounds() {
-	for d in "$TRASH"/*/cluster; do
-		[ -d "$d" ] && PATH=$WITH_TIUP "$TICHAOS" cluster down \
-			--cluster playground --dir "$d" >/dev/null 2>&1
-	done
-}
-trap 'cleanup_playgrounds; test_cleanup' EXIT
-
-# left DIR: processes whose command line names DIR.
-left() {
-	for f in /proc/[0-9]*/cmdline; do
-		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q "$1/" &&
-			echo "${f%/cmdline}"
-	done
-}
 
 # suite NAME: $TRASH/NAME.yaml, 3 s of inserts into t, tables t and p, the
 # fault items from stdin.

@@ -8,41 +8,9 @@
 # for TiDB's SQL, fake-http.pl with tests/data/http/playground/ for the
 # HTTP APIs). Without tiup: one line saying how to install it, exit 3.
 . "$(dirname "$0")/test-lib.sh"
-
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v mariadb-install-db >/dev/null 2>&1 ||
-	skip_all "mariadb-install-db is not installed (make deps)"
+. "$ROOT/tests/func/lib-playground.sh"
 
 C="$TRASH/c"
-export TIUP_HOME="$TRASH/tiup-home"
-export FAKE_TIUP_BIN="$TRASH/fake-bin"
-export FAKE_TIUP_HTTP="$DATA/http/playground"
-FAKE_TIUP_PORT=$(free_port_base) && export FAKE_TIUP_PORT
-mkdir -p "$TIUP_HOME" "$FAKE_TIUP_BIN" "$TRASH/path"
-for p in pd-server tikv-server tidb-server cdc; do
-	ln -s "$ROOT/tests/helpers/fake-instance.pl" "$FAKE_TIUP_BIN/$p"
-done
-ln -s "$ROOT/tests/helpers/fake-tiup.pl" "$TRASH/path/tiup"
-WITH_TIUP="$TRASH/path:$PATH"
-
-# Whatever a test leaves running goes by pid: every playground process
-# and instance this file started is below a pidfile in $C or $TRASH/r*.
-cleanup_playgrounds() {
-	for d in "$C" "$TRASH"/r*/cluster; do
-		[ -d "$d" ] && PATH=$WITH_TIUP "$TICHAOS" cluster down \
-			--cluster playground --dir "$d" >/dev/null 2>&1
-	done
-}
-trap 'cleanup_playgrounds; test_cleanup' EXIT
-
-# left DIR: processes whose command line names DIR.
-left() {
-	for f in /proc/[0-9]*/cmdline; do
-		{ tr '\0' ' ' <"$f"; } 2>/dev/null | grep -q "$1/" &&
-			echo "${f%/cmdline}"
-	done
-}
 
 test_expect_success 'without tiup: one line saying how to install it, exit 3, nothing made' '
 	PATH=/usr/bin:/bin "$TICHAOS" cluster up --cluster playground --dir "$TRASH/none" >out 2>err
