@@ -19,25 +19,6 @@ check() {
 	"$TICHAOS" check "$1" >"$1.out" 2>"$1.err"
 }
 
-# result DIR PERL: the value of a Perl expression over $c, the first check
-# of DIR/results.json; references as canonical JSON.
-result() {
-	perl -MJSON::PP -e '
-		local $/;
-		open my $f, "<", "$ARGV[0]/results.json" or die "$!\n";
-		my $c = JSON::PP->new->decode(<$f>)->{checks}[0];
-		my $v = eval $ARGV[1];
-		die $@ if $@;
-		print ref $v ? JSON::PP->new->canonical->encode($v) : $v, "\n";
-	' "$1" "$2"
-}
-
-# expect_result DIR PERL EXPECTED: result DIR PERL is EXPECTED.
-expect_result() {
-	echo "$3" >"$1.expect" && result "$1" "$2" >"$1.actual" &&
-	test_cmp "$1.expect" "$1.actual"
-}
-
 # with_checks DIR YAML: replace the checks of DIR's suite with YAML.
 with_checks() {
 	sed -e '/^checks:/,$d' "$1/suite.yaml" >"$1/suite.new" &&

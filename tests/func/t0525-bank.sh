@@ -27,25 +27,6 @@ check() {
 	"$TICHAOS" check "$1" >"$1.out" 2>"$1.err"
 }
 
-# result DIR PERL: a Perl expression over $c, the first check of
-# DIR/results.json; references as canonical JSON.
-result() {
-	perl -MJSON::PP -e '
-		local $/;
-		open my $f, "<", "$ARGV[0]/results.json" or die "$!\n";
-		my $c = JSON::PP->new->decode(<$f>)->{checks}[0];
-		my $v = eval $ARGV[1];
-		die $@ if $@;
-		print ref $v ? JSON::PP->new->canonical->encode($v) : $v, "\n";
-	' "$1" "$2"
-}
-
-# expect_result DIR PERL EXPECTED
-expect_result() {
-	echo "$3" >"$1.expect" && result "$1" "$2" >"$1.actual" &&
-	test_cmp "$1.expect" "$1.actual"
-}
-
 test_expect_success 'offline, clean: the reads pass, the rest is skipped with the reason' '
 	stored clean off-clean &&
 	check off-clean &&

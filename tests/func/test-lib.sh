@@ -251,6 +251,25 @@ addr_of() {
 	' "$1/topology.yaml"
 }
 
+# result DIR PERL: the value of a Perl expression over $c, the first check
+# of DIR/results.json; references as canonical JSON.
+result() {
+	perl -MJSON::PP -e '
+		local $/;
+		open my $f, "<", "$ARGV[0]/results.json" or die "$!\n";
+		my $c = JSON::PP->new->decode(<$f>)->{checks}[0];
+		my $v = eval $ARGV[1];
+		die $@ if $@;
+		print ref $v ? JSON::PP->new->canonical->encode($v) : $v, "\n";
+	' "$1" "$2"
+}
+
+# expect_result DIR PERL EXPECTED: result DIR PERL is EXPECTED.
+expect_result() {
+	echo "$3" >"$1.expect" && result "$1" "$2" >"$1.actual" &&
+	test_cmp "$1.expect" "$1.actual"
+}
+
 # nemesis_value HISTORY F: the value of the first nemesis info record of
 # F (partition, rejoin, netem, ...) in HISTORY, without its took_ms.
 nemesis_value() {
