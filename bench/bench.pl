@@ -207,6 +207,30 @@ sub wait_sync($limit = 900) {
 	}
 }
 
+# Start a measurement from the same state whoever went before: the
+# replica in sync and no dirty page left on either server. The writes of
+# the run before are otherwise still being flushed during the next one
+# (2 cores), which made whoever went first at a point faster.
+sub settle($limit = 120) {
+	wait_sync();
+	for my $dbh ($dbh_up, $dbh_down) {
+		my ($pct) = $dbh->selectrow_array('SELECT @@innodb_max_dirty_pages_pct');
+		my $t0 = time;
+		$dbh->do('SET GLOBAL innodb_max_dirty_pages_pct = 0');
+		while (1) {
+			my (undef, $dirty) = $dbh->selectrow_array(
+				"SHOW GLOBAL STATUS LIKE 'Innodb_buffer_pool_pages_dirty'");
+			last if $dirty == 0;
+			if (time - $t0 > $limit) {
+				$dbh->do("SET GLOBAL innodb_max_dirty_pages_pct = $pct");
+				die "bench: $dirty pages still dirty after ${limit}s\n";
+			}
+			sleep 0.1;
+		}
+		$dbh->do("SET GLOBAL innodb_max_dirty_pages_pct = $pct");
+	}
+}
+
 # A run directory holding only a suite and the cluster's topology: what
 # `tichaos check` needs to run the live checks on the cluster.
 sub check_dir($name, $suite) {
@@ -241,7 +265,7 @@ sub bench_insert {
 				if ($tool eq 'sysbench') {
 					run_ok([@sb, 'cleanup']);
 					run_ok([@sb, '--table-size=1', 'prepare']);
-					wait_sync();
+					settle();
 					my $out = "$work/sysbench.out";
 					# k is drawn from 1..table-size.
 					my $r = run_ok([@sb, '--table-size=100000', "--threads=$n", "--time=$secs",
@@ -254,6 +278,7 @@ sub bench_insert {
 					(my $s = $suite) =~ s/threads: \d+/threads: $n/;
 					spew("$work/insert.yaml", $s);
 					my $dir = "$work/insert-$n-$rep";
+					settle();
 					my $t = run_ok([$TICHAOS, 'run', "$work/insert.yaml",
 						'--cluster', "$cluster_dir/topology.yaml",
 						'--duration', "${secs}s", '--out', $dir,
