@@ -12,7 +12,8 @@
  *    other key (composite, string, date, BIGINT UNSIGNED) is cut at every
  *    chunk_rows-th key of the upstream's key order (checkers/consistency.h
  *    says how, exactly). Both sides checksum every chunk in
- *    parallel (`threads` connections each): COUNT(*) and the BIT_XOR of a
+ *    parallel (`threads` connections each, and a side done helps the
+ *    other with its last chunks): COUNT(*) and the BIT_XOR of a
  *    32-bit row hash (the CRC32 of a mix of the columns' values,
  *    row_hash() says how). Mismatching chunks are cut (an integer range
  *    in tenths, any other at its middle key) down to a few thousand rows,
@@ -874,15 +875,16 @@ struct pool {
 	size_t next;		/* atomic */
 	struct err err;
 	pthread_mutex_t lock;
+	struct pool *other;	/* the other side's */
 };
 
-static void *pool_worker(void *arg)
+/* Checksum p's chunks on a connection of this worker's until none is
+ * left to start; 0, or -1 when p failed (its err, every worker stops). */
+static int pool_work(struct pool *p)
 {
-	struct pool *p = arg;
 	struct side s = { p->comp, SQL_INIT, p->session };
 	struct err e = ERR_INIT;
 
-	sql_thread_init();
 	if (!connect_side(&s, &e))
 		for (;;) {
 			size_t i = __atomic_fetch_add(&p->next, 1,
@@ -893,13 +895,34 @@ static void *pool_worker(void *arg)
 							&p->sums[i], &e))
 				break;
 		}
-	if (err_isset(&e)) {
-		pthread_mutex_lock(&p->lock);
-		err_set(&p->err, e.class, "%s", e.msg);
-		pthread_mutex_unlock(&p->lock);
-		__atomic_store_n(&p->next, p->nchunks, __ATOMIC_RELAXED);
-	}
 	sql_close(&s.conn);
+	if (!err_isset(&e))
+		return 0;
+	pthread_mutex_lock(&p->lock);
+	err_set(&p->err, e.class, "%s", e.msg);
+	pthread_mutex_unlock(&p->lock);
+	__atomic_store_n(&p->next, p->nchunks, __ATOMIC_RELAXED);
+	__atomic_store_n(&p->other->next, p->other->nchunks,
+			 __ATOMIC_RELAXED);
+	return -1;
+}
+
+/*
+ * A worker of one side; when that side has no chunk left to start, it
+ * helps the other with the chunks still left there, on a connection of
+ * its own to that side: the side behind (a slower server, or one that
+ * shares the cores with the other) has twice the connections for its
+ * last chunks, on the cores the side done no longer uses.
+ */
+static void *pool_worker(void *arg)
+{
+	struct pool *p = arg;
+
+	sql_thread_init();
+	if (!pool_work(p) &&
+	    __atomic_load_n(&p->other->next, __ATOMIC_RELAXED) <
+	    p->other->nchunks)
+		pool_work(p->other);
 	sql_thread_end();
 	return NULL;
 }
@@ -1521,6 +1544,7 @@ static int compare_table(struct side *sides, const struct table *t,
 		p->ranges = ranges;
 		p->nchunks = nchunks;
 		p->sums = xcalloc(nchunks, sizeof(*p->sums));
+		p->other = &pools[!s];
 		pthread_mutex_init(&p->lock, NULL);
 	}
 	th = xcalloc((size_t)threads * 2, sizeof(*th));

@@ -172,6 +172,53 @@ test_expect_success 'a partitioning that differs, rows equal: reported, exit 1' 
 	grep -q "^ok 1 - consistency: 4 tables" tap8
 '
 
+# running PORT TEXT: how many sessions of the server at PORT run a
+# statement that starts with TEXT.
+running() {
+	sql "$1" "select count(*) from information_schema.processlist where info like '$2%'"
+}
+
+# The side behind gets the other side's worker for its last chunks: the
+# downstream's table is locked by another session (LOCK TABLES), the
+# upstream's one worker checksums all its chunks, then takes the
+# downstream's next chunk on a connection of its own to it: two
+# checksums wait on the lock there, where without the help one would.
+# A string key is cut at the upstream's keys alone, so nothing else of
+# the check reads the locked table; unlocked, the check passes.
+test_expect_success 'the side behind gets the worker of the side done' '
+	sql "$UP" "create table cons.sk (k varchar(20) primary key, v int);
+		insert into cons.sk select concat(\"k\", seq), seq from cons.seq_1_to_2000" &&
+	wait_for_condition 30 "test \"\$(sql $DOWN \"select count(*) from cons.sk\")\" = 2000" &&
+	mkdir "$TRASH/r3" && cp "$TRASH/r1/topology.yaml" "$TRASH/r3/" &&
+	cat >"$TRASH/r3/suite.yaml" <<-\EOF &&
+	name: behind
+	database: cons
+	tables:
+	  - name: sk
+	    columns: "k VARCHAR(20) PRIMARY KEY, v INT"
+	workloads:
+	  - kind: insert
+	    tables: sk
+	    column: v
+	checks:
+	  - kind: consistency
+	    tables: sk
+	    threads: 1
+	    chunk_rows: 100
+	EOF
+	sql "$DOWN" "lock tables cons.sk write; select sleep(300)" &
+	test_track_pid $! &&
+	wait_for_condition 10 "test \$(running $DOWN \"select sleep(300)\") = 1" &&
+	{ "$TICHAOS" check "$TRASH/r3" >tap10 2>err10; echo $? >code10; } &
+	test_track_pid $! &&
+	wait_for_condition 30 "test \$(running $DOWN \"SELECT COUNT(*), COALESCE(BIT_XOR\") = 2" &&
+	sql "$DOWN" "kill $(sql "$DOWN" "select id from information_schema.processlist where info = \"select sleep(300)\"")" &&
+	wait_for_condition 30 "test -s code10" &&
+	test "$(cat code10)" = 0 &&
+	grep -qx "ok 1 - consistency: 1 tables, 2000 rows equal on both sides (sync [0-9.]*s)" tap10 &&
+	sql "$UP" "drop table cons.sk"
+'
+
 test_expect_success 'replication stopped: the sync times out, verdict unknown, exit 3' '
 	sql "$DOWN" "stop slave sql_thread" &&
 	sed -e "s/sync_timeout: 60s/sync_timeout: 2s/" "$TRASH/tamper.yaml" >short.yaml &&
