@@ -1652,7 +1652,7 @@ static int compare_one(const struct check_ctx *ctx,
 {
 	const char *db = ctx->suite->database;
 	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
-			   BUF_INIT };
+			   BUF_INIT, BUF_INIT };
 	struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT, BUF_INIT,
 			  BUF_INIT }, { 0, 0, 0 }, BUF_INIT, 0, BUF_INIT, 0 };
 	struct buf schema = BUF_INIT, parts = BUF_INIT;
