@@ -20,7 +20,7 @@ static struct table table_of(char **keys, size_t nkeys, int *key_int,
 			     int int_key)
 {
 	struct table t = { "db", "t", NULL, 0, keys, nkeys, key_int, int_key,
-			   BUF_INIT, BUF_INIT };
+			   BUF_INIT, BUF_INIT, BUF_INIT };
 
 	return t;
 }
