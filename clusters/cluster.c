@@ -304,7 +304,7 @@ void component_netcls(const struct cluster *c, const struct component *comp,
 {
 	memset(h, 0, sizeof(*h));
 	netcls_name(tag_of(c), comp->name, h->name, sizeof(h->name));
-	h->classid = NETCLS_CLASSID(comp - c->comps);
+	h->classid = NETCLS_CLASSID(tag_of(c), comp - c->comps);
 }
 
 /* Is `pid` running the component's start command (perhaps through the

@@ -102,7 +102,7 @@ struct cut {
 	struct netcls_host cls[NETNS_MAX_HOSTS];
 	char addr[NETNS_MAX_HOSTS][16];
 	/* What a listing of the cuts names the host by: its address, or
-	 * its classid on the loopback ("0x74630002"). */
+	 * its classid on the loopback ("0x2e3d4c02"). */
 	char mark[NETNS_MAX_HOSTS][16];
 	int port[NETNS_MAX_HOSTS];
 	/* side[i]: the side host i is on (shapes with sides), -1: none */

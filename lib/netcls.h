@@ -11,7 +11,8 @@
  * A class is a cgroup of cgroup v1's net_cls controller: a directory
  * "tichaos-<tag>-<component>" of its hierarchy (found in /proc/self/mounts,
  * else mounted at NETCLS_MOUNT, and left mounted) with the classid
- * NETCLS_CLASSID(i). A socket carries the class of the thread that made
+ * NETCLS_CLASSID(tag, i), which no other cluster's class has (what two
+ * runs at once cut stays their own). A socket carries the class of the thread that made
  * it, and moving a process into a class moves the sockets it holds
  * (net/core/netclassid_cgroup.c, update_classid_task), so connections
  * made before the move are cut too.
@@ -48,10 +49,17 @@
 #include "lib/err.h"
 
 #define NETCLS_MOUNT "/run/tichaos/net_cls"
-/* The class of component i of a cluster: "7463:<i + 1>". */
-#define NETCLS_CLASSID(i) (0x74630000u | (uint32_t)((i) + 1))
+/*
+ * The class of component i of the cluster with tag `tag`: the tag's low
+ * 24 bits, then i + 1 (at most 255) in the low byte. Two clusters' classes
+ * differ unless their tags' low 24 bits are the same (one pair of
+ * directories in 2^24); a component's label is its place, i + 1, which
+ * only its own cluster's classes are matched with.
+ */
+#define NETCLS_CLASSID(tag, i) \
+	(((uint32_t)(tag) << 8) | (uint32_t)((i) + 1 < 255 ? (i) + 1 : 255))
 /* The connection label (a bit of conntrack's) of what a class sends. */
-#define NETCLS_LABEL(classid) ((unsigned)((classid) & 0xffffu))
+#define NETCLS_LABEL(classid) ((unsigned)((classid) & 0xffu))
 #define NETCLS_MAX_PORTS 16
 
 struct netcls_host {
@@ -101,7 +109,7 @@ int netcls_cut(const struct netcls_host *h, int id,
 
 /*
  * The classes host `name`'s table drops, by every cut, space-separated
- * as "0x74630002" into `out` (empty: none). -1 when it cannot be told.
+ * as "0x2e3d4c02" into `out` (empty: none). -1 when it cannot be told.
  */
 int netcls_cut_of(const char *name, struct buf *out, struct err *e);
 

@@ -162,6 +162,35 @@ test_expect_success 'SIGKILL during a cut: the next run removes what was left, a
 	grep -q "^ok 1 - workload 1 insert: [0-9]* ok, 0 fail, 0 info$" tap
 '
 
+test_expect_success 'two clusters cut at once: each cut keeps to its own cluster (classes of their own)' '
+	E="$TRASH/e" &&
+	test_cluster_up "$E" --port-base auto --hosts off &&
+	BE=$(cat "$E/port-base") && Q=$(class_prefix "$E") &&
+	suite both 14s bothdb "target: cdc" "at: [1s]" "down: 10s" >both.yaml &&
+	suite other 14s otherdb "target: etcd-0" "at: [1s]" "down: 10s" >other.yaml ||
+	return 1
+	"$TICHAOS" run both.yaml --cluster "$C/topology.yaml" --out "$TRASH/r9" >tap 2>err &
+	run=$! && test_track_pid $run
+	"$TICHAOS" run other.yaml --cluster "$E/topology.yaml" --out "$TRASH/r10" >tap2 2>err2 &
+	run2=$! && test_track_pid $run2 &&
+	wait_for_condition 30 "nemesis_value $TRASH/r9/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 30 "nemesis_value $TRASH/r10/history.jsonl partition | grep -q probes" &&
+	sql "$BE" "CREATE DATABASE probe; CREATE TABLE probe.t (id INT PRIMARY KEY); INSERT INTO probe.t VALUES (7)" &&
+	wait_for_condition 5 "test \"\$(sql $((BE + 1)) \"SELECT id FROM probe.t\" 2>/dev/null)\" = 7" &&
+	test "$(tables | wc -l)" = 3 &&
+	! from down-0 "$B" &&
+	test "$(cat "$(netcls_root)/${P}down-0/net_cls.classid")" != \
+		"$(cat "$(netcls_root)/${Q}down-0/net_cls.classid")" &&
+	wait $run && wait $run2 &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
+	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap2 &&
+	grep -qx "ok 4 - progress: 1 replica running, caught up in [0-9.]*s" tap &&
+	grep -qx "ok 4 - progress: 1 replica running, caught up in [0-9.]*s" tap2 &&
+	tables >after && test ! -s after &&
+	"$TICHAOS" cluster down --dir "$E" &&
+	! ls "$(netcls_root)" | grep -q "^$Q"
+'
+
 test_expect_success 'cluster down: the classes go' '
 	suite short 4s shortdb "target: cdc" "at: [1s]" "down: 1s" >short.yaml &&
 	"$TICHAOS" run short.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &&
