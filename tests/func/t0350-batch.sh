@@ -155,7 +155,10 @@ test_expect_success 'SIGINT: every running suite interrupted once, exit 4, nothi
 		! grep -q "killing the cluster (SIGKILL)" runs/$s/latest/logs/tichaos.log ||
 		return 1
 	done &&
-	! pgrep -f "$TRASH/runs/i_" >/dev/null && ! pgrep -f "runs/i_" >/dev/null
+	! pgrep -f "$TRASH/runs/i_" >/dev/null &&
+	for pid in $(pgrep -f "runs/i_"); do
+		! test "$(readlink "/proc/$pid/cwd")" = "$(pwd -P)" || return 1
+	done
 '
 
 test_expect_success 'bad -j, --shard and their combinations: exit 2, one line' '
