@@ -15,9 +15,11 @@
  *    parallel (`threads` connections each, and a side done helps the
  *    other with its last chunks): COUNT(*) and the BIT_XOR of a
  *    32-bit row hash (the CRC32 of a mix of the columns' values,
- *    row_hash() says how). Mismatching chunks are cut (an integer range
- *    in tenths, any other at its middle key) down to a few thousand rows,
- *    whose rows are then compared in key order. A table without a key is
+ *    row_hash() says how); with one connection a side, the whole table
+ *    first, and chunks only when it differs (whole_first). Mismatching
+ *    chunks are cut (an integer range in tenths, any other at its middle
+ *    key) down to a few thousand rows, whose rows are then compared in
+ *    key order. A table without a key is
  *    compared whole as a multiset of rows, with a warning.
  * 3. Differences: missing, extra and changed rows with their keys, and
  *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
@@ -1513,27 +1515,18 @@ static int key_chunks(struct side *sides, const struct table *t,
 	return 0;
 }
 
-/* Chunked checksums of both sides in parallel, then the mismatches. */
-static int compare_table(struct side *sides, const struct table *t,
-			 int64_t chunk_rows, int threads, struct diff *d,
-			 struct err *e)
+/*
+ * The checksums of `nchunks` ranges on both sides at once, `threads`
+ * connections a side: sums[UP] and sums[DOWN] (the caller frees them).
+ */
+static int checksum_sides(struct side *sides, const struct table *t,
+			  const struct range *ranges, size_t nchunks,
+			  int threads, struct sum *sums[2], struct err *e)
 {
-	struct range *ranges = NULL, whole = { 1, 0, 0, NULL, NULL };
-	char ***bounds = NULL;
-	size_t nchunks = 0, nbounds = 0;
 	struct pool pools[2];
 	pthread_t *th;
-	int rc;
+	int rc = 0;
 
-	if (!t->nkeys)
-		rc = 0, ranges = &whole, nchunks = 1;
-	else if (t->int_key)
-		rc = int_chunks(sides, t, chunk_rows, &ranges, &nchunks, e);
-	else
-		rc = key_chunks(sides, t, chunk_rows, &ranges, &nchunks,
-				&bounds, &nbounds, e);
-	if (rc || !nchunks)
-		goto out;
 	for (int s = 0; s < 2; s++) {
 		struct pool *p = &pools[s];
 
@@ -1543,7 +1536,7 @@ static int compare_table(struct side *sides, const struct table *t,
 		p->t = t;
 		p->ranges = ranges;
 		p->nchunks = nchunks;
-		p->sums = xcalloc(nchunks, sizeof(*p->sums));
+		p->sums = sums[s] = xcalloc(nchunks, sizeof(*p->sums));
 		p->other = &pools[!s];
 		pthread_mutex_init(&p->lock, NULL);
 	}
@@ -1553,24 +1546,84 @@ static int compare_table(struct side *sides, const struct table *t,
 	for (int i = 0; i < threads * 2; i++)
 		pthread_join(th[i], NULL);
 	free(th);
-	for (int s = 0; s < 2 && !rc; s++)
-		if (err_isset(&pools[s].err))
+	for (int s = 0; s < 2; s++) {
+		if (!rc && err_isset(&pools[s].err))
 			rc = err_set(e, pools[s].err.class, "%s",
 				     pools[s].err.msg);
-	d->chunks = nchunks;
+		pthread_mutex_destroy(&pools[s].lock);
+	}
+	return rc;
+}
+
+/*
+ * With one connection a side, a table with a key is checksummed whole
+ * first, one scan a side: 1 when both sides are the same (d has their
+ * rows), 0 when the table must be cut into chunks (d counts the whole
+ * one), -1 on error. A chunk is a range of the key, which the server
+ * checks on every row it reads (MariaDB's plan says "Using where"): a
+ * tenth of a scan's time (bench/README.md), which only finding where two
+ * tables differ needs; with one connection a side, chunks bring no
+ * parallelism. Keyless tables are compared whole anyway, and more
+ * connections a side need chunks to share.
+ */
+static int whole_first(struct side *sides, const struct table *t,
+		       int threads, struct diff *d, struct err *e)
+{
+	struct range whole = { 1, 0, 0, NULL, NULL };
+	struct sum *sums[2] = { NULL, NULL };
+	int same = -1;
+
+	if (threads != 1 || !t->nkeys)
+		return 0;
+	if (!checksum_sides(sides, t, &whole, 1, 1, sums, e)) {
+		same = sums[UP]->count == sums[DOWN]->count &&
+		       !strcmp(sums[UP]->xor, sums[DOWN]->xor);
+		d->chunks = 1;
+		if (same) {
+			d->rows[UP] = sums[UP]->count;
+			d->rows[DOWN] = sums[DOWN]->count;
+		}
+	}
+	free(sums[UP]);
+	free(sums[DOWN]);
+	return same;
+}
+
+/* Chunked checksums of both sides in parallel, then the mismatches. */
+static int compare_table(struct side *sides, const struct table *t,
+			 int64_t chunk_rows, int threads, struct diff *d,
+			 struct err *e)
+{
+	struct range *ranges = NULL, whole = { 1, 0, 0, NULL, NULL };
+	char ***bounds = NULL;
+	size_t nchunks = 0, nbounds = 0;
+	struct sum *sums[2] = { NULL, NULL };
+	int rc = whole_first(sides, t, threads, d, e);
+
+	if (rc)
+		return rc < 0 ? -1 : 0;
+	if (!t->nkeys)
+		rc = 0, ranges = &whole, nchunks = 1;
+	else if (t->int_key)
+		rc = int_chunks(sides, t, chunk_rows, &ranges, &nchunks, e);
+	else
+		rc = key_chunks(sides, t, chunk_rows, &ranges, &nchunks,
+				&bounds, &nbounds, e);
+	if (rc || !nchunks)
+		goto out;
+	rc = checksum_sides(sides, t, ranges, nchunks, threads, sums, e);
+	d->chunks += nchunks;
 	for (size_t i = 0; i < nchunks; i++) {
-		d->rows[UP] += pools[UP].sums[i].count;
-		d->rows[DOWN] += pools[DOWN].sums[i].count;
+		d->rows[UP] += sums[UP][i].count;
+		d->rows[DOWN] += sums[DOWN][i].count;
 	}
 	if (!rc)
 		/* A worker asks one side, then the other: twice as many
 		 * keep each side as busy as its pool did. */
-		rc = compare_chunks(sides, t, ranges, nchunks, pools[UP].sums,
-				    pools[DOWN].sums, threads * 2, d, e);
-	for (int s = 0; s < 2; s++) {
-		free(pools[s].sums);
-		pthread_mutex_destroy(&pools[s].lock);
-	}
+		rc = compare_chunks(sides, t, ranges, nchunks, sums[UP],
+				    sums[DOWN], threads * 2, d, e);
+	free(sums[UP]);
+	free(sums[DOWN]);
 out:
 	for (size_t i = 0; i < nbounds; i++)
 		free_tuple(bounds[i], t->nkeys);

@@ -180,9 +180,11 @@ running() {
 
 # The side behind gets the other side's worker for its last chunks: the
 # downstream's table is locked by another session (LOCK TABLES), the
-# upstream's one worker checksums all its chunks, then takes the
-# downstream's next chunk on a connection of its own to it: two
-# checksums wait on the lock there, where without the help one would.
+# upstream's two workers checksum all its chunks, then take the
+# downstream's next chunks on connections of their own to it: four
+# checksums wait on the lock there, where without the help two would.
+# (With one connection a side, the table would be checksummed whole
+# first, one query a side, and there would be no chunk to help with.)
 # A string key is cut at the upstream's keys alone, so nothing else of
 # the check reads the locked table; unlocked, the check passes.
 test_expect_success 'the side behind gets the worker of the side done' '
@@ -203,7 +205,7 @@ test_expect_success 'the side behind gets the worker of the side done' '
 	checks:
 	  - kind: consistency
 	    tables: sk
-	    threads: 1
+	    threads: 2
 	    chunk_rows: 100
 	EOF
 	sql "$DOWN" "lock tables cons.sk write; select sleep(300)" &
@@ -211,7 +213,7 @@ test_expect_success 'the side behind gets the worker of the side done' '
 	wait_for_condition 10 "test \$(running $DOWN \"select sleep(300)\") = 1" &&
 	{ "$TICHAOS" check "$TRASH/r3" >tap10 2>err10; echo $? >code10; } &
 	test_track_pid $! &&
-	wait_for_condition 30 "test \$(running $DOWN \"SELECT COUNT(*), COALESCE(BIT_XOR\") = 2" &&
+	wait_for_condition 30 "test \$(running $DOWN \"SELECT COUNT(*), COALESCE(BIT_XOR\") = 4" &&
 	sql "$DOWN" "kill $(sql "$DOWN" "select id from information_schema.processlist where info = \"select sleep(300)\"")" &&
 	wait_for_condition 30 "test -s code10" &&
 	test "$(cat code10)" = 0 &&

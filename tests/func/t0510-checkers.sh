@@ -188,10 +188,12 @@ checks:
     sync_timeout: 30s
     tables: [sk]
     chunk_rows: 100
+    threads: 2
   - kind: consistency
     sync_timeout: 30s
     tables: [mk]
     chunk_rows: 10000
+    threads: 2
 EOF
 
 # table_field RUN CHECK FIELD...: those fields of the first table of check
@@ -253,6 +255,23 @@ test_expect_success 'differences in four chunks: exact keys, only those chunks c
 	test_cmp expect actual
 '
 
+# One connection a side (threads: 1): each table is checksummed whole
+# first, one query a side without a range, and cut into chunks only when
+# the two differ: the same differences, found in the same chunks, with
+# one checksum more.
+test_expect_success 'threads 1: the whole table first, then chunks where it differs' '
+	mkdir "$TRASH/r4w" && cp "$T" "$TRASH/r4w/" &&
+	sed -e "s/threads: 2/threads: 1/" "$TRASH/keys.yaml" >"$TRASH/r4w/suite.yaml" &&
+	test "$(grep -c "threads: 1" "$TRASH/r4w/suite.yaml")" = 2 &&
+	{ "$TICHAOS" check "$TRASH/r4w" >tap7w 2>err7w; test $? = 1; } &&
+	echo "5000 4999 k=k00150,k=k02050 k=k04500x k=k03000 51 799" >expect &&
+	table_field "$TRASH/r4w" 0 up_rows down_rows missing_keys extra_keys changed_keys chunks rows_compared >actual &&
+	test_cmp expect actual &&
+	echo "6000 5999 a=45,b=b7 a=12,b=b34 2 5999" >expect &&
+	table_field "$TRASH/r4w" 1 up_rows down_rows missing_keys changed_keys chunks rows_compared >actual &&
+	test_cmp expect actual
+'
+
 test_expect_success 'their fix SQL repairs both tables' '
 	for f in kdb.sk kdb.mk; do
 		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r4/fix-sql/$f.sql" || return 1
@@ -260,6 +279,16 @@ test_expect_success 'their fix SQL repairs both tables' '
 	"$TICHAOS" check "$TRASH/r4" >tap8 2>err8 &&
 	grep -Eqx "ok 1 - consistency: 1 tables, 5000 rows equal .*" tap8 &&
 	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal .*" tap8
+'
+
+test_expect_success 'threads 1, equal tables: one checksum a side, no chunk' '
+	"$TICHAOS" check "$TRASH/r4w" >tap8w 2>err8w &&
+	echo "5000 5000 1 0" >expect &&
+	table_field "$TRASH/r4w" 0 up_rows down_rows chunks rows_compared >actual &&
+	test_cmp expect actual &&
+	echo "6000 6000 1 0" >expect &&
+	table_field "$TRASH/r4w" 1 up_rows down_rows chunks rows_compared >actual &&
+	test_cmp expect actual
 '
 
 # Keys at the ends of their types: a BIGINT from INT64_MIN to INT64_MAX
@@ -287,10 +316,12 @@ checks:
     sync_timeout: 30s
     tables: [ends]
     chunk_rows: 100
+    threads: 2
   - kind: consistency
     sync_timeout: 30s
     tables: [uends]
     chunk_rows: 100
+    threads: 2
 EOF
 
 cat >"$TRASH/ends.sql" <<'EOF'

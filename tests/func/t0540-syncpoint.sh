@@ -47,6 +47,7 @@ run_dir() {
 	checks:
 	  - kind: syncpoint
 	    chunk_rows: 100
+	    threads: 2
 	${4:-}
 	EOF
 }
