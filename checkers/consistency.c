@@ -426,8 +426,9 @@ static int type_in(const char *type, const char *const *list)
 
 /*
  * The text of a row, one string that no other row shares, whose SHA1
- * tells the rows of a range apart when they are compared (fetch_rows): its columns joined by commas, after the NULL bits of the
- * nullable columns ("0,1,": the second is NULL; CONCAT_WS leaves NULLs
+ * tells the rows of a range apart when they are compared (fetch_rows):
+ * its columns joined by commas, after the NULL bits of the nullable
+ * columns ("0,1,": the second is NULL; CONCAT_WS leaves NULLs
  * out). Numbers and times go as they are, their text holds no comma.
  * Every column whose text may hold anything (strings, binary, JSON, BIT,
  * ...) goes as <length>,<text>, but the last of them, moved to the end:
@@ -520,18 +521,20 @@ static void row_hash(struct table *t, char **types, char **nulls)
 			buf_addstr(x, "((", NULL);
 			sql_quote_ident(x, t->cols[i], NULL);
 			buf_printf(x, NULL, " & 4294967295) * %" PRIu64 ") ^ ((",
-				   hash_factor(j));
+				   k);
 			sql_quote_ident(x, t->cols[i], NULL);
 			buf_printf(x, NULL, " >> 32) * %" PRIu64 ")",
 				   hash_factor(j + 1));
 			j += 2;
 		} else if (type_in(types[i], int_types)) {
 			sql_quote_ident(x, t->cols[i], NULL);
-			buf_printf(x, NULL, " * %" PRIu64, hash_factor(j++));
+			buf_printf(x, NULL, " * %" PRIu64, k);
+			j++;
 		} else {
 			buf_addstr(x, "CRC32(", NULL);
 			sql_quote_ident(x, t->cols[i], NULL);
-			buf_printf(x, NULL, ") * %" PRIu64, hash_factor(j++));
+			buf_printf(x, NULL, ") * %" PRIu64, k);
+			j++;
 		}
 		if (null)
 			buf_printf(x, NULL, ", %" PRIu64 ")", k + 1);
@@ -1704,10 +1707,10 @@ static int compare_one(const struct check_ctx *ctx,
 		       struct check_result *r, struct err *e)
 {
 	const char *db = ctx->suite->database;
-	struct table t = { db, name, NULL, 0, NULL, 0, NULL, 0, BUF_INIT,
-			   BUF_INIT, BUF_INIT };
-	struct diff d = { { 0, 0 }, 0, 0, 0, 0, 0, { BUF_INIT, BUF_INIT,
-			  BUF_INIT }, { 0, 0, 0 }, BUF_INIT, 0, BUF_INIT, 0 };
+	struct table t = { .db = db, .name = name, .text_expr = BUF_INIT,
+			   .hash_expr = BUF_INIT, .qname = BUF_INIT };
+	struct diff d = { .keys = { BUF_INIT, BUF_INIT, BUF_INIT },
+			  .fix = BUF_INIT, .shown = BUF_INIT };
 	struct buf schema = BUF_INIT, parts = BUF_INIT;
 	char fix[512] = "";
 	int rc;

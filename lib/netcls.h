@@ -12,10 +12,10 @@
  * "tichaos-<tag>-<component>" of its hierarchy (found in /proc/self/mounts,
  * else mounted at NETCLS_MOUNT, and left mounted) with the classid
  * NETCLS_CLASSID(tag, i), which no other cluster's class has (what two
- * runs at once cut stays their own). A socket carries the class of the thread that made
- * it, and moving a process into a class moves the sockets it holds
- * (net/core/netclassid_cgroup.c, update_classid_task), so connections
- * made before the move are cut too.
+ * runs at once cut stays their own). A socket carries the class of the
+ * thread that made it, and moving a process into a class moves the
+ * sockets it holds (net/core/netclassid_cgroup.c, update_classid_task),
+ * so connections made before the move are cut too.
  *
  * A cut of host H is a table "inet <H's class name>" of nftables in this
  * namespace, on the output hook, where the sender's class is known:

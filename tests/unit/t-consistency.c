@@ -19,8 +19,10 @@
 static struct table table_of(char **keys, size_t nkeys, int *key_int,
 			     int int_key)
 {
-	struct table t = { "db", "t", NULL, 0, keys, nkeys, key_int, int_key,
-			   BUF_INIT, BUF_INIT, BUF_INIT };
+	struct table t = { .db = "db", .name = "t", .keys = keys,
+			   .nkeys = nkeys, .key_int = key_int,
+			   .int_key = int_key, .text_expr = BUF_INIT,
+			   .hash_expr = BUF_INIT, .qname = BUF_INIT };
 
 	return t;
 }
