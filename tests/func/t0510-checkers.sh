@@ -207,6 +207,15 @@ table_field() {
 	' "$@"
 }
 
+# fields_are RUN CHECK WANT FIELD...: table_field's line is WANT.
+fields_are() {
+	fields_run_=$1 fields_check_=$2
+	echo "$3" >expect &&
+	shift 3 &&
+	table_field "$fields_run_" "$fields_check_" "$@" >actual &&
+	test_cmp expect actual
+}
+
 cat >"$TRASH/keys.sql" <<'EOF'
 create database kdb;
 use kdb;
@@ -230,12 +239,8 @@ test_expect_success 'a string key and a composite key, chunked: equal tables pas
 	"$TICHAOS" check "$TRASH/r4" >tap6 2>err6 || { cat err6 tap6; false; }
 	grep -Eqx "ok 1 - consistency: 1 tables, 5000 rows equal on both sides \(sync [0-9.]+s\)" tap6 &&
 	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal on both sides \(sync [0-9.]+s\)" tap6 &&
-	echo "5000 5000 50 0" >expect &&
-	table_field "$TRASH/r4" 0 up_rows down_rows chunks rows_compared >actual &&
-	test_cmp expect actual &&
-	echo "6000 6000 1 0" >expect &&
-	table_field "$TRASH/r4" 1 up_rows down_rows chunks rows_compared >actual &&
-	test_cmp expect actual
+	fields_are "$TRASH/r4" 0 "5000 5000 50 0" up_rows down_rows chunks rows_compared &&
+	fields_are "$TRASH/r4" 1 "6000 6000 1 0" up_rows down_rows chunks rows_compared
 '
 
 test_expect_success 'differences in four chunks: exact keys, only those chunks compared' '
@@ -246,13 +251,9 @@ test_expect_success 'differences in four chunks: exact keys, only those chunks c
 		update kdb.mk set v = \"changed\" where a = 12 and b = \"b34\"" &&
 	"$TICHAOS" check "$TRASH/r4" >tap7 2>err7; test $? = 1 &&
 	grep -qx "  numbers: \"tables=1 differing=1 rows=5000 missing=2 extra=1 changed=1\"" tap7 &&
-	echo "5000 4999 k=k00150,k=k02050 k=k04500x k=k03000 50 799" >expect &&
-	table_field "$TRASH/r4" 0 up_rows down_rows missing_keys extra_keys changed_keys chunks rows_compared >actual &&
-	test_cmp expect actual &&
+	fields_are "$TRASH/r4" 0 "5000 4999 k=k00150,k=k02050 k=k04500x k=k03000 50 799" up_rows down_rows missing_keys extra_keys changed_keys chunks rows_compared &&
 	# mk: 6000 rows bisected into quarters of 1500; two hold a difference
-	echo "6000 5999 a=45,b=b7 a=12,b=b34 1 5999" >expect &&
-	table_field "$TRASH/r4" 1 up_rows down_rows missing_keys changed_keys chunks rows_compared >actual &&
-	test_cmp expect actual
+	fields_are "$TRASH/r4" 1 "6000 5999 a=45,b=b7 a=12,b=b34 1 5999" up_rows down_rows missing_keys changed_keys chunks rows_compared
 '
 
 # One connection a side (threads: 1): each table is checksummed whole
@@ -264,12 +265,8 @@ test_expect_success 'threads 1: the whole table first, then chunks where it diff
 	sed -e "s/threads: 2/threads: 1/" "$TRASH/keys.yaml" >"$TRASH/r4w/suite.yaml" &&
 	test "$(grep -c "threads: 1" "$TRASH/r4w/suite.yaml")" = 2 &&
 	{ "$TICHAOS" check "$TRASH/r4w" >tap7w 2>err7w; test $? = 1; } &&
-	echo "5000 4999 k=k00150,k=k02050 k=k04500x k=k03000 51 799" >expect &&
-	table_field "$TRASH/r4w" 0 up_rows down_rows missing_keys extra_keys changed_keys chunks rows_compared >actual &&
-	test_cmp expect actual &&
-	echo "6000 5999 a=45,b=b7 a=12,b=b34 2 5999" >expect &&
-	table_field "$TRASH/r4w" 1 up_rows down_rows missing_keys changed_keys chunks rows_compared >actual &&
-	test_cmp expect actual
+	fields_are "$TRASH/r4w" 0 "5000 4999 k=k00150,k=k02050 k=k04500x k=k03000 51 799" up_rows down_rows missing_keys extra_keys changed_keys chunks rows_compared &&
+	fields_are "$TRASH/r4w" 1 "6000 5999 a=45,b=b7 a=12,b=b34 2 5999" up_rows down_rows missing_keys changed_keys chunks rows_compared
 '
 
 test_expect_success 'their fix SQL repairs both tables' '
@@ -283,12 +280,8 @@ test_expect_success 'their fix SQL repairs both tables' '
 
 test_expect_success 'threads 1, equal tables: one checksum a side, no chunk' '
 	"$TICHAOS" check "$TRASH/r4w" >tap8w 2>err8w &&
-	echo "5000 5000 1 0" >expect &&
-	table_field "$TRASH/r4w" 0 up_rows down_rows chunks rows_compared >actual &&
-	test_cmp expect actual &&
-	echo "6000 6000 1 0" >expect &&
-	table_field "$TRASH/r4w" 1 up_rows down_rows chunks rows_compared >actual &&
-	test_cmp expect actual
+	fields_are "$TRASH/r4w" 0 "5000 5000 1 0" up_rows down_rows chunks rows_compared &&
+	fields_are "$TRASH/r4w" 1 "6000 6000 1 0" up_rows down_rows chunks rows_compared
 '
 
 # Keys at the ends of their types: a BIGINT from INT64_MIN to INT64_MAX
@@ -351,12 +344,8 @@ test_expect_success 'keys at INT64_MIN, INT64_MAX and 2^64 - 1: none missed' '
 		delete from kdb.uends where id in (9223372036854775808, 18446744073709551615);
 		update kdb.uends set v = 10 where id = 0" &&
 	{ "$TICHAOS" check "$TRASH/r7" >tap13 2>err13; test $? = 1; } &&
-	echo "307 305 id=-9223372036854775808,id=9223372036854775807 id=0 4" >expect &&
-	table_field "$TRASH/r7" 0 up_rows down_rows missing_keys changed_keys chunks >actual &&
-	test_cmp expect actual &&
-	echo "306 304 id=18446744073709551615,id=9223372036854775808 id=0 4" >expect &&
-	table_field "$TRASH/r7" 1 up_rows down_rows missing_keys changed_keys chunks >actual &&
-	test_cmp expect actual &&
+	fields_are "$TRASH/r7" 0 "307 305 id=-9223372036854775808,id=9223372036854775807 id=0 4" up_rows down_rows missing_keys changed_keys chunks &&
+	fields_are "$TRASH/r7" 1 "306 304 id=18446744073709551615,id=9223372036854775808 id=0 4" up_rows down_rows missing_keys changed_keys chunks &&
 	for f in kdb.ends kdb.uends; do
 		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r7/fix-sql/$f.sql" || return 1
 	done &&
