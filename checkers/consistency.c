@@ -19,8 +19,8 @@
  *    first, and chunks only when it differs (whole_first). Mismatching
  *    chunks are cut (an integer range in tenths, any other at its middle
  *    key) down to a few thousand rows, whose rows are then compared in
- *    key order. A table without a key is
- *    compared whole as a multiset of rows, with a warning.
+ *    key order. A table without a key is compared whole as a multiset of
+ *    rows, with a warning.
  * 3. Differences: missing, extra and changed rows with their keys, and
  *    fix-sql/<db>.<table>.sql — REPLACE for missing and changed rows,
  *    DELETE for extra ones — which, applied downstream, makes it equal.
@@ -847,6 +847,12 @@ struct sum {
 	char xor[24];
 };
 
+/* The same rows on both sides, as far as a checksum tells. */
+static int same_sum(const struct sum *up, const struct sum *down)
+{
+	return up->count == down->count && !strcmp(up->xor, down->xor);
+}
+
 static int checksum(struct sql *s, const struct table *t,
 		    const struct range *rg, struct sum *out, struct err *e)
 {
@@ -1368,8 +1374,7 @@ static int compare_chunks(struct side *sides, const struct table *t,
 	p.sums[DOWN] = down;
 	p.todo = xcalloc(nchunks + 1, sizeof(*p.todo));
 	for (size_t i = 0; i < nchunks; i++)
-		if (up[i].count != down[i].count || strcmp(up[i].xor,
-							   down[i].xor))
+		if (!same_sum(&up[i], &down[i]))
 			p.todo[p.ntodo++] = i;
 	if (!p.ntodo) {
 		free(p.todo);
@@ -1579,8 +1584,7 @@ static int whole_first(struct side *sides, const struct table *t,
 	if (threads != 1 || !t->nkeys)
 		return 0;
 	if (!checksum_sides(sides, t, &whole, 1, 1, sums, e)) {
-		same = sums[UP]->count == sums[DOWN]->count &&
-		       !strcmp(sums[UP]->xor, sums[DOWN]->xor);
+		same = same_sum(sums[UP], sums[DOWN]);
 		d->chunks = 1;
 		if (same) {
 			d->rows[UP] = sums[UP]->count;

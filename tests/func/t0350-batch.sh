@@ -157,7 +157,7 @@ test_expect_success 'SIGINT: every running suite interrupted once, exit 4, nothi
 	done &&
 	! pgrep -f "$TRASH/runs/i_" >/dev/null &&
 	for pid in $(pgrep -f "runs/i_"); do
-		! test "$(readlink "/proc/$pid/cwd")" = "$(pwd -P)" || return 1
+		test "$(readlink "/proc/$pid/cwd")" != "$(pwd -P)" || return 1
 	done
 '
 
