@@ -50,9 +50,10 @@ test_expect_success 'set-up: a cluster on hosts' '
 '
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, healed, no row lost' '
-	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml &&
+	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
 	tables >during &&
 	printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
@@ -119,9 +120,10 @@ test_expect_success 'halves: a seed draws the same sides again' '
 '
 
 test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
-	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml &&
+	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml || return 1
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r6/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	test "$(tables | wc -l)" = 5 &&
 	kill -INT $run &&
@@ -135,6 +137,7 @@ test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
 test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r7/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	kill -9 $run &&
 	{ wait $run; code=$?; } &&
@@ -151,9 +154,10 @@ test_expect_success 'SIGKILL during a cut: the next run removes what was left, a
 '
 
 test_expect_success 'a run killed in a cut on a cluster of its own: the next run takes its hosts down' '
-	mkdir -p "$TRASH/runs" &&
+	mkdir -p "$TRASH/runs" || return 1
 	"$TICHAOS" run int.yaml --port-base auto --hosts on --out "$TRASH/runs/a" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 60 "nemesis_value $TRASH/runs/a/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	A=$(cat "$TRASH/runs/a/cluster/port-base") &&
 	ip netns list | grep -q "^tichaos-$A-down-0" &&

@@ -78,9 +78,10 @@ test_expect_success 'set-up: a cluster on hosts' '
 '
 
 test_expect_success 'loss and duplicate on cdc: the counters moved by the percentages, healed, no row lost' '
-	suite lossy 9s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 4s" >lossy.yaml &&
+	suite lossy 9s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 4s" >lossy.yaml || return 1
 	"$TICHAOS" run lossy.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	links >during &&
 	echo down-0 >expect &&
@@ -118,9 +119,10 @@ test_expect_success 'loss and duplicate on cdc: the counters moved by the percen
 '
 
 test_expect_success 'rate on upstream: at most 1mbit measured by the fault and by a query, above it once healed' '
-	suite rate 14s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml &&
+	suite rate 14s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml || return 1
 	"$TICHAOS" run rate.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	tc -n "tichaos-$B-up-0" qdisc show dev eth0 >qdisc &&
 	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
@@ -150,9 +152,10 @@ test_expect_success 'rate on upstream: at most 1mbit measured by the fault and b
 
 if [ "$NETEM" = yes ]; then
 	test_expect_success 'delay on cdc: connects take 90 ms at least, less once healed' '
-		suite delay 9s delaydb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 4s" >delay.yaml &&
+		suite delay 9s delaydb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 4s" >delay.yaml || return 1
 		"$TICHAOS" run delay.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
 		run=$! &&
+		test_track_pid $run &&
 		wait_for_condition 30 "nemesis_value $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 		DOWNA=$(addr_of "$C" down-0) &&
 		start=$(test_now_ms_) &&
@@ -197,6 +200,7 @@ suite int 30s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 20s
 test_expect_success 'SIGINT while degraded: restored (restore_link recorded), exit 4' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r4/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	links >during &&
 	echo down-0 >expect &&
@@ -215,6 +219,7 @@ test_expect_success 'SIGINT while degraded: restored (restore_link recorded), ex
 test_expect_success 'SIGKILL while degraded: the next run restores the link, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
 	run=$! &&
+	test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	kill -9 $run &&
 	{ wait $run; code=$?; } &&

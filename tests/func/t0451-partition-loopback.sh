@@ -67,7 +67,7 @@ test_expect_success 'set-up: a cluster on 127.0.0.1' '
 '
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, the open replication cut, healed, no row lost' '
-	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml &&
+	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! && test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
@@ -96,7 +96,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 '
 
 test_expect_success 'direction in: only the target drops, TCP stops both ways' '
-	suite in 10s indb "target: cdc" "direction: in" "at: [1s]" "down: 8s" >in.yaml &&
+	suite in 10s indb "target: cdc" "direction: in" "at: [1s]" "down: 8s" >in.yaml || return 1
 	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
 	run=$! && test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r2/history.jsonl partition | grep -q probes" &&
@@ -129,7 +129,7 @@ test_expect_success 'a component restarted during a cut joins its class: the cut
 '
 
 test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
-	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml &&
+	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml || return 1
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
 	run=$! && test_track_pid $run &&
 	wait_for_condition 30 "nemesis_value $TRASH/r4/history.jsonl partition | grep -q probes" &&

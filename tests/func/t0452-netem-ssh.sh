@@ -79,7 +79,7 @@ test_expect_success 'set-up: the hosts with an sshd each, the topology over SSH'
 '
 
 test_expect_success 'loss and duplicate on cdc over SSH: the table made there, counters by the percentages, healed' '
-	suite lossy 14s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 8s" >lossy.yaml &&
+	suite lossy 14s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 8s" >lossy.yaml || return 1
 	"$TICHAOS" run lossy.yaml --cluster "$T" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
@@ -120,7 +120,7 @@ test_expect_success 'loss and duplicate on cdc over SSH: the table made there, c
 '
 
 test_expect_success 'rate on upstream over SSH: tbf made there, at most 1mbit out of the host, above it once healed' '
-	suite rate 16s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml &&
+	suite rate 16s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml || return 1
 	"$TICHAOS" run rate.yaml --cluster "$T" --out "$TRASH/r2" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
@@ -164,7 +164,7 @@ else
 fi
 
 test_expect_success 'SIGKILL while degraded over SSH: the next run restores the link over SSH, and says so' '
-	suite int 45s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 30s" >int.yaml &&
+	suite int 45s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 30s" >int.yaml || return 1
 	"$TICHAOS" run int.yaml --cluster "$T" --out "$TRASH/r5" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
