@@ -1563,6 +1563,9 @@ static int checksum_sides(struct side *sides, const struct table *t,
 	return rc;
 }
 
+/* The range of every row: no WHERE. */
+static const struct range whole_table = { .whole = 1 };
+
 /*
  * With one connection a side, a table with a key is checksummed whole
  * first, one scan a side: 1 when both sides are the same (d has their
@@ -1577,13 +1580,12 @@ static int checksum_sides(struct side *sides, const struct table *t,
 static int whole_first(struct side *sides, const struct table *t,
 		       int threads, struct diff *d, struct err *e)
 {
-	struct range whole = { 1, 0, 0, NULL, NULL };
 	struct sum *sums[2] = { NULL, NULL };
 	int same = -1;
 
 	if (threads != 1 || !t->nkeys)
 		return 0;
-	if (!checksum_sides(sides, t, &whole, 1, 1, sums, e)) {
+	if (!checksum_sides(sides, t, &whole_table, 1, 1, sums, e)) {
 		same = same_sum(sums[UP], sums[DOWN]);
 		d->chunks = 1;
 		if (same) {
@@ -1601,21 +1603,22 @@ static int compare_table(struct side *sides, const struct table *t,
 			 int64_t chunk_rows, int threads, struct diff *d,
 			 struct err *e)
 {
-	struct range *ranges = NULL, whole = { 1, 0, 0, NULL, NULL };
+	struct range *cut = NULL;
+	const struct range *ranges = &whole_table;
 	char ***bounds = NULL;
-	size_t nchunks = 0, nbounds = 0;
+	size_t nchunks = t->nkeys ? 0 : 1, nbounds = 0;
 	struct sum *sums[2] = { NULL, NULL };
 	int rc = whole_first(sides, t, threads, d, e);
 
 	if (rc)
 		return rc < 0 ? -1 : 0;
-	if (!t->nkeys)
-		rc = 0, ranges = &whole, nchunks = 1;
-	else if (t->int_key)
-		rc = int_chunks(sides, t, chunk_rows, &ranges, &nchunks, e);
-	else
-		rc = key_chunks(sides, t, chunk_rows, &ranges, &nchunks,
+	if (t->int_key)
+		rc = int_chunks(sides, t, chunk_rows, &cut, &nchunks, e);
+	else if (t->nkeys)
+		rc = key_chunks(sides, t, chunk_rows, &cut, &nchunks,
 				&bounds, &nbounds, e);
+	if (cut)
+		ranges = cut;
 	if (rc || !nchunks)
 		goto out;
 	rc = checksum_sides(sides, t, ranges, nchunks, threads, sums, e);
@@ -1635,8 +1638,7 @@ out:
 	for (size_t i = 0; i < nbounds; i++)
 		free_tuple(bounds[i], t->nkeys);
 	free(bounds);
-	if (ranges != &whole)
-		free(ranges);
+	free(cut);
 	return rc ? -1 : 0;
 }
 

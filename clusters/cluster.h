@@ -296,8 +296,8 @@ int component_on_loopback(const struct cluster *c,
 /*
  * Component `comp`'s class on this machine's loopback: its name
  * "tichaos-<tag>-<name>" (the tag a hash of the cluster's directory) and
- * classid (by the tag and its place in the cluster); no ports. The prefix of every
- * class of the cluster, "tichaos-<tag>-", by cluster_netcls_prefix.
+ * classid (by the tag and its place in the cluster); no ports. The prefix of
+ * every class of the cluster, "tichaos-<tag>-", by cluster_netcls_prefix.
  */
 void component_netcls(const struct cluster *c, const struct component *comp,
 		      struct netcls_host *h);

@@ -2,11 +2,10 @@
 #define TICHAOS_LOG_H
 
 /*
- * Logging for humans: one line per message, "HH:MM:SS.mmm level message" (the level
- * lowercase, padded to five columns),
- * to stderr (at or above the stderr level) and, once log_open() was called,
- * to a run log file (every level up to debug). Thread-safe. The TAP stream
- * on stdout is never touched.
+ * Logging for humans: one line per message, "HH:MM:SS.mmm level message" (the
+ * level lowercase, padded to five columns), to stderr (at or above the stderr
+ * level) and, once log_open() was called, to a run log file (every level up
+ * to debug). Thread-safe. The TAP stream on stdout is never touched.
  */
 
 #include <stddef.h>

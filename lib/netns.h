@@ -117,11 +117,12 @@ int netns_present(const struct netns_net *net, struct err *e);
 int netns_owner(int tag, char *out, size_t size);
 
 /*
- * Remove every namespace, veth and bridge of tag `tag`, whatever hosts
- * they were made for, unless its bridge belongs to another owner than
- * `owner` (NULL: any; a bridge without an alias belongs to any): then
- * nothing is touched and 1 is returned, with `e` saying whose it is. What was found is appended to `found` (names,
- * space-separated; MAY be NULL). 0 also when there was nothing.
+ * Remove every namespace, veth and bridge of tag `tag`, whatever hosts they
+ * were made for, unless its bridge belongs to another owner than `owner`
+ * (NULL: any; a bridge without an alias belongs to any): then nothing is
+ * touched and 1 is returned, with `e` saying whose it is. What was found is
+ * appended to `found` (names, space-separated; MAY be NULL). 0 also when
+ * there was nothing.
  */
 int netns_remove(int tag, const char *owner, struct buf *found,
 		 struct err *e);

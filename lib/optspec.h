@@ -95,12 +95,12 @@ struct optval {
 #define OPTSPEC_MAX_RANGE 10000
 
 /*
- * Validate mapping `map` against `specs` (`nspecs` entries) and fill
- * `vals` (nspecs entries, zeroed by the caller). Keys in `ignore`
- * (NULL-terminated, may be NULL) are accepted and left to the caller (e.g.
- * "kind"). An empty list is refused for an option that is required or has
- * a default, accepted (as unset) otherwise. Errors are "FILE:L:C: message" with ERR_USAGE; `what` names
- * the mapping ("workload 'insert'").
+ * Validate mapping `map` against `specs` (`nspecs` entries) and fill `vals`
+ * (nspecs entries, zeroed by the caller). Keys in `ignore` (NULL-terminated,
+ * may be NULL) are accepted and left to the caller (e.g. "kind"). An empty
+ * list is refused for an option that is required or has a default, accepted
+ * (as unset) otherwise. Errors are "FILE:L:C: message" with ERR_USAGE; `what`
+ * names the mapping ("workload 'insert'").
  */
 int optspec_parse(const char *file, const struct ynode *map,
 		  const struct optspec *specs, size_t nspecs,
@@ -115,8 +115,8 @@ int optspec_parse(const char *file, const struct ynode *map,
  *   FLOAT: double; STRING, IDENT, SQL, COMPONENT: const char *;
  *   ENUM_LIST, STRING_LIST, NAMES, TABLES, COMPONENTS: struct optlist;
  *   DURATION_LIST: struct optints.
- * An unset value is 0, NULL or empty (an enum's -1). Strings and lists point into
- * `vals`, which must outlive the struct.
+ * An unset value is 0, NULL or empty (an enum's -1). Strings and lists point
+ * into `vals`, which must outlive the struct.
  */
 void optspec_bind(const struct optspec *specs, size_t nspecs,
 		  const struct optval *vals, void *out);

@@ -10,13 +10,13 @@
  *                       half and all of its bound, then merge them back
  *
  * — the partition DDL loop of TiCDC's fail_over_ddl_mix with every op
- * enabled, as its script does them: the truncate case truncates p0, p1
- * and p2 in three statements, and drop_add, remove_repartition and
- * reorganize pause `pause` (its `sleep 0.5`) between their two
- * statements (tests/integration_tests/fail_over_ddl_mix/run.sh in
- * pingcap/tiflow). Partition names and bounds are read from the server before each
- * op, so they follow the suite's definitions and whatever earlier ops did;
- * nothing about them is fixed here.
+ * enabled, as its script does them: the truncate case truncates p0, p1 and p2
+ * in three statements, and drop_add, remove_repartition and reorganize pause
+ * `pause` (its `sleep 0.5`) between their two statements
+ * (tests/integration_tests/fail_over_ddl_mix/run.sh in pingcap/tiflow).
+ * Partition names and bounds are read from the server before each op, so they
+ * follow the suite's definitions and whatever earlier ops did; nothing about
+ * them is fixed here.
  */
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,9 +1,9 @@
 /*
- * core/plan.c through the core API, no cluster and no runner, fed only
- * the kinds the suite names (the core knows no registry of its own): a seed reproduces a
- * plan byte for byte, another seed draws another, every event falls at
- * its schedule, and --duration changes how many cycles fit, never the
- * timing inside one: a shorter run's plan is the longer one's events
+ * core/plan.c through the core API, no cluster and no runner, fed only the
+ * kinds the suite names (the core knows no registry of its own): a seed
+ * reproduces a plan byte for byte, another seed draws another, every event
+ * falls at its schedule, and --duration changes how many cycles fit, never
+ * the timing inside one: a shorter run's plan is the longer one's events
  * before its end (docs/suite-format.md, Durations).
  */
 #include <jansson.h>
