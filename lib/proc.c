@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -464,6 +467,55 @@ int proc_cwd(pid_t pid, struct buf *out, struct err *e)
 			       strerror(errno));
 	buf_reset(out);
 	return buf_add(out, target, (size_t)n, e);
+}
+
+/* The pid of the flock(2) on device `dev`, inode `ino`, or 0. */
+static pid_t flock_holder(dev_t dev, ino_t ino)
+{
+	FILE *f = fopen("/proc/locks", "re");
+	char line[256], type[16];
+	unsigned int maj, min;
+	unsigned long inode;
+	long pid;
+	pid_t found = 0;
+
+	if (!f)
+		return 0;
+	/* "1: FLOCK  ADVISORY  WRITE 4242 fe:00:10953497 0 EOF"; a waiter's
+	 * line says "1: -> FLOCK ..." and does not match. */
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%lu", type, &pid,
+			   &maj, &min, &inode) == 5 &&
+		    !strcmp(type, "FLOCK") && pid > 0 && maj == major(dev) &&
+		    min == minor(dev) && inode == (unsigned long)ino)
+			found = (pid_t)pid;
+	fclose(f);
+	return found;
+}
+
+int proc_lock_file(const char *path, int *fd, pid_t *holder, struct err *e)
+{
+	struct stat st;
+
+	*holder = 0;
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return err_set(e, ERR_USAGE, "cannot open '%s': %s", path,
+			       strerror(errno));
+	if (!flock(*fd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno != EWOULDBLOCK) {
+		err_set(e, ERR_INFRA, "cannot lock '%s': %s", path,
+			strerror(errno));
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	if (!fstat(*fd, &st))
+		*holder = flock_holder(st.st_dev, st.st_ino);
+	close(*fd);
+	*fd = -1;
+	return 1;
 }
 
 int proc_read_pidfile(const char *path, pid_t *pid, struct err *e)

@@ -118,6 +118,15 @@ pid_t proc_parent(pid_t pid);
 int proc_cwd(pid_t pid, struct buf *out, struct err *e);
 
 /*
+ * An exclusive flock(2) of `path` for as long as *fd stays open (a holder
+ * that ends, however, releases it): 0 and *fd when it is taken; 1 when
+ * another open file holds it, *holder the pid /proc/locks names (0 when
+ * it names none); -1 when `path` cannot be opened. *fd is close-on-exec,
+ * so that no child keeps the lock.
+ */
+int proc_lock_file(const char *path, int *fd, pid_t *holder, struct err *e);
+
+/*
  * Read a pidfile: a positive decimal pid and an optional newline. 0 and
  * *pid = 0 when the file does not exist; -1 when it is unreadable or does
  * not hold a pid.

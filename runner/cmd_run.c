@@ -38,6 +38,11 @@ static int run_many(const struct args *a, char **suites, int n)
 	if (b.jobs > 1 && a->port_base && strcmp(a->port_base, "auto"))
 		die(EXIT_USAGE, "run: --port-base %s with -j: each suite needs "
 		    "ports of its own; use --port-base auto", a->port_base);
+	if (b.jobs > 1 && a->cluster &&
+	    !strcmp(cluster_kind(a->cluster), "static"))
+		die(EXIT_USAGE, "run: -j %d with --cluster %s: the suites would "
+		    "run on that one cluster at once; -j 1 runs them on it "
+		    "one after another", b.jobs, a->cluster);
 	if (a->junit)
 		b.junit = a->junit;
 	if (a->cluster)

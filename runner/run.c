@@ -617,6 +617,33 @@ static int open_run_dir(struct state *st, const struct run_options *o,
 }
 
 /*
+ * One run at a time on an attached cluster: its topology file is locked
+ * (flock) until the run ends, however it ends, and another run on it is
+ * refused before its run directory is made (exit 3), naming the run that
+ * holds it. Both runs' faults would land in the other's checks, and a
+ * run's start removes what it finds of partitions and degraded links as
+ * left by an earlier run. A cluster the run makes is its own.
+ */
+static int lock_cluster(struct state *st, const struct run_options *o,
+			struct err *e)
+{
+	pid_t holder;
+	int rc;
+
+	if (strcmp(cluster_kind(o->cluster), "static"))
+		return 0;
+	rc = proc_lock_file(o->cluster, &st->cluster_lock, &holder, e);
+	if (rc == 1 && holder)
+		err_set(e, ERR_INFRA, "cluster %s is in use by another run "
+			"(pid %ld): one run at a time on a cluster",
+			o->cluster, (long)holder);
+	else if (rc == 1)
+		err_set(e, ERR_INFRA, "cluster %s is in use by another run: "
+			"one run at a time on a cluster", o->cluster);
+	return rc ? -1 : 0;
+}
+
+/*
  * The cluster: opened (the local one lives in the run directory), up,
  * its topology and server options written, its upstream SQL nodes and
  * their dialect known, the suite's names resolved against it. *skip
@@ -648,8 +675,14 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 			   : st->suite.local.hosts == SUITE_HOSTS_OFF ? HOSTS_OFF
 			   : st->suite.local.hosts == SUITE_HOSTS_AUTO
 			   ? HOSTS_AUTO : HOSTS_DEFAULT;
-	if (cluster_open(&st->cluster, &co, e))
+	if (cluster_open(&st->cluster, &co, e)) {
+		/* A topology tichaos cannot read: refused, like a suite. */
+		if (e->class == ERR_USAGE) {
+			*rc = EXIT_USAGE;
+			*refused = 1;
+		}
 		return STOP;
+	}
 	if (st->cluster.type != cluster_type_find("local") &&
 	    (co.nskip_errors || co.options[0] || co.options[1] ||
 	     st->suite.local.hosts))
@@ -784,6 +817,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	int rc = EXIT_INFRA, refused = 0;
 
 	memset(&st, 0, sizeof(st));
+	st.cluster_lock = -1;
 	st.plan = (struct plan)PLAN_INIT;
 	st.started = time(NULL);
 	if (suite_load(&st.suite, path, &tichaos_kinds, e)) {
@@ -806,7 +840,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		fputs(buf_str(&text), stdout);
 		goto out;
 	}
-	if (open_run_dir(&st, o, seed, duration, e))
+	if (lock_cluster(&st, o, e) ||
+	    open_run_dir(&st, o, seed, duration, e))
 		goto out;
 	next = bring_up(&st, o, &skip, &refused, &rc, e);
 	if (next == GO_ON)
@@ -840,6 +875,8 @@ out:
 	else if (rc == EXIT_INFRA)
 		rc = (int)e->class;
 	release(&st, o->keep_cluster);
+	if (st.cluster_lock >= 0)
+		close(st.cluster_lock);
 	if (refused)
 		run_discard_dir(st.dir);
 	if (!st.tap_printed && !o->dry_run)

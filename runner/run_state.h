@@ -31,6 +31,7 @@ struct state {
 	struct cluster cluster;
 	int cluster_open;
 	int cluster_started;
+	int cluster_lock;	/* the attached cluster's lock (fd), or -1 */
 	struct run run;
 	char dir[3072];
 	struct worker_env env;

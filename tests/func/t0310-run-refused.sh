@@ -129,4 +129,47 @@ test_expect_success 'a logscan component that names nothing: exit 2' '
 	refused logs "$TRASH/logs.yaml:14:17: components in check '\''logscan'\'' names nothing in this cluster: '\''down-1'\'' (did you mean '\''down-0'\''?); $HAS"
 '
 
+# An attached cluster (--cluster FILE). A topology tichaos cannot read is
+# refused like a suite: exit 2, one line, no run directory. A cluster that
+# another run is using (its topology file locked for the run) is refused
+# before anything of the run is made: exit 3, one line naming that run's
+# pid; the run holding it is not disturbed, and once it ends the cluster
+# is free (runner/run.c, lock_cluster).
+test_expect_success 'a topology that cannot be read: exit 2, one line, no run directory' '
+	insert_suite att 2s 1 attdb 10 >att.yaml &&
+	"$TICHAOS" run att.yaml --cluster "$TRASH/none.yaml" --out "$TRASH/a1" >tap 2>err
+	test $? = 2 &&
+	echo "tichaos: cannot open '\''$TRASH/none.yaml'\'': No such file or directory" >expect &&
+	test_cmp expect err &&
+	test ! -e "$TRASH/a1" &&
+	printf "cluster: static\ncomponents: [\n" >"$TRASH/bad.yaml" &&
+	"$TICHAOS" run att.yaml --cluster "$TRASH/bad.yaml" --out "$TRASH/a2" --quiet >tap 2>err
+	test $? = 2 &&
+	test "$(wc -l <err)" = 1 &&
+	grep -q "^tichaos: $TRASH/bad.yaml:3:1: " err &&
+	test ! -e "$TRASH/a2"
+'
+
+test_expect_success 'a cluster another run is using: exit 3 naming its pid, the first run undisturbed, then free' '
+	test_cluster_up "$TRASH/c" &&
+	T="$TRASH/c/topology.yaml" &&
+	insert_suite first 10s 1 firstdb 20 >first.yaml &&
+	printf "checks:\n  - kind: consistency\n" >>first.yaml || return 1
+	"$TICHAOS" run first.yaml --cluster "$T" --out "$TRASH/f" >first.tap 2>first.err &
+	first=$! &&
+	test_track_pid $first &&
+	wait_for_condition 60 "test -s $TRASH/f/history.jsonl" &&
+	"$TICHAOS" run att.yaml --cluster "$T" --out "$TRASH/a3" >tap 2>err
+	test $? = 3 &&
+	echo "tichaos: cluster $T is in use by another run (pid $first): one run at a time on a cluster" >expect &&
+	test_cmp expect err &&
+	echo "Bail out! cluster $T is in use by another run (pid $first): one run at a time on a cluster" >expect &&
+	test_cmp expect tap &&
+	test ! -e "$TRASH/a3" &&
+	{ wait $first; code=$?; } &&
+	test "$code" = 0 &&
+	grep -q "^ok 2 - consistency: 1 tables, [0-9]* rows equal on both sides" first.tap &&
+	"$TICHAOS" run att.yaml --cluster "$T" --out "$TRASH/a4" >tap 2>err
+'
+
 test_done

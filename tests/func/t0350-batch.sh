@@ -161,14 +161,18 @@ test_expect_success 'SIGINT: every running suite interrupted once, exit 4, nothi
 	done
 '
 
-test_expect_success 'bad -j, --shard and their combinations: exit 2, one line' '
+test_expect_success 'bad -j, --shard and their combinations (-j with one attached cluster too): exit 2, one line' '
 	for args in "-j 0 s1.yaml" "-j x s1.yaml" "--shard 0/3 s1.yaml" "--shard 4/3 s1.yaml" \
 		"--shard 1 s1.yaml" "-j 2 --port-base 25000 s1.yaml s2.yaml" \
 		"-j 2 --out x s1.yaml" "--junit x.xml s1.yaml"; do
 		{ "$TICHAOS" run $args >out 2>err; test $? = 2; } &&
 		test "$(wc -l <err)" = 1 && grep -q "^tichaos: run: " err ||
 		{ echo "$args:"; cat err; return 1; }
-	done
+	done &&
+	"$TICHAOS" run -j 2 --cluster "$TRASH/t.yaml" s1.yaml s2.yaml >out 2>err
+	test $? = 2 &&
+	echo "tichaos: run: -j 2 with --cluster $TRASH/t.yaml: the suites would run on that one cluster at once; -j 1 runs them on it one after another" >expect &&
+	test_cmp expect err
 '
 
 test_done
