@@ -198,6 +198,7 @@ void cluster_close(struct cluster *c)
 	free(c->changefeed);
 	free(c->sink_uri);
 	free(c->tally);
+	free(c->etcd_endpoints);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1198,17 +1199,30 @@ int election_prefix(const char *service, const char *cdc_cluster,
 	return 0;
 }
 
-const char *cluster_etcd_url(const struct cluster *c, const char *name)
+static pthread_mutex_t endpoints_lock = PTHREAD_MUTEX_INITIALIZER;
+
+const char *cluster_etcd_url(struct cluster *c, const char *name)
 {
-	for (size_t i = 0; i < c->ncomps; i++) {
+	struct buf list = BUF_INIT;
+
+	for (size_t i = 0; name && i < c->ncomps; i++)
+		if (c->comps[i].etcd_url && !strcmp(c->comps[i].name, name))
+			return c->comps[i].etcd_url;
+	if (name)
+		return NULL;
+	pthread_mutex_lock(&endpoints_lock);
+	for (size_t i = 0; !c->etcd_endpoints && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
 
-		if (comp->etcd_url && (name ? !strcmp(comp->name, name)
-				       : (comp->roles & (ROLE_ETCD |
-							 ROLE_PD)) != 0))
-			return comp->etcd_url;
+		if (comp->etcd_url && (comp->roles & (ROLE_ETCD | ROLE_PD)))
+			buf_printf(&list, NULL, "%s%s", list.len ? "," : "",
+				   comp->etcd_url);
 	}
-	return NULL;
+	if (!c->etcd_endpoints && list.len)
+		c->etcd_endpoints = xstrdup(buf_str(&list));
+	pthread_mutex_unlock(&endpoints_lock);
+	buf_release(&list);
+	return c->etcd_endpoints;
 }
 
 int cluster_ticdc(const struct cluster *c)

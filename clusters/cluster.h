@@ -197,6 +197,9 @@ struct cluster {
 	/* Skipped replication events per component (component_replica_
 	 * skipped), under a lock of cluster.c's; NULL until asked. */
 	struct replica_tally *tally;
+	/* Every etcd and pd client URL, comma-separated (cluster_etcd_url);
+	 * NULL until asked. */
+	char *etcd_endpoints;
 	void *priv;
 };
 
@@ -421,11 +424,15 @@ int election_prefix(const char *service, const char *cdc_cluster,
 		    char *prefix, size_t size);
 
 /*
- * The etcd client URL of component `name`, or (NULL) of the first etcd or
- * pd component: PD's client URL serves etcd's v3 JSON gateway. NULL when
- * there is none.
+ * The etcd client URL of component `name`; or (NULL) the client URLs of
+ * every etcd and pd component, comma-separated in the cluster's order,
+ * the endpoints lib/etcd.h takes: a request goes on to the next member
+ * when one does not answer (killed, cut off). PD's client URL serves
+ * etcd's v3 JSON gateway. NULL when there is none. The list is made when
+ * first asked for (after up: the playground finds its components then)
+ * and lives as long as the cluster.
  */
-const char *cluster_etcd_url(const struct cluster *c, const char *name);
+const char *cluster_etcd_url(struct cluster *c, const char *name);
 
 /* `uri` with the password of its user info, if any, as "***". */
 void redact_uri(const char *uri, struct buf *out);

@@ -66,7 +66,7 @@ struct resign_opts {
 	int via;		/* 0 etcd, 1 http, -1: the service's default */
 	int until_back;
 	const char *cdc_cluster;
-	const char *etcd;	/* NULL: the first etcd or pd component */
+	const char *etcd;	/* NULL: every etcd and pd component */
 	int64_t timeout;
 	int64_t hold;
 };
@@ -95,8 +95,8 @@ static const struct optspec opts[] = {
 	  "service cdc: the TiCDC cluster id in the owner key",
 	  AT(cdc_cluster) },
 	{ "etcd", OPT_COMPONENT, NULL, 0, NULL, 0, 0,
-	  "the component whose etcd URL to use (default: the first etcd or "
-	  "pd component)", AT(etcd) },
+	  "the component whose etcd URL to use (default: every etcd and pd "
+	  "component, the next when one does not answer)", AT(etcd) },
 	{ "timeout", OPT_DURATION, "30s", 0, NULL, 0, 0,
 	  "how long to wait for a new owner after each resign", AT(timeout) },
 	{ "hold", OPT_DURATION, "0s", 0, NULL, 0, 0,

@@ -61,24 +61,24 @@ static char *base64_decode(const char *s)
 	return out;
 }
 
-/* POST `body` to URL/v3/<path>; the parsed JSON answer into *answer. */
-static int call(const char *url, const char *path, json_t *body,
-		json_t **answer, struct err *e)
+/*
+ * POST `text` to URL/v3/<path> of one endpoint; the parsed JSON answer
+ * into *answer. *pass says whether a failure is the member's alone (not
+ * reached, or 503), so that the next endpoint may answer.
+ */
+static int call_one(const char *url, const char *path, const char *text,
+		    json_t **answer, int *pass, struct err *e)
 {
-	char target[512], *text = json_dumps(body, JSON_COMPACT);
+	char target[512];
 	struct buf out = BUF_INIT;
 	json_error_t jerr;
 	long status;
 	int rc;
 
-	*answer = NULL;
-	json_decref(body);
-	if (!text)
-		return err_set(e, ERR_INFRA, "out of memory");
 	snprintf(target, sizeof(target), "%s/v3/%s", url, path);
 	rc = http_request("POST", target, text, &out, &status,
 			  5 * NS_PER_SEC, e);
-	free(text);
+	*pass = rc || status == 503;
 	if (!rc && status != 200) {
 		json_t *j = json_loads(buf_str(&out), 0, NULL);
 		const char *msg = j ? json_string_value(json_object_get(j,
@@ -97,6 +97,58 @@ static int call(const char *url, const char *path, json_t *body,
 	}
 	buf_release(&out);
 	return rc;
+}
+
+/* The next endpoint of a comma-separated list at *at, or NULL at its end. */
+static char *next_endpoint(const char **at)
+{
+	size_t len = strcspn(*at, ",");
+	char *one;
+
+	if (!**at)
+		return NULL;
+	one = xstrndup(*at, len);
+	*at += len + ((*at)[len] == ',');
+	return one;
+}
+
+/* The error of a request none of `tried` endpoints of `urls` answered. */
+static int no_answer(const char *urls, size_t tried, const struct err *last,
+		     struct err *e)
+{
+	if (tried == 1)
+		return err_set(e, last->class, "%s", last->msg);
+	return err_set(e, last->class, "etcd '%s': no endpoint answered; "
+		       "the last: %s", urls, last->msg);
+}
+
+/* POST `body` to the first endpoint of `urls` that answers (etcd.h). */
+static int call(const char *urls, const char *path, json_t *body,
+		json_t **answer, struct err *e)
+{
+	char *text = json_dumps(body, JSON_COMPACT), *one;
+	struct err last = ERR_INIT;
+	const char *at = urls;
+	size_t tried = 0;
+	int rc = -1, pass = 1;
+
+	*answer = NULL;
+	json_decref(body);
+	if (!text)
+		return err_set(e, ERR_INFRA, "out of memory");
+	while (rc && pass && (one = next_endpoint(&at))) {
+		err_clear(&last);
+		rc = call_one(one, path, text, answer, &pass, &last);
+		tried++;
+		free(one);
+	}
+	free(text);
+	if (!rc)
+		return 0;
+	if (!tried)
+		return err_set(e, ERR_INFRA, "etcd: no endpoint to ask");
+	return pass ? no_answer(urls, tried, &last, e)
+		    : err_set(e, last.class, "%s", last.msg);
 }
 
 /* etcd's gateway writes int64 as strings. */
@@ -271,6 +323,7 @@ struct watch {
 	void *arg;
 	const struct cancel *stop;
 	int failed;
+	int streamed;		/* the member sent something */
 };
 
 /* One line of the watch stream: {"result":{"events":[...]}}. */
@@ -315,6 +368,7 @@ static size_t watch_data(char *data, size_t size, size_t n, void *arg)
 	struct watch *w = arg;
 	char *nl;
 
+	w->streamed = 1;
 	if (buf_add(&w->pending, data, size * n, NULL))
 		return 0;
 	while ((nl = memchr(w->pending.data, '\n', w->pending.len))) {
@@ -341,17 +395,13 @@ static int watch_progress(void *arg, curl_off_t a, curl_off_t b,
 	return cancelled(w->stop, CANCEL_STOP);
 }
 
-int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
-	       etcd_watch_fn fn, void *arg, const struct cancel *stop,
-	       struct err *e)
+/* The body of a watch of "<prefix>/" from `start_revision` (0: now). */
+static char *watch_body(const char *prefix, int64_t start_revision)
 {
-	struct watch w = { BUF_INIT, fn, arg, stop, 0 };
 	size_t len = strlen(prefix);
 	char *start = xmalloc(len + 2), *end = xmalloc(len + 2), *body;
-	char *k64, *e64, target[512];
+	char *k64, *e64;
 	json_t *req;
-	CURLcode rc;
-	CURL *curl;
 
 	snprintf(start, len + 2, "%s/", prefix);
 	snprintf(end, len + 2, "%s0", prefix);
@@ -369,33 +419,68 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 	free(end);
 	free(k64);
 	free(e64);
+	return body;
+}
+
+/* Stream a watch from one endpoint until it ends; libcurl's code. */
+static CURLcode watch_one(const char *url, const char *body, struct watch *w)
+{
+	char target[512];
+	CURLcode rc;
+	CURL *curl = curl_easy_init();
+
+	if (!curl)
+		return CURLE_FAILED_INIT;
 	snprintf(target, sizeof(target), "%s/v3/watch", url);
-	curl = curl_easy_init();
-	if (!curl || !body) {
-		free(body);
-		if (curl)
-			curl_easy_cleanup(curl);
-		return err_set(e, ERR_INFRA, "cannot initialise libcurl");
-	}
 	curl_easy_setopt(curl, CURLOPT_URL, target);
 	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, 2000L);
 	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
 	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, watch_data);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &w);
+	curl_easy_setopt(curl, CURLOPT_WRITEDATA, w);
 	curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, watch_progress);
-	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &w);
+	curl_easy_setopt(curl, CURLOPT_XFERINFODATA, w);
 	rc = curl_easy_perform(curl);
 	curl_easy_cleanup(curl);
+	return rc;
+}
+
+int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
+	       etcd_watch_fn fn, void *arg, const struct cancel *stop,
+	       struct err *e)
+{
+	struct watch w = { BUF_INIT, fn, arg, stop, 0, 0 };
+	struct err last = ERR_INIT;
+	char *body = watch_body(prefix, start_revision), *one;
+	const char *at = url;
+	size_t tried = 0;
+	CURLcode rc;
+
+	if (!body)
+		return err_set(e, ERR_INFRA, "out of memory");
+	while (!w.streamed && !cancelled(stop, CANCEL_STOP) &&
+	       (one = next_endpoint(&at))) {
+		buf_reset(&w.pending);
+		rc = watch_one(one, body, &w);
+		err_set(&last, ERR_INFRA, "etcd '%s': watch of '%s' ended: %s",
+			one, prefix, w.failed ? "canceled by etcd"
+			: rc == CURLE_FAILED_INIT ? "cannot initialise libcurl"
+			: curl_easy_strerror(rc));
+		tried++;
+		free(one);
+	}
 	free(body);
 	buf_release(&w.pending);
 	if (cancelled(stop, CANCEL_STOP))
 		return 0;
-	return err_set(e, ERR_INFRA, "etcd '%s': watch of '%s' ended: %s",
-		       url, prefix, w.failed ? "canceled by etcd"
-		       : curl_easy_strerror(rc));
+	if (!tried)
+		return err_set(e, ERR_INFRA, "etcd: no endpoint to ask");
+	if (!w.streamed)
+		return no_answer(url, tried, &last, e);
+	err_set(e, last.class, "%s", last.msg);
+	return w.failed ? ETCD_WATCH_CANCELED : -1;
 }
 
 /* A uint64 of the gateway (a string, or a number) into `out`. */

@@ -8,8 +8,15 @@
  * value; the key with the lowest create revision owns (docs/internals.md,
  * The cases). PD's client URL serves the same gateway.
  *
- * `url` is the client URL ("http://127.0.0.1:2379"). Errors are
- * ERR_INFRA: "etcd 'URL': ..." with the HTTP status or gateway message.
+ * `url` is the client URL ("http://127.0.0.1:2379"), or several,
+ * comma-separated, as etcdctl's --endpoints: a request goes to each in
+ * turn until one answers. A member that cannot be reached, or answers 503
+ * (gRPC's Unavailable: it has no leader, it is stopping), is passed over,
+ * as clientv3 passes over an endpoint; any other answer is the cluster's.
+ * A watch goes on to the next member only while none has streamed to it.
+ * Errors are ERR_INFRA: "etcd 'URL': ..." with the HTTP status or gateway
+ * message of the member that answered, or, when none of several did,
+ * "etcd 'URLS': no endpoint answered; the last: ...".
  */
 
 #include <stddef.h>
@@ -59,9 +66,13 @@ typedef void (*etcd_watch_fn)(void *arg, const struct etcd_event *ev);
  * Watch the keys under "<prefix>/" from `start_revision` on (0: from now),
  * calling `fn` for every event in revision order, until `stop` reaches
  * CANCEL_STOP (checked at least every second) or the stream fails. Returns 0
- * when stopped, -1 with `e` set when the watch broke (etcd gone): the
- * caller reads the election again and watches on.
+ * when stopped, -1 with `e` set when the watch broke (its member gone):
+ * the caller watches on from the revision after the last event it saw;
+ * ETCD_WATCH_CANCELED with `e` set when etcd canceled it (that revision
+ * was compacted): the caller reads the election again.
  */
+#define ETCD_WATCH_CANCELED (-2)
+
 int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 	       etcd_watch_fn fn, void *arg, const struct cancel *stop,
 	       struct err *e);

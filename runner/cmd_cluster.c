@@ -93,7 +93,7 @@ static void election_owner(struct cluster *c, const char *url,
 
 /*
  * Who leads each election: the DDL owner, the autoid leader and the TiCDC
- * owner from etcd (the first etcd or pd component), the DDL owner from
+ * owner from etcd (any etcd or pd component that answers), the DDL owner from
  * TiDB's /info/all too, PD's leader from PD.
  */
 static void owners(struct cluster *c)

@@ -232,32 +232,46 @@ static void on_event(void *arg, const struct etcd_event *ev)
 		c->kvs[i].value = xstrdup(ev->value);
 		c->kvs[i].create_revision = ev->create_revision;
 	}
+	if (ev->mod_revision >= w->next_rev)
+		w->next_rev = ev->mod_revision + 1;
 	owner_changed(w);
 }
 
 /*
  * Follow one election: read it, then watch it from the next revision, so
- * every owner, however briefly it led, is recorded in revision order.
+ * every owner, however briefly it led, is recorded in revision order. A
+ * watch that breaks (its member killed or cut off) is taken up from the
+ * revision after the last event, through whichever member answers, so
+ * that what happened meanwhile is replayed, not skipped; the election is
+ * read again only when etcd cancels the watch (that revision compacted).
  */
 static void *monitor_main(void *arg)
 {
 	struct election_watch *w = arg;
 	struct nemesis *n = w->nemesis;
+	int read = 1;
 
 	w->slot = history_slot(n->run->history);
 	while (!stopping(n)) {
 		struct err e = ERR_INIT;
+		int rc;
 
-		etcd_kvs_release(&w->candidates);
-		if (etcd_election(w->url, w->prefix, &w->candidates, &e)) {
-			log_debug("monitor: %s", e.msg);
-			cancel_sleep(n->run->cancel, CANCEL_STOP,
-				     200 * NS_PER_MS);
-			continue;
+		if (read) {
+			etcd_kvs_release(&w->candidates);
+			if (etcd_election(w->url, w->prefix, &w->candidates,
+					  &e)) {
+				log_debug("monitor: %s", e.msg);
+				cancel_sleep(n->run->cancel, CANCEL_STOP,
+					     200 * NS_PER_MS);
+				continue;
+			}
+			w->next_rev = w->candidates.revision + 1;
+			owner_changed(w);
 		}
-		owner_changed(w);
-		if (etcd_watch(w->url, w->prefix, w->candidates.revision + 1,
-			       on_event, w, n->run->cancel, &e)) {
+		rc = etcd_watch(w->url, w->prefix, w->next_rev, on_event, w,
+				n->run->cancel, &e);
+		read = rc == ETCD_WATCH_CANCELED;
+		if (rc) {
 			log_debug("monitor: %s", e.msg);
 			cancel_sleep(n->run->cancel, CANCEL_STOP,
 				     200 * NS_PER_MS);

@@ -53,6 +53,8 @@ struct election_watch {
 	int64_t owner_rev;
 	int seen;
 	struct etcd_kvs candidates;
+	/* The revision to watch from: one past the last read or event. */
+	int64_t next_rev;
 	struct history_slot *slot;
 	pthread_t thread;
 	int started;

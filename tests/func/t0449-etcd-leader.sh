@@ -74,9 +74,48 @@ test_expect_success 'hold and lease go with an election, not with etcd (exit 2)'
 	test_cmp expect err
 '
 
+# The cluster's etcd endpoints are every member's (clusters/cluster.h,
+# cluster_etcd_url; lib/etcd.h): with the first member killed, a resign
+# reads and moves an election through the next one, and the owner
+# monitor, whose stream broke with the member, watches on from there, from
+# the revision after its last event (runner/nemesis.c, monitor_main).
+# etcd-0 stays down to the end of the run, so only the other members can
+# have told the monitor. Before, the first member was the only one asked:
+# exit 3, "cannot POST", and no owner seen after the kill.
+# The candidates campaign as in t0450 (tests/helpers/campaigner), through
+# etcd-1.
+CAMPAIGNER="$ROOT/tests/helpers/campaigner"
+
+test_expect_success 'M1 and M2 campaign through etcd-1' '
+	E="http://$(addr_of "$C" etcd-1):$((B + 4))" || return 1
+	"$CAMPAIGNER" "$E" /tichaos-test/members M1 same-lease >camp-M1.log 2>&1 &
+	test_track_pid $! &&
+	wait_for_condition 10 "grep -q become camp-M1.log" || return 1
+	"$CAMPAIGNER" "$E" /tichaos-test/members M2 same-lease >camp-M2.log 2>&1 &
+	test_track_pid $! &&
+	wait_for_condition 10 "grep -q campaign camp-M2.log"
+'
+
+test_expect_success 'etcd-0 killed: the resign goes through the next member, M1 -> M2, the monitor sees it' '
+	insert_suite members 6s 3 membersdb 20 >members.yaml &&
+	printf "faults:\n  - kind: kill\n    target: etcd-0\n    at: [1s]\n    down: 30s\n" >>members.yaml &&
+	printf "  - kind: resign\n    election: /tichaos-test/members\n    at: [3s]\n" >>members.yaml &&
+	"$TICHAOS" run members.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err ||
+	{ cat tap err; false; }
+	grep -qx "ok 3 - fault 2 resign: 1 of 1 injected" tap &&
+	H="$TRASH/r3/history.jsonl" &&
+	grep "\"type\":\"info\",\"f\":\"resign\"" "$H" |
+		grep -q "\"value\":{\"election\":\"/tichaos-test/members\",\"from\":\"M1\",\"rounds\":\[{\"from\":\"M1\",\"to\":\"M2\",\"ms\":[0-9]*}\],\"to\":\"M2\"," &&
+	grep "\"process\":\"monitor\",.*\"target\":\"/tichaos-test/members\"" "$H" |
+		sed -e "s/.*\"value\"://" -e "s/,\"to_component.*//" >got &&
+	printf "%s\n" "{\"from\":null,\"to\":\"M1\"" "{\"from\":\"M1\",\"to\":\"M2\"" >expect &&
+	test_cmp expect got &&
+	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap
+'
+
 test_expect_success 'suites/etcd_partition.yaml at 60 s passes; the overlapping cuts each heal their own' '
 	"$TICHAOS" run "$ROOT/suites/etcd_partition.yaml" --duration 60s --port-base auto \
-		--hosts on --out "$TRASH/ep" >tap 2>err || { tail -5 err; false; }
+		--hosts on --out "$TRASH/ep" >tap 2>err || { grep -A12 "^not ok" tap; tail -5 err; false; }
 	test "$(grep -c "^ok " tap)" = 7 &&
 	grep -qx "ok 2 - fault 1 resign: 3 of 3 injected" tap &&
 	grep -qx "ok 3 - fault 2 partition: 3 of 3 injected, 3 healed" tap &&
