@@ -399,16 +399,55 @@ static int pd_resign(struct fault_ctx *ctx, int64_t timeout,
 	return 0;
 }
 
-/* Move the leader from `from` to `to`, and see it there. */
-static int move_leader(struct fault_ctx *ctx, const struct etcd_member *m,
-		       size_t n, const struct etcd_member *from,
-		       const struct etcd_member *to, int64_t timeout,
-		       struct err *e)
+/*
+ * The leader of members `m` into `id`, waiting for one until `deadline`:
+ * during an election, or while a member that rejoined deposes the leader,
+ * etcd has none for a moment. The wait is added to *waited.
+ */
+static int await_leader(struct fault_ctx *ctx, const struct etcd_member *m,
+			size_t n, int64_t deadline, char *id, size_t size,
+			int64_t *waited, struct err *e)
 {
-	int64_t deadline = clock_mono_ns() + timeout;
-	char now[24] = "";
+	int64_t start = clock_mono_ns();
 
-	if (etcd_move_leader(from->client_url, to->id, e))
+	for (;;) {
+		struct err last = ERR_INIT;
+		int rc = etcd_leader_among(m, n, id, size, &last);
+
+		if (!rc || clock_mono_ns() >= deadline || hurried(ctx)) {
+			*waited += clock_mono_ns() - start;
+			if (rc < 0)
+				return err_set(e, last.class, "%s", last.msg);
+			return rc ? err_set(e, ERR_INFRA, "etcd has no leader "
+					    "to move") : 0;
+		}
+		clock_sleep_ns(20 * NS_PER_MS);
+	}
+}
+
+/*
+ * Move the leader from *from to `to`, and see it there by `deadline`
+ * (`timeout` after the round began). When *from is no longer the leader
+ * (the leadership moved by itself since it was read), the leader is read
+ * again into *from, and 1 says so: the caller draws another `to`.
+ */
+static int move_leader(struct fault_ctx *ctx, const struct etcd_member *m,
+		       size_t n, const struct etcd_member **from,
+		       const struct etcd_member *to, int64_t deadline,
+		       int64_t timeout, int64_t *waited, struct err *e)
+{
+	char now[24] = "";
+	int rc = etcd_move_leader((*from)->client_url, to->id, e);
+
+	if (rc == ETCD_NOT_LEADER) {
+		err_clear(e);
+		if (await_leader(ctx, m, n, deadline, now, sizeof(now),
+				 waited, e))
+			return -1;
+		*from = etcd_member_find(m, n, now);
+		return 1;
+	}
+	if (rc)
 		return -1;
 	for (;;) {
 		struct err last = ERR_INIT;
@@ -419,7 +458,7 @@ static int move_leader(struct fault_ctx *ctx, const struct etcd_member *m,
 		if (clock_mono_ns() >= deadline || hurried(ctx))
 			return err_set(e, ERR_INFRA, "etcd's leader did not "
 				       "move from %s to %s within %llds%s%s",
-				       from->name, to->name,
+				       (*from)->name, to->name,
 				       (long long)(timeout / NS_PER_SEC),
 				       err_isset(&last) ? "; last: " : "",
 				       last.msg);
@@ -429,7 +468,10 @@ static int move_leader(struct fault_ctx *ctx, const struct etcd_member *m,
 
 /*
  * etcd: move its Raft leader to another member, drawn with the plan's
- * choice (and back to the first with until_back).
+ * choice (and back to the first with until_back). A leader is waited for
+ * when etcd has none, and a leadership that moved by itself before the
+ * move is moved from where it went, each within the fault's timeout a
+ * round; `waited_ms` says how long etcd had no leader to move.
  */
 static int etcd_resign(struct fault_ctx *ctx, const struct suite_item *it,
 		       const struct plan_event *ev, const char *url,
@@ -438,18 +480,18 @@ static int etcd_resign(struct fault_ctx *ctx, const struct suite_item *it,
 	const struct resign_opts *o = it->opts;
 	struct etcd_member m[MAX_MEMBERS];
 	const struct etcd_member *first, *from, *to;
+	int64_t deadline = clock_mono_ns() + o->timeout, waited = 0;
 	char id[24];
 	size_t n = 0;
-	int rounds = 0;
+	int rounds = 0, rc = 0;
 
 	if (etcd_members(url, m, MAX_MEMBERS, &n, e))
 		return -1;
-	if (etcd_leader_among(m, n, id, sizeof(id), e))
-		return err_isset(e) ? -1 : err_set(e, ERR_INFRA, "etcd has no "
-						   "leader to move");
 	if (n < 2)
 		return err_set(e, ERR_INFRA, "etcd has %zu member: its leader "
 			       "has nowhere to move", n);
+	if (await_leader(ctx, m, n, deadline, id, sizeof(id), &waited, e))
+		return -1;
 	first = from = etcd_member_find(m, n, id);
 	buf_printf(value, NULL, "\"service\":\"etcd\",\"from\":\"%s\","
 		   "\"rounds\":[", from->name);
@@ -457,9 +499,15 @@ static int etcd_resign(struct fault_ctx *ctx, const struct suite_item *it,
 		int64_t start = clock_mono_ns();
 		size_t k = (size_t)(ev->choice % (n - 1));
 
-		/* The k-th other member; back to the first after that. */
-		to = rounds ? first : &m[k + (&m[k] >= from)];
-		if (move_leader(ctx, m, n, from, to, o->timeout, e))
+		deadline = start + o->timeout;
+		do {
+			/* The k-th other member; back to the first after. */
+			to = rounds && from != first ? first
+			     : &m[k + (&m[k] >= from)];
+			rc = move_leader(ctx, m, n, &from, to, deadline,
+					 o->timeout, &waited, e);
+		} while (rc == 1);
+		if (rc)
 			break;
 		buf_printf(value, NULL, "%s{\"from\":\"%s\",\"to\":\"%s\","
 			   "\"ms\":%lld}", rounds ? "," : "", from->name,
@@ -468,7 +516,8 @@ static int etcd_resign(struct fault_ctx *ctx, const struct suite_item *it,
 		rounds++;
 		from = to;
 	} while (o->until_back && from != first && rounds < MAX_ROUNDS);
-	buf_printf(value, NULL, "],\"to\":\"%s\"", from->name);
+	buf_printf(value, NULL, "],\"to\":\"%s\",\"waited_ms\":%lld",
+		   from->name, (long long)(waited / NS_PER_MS));
 	return err_isset(e) ? -1 : 0;
 }
 

@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 #include <jansson.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,17 +101,64 @@ static int call_one(const char *url, const char *path, const char *text,
 	return rc;
 }
 
-/* The next endpoint of a comma-separated list at *at, or NULL at its end. */
-static char *next_endpoint(const char **at)
-{
-	size_t len = strcspn(*at, ",");
-	char *one;
+/*
+ * The endpoint of each list that answered last, by the list's hash,
+ * direct-mapped: the next request starts there, so a member killed or cut
+ * off costs its timeout once, not on every request.
+ */
+#define PREFS 16
+static pthread_mutex_t prefs_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint64_t hash;
+	size_t at;
+} prefs[PREFS];
 
-	if (!**at)
-		return NULL;
-	one = xstrndup(*at, len);
-	*at += len + ((*at)[len] == ',');
-	return one;
+static uint64_t list_hash(const char *urls)
+{
+	uint64_t h = 14695981039346656037ULL;	/* FNV-1a */
+
+	for (const unsigned char *p = (const unsigned char *)urls; *p; p++)
+		h = (h ^ *p) * 1099511628211ULL;
+	return h;
+}
+
+/* Where a request to `urls` starts; set (at >= 0) where one answered. */
+static size_t preferred(const char *urls, long at)
+{
+	uint64_t h = list_hash(urls);
+	size_t slot = (size_t)(h % PREFS), start = 0;
+
+	pthread_mutex_lock(&prefs_lock);
+	if (at >= 0)
+		prefs[slot].hash = h, prefs[slot].at = (size_t)at;
+	else if (prefs[slot].hash == h)
+		start = prefs[slot].at;
+	pthread_mutex_unlock(&prefs_lock);
+	return start;
+}
+
+/* The endpoints of a comma-separated list, *n of them; free with
+ * endpoints_free. */
+static char **endpoints(const char *urls, size_t *n)
+{
+	char **out = NULL;
+
+	*n = 0;
+	for (const char *at = urls; *at; ) {
+		size_t len = strcspn(at, ",");
+
+		out = xrealloc(out, (*n + 1) * sizeof(*out));
+		out[(*n)++] = xstrndup(at, len);
+		at += len + (at[len] == ',');
+	}
+	return out;
+}
+
+static void endpoints_free(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
 }
 
 /* The error of a request none of `tried` endpoints of `urls` answered. */
@@ -126,29 +175,32 @@ static int no_answer(const char *urls, size_t tried, const struct err *last,
 static int call(const char *urls, const char *path, json_t *body,
 		json_t **answer, struct err *e)
 {
-	char *text = json_dumps(body, JSON_COMPACT), *one;
+	char *text = json_dumps(body, JSON_COMPACT);
 	struct err last = ERR_INIT;
-	const char *at = urls;
-	size_t tried = 0;
+	size_t n, tried = 0, start = preferred(urls, -1), at = start;
+	char **list = endpoints(urls, &n);
 	int rc = -1, pass = 1;
 
 	*answer = NULL;
 	json_decref(body);
-	if (!text)
-		return err_set(e, ERR_INFRA, "out of memory");
-	while (rc && pass && (one = next_endpoint(&at))) {
+	for (; text && rc && pass && tried < n; tried++) {
+		at = (start + tried) % n;
 		err_clear(&last);
-		rc = call_one(one, path, text, answer, &pass, &last);
-		tried++;
-		free(one);
+		rc = call_one(list[at], path, text, answer, &pass, &last);
 	}
+	endpoints_free(list, n);
+	if (!text)
+		rc = err_set(e, ERR_INFRA, "out of memory");
+	else if (!n)
+		rc = err_set(e, ERR_INFRA, "etcd: no endpoint to ask");
+	else if (rc && pass)
+		no_answer(urls, tried, &last, e);
+	else if (rc)
+		err_set(e, last.class, "%s", last.msg);
+	else if (at != start)
+		preferred(urls, (long)at);
 	free(text);
-	if (!rc)
-		return 0;
-	if (!tried)
-		return err_set(e, ERR_INFRA, "etcd: no endpoint to ask");
-	return pass ? no_answer(urls, tried, &last, e)
-		    : err_set(e, last.class, "%s", last.msg);
+	return rc ? -1 : 0;
 }
 
 /* etcd's gateway writes int64 as strings. */
@@ -453,29 +505,31 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 {
 	struct watch w = { BUF_INIT, fn, arg, stop, 0, 0 };
 	struct err last = ERR_INIT;
-	char *body = watch_body(prefix, start_revision), *one;
-	const char *at = url;
-	size_t tried = 0;
+	char *body = watch_body(prefix, start_revision);
+	size_t n, tried = 0, start = preferred(url, -1), at = start;
+	char **list = endpoints(url, &n);
 	CURLcode rc;
 
-	if (!body)
-		return err_set(e, ERR_INFRA, "out of memory");
-	while (!w.streamed && !cancelled(stop, CANCEL_STOP) &&
-	       (one = next_endpoint(&at))) {
+	for (; body && !w.streamed && !cancelled(stop, CANCEL_STOP) &&
+	       tried < n; tried++) {
+		at = (start + tried) % n;
 		buf_reset(&w.pending);
-		rc = watch_one(one, body, &w);
+		rc = watch_one(list[at], body, &w);
 		err_set(&last, ERR_INFRA, "etcd '%s': watch of '%s' ended: %s",
-			one, prefix, w.failed ? "canceled by etcd"
+			list[at], prefix, w.failed ? "canceled by etcd"
 			: rc == CURLE_FAILED_INIT ? "cannot initialise libcurl"
 			: curl_easy_strerror(rc));
-		tried++;
-		free(one);
 	}
-	free(body);
+	endpoints_free(list, n);
+	if (w.streamed && at != start)
+		preferred(url, (long)at);
 	buf_release(&w.pending);
+	if (!body)
+		return err_set(e, ERR_INFRA, "out of memory");
+	free(body);
 	if (cancelled(stop, CANCEL_STOP))
 		return 0;
-	if (!tried)
+	if (!n)
 		return err_set(e, ERR_INFRA, "etcd: no endpoint to ask");
 	if (!w.streamed)
 		return no_answer(url, tried, &last, e);
@@ -539,7 +593,8 @@ int etcd_move_leader(const char *url, const char *id, struct err *e)
 		      json_pack("{s:s}", "targetID", id), &answer, e);
 
 	json_decref(answer);
-	return rc;
+	return rc && strstr(e->msg, "etcdserver: not leader") ? ETCD_NOT_LEADER
+							      : rc;
 }
 
 const struct etcd_member *etcd_member_find(const struct etcd_member *m,

@@ -13,6 +13,8 @@
  * turn until one answers. A member that cannot be reached, or answers 503
  * (gRPC's Unavailable: it has no leader, it is stopping), is passed over,
  * as clientv3 passes over an endpoint; any other answer is the cluster's.
+ * The endpoint that answered is asked first from then on (per list, in
+ * this process), so a member cut off costs its timeout once.
  * A watch goes on to the next member only while none has streamed to it.
  * Errors are ERR_INFRA: "etcd 'URL': ..." with the HTTP status or gateway
  * message of the member that answered, or, when none of several did,
@@ -125,8 +127,11 @@ int etcd_leader_among(const struct etcd_member *m, size_t n, char *id,
 /*
  * Ask the leader at `url` to hand its leadership to member `id` (etcd's
  * MoveLeader, POST /v3/maintenance/transfer-leadership); it answers once
- * the transfer is done or failed.
+ * the transfer is done or failed. ETCD_NOT_LEADER (`e` set) when the
+ * member is no longer the leader: etcd's "etcdserver: not leader" (HTTP
+ * 412 from etcd 3.4's gateway), the leadership having moved meanwhile.
  */
+#define ETCD_NOT_LEADER 1
 int etcd_move_leader(const char *url, const char *id, struct err *e);
 
 #endif
