@@ -69,7 +69,7 @@ static char *base64_decode(const char *s)
  * reached, or 503), so that the next endpoint may answer.
  */
 static int call_one(const char *url, const char *path, const char *text,
-		    json_t **answer, int *pass, struct err *e)
+		    int64_t timeout, json_t **answer, int *pass, struct err *e)
 {
 	char target[512];
 	struct buf out = BUF_INIT;
@@ -78,8 +78,7 @@ static int call_one(const char *url, const char *path, const char *text,
 	int rc;
 
 	snprintf(target, sizeof(target), "%s/v3/%s", url, path);
-	rc = http_request("POST", target, text, &out, &status,
-			  5 * NS_PER_SEC, e);
+	rc = http_request("POST", target, text, &out, &status, timeout, e);
 	*pass = rc || status == 503;
 	if (!rc && status != 200) {
 		json_t *j = json_loads(buf_str(&out), 0, NULL);
@@ -171,9 +170,12 @@ static int no_answer(const char *urls, size_t tried, const struct err *last,
 		       "the last: %s", urls, last->msg);
 }
 
-/* POST `body` to the first endpoint of `urls` that answers (etcd.h). */
-static int call(const char *urls, const char *path, json_t *body,
-		json_t **answer, struct err *e)
+/*
+ * POST `body` to the first endpoint of `urls` that answers (etcd.h), each
+ * given `timeout`.
+ */
+static int call_within(const char *urls, const char *path, json_t *body,
+		       int64_t timeout, json_t **answer, struct err *e)
 {
 	char *text = json_dumps(body, JSON_COMPACT);
 	struct err last = ERR_INIT;
@@ -186,7 +188,8 @@ static int call(const char *urls, const char *path, json_t *body,
 	for (; text && rc && pass && tried < n; tried++) {
 		at = (start + tried) % n;
 		err_clear(&last);
-		rc = call_one(list[at], path, text, answer, &pass, &last);
+		rc = call_one(list[at], path, text, timeout, answer, &pass,
+			      &last);
 	}
 	endpoints_free(list, n);
 	if (!text)
@@ -201,6 +204,13 @@ static int call(const char *urls, const char *path, json_t *body,
 		preferred(urls, (long)at);
 	free(text);
 	return rc ? -1 : 0;
+}
+
+/* call_within with 5 s an endpoint, what etcdctl gives a command. */
+static int call(const char *urls, const char *path, json_t *body,
+		json_t **answer, struct err *e)
+{
+	return call_within(urls, path, body, 5 * NS_PER_SEC, answer, e);
 }
 
 /* etcd's gateway writes int64 as strings. */
@@ -589,8 +599,12 @@ int etcd_leader(const char *url, char *id, size_t size, struct err *e)
 int etcd_move_leader(const char *url, const char *id, struct err *e)
 {
 	json_t *answer = NULL;
-	int rc = call(url, "maintenance/transfer-leadership",
-		      json_pack("{s:s}", "targetID", id), &answer, e);
+	/* The leader may take etcd's request timeout to hand over: 5 s and
+	 * two election timeouts, 7 s by default (ReqTimeout in etcd's
+	 * server/config/config.go); 10 s leaves it that. */
+	int rc = call_within(url, "maintenance/transfer-leadership",
+			     json_pack("{s:s}", "targetID", id),
+			     10 * NS_PER_SEC, &answer, e);
 
 	json_decref(answer);
 	return rc && strstr(e->msg, "etcdserver: not leader") ? ETCD_NOT_LEADER

@@ -148,14 +148,15 @@ test_expect_success 'etcd-0 stopped: status reads the elections through the othe
 # quorum): the resign waits for one, within its timeout, and moves it
 # once there is one, and says how long it waited. The run starts on the
 # whole cluster; once it has begun, two members are stopped, and the
-# resign (at 12 s) must find etcd-2 already without a leader, which the
-# test checks before it lets the members go on. Before, the resign failed
+# resign (at 12 s of 40: a fault still running when the run ends is cut
+# short) must find etcd-2 already without a leader, which the test checks
+# before it lets the members go on. Before, the resign failed
 # at once: "etcd has no leader to move", exit 3 — also when a leader was
 # only being elected, as after a member rejoins (etcd_partition below).
 test_expect_success 'no leader when the resign comes: it waits for one, moves it, says how long it waited' '
 	P0=$(cat "$C/etcd-0/tichaos.pid") && P1=$(cat "$C/etcd-1/tichaos.pid") &&
 	A2=$(addr_of "$C" etcd-2) &&
-	insert_suite nl 14s 3 nldb 20 >nl.yaml &&
+	insert_suite nl 40s 3 nldb 20 >nl.yaml &&
 	printf "faults:\n  - kind: resign\n    service: etcd\n    at: [12s]\n    timeout: 90s\n" >>nl.yaml || return 1
 	"$TICHAOS" run nl.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
 	run=$! &&
