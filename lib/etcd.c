@@ -121,19 +121,28 @@ static uint64_t list_hash(const char *urls)
 	return h;
 }
 
-/* Where a request to `urls` starts; set (at >= 0) where one answered. */
-static size_t preferred(const char *urls, long at)
+/* The endpoint of `urls` a request starts at. */
+static size_t preferred(const char *urls)
 {
 	uint64_t h = list_hash(urls);
-	size_t slot = (size_t)(h % PREFS), start = 0;
+	size_t start = 0;
 
 	pthread_mutex_lock(&prefs_lock);
-	if (at >= 0)
-		prefs[slot].hash = h, prefs[slot].at = (size_t)at;
-	else if (prefs[slot].hash == h)
-		start = prefs[slot].at;
+	if (prefs[h % PREFS].hash == h)
+		start = prefs[h % PREFS].at;
 	pthread_mutex_unlock(&prefs_lock);
 	return start;
+}
+
+/* Endpoint `at` of `urls` answered: requests start there from now on. */
+static void prefer(const char *urls, size_t at)
+{
+	uint64_t h = list_hash(urls);
+
+	pthread_mutex_lock(&prefs_lock);
+	prefs[h % PREFS].hash = h;
+	prefs[h % PREFS].at = at;
+	pthread_mutex_unlock(&prefs_lock);
 }
 
 /* The endpoints of a comma-separated list, *n of them; free with
@@ -179,7 +188,7 @@ static int call_within(const char *urls, const char *path, json_t *body,
 {
 	char *text = json_dumps(body, JSON_COMPACT);
 	struct err last = ERR_INIT;
-	size_t n, tried = 0, start = preferred(urls, -1), at = start;
+	size_t n, tried = 0, start = preferred(urls), at = start;
 	char **list = endpoints(urls, &n);
 	int rc = -1, pass = 1;
 
@@ -201,7 +210,7 @@ static int call_within(const char *urls, const char *path, json_t *body,
 	else if (rc)
 		err_set(e, last.class, "%s", last.msg);
 	else if (at != start)
-		preferred(urls, (long)at);
+		prefer(urls, at);
 	free(text);
 	return rc ? -1 : 0;
 }
@@ -516,7 +525,7 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 	struct watch w = { BUF_INIT, fn, arg, stop, 0, 0 };
 	struct err last = ERR_INIT;
 	char *body = watch_body(prefix, start_revision);
-	size_t n, tried = 0, start = preferred(url, -1), at = start;
+	size_t n, tried = 0, start = preferred(url), at = start;
 	char **list = endpoints(url, &n);
 	CURLcode rc;
 
@@ -532,7 +541,7 @@ int etcd_watch(const char *url, const char *prefix, int64_t start_revision,
 	}
 	endpoints_free(list, n);
 	if (w.streamed && at != start)
-		preferred(url, (long)at);
+		prefer(url, at);
 	buf_release(&w.pending);
 	if (!body)
 		return err_set(e, ERR_INFRA, "out of memory");

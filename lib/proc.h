@@ -121,8 +121,8 @@ int proc_cwd(pid_t pid, struct buf *out, struct err *e);
  * An exclusive flock(2) of `path` for as long as *fd stays open (a holder
  * that ends, however, releases it): 0 and *fd when it is taken; 1 when
  * another open file holds it, *holder the pid /proc/locks names (0 when
- * it names none); -1 when `path` cannot be opened. *fd is close-on-exec,
- * so that no child keeps the lock.
+ * it names none); -1 when `path` cannot be opened (ERR_USAGE) or locked
+ * (ERR_INFRA). *fd is close-on-exec, so that no child keeps the lock.
  */
 int proc_lock_file(const char *path, int *fd, pid_t *holder, struct err *e);
 
