@@ -21,7 +21,8 @@
  *   merge            the region (the source) is gone, and the region that
  *                    followed it (the target) covers both ranges
  *   scatter          the operator PD made for it ended with SUCCESS
- *                    (GET /pd/api/v1/operators/{id}), or its peers moved
+ *                    (GET /pd/api/v1/operators/{id}), or its peers moved;
+ *                    PD making none is "nothing_to_move"
  *
  * PD refusing the operator (a merge of a region with a pending peer, say)
  * is the fault not taking effect, with PD's message. A region fault has
@@ -94,6 +95,7 @@ struct region {
 	uint64_t stores[MAX_PEERS];
 	int voter[MAX_PEERS];
 	size_t npeers;
+	int64_t approximate_keys;	/* -1: PD did not say */
 };
 
 /* A region TiDB lists for a table (or one of its partitions). */
@@ -167,7 +169,7 @@ static uint64_t uint_of(json_t *v)
 static int parse_region(json_t *doc, const char *where, struct region *r,
 			struct err *e)
 {
-	json_t *id, *start, *end, *conf, *version, *leader, *peers, *p;
+	json_t *id, *start, *end, *conf, *version, *leader, *peers, *keys, *p;
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
@@ -181,8 +183,11 @@ static int parse_region(json_t *doc, const char *where, struct region *r,
 	    http_field(doc, "leader.store_id", WANT_INTEGER | WANT_OPTIONAL,
 		       where, &leader, e) ||
 	    http_field(doc, "peers", WANT_ARRAY | WANT_OPTIONAL, where,
-		       &peers, e))
+		       &peers, e) ||
+	    http_field(doc, "approximate_keys", WANT_INTEGER | WANT_OPTIONAL,
+		       where, &keys, e))
 		return -1;
+	r->approximate_keys = keys ? json_integer_value(keys) : -1;
 	r->id = uint_of(id);
 	snprintf(r->start, sizeof(r->start), "%s", json_string_value(start));
 	snprintf(r->end, sizeof(r->end), "%s", json_string_value(end));
@@ -582,6 +587,23 @@ static int transfer_leader(struct fault_ctx *ctx, const struct region *b,
 }
 
 /*
+ * Whether a split that was not seen found no key to split at: TiKV's
+ * split check by scan or by approximation finds none in a region without
+ * keys, sends PD nothing, and PD's operator waits out its step's time
+ * (tikv/pd pkg/schedule/operator/step.go, SplitRegion, FastStepWaitTime).
+ * Told by what PD counts in it (approximate_keys 0, from TiKV's
+ * heartbeats) before and after, the region unchanged, the wait not cut
+ * short by the run's end.
+ */
+static int no_keys(struct fault_ctx *ctx, const struct watch *w)
+{
+	return w->read && !cancelled(ctx->cancel, CANCEL_STOP) &&
+	       w->before->approximate_keys == 0 &&
+	       w->now.approximate_keys == 0 &&
+	       w->now.version == w->before->version;
+}
+
+/*
  * Split: the boundary that moved is the split key; the new region is the
  * one PD has on the other side of it (TiKV keeps the id on the right by
  * default, right-derive-when-split).
@@ -599,8 +621,15 @@ static int split(struct fault_ctx *ctx, const struct region *b, int policy,
 	snprintf(body, sizeof(body), "{\"name\":\"split-region\","
 		 "\"region_id\":%llu,\"policy\":\"%s\"}",
 		 (unsigned long long)b->id, policies[policy]);
-	if (add_operator(ctx, body, e) || await(ctx, &w, timeout, value, e))
+	if (add_operator(ctx, body, e))
 		return -1;
+	if (await(ctx, &w, timeout, value, e)) {
+		if (!no_keys(ctx, &w))
+			return -1;
+		err_clear(e);
+		buf_addstr(value, ",\"nothing_to_move\":true", NULL);
+		return 0;
+	}
 	if (strcmp(w.now.start, b->start)) {
 		key = w.now.start;
 		at = b->start;
@@ -659,17 +688,31 @@ static int merge(struct fault_ctx *ctx, const struct region *b,
 	return await(ctx, &w, timeout, value, e);
 }
 
+/*
+ * Scatter: PD adds the operator its scatterer made before it answers
+ * (tikv/pd pkg/schedule/handler/handler.go AddScatterRegionOperator), so
+ * an answer of 200 with no new scatter operator kept for the region means
+ * the scatterer made none: the layout it chose is the one there
+ * (pkg/schedule/scatter/region_scatterer.go, isSameDistribution). That is
+ * what happened, recorded as "nothing_to_move", not a fault that failed.
+ */
 static int scatter(struct fault_ctx *ctx, const struct region *b,
 		   int64_t timeout, struct buf *value, struct err *e)
 {
 	struct watch w = { .op = OP_SCATTER, .before = b };
-	char body[256];
+	char body[256], text[1024];
 
 	snprintf(body, sizeof(body), "{\"name\":\"scatter-region\","
 		 "\"region_id\":%llu}", (unsigned long long)b->id);
 	if (operator_text(ctx, b->id, w.prior, sizeof(w.prior), e) ||
-	    add_operator(ctx, body, e))
+	    add_operator(ctx, body, e) ||
+	    operator_text(ctx, b->id, text, sizeof(text), e))
 		return -1;
+	scatter_status(text, w.prior, w.status, sizeof(w.status));
+	if (!w.status[0]) {
+		buf_addstr(value, ",\"nothing_to_move\":true", NULL);
+		return 0;
+	}
 	return await(ctx, &w, timeout, value, e);
 }
 

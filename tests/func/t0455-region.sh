@@ -154,7 +154,7 @@ test_expect_success 'set up: MariaDB saying it is TiDB, the fake PD, a topology 
 test_expect_success 'the fake answers as PD and TiDB: regions by id and key, refusals, the listing' '
 	P="http://127.0.0.1:$port_pd/pd/api/v1" &&
 	curl -s "$P/region/id/4" >got &&
-	printf "%s" "{\"approximate_columnar_kv_size\":0,\"approximate_keys\":0,\"approximate_kv_size\":0,\"approximate_size\":1,\"cpu_usage\":0,\"end_key\":\"$T100_1000\",\"epoch\":{\"conf_ver\":5,\"version\":2},\"id\":4,\"leader\":{\"id\":1004,\"role_name\":\"Voter\",\"store_id\":2},\"peers\":[{\"id\":1003,\"role_name\":\"Voter\",\"store_id\":1},{\"id\":1004,\"role_name\":\"Voter\",\"store_id\":2},{\"id\":1005,\"role_name\":\"Voter\",\"store_id\":3}],\"read_bytes\":0,\"read_keys\":0,\"start_key\":\"$T100\",\"written_bytes\":0,\"written_keys\":0}" >expect &&
+	printf "%s" "{\"approximate_columnar_kv_size\":0,\"approximate_keys\":1000,\"approximate_kv_size\":0,\"approximate_size\":1,\"cpu_usage\":0,\"end_key\":\"$T100_1000\",\"epoch\":{\"conf_ver\":5,\"version\":2},\"id\":4,\"leader\":{\"id\":1004,\"role_name\":\"Voter\",\"store_id\":2},\"peers\":[{\"id\":1003,\"role_name\":\"Voter\",\"store_id\":1},{\"id\":1004,\"role_name\":\"Voter\",\"store_id\":2},{\"id\":1005,\"role_name\":\"Voter\",\"store_id\":3}],\"read_bytes\":0,\"read_keys\":0,\"start_key\":\"$T100\",\"written_bytes\":0,\"written_keys\":0}" >expect &&
 	test_cmp expect got &&
 	curl -s -w " %{http_code}\n" "$P/region/id/99" >got &&
 	curl -s -w " %{http_code}\n" "$P/region/key/$T101R?format=hex" | sed "s/.*,\"id\":\([0-9]*\),\"leader\".*\( [0-9]*\)$/\1\2/" >>got &&
@@ -276,10 +276,31 @@ test_expect_success 'scatter: the operator ended with SUCCESS, the peers moved' 
 	test_cmp expect "$TRASH/scatter.ops"
 '
 
-test_expect_success 'scatter with nowhere to go: PD makes no operator, nothing moves: fail after the timeout' '
-	pd_up --stores 3 && run noscatter scatter &&
-	not_injected noscatter "region 6: its scatter not seen within 1s: its operator: none" &&
-	records noscatter "" "\"op\":\"scatter\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3)" fail "region 6: its scatter not seen within 1s: its operator: none"
+# PD's scatterer finds the layout it wants is the one there
+# (isSameDistribution) and makes no operator, while the API answers 200:
+# nothing to move is what happened, at once, not a fault that failed.
+test_expect_success 'scatter with nowhere to go: PD makes no operator: nothing_to_move, at once' '
+	pd_up --stores 3 && run noscatter scatter && injected noscatter &&
+	records noscatter "" "\"op\":\"scatter\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"nothing_to_move\":true" info &&
+	echo "PD POST /pd/api/v1/operators {\"name\":\"scatter-region\",\"region_id\":6}" >expect &&
+	test_cmp expect "$TRASH/noscatter.ops" &&
+	test "$(grep -c "^PD GET /pd/api/v1/operators/6$" "$TRASH/pd.log")" = 2
+'
+
+sed "s/^    at: \[1s\]$/    at: [1s]\n    timeout: 1s/" "$TRASH/split.yaml" >"$TRASH/split1s.yaml"
+
+# TiKV's split check finds no key in a region without keys and sends PD
+# nothing; PD's operator stays RUNNING (tikv/pd pkg/schedule/operator/
+# step.go, SplitRegion). PD counts no keys in it: nothing to move.
+test_expect_success 'split of a region PD counts no keys in: nothing_to_move after the timeout' '
+	pd_up --empty 6 && run nokey split1s && injected nokey &&
+	records nokey ",\"target\":\"t\"" "\"op\":\"split\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"policy\":\"scan\",\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"nothing_to_move\":true" info
+'
+
+test_expect_success 'a split not seen in a region with keys: fail with what PD shows, exit 3' '
+	pd_up --hold && run heldsplit split1s &&
+	not_injected heldsplit "region 6: a split (version above 3) not seen within 1s: PD shows version 3" &&
+	records heldsplit ",\"target\":\"t\"" "\"op\":\"split\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"policy\":\"scan\",\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3)" fail "region 6: a split (version above 3) not seen within 1s: PD shows version 3"
 '
 
 suite hold <<EOF

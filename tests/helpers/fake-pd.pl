@@ -5,7 +5,7 @@
 #   fake-pd.pl --pd-port P --tidb-port T --log LOG --db DB
 #              --table NAME=ID[/N] | --table NAME=PART:ID[/N],PART:ID[/N]...
 #              [--stores S] [--delay-ms MS] [--hold] [--pending REGION]
-#              [--canned DIR]
+#              [--empty REGION] [--canned DIR]
 #
 # It holds TiKV's regions and stores and serves, on 127.0.0.1:P, what PD's
 # API answers about them, as tikv/pd does (read in tikv/pd at
@@ -53,7 +53,12 @@
 # lowest non-leader store to the lowest store without a peer (conf_ver up
 # by 2) and, when every store has a peer, creates no operator at all (PD's
 # scatterer returns none, and the API still answers 200). --hold: accepted
-# operators are never applied (they stay RUNNING).
+# operators are never applied (they stay RUNNING). A region holds keys
+# (approximate_keys 1000, as TiKV's heartbeats report them) unless it is
+# given with --empty: then it counts none, and a split by scan or
+# approximate finds no key in it (TiKV's split check sends PD nothing and
+# PD's operator stays RUNNING until its step's time, FastStepWaitTime,
+# 60 s: tikv/pd pkg/schedule/operator/step.go SplitRegion).
 #
 # On 127.0.0.1:T it answers TiDB's GET /tables/{db}/{table}/regions from
 # the same regions (pingcap/tidb pkg/server/handler/tikvhandler/
@@ -84,12 +89,13 @@ use B;
 use JSON::PP;
 use Time::HiRes qw(time);
 
-my (%opt, @tables, @pending);
+my (%opt, @tables, @pending, %empty);
 while (@ARGV) {
 	my $a = shift @ARGV;
 	if ($a =~ /^--(pd-port|tidb-port|log|db|stores|delay-ms|canned)$/) { $opt{$1} = shift @ARGV }
 	elsif ($a eq '--table') { push @tables, shift @ARGV }
 	elsif ($a eq '--pending') { push @pending, shift @ARGV }
+	elsif ($a eq '--empty') { $empty{shift @ARGV} = 1 }
 	elsif ($a eq '--hold') { $opt{hold} = 1 }
 	else { die "fake-pd.pl: unknown argument '$a'\n" }
 }
@@ -203,7 +209,8 @@ sub region_json {
 		 leader => peer_json($r->{leader}, 1),
 		 cpu_usage => 0, written_bytes => 0, read_bytes => 0,
 		 written_keys => 0, read_keys => 0, approximate_size => 1,
-		 approximate_keys => 0, approximate_kv_size => 0,
+		 approximate_keys => $empty{$r->{id}} ? 0 : 1000,
+		 approximate_kv_size => 0,
 		 approximate_columnar_kv_size => 0);
 	$o{pending_peers} = [map { peer_json($_, 1) } @{$r->{pending}}] if $r->{pending};
 	return $json->encode(\%o);
@@ -290,8 +297,9 @@ sub split_region {
 		}
 	}
 	return pd_string(500, $add_failed) if busy($rid);
+	my $none = !@split && $empty{$rid};	# no key found: never done
 	add_op($rid, 'admin-split-region', "split: region $rid use policy " . uc($policy),
-	       sub { split_at($r, @split ? sort @split : middle($r->{start}, $r->{end})) });
+	       $none ? undef : sub { split_at($r, @split ? sort @split : middle($r->{start}, $r->{end})) });
 	return;
 }
 
@@ -462,7 +470,7 @@ sub serve {
 }
 
 while (1) {
-	my @due = sort { $a <=> $b } map { $_->{due} } grep { $_->{status} eq 'RUNNING' } values %ops;
+	my @due = sort { $a <=> $b } map { $_->{due} } grep { $_->{status} eq 'RUNNING' && $_->{apply} } values %ops;
 	my $wait = @due && !$opt{hold} ? $due[0] - time : 1;
 	for my $s ($select->can_read($wait < 0 ? 0 : $wait)) {
 		my $c = $s->accept or next;
@@ -472,7 +480,7 @@ while (1) {
 	next if $opt{hold};
 	for my $id (sort { $a <=> $b } keys %ops) {
 		my $o = $ops{$id};
-		next unless $o->{status} eq 'RUNNING' && $o->{due} <= time;
+		next unless $o->{status} eq 'RUNNING' && $o->{apply} && $o->{due} <= time;
 		$o->{apply}->();
 		$o->{status} = 'SUCCESS';
 	}
