@@ -34,8 +34,21 @@ int cluster_has_api(const struct cluster *c, unsigned role)
 }
 
 /*
+ * The length of the first line of `s`, at most `max`: a Go server's panic
+ * caught by its HTTP middleware answers 500 with the panic and its whole
+ * stack (a real pd-server's operator API on a cluster with no store).
+ */
+static size_t first_line(const char *s, size_t max)
+{
+	size_t n = strcspn(s, "\r\n");
+
+	return n < max ? n : max;
+}
+
+/*
  * The failure of a non-2xx answer: TiCDC's {"error_msg", "error_code"}
- * (the code kept in r->code), PD's JSON string, else the body's start.
+ * (the code kept in r->code), PD's JSON string, else the body's first
+ * line.
  * Returns whether the body was JSON.
  */
 static int answer_error(struct api_reply *r, long status, const char *body,
@@ -56,8 +69,8 @@ static int answer_error(struct api_reply *r, long status, const char *body,
 		err_set(e, ERR_INFRA, "%s: HTTP %ld: %s", r->where, status,
 			json_string_value(doc));
 	else
-		err_set(e, ERR_INFRA, "%s: HTTP %ld: %.200s", r->where, status,
-			body);
+		err_set(e, ERR_INFRA, "%s: HTTP %ld: %.*s", r->where, status,
+			(int)first_line(body, 200), body);
 	json_decref(doc);
 	return json;
 }

@@ -413,6 +413,11 @@ test_expect_success 'status: PD errors, each one line naming the URL' '
 	pd_status "? (GET '\''$PD/pd/api/v1/members'\'': HTTP 500: etcdserver: request timed out)"
 '
 
+test_expect_success 'status: a Go panic answered as 500 text: quoted by its first line' '
+	serve pd-0 pd-members pd-members-panic && pd_here &&
+	pd_status "? (GET '\''$PD/pd/api/v1/members'\'': HTTP 500: PANIC: runtime error: invalid memory address or nil pointer dereference)"
+'
+
 test_expect_success 'status: PD answers of the wrong shape: a name missing, health a string' '
 	serve pd-0 pd-members pd-members-malformed && pd_here &&
 	pd_status "? (GET '\''$PD/pd/api/v1/members'\'': no '\''name'\'' in the answer)" &&

@@ -145,7 +145,7 @@ test_expect_success 'set up: MariaDB saying it is TiDB, the fake PD, a topology 
 		echo "components:" &&
 		sed -n "/^  - name: \"up-0\"$/,/^  - name:/p" "$C/topology.yaml" | sed "\$d" &&
 		printf "    http_url: \"http://127.0.0.1:%s\"\n" "$port_tidb" &&
-		printf "  - name: \"pd-0\"\n    roles: [pd]\n    http_url: \"http://127.0.0.1:%s\"\n" "$port_pd"
+		printf "  - name: \"pd-0\"\n    roles: [pd]\n    http_url: \"http://127.0.0.1:%s/pd/api/v1/health\"\n" "$port_pd"
 	} >"$T" &&
 	"$TICHAOS" cluster status --cluster "$T" >out &&
 	test "$(grep -c " running" out)" = 2
@@ -303,6 +303,28 @@ test_expect_success 'a split not seen in a region with keys: fail with what PD s
 	records heldsplit ",\"target\":\"t\"" "\"op\":\"split\",\"table\":\"t\",\"region\":6,\"before\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3),\"policy\":\"scan\",\"after\":$(R 6 $T100_1000 $T101 5 3 3 1,2,3)" fail "region 6: a split (version above 3) not seen within 1s: PD shows version 3"
 '
 
+# A real pd-server with no TiKV store refuses every region read with
+# ErrNotBootstrapped (500, whatever the id), seen here by hand.
+NOBOOT="GET 'http://127.0.0.1:PORT/pd/api/v1/region/id/6': HTTP 500: [PD:cluster:ErrNotBootstrapped]TiKV cluster not bootstrapped, please start TiKV first"
+test_expect_success 'PD with no TiKV store: fail with PD'\''s refusal of the region read, no operator' '
+	pd_up --unbootstrapped && run noboot scatter &&
+	sed -i "s/127\.0\.0\.1:$port_pd/127.0.0.1:PORT/" "$TRASH/noboot.nemesis" "$TRASH/noboot.tap" &&
+	not_injected noboot "$NOBOOT" &&
+	records noboot "" "\"op\":\"scatter\",\"table\":\"t\",\"region\":6" fail "$NOBOOT" &&
+	test_cmp /dev/null "$TRASH/noboot.ops"
+'
+
+test_expect_success 'the fake as that pd-server: / is 404, /pd/api/v1/health its member, an operator a panic' '
+	P="http://127.0.0.1:$port_pd" &&
+	curl -s -w " %{http_code}\n" "$P/" >got &&
+	curl -s -w " %{http_code}\n" "$P/pd/api/v1/health" >>got &&
+	curl -s -w " %{http_code}\n" -d "{\"name\":\"scatter-region\",\"region_id\":6}" "$P/pd/api/v1/operators" | head -n 1 >>got &&
+	printf "%s\n" "404 page not found" " 404" \
+		"[{\"client_urls\":[\"$P\"],\"health\":true,\"member_id\":1,\"name\":\"pd\"}]" " 200" \
+		"PANIC: runtime error: invalid memory address or nil pointer dereference" >expect &&
+	test_cmp expect got
+'
+
 suite hold <<EOF
   - kind: region
     op: transfer_leader
@@ -333,7 +355,7 @@ test_expect_success 'a table TiDB does not know (dropped): fail with TiDB'\''s a
 	sed -i "s/127\.0\.0\.1:$port_tidb/127.0.0.1:PORT/" "$TRASH/notable.nemesis" "$TRASH/notable.tap" &&
 	not_injected notable "$NO_TABLE" &&
 	records notable "" "\"op\":\"scatter\"" fail "$NO_TABLE" &&
-	test -z "$(grep "^PD " "$TRASH/pd.log" | grep -v "^PD GET /$")"
+	test -z "$(grep "^PD " "$TRASH/pd.log" | grep -v "^PD GET /pd/api/v1/health$")"
 '
 
 test_expect_success 'a cluster without PD'\''s API: refused before any workload, exit 2' '
