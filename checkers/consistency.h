@@ -158,7 +158,8 @@ int consistency_compare_at(const struct check_ctx *ctx,
 
 /*
  * A sync point TiCDC recorded in the downstream's tidb_cdc.syncpoint_v1
- * (pingcap/tiflow cdc/syncpointstore/mysql_syncpoint_store.go): the
+ * (pingcap/tiflow cdc/syncpointstore/mysql_syncpoint_store.go, pingcap/
+ * ticdc pkg/sink/mysql/mysql_writer_for_syncpoint.go): the
  * upstream TSO replicated up to, the downstream's TSO then. Digits only.
  */
 struct sync_point {
@@ -168,10 +169,12 @@ struct sync_point {
 /*
  * The last `want` sync points of changefeed `cf` read through `down`
  * (the downstream `down_name`), oldest first, into *out (caller frees;
- * never NULL on 0). 0 with *n 0 and `why` (of `whysize` bytes) saying so
- * when there is none: no tidb_cdc.syncpoint_v1, or no row of `cf`; -1
- * with `e` when the read failed or a row holds no TSO
- * (checkers/syncpoint.c, shared with the bank check).
+ * never NULL on 0): rows whose changefeed is `cf`, as the old TiCDC
+ * writes it, or "default/<cf>", as the new one does. 0 with *n 0 and
+ * `why` (of `whysize` bytes) saying so when there is none: no
+ * tidb_cdc.syncpoint_v1, or no row of `cf`; -1 with `e` when the read
+ * failed or a row holds no TSO (checkers/syncpoint.c, shared with the
+ * bank check).
  */
 int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
 		   int64_t want, struct sync_point **out, size_t *n,

@@ -7,7 +7,8 @@
  * point, the upstream TSO it has replicated everything up to (primary_ts)
  * and the downstream's TSO once that is written (secondary_ts). pingcap/
  * tiflow cdc/syncpointstore/mysql_syncpoint_store.go (the same in pingcap/
- * ticdc's MySQL sink):
+ * ticdc pkg/sink/mysql/mysql_writer_for_syncpoint.go but for the
+ * changefeed column):
  *
  * - CreateSyncTable: database tidb_cdc, table syncpoint_v1
  *   (ticdc_cluster_id varchar(255), changefeed varchar(255), primary_ts
@@ -21,6 +22,12 @@
  *   secondary_ts)", "set global tidb_external_ts" (an unknown variable is
  *   ignored: errorutil.IsSyncPointIgnoreError), and the rows of the
  *   changefeed older than sync-point-retention (default 24 h) deleted.
+ * - The changefeed column: the old TiCDC writes the changefeed's id
+ *   ("tichaos": SinkSyncPoint's id.ID); the new one its keyspace and id
+ *   ("default/tichaos": pingcap/ticdc pkg/sink/mysql/
+ *   mysql_writer_for_syncpoint.go SendSyncPointEvent writes
+ *   ChangefeedID.String(), which pkg/common/types.go makes
+ *   Keyspace + "/" + Name). A point is read under either.
  * - A downstream that is not TiDB: the changefeed is accepted when its
  *   sink is MySQL-compatible (cdc/sink/validator/validator.go,
  *   checkSyncPointSchemeCompatibility), the table is created, and
@@ -69,6 +76,13 @@ static const struct optspec opts[] = {
 	CONSISTENCY_COMPARE_OPTS(struct syncpoint_opts),
 };
 
+/*
+ * The keyspace the new TiCDC files a changefeed under when none is named
+ * (pingcap/ticdc pkg/common/types.go DefaultKeyspaceName); a topology
+ * names none.
+ */
+#define TICDC_DEFAULT_KEYSPACE "default"
+
 /* MySQL errors: no such database, no such table. */
 #define ER_BAD_DB_ERROR 1049
 #define ER_NO_SUCH_TABLE 1146
@@ -100,17 +114,21 @@ int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
 		   char *why, size_t whysize, struct err *e)
 {
 	struct sql_result res = SQL_RESULT_INIT;
-	struct buf q = BUF_INIT;
+	struct buf q = BUF_INIT, newarch = BUF_INIT;
 	struct err qe = ERR_INIT;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
+	buf_printf(&newarch, NULL, "%s/%s", TICDC_DEFAULT_KEYSPACE, cf);
 	buf_addstr(&q, "SELECT primary_ts, secondary_ts, created_at FROM "
-		   "tidb_cdc.syncpoint_v1 WHERE changefeed = ", NULL);
+		   "tidb_cdc.syncpoint_v1 WHERE changefeed IN (", NULL);
 	sql_quote_string(&q, cf, NULL);
-	buf_printf(&q, NULL, " ORDER BY CAST(primary_ts AS UNSIGNED) DESC "
+	buf_addstr(&q, ", ", NULL);
+	sql_quote_string(&q, buf_str(&newarch), NULL);
+	buf_printf(&q, NULL, ") ORDER BY CAST(primary_ts AS UNSIGNED) DESC "
 		   "LIMIT %lld", (long long)want);
+	buf_release(&newarch);
 	rc = sql_query(down, buf_str(&q), &res, &qe);
 	buf_release(&q);
 	if (rc && (down->last_errno == ER_NO_SUCH_TABLE ||
@@ -124,9 +142,9 @@ int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
 		return err_set(e, qe.class, "%s", qe.msg);
 	if (!res.nrows)
 		snprintf(why, whysize, "no sync point of changefeed %s in "
-			 "tidb_cdc.syncpoint_v1 on %s: none reached yet "
-			 "(sync-point-interval, default 10m)?",
-			 cf, down_name);
+			 "tidb_cdc.syncpoint_v1 on %s (as %s or %s/%s): none "
+			 "reached yet (sync-point-interval, default 10m)?",
+			 cf, down_name, cf, TICDC_DEFAULT_KEYSPACE, cf);
 	*out = xcalloc(res.nrows + 1, sizeof(**out));
 	for (size_t i = 0; i < res.nrows; i++) {
 		struct sync_point *p = &(*out)[res.nrows - 1 - i];

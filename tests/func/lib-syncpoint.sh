@@ -16,7 +16,12 @@
 #   @@tidb_current_ts", then "insert ignore into tidb_cdc.syncpoint_v1";
 #   the table as its CreateSyncTable creates it. (Its "set global
 #   tidb_external_ts", an error TiCDC ignores on a server without the
-#   variable, is left out: nothing here reads it.)
+#   variable, is left out: nothing here reads it.) Or as the new TiCDC's
+#   SendSyncPointEvent (pingcap/ticdc pkg/sink/mysql/
+#   mysql_writer_for_syncpoint.go) does: the same, but the changefeed
+#   column is the ChangeFeedID's String(), "<keyspace>/<name>"
+#   (pkg/common/types.go; keyspace "default" unless one is named), and
+#   the TSOs are bare numbers in the statement, not bound strings.
 # A TSO is the physical time in milliseconds shifted left 18 bits, OR a
 # logical counter (tikv/pd pkg/tso; tidb's oracle.ComposeTS).
 
@@ -55,10 +60,20 @@ tso() {
 	sql "$1" "BEGIN; SELECT @@tidb_current_ts; COMMIT"
 }
 
-# sync_point: record a sync point of cf-sp as TiCDC does; its primary and
-# secondary TSOs are appended to $TRASH/points. UP and DOWN are the
-# servers' ports, UPT and DOWNT the fakes'.
+# sync_point [FORM [CF [FILE]]]: record a sync point of changefeed CF
+# (default cf-sp) as TiCDC does; its primary and secondary TSOs are
+# appended to $TRASH/FILE (default points). FORM is old (the default:
+# pingcap/tiflow's row, changefeed CF), new (pingcap/ticdc's,
+# changefeed default/CF) or new:KEYSPACE (KEYSPACE/CF). UP and DOWN are
+# the servers' ports, UPT and DOWNT the fakes'.
 sync_point() {
+	sp_cf=${2:-cf-sp}
+	case "${1:-old}" in
+	old)	sp_col=$sp_cf sp_q="'" ;;
+	new)	sp_col=default/$sp_cf sp_q= ;;
+	new:*)	sp_col=${1#new:}/$sp_cf sp_q= ;;
+	*)	echo "sync_point: no form '$1'" >&2; return 1 ;;
+	esac
 	p=$(tso $UPT) && pos=$(sql $UP "SELECT @@gtid_binlog_pos") &&
 	test "$(sql $DOWN "SELECT MASTER_GTID_WAIT('$pos', 30)")" = 0 &&
 	sql $DOWNT "CREATE DATABASE IF NOT EXISTS tidb_cdc; USE tidb_cdc;
@@ -70,8 +85,8 @@ sync_point() {
 	s=$(sql $DOWNT "BEGIN; SELECT @@tidb_current_ts INTO @s;
 		INSERT IGNORE INTO tidb_cdc.syncpoint_v1 (ticdc_cluster_id,
 			changefeed, primary_ts, secondary_ts)
-			VALUES ('default', 'cf-sp', '$p', @s);
+			VALUES ('default', '$sp_col', $sp_q$p$sp_q, @s);
 		COMMIT; SELECT @s") &&
 	test "$s" -gt "$p" &&
-	echo "$p $s" >>"$TRASH/points"
+	echo "$p $s" >>"$TRASH/${3:-points}"
 }

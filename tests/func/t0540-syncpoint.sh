@@ -96,7 +96,7 @@ test_expect_success 'three sync points with changes between them' '
 test_expect_success 'a sync point of another changefeed only: unknown, saying so' '
 	run_dir r1 $UPT $DOWNT "    changefeed: other" && check r1 &&
 	test $rc = 3 &&
-	grep -qx "  message: \"no sync point of changefeed other in tidb_cdc.syncpoint_v1 on tidb-down: none reached yet (sync-point-interval, default 10m)?\"" r1.tap
+	grep -qx "  message: \"no sync point of changefeed other in tidb_cdc.syncpoint_v1 on tidb-down (as other or default/other): none reached yet (sync-point-interval, default 10m)?\"" r1.tap
 '
 
 test_expect_success 'equal at each of the last 2 sync points: pass, those 2 compared' '
@@ -163,6 +163,55 @@ test_expect_success 'a row changed downstream only at a past snapshot: fail at t
 		}" <r5/results.json >got &&
 	printf "id=555 555,555 555,7\nid=2 2,20 2,99\n" >want && test_cmp want got &&
 	! test -e r5/fix-sql
+'
+
+# The new TiCDC names the changefeed in the column by its keyspace and
+# name, "default/cf-sp" (pingcap/ticdc pkg/sink/mysql/
+# mysql_writer_for_syncpoint.go, ChangeFeedID.String() in
+# pkg/common/types.go); the old one by its id alone. Another changefeed's
+# points, under either form, and cf-sp's of another keyspace lie between
+# the two new ones: none of them is taken.
+test_expect_success 'sync points the new TiCDC wrote (default/cf-sp): read with the old ones, in order' '
+	sql $UP "UPDATE sp.t SET v = 40 WHERE id = 4" &&
+	sync_point new &&
+	sync_point old other others && sync_point new other others &&
+	sync_point new:ks1 cf-sp others &&
+	sql $UP "INSERT INTO sp.t VALUES (5, 5); UPDATE sp.big SET v = 0 WHERE id = 1" &&
+	sync_point new &&
+	test $(wc -l <points) = 6 && test $(wc -l <others) = 3 &&
+	sql $DOWNT "SELECT changefeed FROM tidb_cdc.syncpoint_v1 ORDER BY primary_ts" >got &&
+	printf "cf-sp\ncf-sp\ncf-sp\ncf-sp\ndefault/cf-sp\nother\ndefault/other\nks1/cf-sp\ndefault/cf-sp\n" >want &&
+	test_cmp want got &&
+	run_dir r8 $UPT $DOWNT "    syncpoints: 2" && check r8 &&
+	test $rc = 0 &&
+	sed -n "5,6p" points | sed -e "s/$/ pass/" >want &&
+	points r8 >got && test_cmp want got &&
+	set -- $(sed -n 6p points) &&
+	grep -qx "ok 1 - syncpoint: equal at 2 sync points of changefeed cf-sp; the last at primary_ts $1, secondary_ts $2: 2 tables, 904 rows equal" r8.tap &&
+	run_dir r9 $UPT $DOWNT "    syncpoints: 3" && check r9 &&
+	test $rc = 1 &&
+	set -- $(sed -n 4p points) &&
+	printf "%s fail\n" "$1 $2" >want &&
+	sed -n "5,6p" points | sed -e "s/$/ pass/" >>want &&
+	points r9 >got && test_cmp want got &&
+	grep -qx "  numbers: \"points=3 differing=1 unknown=0\"" r9.tap
+'
+
+test_expect_success 'changefeed other: its points under either form, not cf-sp'\''s' '
+	run_dir r10 $UPT $DOWNT "    changefeed: other
+    syncpoints: 10" && check r10 &&
+	test $rc = 0 &&
+	sed -n "1,2p" others | sed -e "s/$/ pass/" >want &&
+	points r10 >got && test_cmp want got &&
+	set -- $(sed -n 2p others) &&
+	grep -qx "ok 1 - syncpoint: equal at 2 sync points of changefeed other; the last at primary_ts $1, secondary_ts $2: 2 tables, 903 rows equal" r10.tap
+'
+
+test_expect_success 'a point of the same name in another keyspace only: unknown, saying so' '
+	sync_point new:ks1 lone others &&
+	run_dir r11 $UPT $DOWNT "    changefeed: lone" && check r11 &&
+	test $rc = 3 &&
+	grep -qx "  message: \"no sync point of changefeed lone in tidb_cdc.syncpoint_v1 on tidb-down (as lone or default/lone): none reached yet (sync-point-interval, default 10m)?\"" r11.tap
 '
 
 # On a MySQL-compatible downstream that is not TiDB, TiCDC accepts the

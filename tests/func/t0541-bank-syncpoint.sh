@@ -116,7 +116,7 @@ test_expect_success 'no sync point of the changefeed: unknown, saying so' '
 	test $rc = 3 &&
 	grep -qx "not ok 1 - bank" r3.tap &&
 	test "$(field r3 verdict)" = unknown &&
-	test "$(field r3 message)" = "syncpoints: no sync point of changefeed other in tidb_cdc.syncpoint_v1 on tidb-down: none reached yet (sync-point-interval, default 10m)?"
+	test "$(field r3 message)" = "syncpoints: no sync point of changefeed other in tidb_cdc.syncpoint_v1 on tidb-down (as other or default/other): none reached yet (sync-point-interval, default 10m)?"
 '
 
 # TiCDC accepts a MySQL-compatible downstream with sync points (tiflow
@@ -175,6 +175,43 @@ test_expect_success 'an account missing downstream at a past snapshot: its total
 	test $rc = 1 &&
 	set -- $(sed -n 5p points) &&
 	test "$(field r7 message)" = "at sync point primary_ts $1, secondary_ts $2: upstream 400 in 4 accounts, downstream 295 in 3 accounts (expected 400 in 4); account 4 (acc_b) is missing downstream, 105 upstream (1 of 1 sync points of changefeed cf-sp differ)"
+'
+
+
+# The new TiCDC writes its points under "default/cf-sp" (pingcap/ticdc
+# pkg/sink/mysql/mysql_writer_for_syncpoint.go, ChangeFeedID.String() in
+# pkg/common/types.go). A transfer there and back between them: the
+# balances at each, the final ones as the history has them. Between them,
+# points of changefeed other under either form and of cf-sp in keyspace
+# ks1: not taken.
+test_expect_success 'sync points the new TiCDC wrote: read with the old ones, others'"'"' not taken' '
+	transfer $UP 2 3 7 && sync_point new &&
+	sync_point old other others && sync_point new other others &&
+	sync_point new:ks1 cf-sp others &&
+	transfer $UP 3 2 7 && sync_point new &&
+	test $(wc -l <points) = 7 &&
+	run_dir r8 $UPT $DOWNT 2 && check r8 &&
+	test $rc = 0 &&
+	sed -n "6,7p" points | sed -e "s|$| 400/4 400/4 pass|" >want &&
+	points r8 >got && test_cmp want got &&
+	set -- $(sed -n 7p points) &&
+	test "$(field r8 message)" = "$BASE; the total 400 and equal balances at 2 sync points of changefeed cf-sp, the last at primary_ts $1, secondary_ts $2" &&
+	test "$(field r8 numbers)" = "$NUMS syncpoints=2 syncpoints_differing=0 syncpoints_unread=0" &&
+	run_dir r9 $UPT $DOWNT 3 && check r9 &&
+	test $rc = 1 &&
+	set -- $(sed -n 5p points) &&
+	echo "$1 $2 400/4 295/3 fail" >want &&
+	sed -n "6,7p" points | sed -e "s|$| 400/4 400/4 pass|" >>want &&
+	points r9 >got && test_cmp want got &&
+	test "$(field r9 numbers)" = "$NUMS syncpoints=3 syncpoints_differing=1 syncpoints_unread=0"
+'
+
+test_expect_success 'changefeed other: its 2 points, one under each form' '
+	run_dir r10 $UPT $DOWNT 10 other && check r10 &&
+	test $rc = 0 &&
+	sed -n "1,2p" others | sed -e "s|$| 400/4 400/4 pass|" >want &&
+	points r10 >got && test_cmp want got &&
+	test "$(field r10 numbers)" = "$NUMS syncpoints=2 syncpoints_differing=0 syncpoints_unread=0"
 '
 
 test_done
