@@ -124,7 +124,8 @@ static int same_term(const struct term *a, const struct term *b)
  * capture's owner key (or revoking its lease) makes tiflow's capture
  * exit and come back under a new capture id (cdc/capture/capture.go in
  * pingcap/tiflow: ErrCaptureSuicide), a restart, not a resign; POST
- * /api/v2/owner/resign (TiCDC >= 6.6) hands the ownership over. PD's
+ * /api/v2/owner/resign (TiCDC >= 6.6) hands the ownership over. On
+ * TiCDC's new architecture via etcd is refused (newarch_refused). PD's
  * leader resigns over HTTP only.
  */
 static int uses_http(const struct suite_item *it)
@@ -649,6 +650,84 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 	return 0;
 }
 
+/*
+ * A capture of TiCDC's new architecture (pingcap/ticdc) among those
+ * registered in etcd: its component (else its address) into `at`, 1.
+ * Both architectures answer /api/v2/status alike (version, git_hash, id,
+ * cluster_id, pid, is_owner, liveness: api/v2/status.go there and
+ * cdc/api/v2/status.go in pingcap/tiflow), and one cdc binary runs either
+ * (cmd/cdc/server/server.go: --newarch, TICDC_NEWARCH); the new one says
+ * so in its capture info, "is-new-arch": true (server/server_prepare.go
+ * registerNodeToEtcd, pkg/config/capture.go), where the old one writes no
+ * such field, and tells the two apart by it itself (server/server.go
+ * validCheck).
+ * 0 when none is; -1 with `e` when the captures could not be read.
+ */
+static int newarch_capture(struct cluster *c, const char *url,
+			   const char *cdc_cluster, char *at, size_t size,
+			   struct err *e)
+{
+	struct etcd_kvs kvs = ETCD_KVS_INIT;
+	char prefix[512];
+	int found = 0;
+
+	/* CaptureInfoKeyPrefix, pkg/etcd/etcd.go in pingcap/ticdc. */
+	snprintf(prefix, sizeof(prefix), "/tidb/cdc/%s/__cdc_meta__/capture",
+		 cdc_cluster);
+	if (etcd_election(url, prefix, &kvs, e))
+		return -1;
+	for (size_t i = 0; !found && i < kvs.n; i++) {
+		json_t *info = json_loads(kvs.kvs[i].value, 0, NULL);
+		json_t *addr = json_object_get(info, "address");
+		const char *comp = NULL;
+
+		found = json_is_true(json_object_get(info, "is-new-arch"));
+		if (found && json_is_string(addr))
+			comp = cluster_component_at(c, json_string_value(addr));
+		if (found)
+			snprintf(at, size, "%s", comp ? comp
+				 : json_is_string(addr)
+				 ? json_string_value(addr) : kvs.kvs[i].key);
+		json_decref(info);
+	}
+	etcd_kvs_release(&kvs);
+	return found;
+}
+
+/*
+ * Through etcd, TiCDC's new architecture is not resigned: its
+ * coordinator watches no owner key (server/module_election.go in
+ * pingcap/ticdc, campaignCoordinator: it runs until it stops, and stops
+ * when coordinator.go's owner-change handler, fed by the node manager's
+ * GetOwnerID every 50 ms, sees another capture's id there), so with its
+ * key deleted it goes on coordinating beside the next one until then,
+ * and alone it goes on with no key at all, campaigning no more; a lease
+ * revoked ends its etcd session, and the server exits (server/server.go
+ * watchEtcdSession: ErrCaptureSuicide). Refused, naming the capture.
+ */
+static int newarch_refused(struct cluster *c, const struct suite *s,
+			   const struct suite_item *it, const char *url,
+			   struct err *e)
+{
+	const struct resign_opts *o = it->opts;
+	struct err why = ERR_INIT;
+	char at[300];
+	int rc = newarch_capture(c, url, o->cdc_cluster, at, sizeof(at),
+				 &why);
+
+	if (rc < 0)
+		log_warn("resign cdc via etcd: cannot tell the captures' "
+			 "architecture (%s): the old one is assumed", why.msg);
+	if (rc <= 0)
+		return 0;
+	return fault_error_at(e, s, it, &o->via, "via: etcd in fault "
+			      "'resign' cdc needs TiCDC's old architecture: "
+			      "%s runs the new one, whose coordinator does not "
+			      "step down when its owner key is deleted "
+			      "(server/module_election.go in pingcap/ticdc); "
+			      "use via: http", at);
+}
+
 /* The election's etcd and, via http or for PD, servers to ask. */
 static int resolve(struct cluster *c, const struct suite *s,
 		   const struct suite_item *it, struct err *e)
@@ -667,6 +746,9 @@ static int resolve(struct cluster *c, const struct suite *s,
 				      "cluster", o->etcd ? "such component"
 				      : "etcd or pd component");
 	if (service == SVC_AUTOID && autoid_floor(c, s, it, e))
+		return -1;
+	if (service == SVC_CDC && !uses_http(it) &&
+	    newarch_refused(c, s, it, url, e))
 		return -1;
 	if (service == SVC_ETCD) {
 		struct etcd_member m[MAX_MEMBERS];

@@ -11,7 +11,12 @@
 # - resign via http, the default for cdc: the owner hands over and keeps
 #   its id;
 # - tiflow's restart rate limit (rate.NewLimiter(0.05, 2)): a capture
-#   restarted once too often waits 20 s, unlisted, and tichaos says so.
+#   restarted once too often waits 20 s, unlisted, and tichaos says so;
+# - TiCDC's new architecture (fake-cdc.pl --newarch: pingcap/ticdc
+#   server/module_election.go, coordinator/coordinator.go): the same
+#   status, "is-new-arch" in its capture info; resign via etcd refused
+#   before anything starts, via http a resign; its coordinator, its key
+#   deleted, goes on until another capture's id is first, alone for good.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -23,15 +28,15 @@ C="$TRASH/c"
 T="$TRASH/topology.yaml"
 OWNER=/tidb/cdc/default/__cdc_meta__/owner
 
-# capture N: the fake capture cdc-N's topology item; it registers once
-# $TRASH/hold-cdc-N exists.
+# capture N [ARG]: the fake capture cdc-N's topology item, ARG (--newarch)
+# added to its command; it registers once $TRASH/hold-cdc-N exists.
 capture() {
 	eval "port=\$port_$1"
 	cat <<-EOF
 	  - name: cdc-$1
 	    roles: [cdc]
 	    http_url: "http://127.0.0.1:$port"
-	    start: [perl, "$ROOT/tests/helpers/fake-cdc.pl", --pd, "$E", --addr, "127.0.0.1:$port", --log-file, "$TRASH/cdc-$1.log", --hold, "$TRASH/hold-cdc-$1"]
+	    start: [perl, "$ROOT/tests/helpers/fake-cdc.pl", --pd, "$E", --addr, "127.0.0.1:$port", --log-file, "$TRASH/cdc-$1.log", --hold, "$TRASH/hold-cdc-$1"${2:+, $2}]
 	    pidfile: "$TRASH/cdc-$1.pid"
 	    log: "$TRASH/cdc-$1.log"
 	EOF
@@ -42,13 +47,14 @@ ids() {
 	sed -n "s/.*init capture //p" "$TRASH/cdc-$1.log"
 }
 
-# owner_key: the owner's key in the election (the lowest create revision).
+# owner_key [rev]: the owner's key in the election (the lowest create
+# revision), with rev its create revision after it.
 owner_key() {
 	etcdctl --endpoints "$E" get --prefix "$OWNER/" -w json |
 		perl -MJSON::PP -MMIME::Base64 -e '
 			my $d = decode_json(join "", <STDIN>);
 			my ($k) = sort { $a->{create_revision} <=> $b->{create_revision} } @{$d->{kvs} // []};
-			print decode_base64($k->{key}), "\n" if $k;'
+			print decode_base64($k->{key}), $ARGV[0] ? " $k->{create_revision}" : "", "\n" if $k;' "${1:-}"
 }
 
 # suite NAME VIA: 12 s of inserts; at 1 s a resign of TiCDC's owner via
@@ -175,6 +181,107 @@ test_expect_success 'a capture restarted too often waits 20 s, unlisted: not rea
 	grep -Eq "^$limited .* not-ready" out &&
 	grep -Fq " warn  $limited: GET '\''http://127.0.0.1:$port/api/v2/captures'\'' lists no capture at its address (it lists 127.0.0.1:$other_port)" err ||
 	{ cat out err "$TRASH/cdc-0.log" "$TRASH/cdc-1.log"; false; }
+'
+
+# TiCDC's new architecture: one cdc binary runs either (pingcap/ticdc
+# cmd/cdc/server/server.go, --newarch), and the new one will not start
+# beside old captures (server/server.go validCheck): cdc-0 and cdc-1 stop
+# first (SIGTERM: their keys go), then cdc-2 and cdc-3 start --newarch.
+T2="$TRASH/topology-newarch.yaml"
+test_expect_success 'the new architecture: status as tiflow'"'"'s, "is-new-arch" in its capture info' '
+	"$TICHAOS" cluster kill cdc-0 --signal TERM --cluster "$T" &&
+	"$TICHAOS" cluster kill cdc-1 --signal TERM --cluster "$T" &&
+	wait_for_condition 10 "test -z \"\$(etcdctl --endpoints $E get --prefix /tidb/cdc/default/__cdc_meta__/ --keys-only)\"" &&
+	take_port port_2 && take_port port_3 &&
+	{ sed -n "/^components:/,\$p" "$C/topology.yaml" &&
+	  capture 2 --newarch && capture 3 --newarch; } >"$T2" &&
+	touch "$TRASH/hold-cdc-2" "$TRASH/hold-cdc-3" &&
+	"$TICHAOS" cluster start cdc-2 --cluster "$T2" &&
+	test_track_pid "$(cat "$TRASH/cdc-2.pid")" &&
+	grep -q "become owner $(ids 2)" "$TRASH/cdc-2.log" &&
+	"$TICHAOS" cluster start cdc-3 --cluster "$T2" &&
+	test_track_pid "$(cat "$TRASH/cdc-3.pid")" &&
+	curl -s "http://127.0.0.1:$port_2/api/v2/status" |
+		perl -MJSON::PP -e "my \$s = decode_json(join q(), <STDIN>);
+			print join(q(,), sort keys %\$s), q( ), (\$s->{is_owner} ? 1 : 0), qq(\n)" >got &&
+	echo "cluster_id,git_hash,id,is_owner,liveness,pid,version 1" >expect &&
+	test_cmp expect got &&
+	etcdctl --endpoints "$E" get --print-value-only \
+		"/tidb/cdc/default/__cdc_meta__/capture/$(ids 3)" >info &&
+	grep -q "\"is-new-arch\":true" info &&
+	grep -q "\"address\":\"127.0.0.1:$port_3\"" info
+'
+
+# nosuite NAME VIA LEASE: 5 s of inserts, a resign of TiCDC's owner via
+# VIA at 1 s, with lease LEASE when given.
+nosuite() {
+	{
+		insert_suite "$1" 5s 5 caps 50
+		echo "faults:"
+		echo "  - kind: resign"
+		echo "    service: cdc"
+		echo "    via: $2"
+		[ -z "${3:-}" ] || echo "    lease: $3"
+		echo "    at: [1s]"
+	} >"$1.yaml"
+}
+
+# server/module_election.go in pingcap/ticdc: the coordinator watches no
+# owner key. Nothing starts: no run directory, the owner's term and the
+# captures as they were.
+test_expect_success 'resign cdc via etcd on the new architecture: refused before anything starts (exit 2)' '
+	before=$(owner_key rev) && test -n "$before" &&
+	lines2=$(wc -l <"$TRASH/cdc-2.log") && lines3=$(wc -l <"$TRASH/cdc-3.log") &&
+	for lease in "" revoke; do
+		nosuite ne etcd $lease &&
+		"$TICHAOS" run ne.yaml --cluster "$T2" --out "$TRASH/ne" >tap 2>all
+		test $? = 2 &&
+		grep -v "^[0-9:.]* info  " all >err &&
+		line=$(grep -n "via: etcd" ne.yaml | cut -d: -f1) &&
+		echo "tichaos: ne.yaml:$line:10: via: etcd in fault '"'"'resign'"'"' cdc needs TiCDC'"'"'s old architecture: cdc-2 runs the new one, whose coordinator does not step down when its owner key is deleted (server/module_election.go in pingcap/ticdc); use via: http" >expect &&
+		test_cmp expect err &&
+		! test -e "$TRASH/ne" || return 1
+	done &&
+	test "$(owner_key rev)" = "$before" &&
+	test "$(ids 2 | wc -l)" = 1 && test "$(ids 3 | wc -l)" = 1 &&
+	! sed -n "$((lines2 + 1)),\$p" "$TRASH/cdc-2.log" | grep -Eq "resign|suicide|coordinator stop" &&
+	! sed -n "$((lines3 + 1)),\$p" "$TRASH/cdc-3.log" | grep -Eq "resign|suicide|coordinator stop"
+'
+
+# api/v2/coordinator.go ResignOwner stops the coordinator, which resigns
+# its key and campaigns again (campaignCoordinator) as the same capture.
+test_expect_success 'resign cdc via http on the new architecture: the coordinator hands over, same ids' '
+	nosuite nh http &&
+	"$TICHAOS" run nh.yaml --cluster "$T2" --out "$TRASH/nh" >tap 2>err ||
+	{ cat err "$TRASH/cdc-2.log" "$TRASH/cdc-3.log"; false; }
+	test "$(ids 2 | wc -l)" = 1 && test "$(ids 3 | wc -l)" = 1 &&
+	grep -q "resign $(ids 2)" "$TRASH/cdc-2.log" &&
+	grep -q "become owner $(ids 3)" "$TRASH/cdc-3.log" &&
+	echo "{\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"cdc\",\"value\":{\"election\":\"$OWNER\",\"from\":\"cdc-2\",\"rounds\":[{\"from\":\"cdc-2\",\"to\":\"cdc-3\",\"ms\":N}],\"to\":\"cdc-3\",\"took_ms\":N}}" >expect &&
+	nemesis nh >got && test_cmp expect got
+'
+
+# What the refusal spares: the coordinator's key deleted, the next
+# capture is elected at once, and the old coordinator stops only when its
+# node manager reads the other's id first (coordinator/coordinator.go);
+# alone, it coordinates on with no key, and nobody campaigns.
+test_expect_success 'the new coordinator'"'"'s key deleted: on until another owns; alone, on with no key' '
+	id2=$(ids 2) && id3=$(ids 3) &&
+	key=$(owner_key) && test "$(etcdctl --endpoints "$E" get --print-value-only "$key")" = "$id3" &&
+	etcdctl --endpoints "$E" del "$key" >/dev/null &&
+	wait_for_condition 10 "grep -q \"coordinator stop $id3: $id2 owns\" \"$TRASH/cdc-3.log\"" &&
+	test "$(grep -c "become owner $id2" "$TRASH/cdc-2.log")" = 2 &&
+	! grep -q suicide "$TRASH/cdc-3.log" && test "$(ids 3)" = "$id3" &&
+	wait_for_condition 10 "test \$(grep -c \"campaign $OWNER/\" \"$TRASH/cdc-3.log\") = 2" &&
+	"$TICHAOS" cluster kill cdc-3 --signal TERM --cluster "$T2" &&
+	key=$(owner_key) && test "$(etcdctl --endpoints "$E" get --print-value-only "$key")" = "$id2" &&
+	etcdctl --endpoints "$E" del "$key" >/dev/null &&
+	curl -s "http://127.0.0.1:$port_2/api/v2/captures" >got && echo >>got &&
+	echo "{\"items\":[{\"address\":\"127.0.0.1:$port_2\",\"cluster_id\":\"default\",\"id\":\"$id2\",\"is_owner\":true}],\"total\":1}" >expect &&
+	test_cmp expect got &&
+	test -z "$(owner_key)" &&
+	! grep -Eq "suicide|coordinator stop" "$TRASH/cdc-2.log" ||
+	{ cat got "$TRASH/cdc-2.log" "$TRASH/cdc-3.log"; false; }
 '
 
 test_done

@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # fake-cdc.pl --pd URL --addr HOST:PORT --log-file FILE [--cluster-id ID]
-#             [--version V] [--hold FILE]
+#             [--version V] [--hold FILE] [--newarch]
 #
 # A TiCDC capture as tiflow (TiCDC up to v8.5) behaves, for the tests of
 # what tichaos does to captures: their election in a real etcd (--pd, the
@@ -29,7 +29,8 @@
 #   {"items": [{"id", "is_owner", "address", "cluster_id"}], "total": N},
 #   the captures registered in etcd. GET /api/v2/health: {} through the
 #   owner. GET /api/v2/status: {"version", "git_hash", "id", "pid",
-#   "is_owner", "liveness"} of this capture. Requests a non-owner gets are
+#   "cluster_id", "is_owner", "liveness"} of this capture (cdc/api/v2/
+#   model.go ServerStatus). Requests a non-owner gets are
 #   forwarded to the owner's address over HTTP, as ForwardToOwner does;
 #   with no owner they fail with 500 CDC:ErrOwnerNotFound; before the
 #   capture is ready (its first registration) with 503
@@ -38,12 +39,37 @@
 # - SIGTERM: a graceful stop: its capture key deleted, its lease revoked
 #   (so its owner key goes too), exit 0.
 #
+# --newarch: a capture of TiCDC's new architecture (pingcap/ticdc, the
+# same cdc binary run with --newarch: cmd/cdc/server/server.go), where it
+# differs from the above:
+# - Its capture info says "is-new-arch": true (server/server_prepare.go
+#   registerNodeToEtcd, pkg/config/capture.go CaptureInfo).
+# - The coordinator (the owner) watches no owner key (server/
+#   module_election.go campaignCoordinator: once elected, it runs until
+#   it stops). It stops when the election's first key (GetOwnerID, read
+#   by the node manager at every tick, 50 ms: server/watcher/
+#   module_node_manager.go) holds another capture's id (coordinator.go,
+#   its owner-change handler), and campaigns again as the same capture,
+#   after rate.Every(1s), burst 1. Its key deleted by someone else, it
+#   goes on coordinating until then ("coordinator stop ID: OTHER owns");
+#   alone, for good, with no key. (A candidate's key deleted while it
+#   waits is not modelled: tichaos deletes the owner's.)
+# - Its lease gone, the server exits (server/server.go watchEtcdSession:
+#   ErrCaptureSuicide ends Run; cmd/cdc/server/server.go exits 1):
+#   "suicide ID: WHY", then "exit 1".
+# - GET /api/v2/status has the same fields (api/v2/model.go
+#   ServerStatus); POST /api/v2/owner/resign stops the coordinator, which
+#   resigns its key and campaigns again (api/v2/coordinator.go
+#   ResignOwner; campaignCoordinator); GET /api/v2/captures marks the
+#   capture answering, the coordinator, as is_owner (api/v2/capture.go).
+#
 # --hold FILE: the capture registers only once FILE exists (its HTTP
 # server answers meanwhile, not ready): a real capture's start, which can
 # take seconds, held for as long as a test needs. Every step is one line
 # in the log, after the milliseconds since the start: "started pid N",
 # "init capture ID", "campaign KEY", "become owner ID", "resign ID",
-# "suicide ID: WHY", "rate limited: wait N ms", "stopped". Core Perl only.
+# "suicide ID: WHY", "rate limited: wait N ms", "coordinator stop ID: OTHER
+# owns", "exit 1", "stopped". Core Perl only.
 use strict;
 use warnings;
 use IO::Socket::INET;
@@ -54,11 +80,13 @@ use MIME::Base64 qw(encode_base64 decode_base64);
 use Time::HiRes qw(time sleep);
 
 my %opt = ('cluster-id' => 'default', version => 'v8.5.0');
+my %flags = (newarch => 1);
 while (@ARGV) {
 	my $a = shift @ARGV;
 	$a =~ /^--?([a-z-]+)(?:=(.*))?$/ or die "fake-cdc: bad argument '$a'\n";
-	$opt{$1} = defined $2 ? $2 : shift @ARGV;
+	$opt{$1} = defined $2 ? $2 : $flags{$1} ? 1 : shift @ARGV;
 }
+my $newarch = $opt{newarch};
 for (qw(pd addr log-file)) {
 	defined $opt{$_} or die "fake-cdc: --$_ is required\n";
 }
@@ -98,16 +126,20 @@ sub range {
 		       create => $_->{create_revision} } } @{$r->{kvs} // []};
 }
 
-# golang.org/x/time/rate's NewLimiter(0.05, 2): full at first.
-sub limiter { return { tokens => 2, at => time() } }
+# golang.org/x/time/rate's NewLimiter(RATE, BURST), full at first;
+# (0.05, 2) unless given.
+sub limiter {
+	my ($rate, $burst) = @_ ? @_ : (0.05, 2);
+	return { rate => $rate, burst => $burst, tokens => $burst, at => time() };
+}
 sub limiter_wait {
 	my ($l) = @_;
 	my $now = time;
-	$l->{tokens} += ($now - $l->{at}) * 0.05;
-	$l->{tokens} = 2 if $l->{tokens} > 2;
+	$l->{tokens} += ($now - $l->{at}) * $l->{rate};
+	$l->{tokens} = $l->{burst} if $l->{tokens} > $l->{burst};
 	$l->{at} = $now;
 	$l->{tokens} -= 1;
-	return $l->{tokens} >= 0 ? 0 : -$l->{tokens} / 0.05;
+	return $l->{tokens} >= 0 ? 0 : -$l->{tokens} / $l->{rate};
 }
 
 my $reset_limiter = limiter();
@@ -138,6 +170,10 @@ sub suicide {
 	my ($why) = @_;
 	say_log("suicide $id: $why");
 	drop_session();
+	if ($newarch) {
+		say_log('exit 1');
+		exit 1;
+	}
 	schedule('reset', $reset_limiter);
 }
 
@@ -158,12 +194,14 @@ sub step {
 					version => $opt{version},
 					'git-hash' => 'fake',
 					'deploy-path' => $0,
-					'start-timestamp' => int $started })),
+					'start-timestamp' => int $started,
+					$newarch ? ('is-new-arch' => JSON::PP::true)
+						 : () })),
 				 lease => "$lease" });
 		$last_keepalive = time;
 		$ready = 1;
 		say_log("init capture $id");
-		$campaign_limiter = limiter();
+		$campaign_limiter = $newarch ? limiter(1, 1) : limiter();
 		schedule('campaign', $campaign_limiter);
 	} elsif ($next_step eq 'campaign') {
 		$key = "$owner_prefix/" . lease_hex();
@@ -187,11 +225,23 @@ sub watch {
 	return unless $campaigning;
 	my @kvs = sort { $a->{create} <=> $b->{create} } range("$owner_prefix/");
 	my ($own) = grep { $_->{key} eq $key } @kvs;
-	if (!$own) {
-		return suicide('owner key deleted') if !$resigning;
+	if (!$own && $resigning) {
 		# Our own resign: campaign again, same capture.
 		($resigning, $owner, $campaigning) = (0, 0, 0);
 		return schedule('campaign', $campaign_limiter);
+	}
+	if ($newarch && $owner) {
+		# The coordinator: on, until another capture's id is first.
+		return if !@kvs || $kvs[0]{value} eq $id;
+		say_log("coordinator stop $id: $kvs[0]{value} owns");
+		($owner, $campaigning) = (0, 0);
+		return schedule('campaign', $campaign_limiter);
+	}
+	if (!$own) {
+		return suicide('owner key deleted') if !$newarch;
+		say_log("candidate key deleted: not modelled");
+		$campaigning = 0;
+		return;
 	}
 	if (!$owner && $kvs[0]{key} eq $key) {
 		$owner = 1;
@@ -217,8 +267,10 @@ sub captures {
 		sort { $a->{create} <=> $b->{create} } range("$owner_prefix/");
 	my @items = map {
 		my $info = $json->decode($_->{value});
-		{ id => $info->{id}, is_owner => ($info->{id} eq ($owner_id // '')
-			? JSON::PP::true : JSON::PP::false),
+		my $is = $newarch ? $info->{id} eq $id
+				  : $info->{id} eq ($owner_id // '');
+		{ id => $info->{id}, is_owner => ($is ? JSON::PP::true
+						     : JSON::PP::false),
 		  address => $info->{address}, cluster_id => $opt{'cluster-id'} }
 	} range("$capture_prefix/");
 	return { items => \@items, total => scalar @items };
@@ -240,6 +292,7 @@ sub handle {
 	if ($method eq 'GET' && $path eq '/api/v2/status') {
 		return $ok->({ version => $opt{version}, git_hash => 'fake',
 			       id => $id // '', pid => $$,
+			       cluster_id => $opt{'cluster-id'},
 			       is_owner => $owner ? JSON::PP::true : JSON::PP::false,
 			       liveness => 0 });
 	}
