@@ -284,7 +284,7 @@ int server_release(const struct component *comp, struct release *out,
 	json_t *version;
 	int next, rc;
 
-	*out = (struct release){ -1, -1, "" };
+	*out = (struct release){ -1, -1, -1, "" };
 	rc = ask(comp, "GET", cdc ? "/api/v2/status" : "/status", NULL,
 		 API_JSON, &r, &next, e) ||
 	     http_field(r.doc, "version", WANT_STRING, r.where, &version, e);
@@ -293,22 +293,15 @@ int server_release(const struct component *comp, struct release *out,
 		goto out;
 	}
 	v = json_string_value(version);
-	snprintf(out->text, sizeof(out->text), "%s", v);
 	/* TiDB: "<MySQL's>-TiDB-v<TiDB's>", its own release last. */
 	at = cdc ? v : strstr(v, "-TiDB-");
 	at = at ? at + (cdc ? 0 : 6) : NULL;
-	if (at && *at == 'v' &&
-	    sscanf(at + 1, "%d.%d", &out->major, &out->minor) != 2)
-		out->major = out->minor = -1;
+	if (at && *at == 'v')
+		release_parse(at, out);
+	snprintf(out->text, sizeof(out->text), "%s", v);
 out:
 	api_reply_release(&r);
 	return rc;
-}
-
-int release_older(const struct release *r, int major, int minor)
-{
-	return r->major >= 0 &&
-	       (r->major < major || (r->major == major && r->minor < minor));
 }
 
 /* PD */

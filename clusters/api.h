@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "lib/err.h"
+#include "lib/parse.h"
 
 struct cluster;
 struct component;
@@ -151,12 +152,8 @@ int cluster_changefeed_create(struct cluster *c, const char *id,
  */
 int cluster_ensure_changefeed(struct cluster *c, struct err *e);
 
-/* Releases: what version a server says it runs. */
-
-struct release {
-	int major, minor;	/* -1 when the answer does not say */
-	char text[64];		/* the version as the server wrote it */
-};
+/* Releases: what version a server says it runs (struct release,
+ * release_older: lib/parse.h). */
 
 /*
  * The release `comp` runs, by its role: a TiCDC capture's from GET
@@ -170,9 +167,6 @@ struct release {
  */
 int server_release(const struct component *comp, struct release *out,
 		   struct err *e);
-
-/* 1 when `r` is known and older than major.minor. */
-int release_older(const struct release *r, int major, int minor);
 
 /* What a TiCDC without /api/v2 lacks, after "<name>: <its 404>: ". */
 #define NO_OPEN_API_V2 \

@@ -24,6 +24,10 @@
  * of tichaos's in DIR, so a restarted instance (a child of tichaos, not
  * of the playground) is still stopped by pid.
  *
+ * The downstream's --port-offset needs tiup's playground component
+ * v1.16.1 or later: an older one is refused before anything starts
+ * (playground_floor).
+ *
  * DIR holds playground{,-down}.{pid,log}, NAME.pid and topology.yaml; the
  * playgrounds' data is tiup's, under the tags "tichaos-<hash of DIR>" and
  * that plus "-down", and `cluster down` removes it with `tiup clean`.
@@ -56,6 +60,12 @@
  * when it starts.
  */
 #define DOWN_PORT_OFFSET 10000
+/*
+ * The first playground with --port-offset (pingcap/tiup#2453, tagged
+ * v1.16.1): before it, cobra refuses the flag ("Error: unknown flag:
+ * --port-offset") and the downstream never starts.
+ */
+#define PORT_OFFSET_SINCE 1, 16, 1
 
 #define INSTALL_HINT \
 	"install it with: curl --proto '=https' --tlsv1.2 -sSf " \
@@ -455,6 +465,63 @@ static int need_tiup(struct cluster *c, struct err *e)
 		       INSTALL_HINT);
 }
 
+/*
+ * Is the playground component recent enough for --port-offset? `tiup
+ * playground` runs the newest one installed (or installs the newest),
+ * whatever TiDB version it is given; `tiup playground --version` asks that
+ * one, which prints cobra's version template, "tiup version 1.16.1 tiup"
+ * and its build (pingcap/tiup components/playground/main.go, Version from
+ * pkg/version); one older than v1.4.0 has no --version and fails with
+ * "Error: unknown flag: --version". An answer that says no version is
+ * taken as recent enough, with a warning.
+ */
+static int playground_floor(struct playground *p, struct err *e)
+{
+	const char *argv[] = { p->tiup, "playground", "--version", NULL };
+	struct buf out = BUF_INIT, errout = BUF_INIT;
+	struct release r = { -1, -1, -1, "" };
+	const char *first, *v;
+	int rc;
+
+	rc = proc_capture(argv, &out, &errout, START_TIMEOUT_NS, e);
+	if (rc < 0)
+		goto out;
+	buf_rtrim(&out);
+	buf_rtrim(&errout);
+	first = buf_str(&out);
+	v = strstr(first, "version ");
+	if (!rc && v && v < first + strcspn(first, "\n") &&
+	    !release_parse(v + 8, &r))
+		snprintf(r.text, sizeof(r.text), "v%d.%d.%d", r.major,
+			 r.minor, r.patch < 0 ? 0 : r.patch);
+	if (rc && strstr(first, "unknown flag: --version"))
+		snprintf(r.text, sizeof(r.text), "older than v1.4.0 (it has "
+			 "no --version)");
+	if (rc && !r.text[0]) {
+		const char *text = out.len ? first : buf_str(&errout);
+		const char *nl = strrchr(text, '\n');
+
+		rc = err_set(e, ERR_INFRA, "tiup playground --version: exit "
+			     "%d: %s", rc, *text ? (nl ? nl + 1 : text)
+			     : "(no output)");
+	} else if (!r.text[0]) {
+		log_warn("tiup playground --version says no version: one "
+			 "with --port-offset (>= v1.16.1) is assumed");
+	} else if (r.major < 0 || release_older(&r, PORT_OFFSET_SINCE)) {
+		rc = err_set(e, ERR_USAGE, "tiup's playground is %s: tichaos "
+			     "needs playground >= v1.16.1 (its --port-offset "
+			     "for the downstream playground, pingcap/tiup "
+			     "components/playground/main.go); update it with "
+			     "'tiup update playground'", r.text);
+	} else {
+		log_debug("tiup's playground is %s", r.text);
+	}
+out:
+	buf_release(&out);
+	buf_release(&errout);
+	return rc ? -1 : 0;
+}
+
 /* Stop every component, last first; 0 when all stopped. */
 static int stop_all(struct cluster *c, struct err *e)
 {
@@ -510,7 +577,7 @@ static int playground_prepare(struct cluster *c, struct err *e)
 	if (up && component_state(c, up) == STATE_RUNNING &&
 	    cluster_find(c, "down-0"))
 		return 0;
-	if (need_tiup(c, e))
+	if (need_tiup(c, e) || playground_floor(c->priv, e))
 		return -1;
 	/* What an earlier up left of itself goes first. */
 	if (stop_all(c, e))

@@ -639,7 +639,7 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 				 : r.text);
 			continue;
 		}
-		if (release_older(&r, 6, 4))
+		if (release_older(&r, 6, 4, 0))
 			return fault_error_at(e, s, it, &o->service,
 					      "service autoid in fault 'resign' "
 					      "needs TiDB >= 6.4 (the autoid "

@@ -1,5 +1,6 @@
 #include "parse.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,4 +179,48 @@ size_t utf8_len(const char *s, size_t len)
 		if (u[i] < 0x80 || u[i] > 0xbf)
 			return 0;
 	return n;
+}
+
+/* The decimal number at *s, *s moved past it; -1 when none is there. */
+static int number(const char **s)
+{
+	int v = 0;
+
+	if (!isdigit((unsigned char)**s))
+		return -1;
+	while (isdigit((unsigned char)**s)) {
+		if (v > 99999)
+			return -1;
+		v = v * 10 + (*(*s)++ - '0');
+	}
+	return v;
+}
+
+int release_parse(const char *text, struct release *out)
+{
+	const char *s = text + (*text == 'v');
+	int major, minor = -1, patch = -1;
+
+	*out = (struct release){ -1, -1, -1, "" };
+	major = number(&s);
+	if (major < 0 || *s++ != '.' || (minor = number(&s)) < 0)
+		return -1;
+	if (*s == '.' && isdigit((unsigned char)s[1])) {
+		s++;
+		patch = number(&s);
+	}
+	*out = (struct release){ major, minor, patch, "" };
+	snprintf(out->text, sizeof(out->text), "%.*s", (int)(s - text), text);
+	return 0;
+}
+
+int release_older(const struct release *r, int major, int minor, int patch)
+{
+	if (r->major < 0)
+		return 0;
+	if (r->major != major)
+		return r->major < major;
+	if (r->minor != minor)
+		return r->minor < minor;
+	return (r->patch < 0 ? 0 : r->patch) < patch;
 }

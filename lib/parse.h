@@ -2,9 +2,9 @@
 #define TICHAOS_PARSE_H
 
 /*
- * Checked conversions of user text: integers, durations and rates.
- * Messages name the offending text and say what was expected; the caller
- * prefixes the location (an option name, a file:line:col).
+ * Checked conversions of user text: integers, durations, rates and
+ * releases. Messages name the offending text and say what was expected;
+ * the caller prefixes the location (an option name, a file:line:col).
  */
 
 #include <stdint.h>
@@ -40,6 +40,24 @@ int parse_rate(const char *s, uint64_t *bps, struct err *e);
  * ("1m30s", "500ms", "0s"). Returns `out`.
  */
 char *format_duration(int64_t ns, char *out, int size);
+
+/* A release, as a server or tool says its version. */
+struct release {
+	int major, minor, patch;	/* -1 when the text does not say */
+	char text[64];		/* the version as it was written */
+};
+
+/*
+ * The release `text` starts with: "v7.5.2" or "1.16.1" (the "v" may be
+ * left out, the patch too, and what follows it is ignored: "v8.2.0-alpha"
+ * is 8.2.0). Fills *out, text the part read ("v7.5.2"); 0, or -1 (major
+ * -1) when `text` does not start with one.
+ */
+int release_parse(const char *text, struct release *out);
+
+/* 1 when `r` is known and older than major.minor.patch (a patch `r` does
+ * not say counts as 0). */
+int release_older(const struct release *r, int major, int minor, int patch);
 
 /*
  * The length (1 to 4) of the well-formed UTF-8 character at `s`, of at most

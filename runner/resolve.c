@@ -115,7 +115,7 @@ static int ticdc_floor(struct cluster *c, struct err *e)
 				 rc ? why.msg : r.text);
 			continue;
 		}
-		if (release_older(&r, 6, 6))
+		if (release_older(&r, 6, 6, 0))
 			return err_set(e, ERR_USAGE, "%s runs TiCDC %s: "
 				       "tichaos needs TiCDC >= 6.6 (its Open "
 				       "API v2, cdc/api/v2 in pingcap/tiflow)",

@@ -7,6 +7,13 @@
 # servers' names and flags (tests/helpers/fake-instance.pl: a real mariadbd
 # for TiDB's SQL, fake-http.pl with tests/data/http/playground/ for the
 # HTTP APIs). Without tiup: one line saying how to install it, exit 3.
+# The downstream playground is started with --port-offset, which tiup's
+# playground component has since v1.16.1 (pingcap/tiup#2453); `tiup
+# playground` runs the newest one installed, and `tiup playground
+# --version` says which (cobra's "tiup version 1.16.1 tiup", pingcap/tiup
+# components/playground/main.go): an older one is refused before anything
+# starts, exit 2, as a server too old is (t0480). The fake's playground is
+# v1.16.1 unless $FAKE_TIUP_PLAYGROUND says otherwise.
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/func/lib-playground.sh"
 
@@ -24,6 +31,29 @@ test_expect_success 'a bad version is a usage error' '
 	test $? = 2 &&
 	echo "tichaos: --cluster playground:v8;rm: a version is letters, digits and . - _ + (playground:v8.5.0)" >expect &&
 	test_cmp expect err
+'
+
+{ insert_suite pgold 2s 7 pgolddb 50; echo "requires: [ticdc]"; } >"$TRASH/old.yaml"
+
+test_expect_success 'playground v1.16.0 refuses --port-offset; tichaos refuses it first: exit 2, nothing started' '
+	FAKE_TIUP_PLAYGROUND=v1.16.0 PATH=$WITH_TIUP tiup playground --db 1 --pd 1 --kv 1 --ticdc 0 \
+		--tiflash 0 --port-offset 10000 --without-monitor --tag probe >out 2>err
+	test $? = 1 && echo "Error: unknown flag: --port-offset" >expect && test_cmp expect out &&
+	msg="tichaos: tiup'\''s playground is v1.16.0: tichaos needs playground >= v1.16.1 (its --port-offset for the downstream playground, pingcap/tiup components/playground/main.go); update it with '\''tiup update playground'\''" &&
+	FAKE_TIUP_PLAYGROUND=v1.16.0 PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground --dir "$TRASH/old" >out 2>err
+	test $? = 2 && echo "$msg" >expect && test_cmp expect err && test ! -s out &&
+	test ! -e "$TRASH/old" && test ! -e "$TIUP_HOME/data" &&
+	FAKE_TIUP_PLAYGROUND=v1.16.0 PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/old.yaml" --cluster playground \
+		--out "$TRASH/rold" --quiet >tap 2>err
+	test $? = 2 && tail -n 1 err >got && test_cmp expect got &&
+	test ! -e "$TRASH/rold" && test ! -e "$TIUP_HOME/data" && test -z "$(left "$TRASH/rold")"
+'
+
+test_expect_success 'a playground older than v1.4.0 (no --version): refused the same way' '
+	FAKE_TIUP_PLAYGROUND=v1.3.7 PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground --dir "$TRASH/old" 2>err
+	test $? = 2 &&
+	echo "tichaos: tiup'\''s playground is older than v1.4.0 (it has no --version): tichaos needs playground >= v1.16.1 (its --port-offset for the downstream playground, pingcap/tiup components/playground/main.go); update it with '\''tiup update playground'\''" >expect &&
+	test_cmp expect err && test ! -e "$TRASH/old" && test ! -e "$TIUP_HOME/data"
 '
 
 test_expect_success 'a playground that fails: its last line, exit 3, nothing left' '
@@ -46,7 +76,7 @@ test_expect_success 'a changefeed that cannot be created: exit 3, every instance
 	test -z "$(ls "$TRASH/bad"/*.pid 2>/dev/null)" && test -z "$(ls "$TIUP_HOME/data")"
 '
 
-test_expect_success 'up: both playgrounds, their instances found, the changefeed created' '
+test_expect_success 'up on playground v1.16.1: both playgrounds, their instances found, the changefeed created' '
 	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground:v8.5.0 --dir "$C" >out 2>err ||
 	{ cat err; false; }
 	for n in playground pd-0 tikv-0 tidb-0 cdc-0 playground-down down-pd-0 down-tikv-0 down-0; do

@@ -2,6 +2,14 @@
 # fake-tiup.pl: stands in for tiup in the playground tests (tiup, TiDB, PD,
 # TiKV and TiCDC cannot run on the CI machine). Two commands:
 #
+#   tiup playground --version
+#       What the playground component says of its version, as cobra
+#       prints its version template ("tiup version 1.16.1 tiup", then the
+#       build; pingcap/tiup components/playground/main.go, pkg/version):
+#       the version is $FAKE_TIUP_PLAYGROUND (v1.16.1 unless set), the
+#       component `tiup playground` runs. One older than v1.4.0 has no
+#       --version and fails as cobra does: "Error: unknown flag:
+#       --version" on stdout (main prints the error), exit 1.
 #   tiup playground [VERSION] --db N --pd N --kv N --ticdc N --tiflash 0
 #        [--port-offset N] --without-monitor --tag TAG
 #       Starts the instances the way tiup playground does: as its
@@ -21,6 +29,9 @@
 #       tiup starts each port search at default_port + --port-offset
 #       (components/playground main.go); the fake's ports come from one
 #       shared counter, distinct already, so it only checks the value.
+#       A playground before v1.16.1 has no --port-offset (pingcap/tiup
+#       #2453): "Error: unknown flag: --port-offset", exit 1, nothing
+#       started.
 #   tiup clean TAG
 #       Removes $TIUP_HOME/data/TAG; appends "clean TAG" to
 #       $TIUP_HOME/clean.log.
@@ -43,13 +54,40 @@ if ($cmd eq 'clean') {
 }
 $cmd eq 'playground' or die "fake-tiup.pl: unknown command '$cmd'\n";
 
+my $component = $ENV{FAKE_TIUP_PLAYGROUND} // 'v1.16.1';
+my @have = $component =~ /^v(\d+)\.(\d+)\.(\d+)$/
+	or die "fake-tiup.pl: FAKE_TIUP_PLAYGROUND is vX.Y.Z\n";
+# Is the playground component at least version X.Y.Z?
+sub since {
+	my @want = @_;
+	for my $i (0 .. 2) {
+		return $have[$i] > $want[$i] if $have[$i] != $want[$i];
+	}
+	return 1;
+}
+# As tiup-playground's main() says an error of cobra's: on stdout, exit 1.
+sub refuse {
+	print "Error: $_[0]\n";
+	exit 1;
+}
+
 my %n = (db => 1, pd => 1, kv => 1, ticdc => 1, tiflash => 1);
 my ($tag, $version, $offset);
 my @args = @ARGV;
 while (@ARGV) {
 	my $a = shift @ARGV;
 	if ($a =~ /^--(db|pd|kv|ticdc|tiflash)$/) { $n{$1} = shift @ARGV }
-	elsif ($a eq '--port-offset') { $offset = shift @ARGV }
+	elsif ($a eq '--version') {
+		since(1, 4, 0) or refuse("unknown flag: --version");
+		(my $semver = $component) =~ s/^v//;
+		print "tiup version $semver tiup\nGo Version: go1.21.13\n",
+			"Git Ref: $component\nGitHash: 0000000\n";
+		exit 0;
+	}
+	elsif ($a eq '--port-offset') {
+		since(1, 16, 1) or refuse("unknown flag: --port-offset");
+		$offset = shift @ARGV;
+	}
 	elsif ($a eq '--tag') { $tag = shift @ARGV }
 	elsif ($a eq '--without-monitor') { }
 	elsif ($a !~ /^-/ && !defined $version) { $version = $a }

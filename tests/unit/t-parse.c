@@ -1,6 +1,6 @@
 /*
  * lib/parse.c: checked integers, durations and rates, formatting
- * durations, and well-formed UTF-8.
+ * durations, well-formed UTF-8, and releases.
  */
 
 #include <string.h>
@@ -277,6 +277,49 @@ static void test_utf8(void)
 			"utf8_len: %s", cases[i].what);
 }
 
+static void test_releases(void)
+{
+	static const struct {
+		const char *text;
+		int rc, major, minor, patch;
+		const char *read;
+	} cases[] = {
+		{ "v7.5.2", 0, 7, 5, 2, "v7.5.2" },
+		{ "1.16.1 tiup", 0, 1, 16, 1, "1.16.1" },
+		{ "v8.2.0-alpha-83-g3fff0f2", 0, 8, 2, 0, "v8.2.0" },
+		{ "v6.6", 0, 6, 6, -1, "v6.6" },
+		{ "v7.5.", 0, 7, 5, -1, "v7.5" },
+		{ "v7", -1, -1, -1, -1, "" },
+		{ "nightly", -1, -1, -1, -1, "" },
+		{ "v-1.2.3", -1, -1, -1, -1, "" },
+		{ "", -1, -1, -1, -1, "" },
+	};
+	struct release r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		is_int(release_parse(cases[i].text, &r), cases[i].rc,
+		       "release '%s' %s", cases[i].text, cases[i].rc ?
+		       "is refused" : "parses");
+		ok(r.major == cases[i].major && r.minor == cases[i].minor &&
+		   r.patch == cases[i].patch, "  as %d.%d.%d", cases[i].major,
+		   cases[i].minor, cases[i].patch);
+		is_str(r.text, cases[i].read, "  reading '%s'", cases[i].read);
+	}
+	release_parse("v7.5.2", &r);
+	ok(!release_older(&r, 7, 5, 2), "7.5.2 is not older than 7.5.2");
+	ok(release_older(&r, 7, 5, 3), "7.5.2 is older than 7.5.3");
+	ok(release_older(&r, 7, 6, 0), "7.5.2 is older than 7.6.0");
+	ok(release_older(&r, 8, 0, 0), "7.5.2 is older than 8.0.0");
+	ok(!release_older(&r, 7, 4, 9), "7.5.2 is not older than 7.4.9");
+	release_parse("v6.6", &r);
+	ok(!release_older(&r, 6, 6, 0), "6.6 (no patch) is not older than "
+	   "6.6.0");
+	ok(release_older(&r, 6, 6, 1), "6.6 (no patch) is older than 6.6.1");
+	release_parse("nightly", &r);
+	ok(!release_older(&r, 99, 0, 0), "an unknown release is older than "
+	   "nothing");
+}
+
 int main(void)
 {
 	test_durations();
@@ -285,5 +328,6 @@ int main(void)
 	test_rates();
 	test_format();
 	test_utf8();
+	test_releases();
 	return done_testing();
 }
