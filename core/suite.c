@@ -18,7 +18,7 @@ const char *const suite_require_names[] = {
 static const char *const top_keys[] = {
 	"name", "description", "requires", "cluster", "duration", "seed",
 	"database", "tables", "workloads", "faults", "checks", "expect",
-	NULL,
+	"catches", NULL,
 };
 
 static const struct optspec top_specs[] = {
@@ -73,6 +73,20 @@ static const struct optspec expect_specs[] = {
 	  "the kinds of cluster it fails on (default: every kind)", 0 },
 };
 enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, EXP_CLUSTER, NEXP };
+
+/* The servers a catch's releases are read of, as REQUIRE_* bits. */
+static const char *const catch_servers[] = { "tidb", "ticdc", NULL };
+static const unsigned catch_server_bits[] = { REQUIRE_TIDB, REQUIRE_TICDC };
+
+static const struct optspec catch_specs[] = {
+	{ "bug", OPT_STRING, NULL, 1, NULL, 0, 0,
+	  "the bug the suite catches: its issue, a link", 0 },
+	{ "server", OPT_ENUM, NULL, 1, catch_servers, 0, 0,
+	  "whose bug it is: the server whose release is read", 0 },
+	{ "fixed_in", OPT_STRING_LIST, NULL, 1, NULL, 0, 0,
+	  "the first release of each line with the fix (v7.5.2)", 0 },
+};
+enum { CATCH_BUG, CATCH_SERVER, CATCH_FIXED_IN, NCATCH };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -504,6 +518,78 @@ static int load_expects(struct suite *s, const char *file,
 	return 0;
 }
 
+/* One release of catches.fixed_in, `at` where it is written. */
+static int add_fixed(struct suite_catch *c, const char *file,
+		     const struct ynode *at, const char *text, struct err *e)
+{
+	struct release *r = &c->fixed_in[c->nfixed];
+
+	if (*text != 'v' || release_parse(text, r) || r->patch < 0 ||
+	    strcmp(r->text, text))
+		return ynode_error(e, file, at, "fixed_in in catches: '%s' is "
+				   "not a release (vMAJOR.MINOR.PATCH, e.g. "
+				   "v7.5.2)", text);
+	for (size_t k = 0; k < c->nfixed; k++)
+		if (c->fixed_in[k].major == r->major &&
+		    c->fixed_in[k].minor == r->minor)
+			return ynode_error(e, file, at, "fixed_in in catches: "
+					   "%s and %s are both of %d.%d (give "
+					   "the first release of each line "
+					   "with the fix)",
+					   c->fixed_in[k].text, text, r->major,
+					   r->minor);
+	c->nfixed++;
+	return 0;
+}
+
+static int load_catches(struct suite *s, const char *file,
+			const struct ynode *n, struct err *e)
+{
+	struct suite_catch *c = &s->catches;
+	struct optval v[NCATCH] = { { 0 } };
+	const struct ynode *list;
+	int rc;
+
+	if (!n)
+		return 0;
+	rc = optspec_parse(file, n, catch_specs, NCATCH, NULL, "catches", v,
+			   e);
+	if (!rc) {
+		c->bug = xstrdup(v[CATCH_BUG].s);
+		c->server = catch_server_bits[v[CATCH_SERVER].i];
+		c->line = n->line;
+		c->col = n->col;
+		c->fixed_in = xcalloc(v[CATCH_FIXED_IN].n,
+				      sizeof(*c->fixed_in));
+		list = ynode_get(n, "fixed_in");
+	}
+	for (size_t i = 0; !rc && i < v[CATCH_FIXED_IN].n; i++)
+		rc = add_fixed(c, file, list->kind == YNODE_SEQ ?
+			       list->items[i] : list,
+			       v[CATCH_FIXED_IN].list[i], e);
+	optvals_release(v, NCATCH);
+	return rc;
+}
+
+int suite_catch_fixed(const struct suite_catch *c, const struct release *r)
+{
+	const struct release *newest = NULL;
+
+	if (!c->bug || r->major < 0)
+		return 0;
+	for (size_t i = 0; i < c->nfixed; i++) {
+		const struct release *f = &c->fixed_in[i];
+
+		if (f->major == r->major && f->minor == r->minor)
+			return !release_older(r, f->major, f->minor, f->patch);
+		if (!newest ||
+		    release_older(newest, f->major, f->minor, f->patch))
+			newest = f;
+	}
+	return newest && !release_older(r, newest->major, newest->minor,
+					newest->patch);
+}
+
 int suite_expect_applies(const struct suite_expect *x, const char *cluster)
 {
 	if (!x->clusters || !cluster)
@@ -659,7 +745,8 @@ int suite_load(struct suite *s, const char *path,
 	}
 	if (check_items(s, kinds, e))
 		goto out;
-	if (load_expects(s, path, ynode_get(root, "expect"), e))
+	if (load_expects(s, path, ynode_get(root, "expect"), e) ||
+	    load_catches(s, path, ynode_get(root, "catches"), e))
 		goto out;
 	rc = 0;
 out:
@@ -698,6 +785,8 @@ void suite_release(struct suite *s)
 		free(s->expects[i].note);
 	}
 	free(s->expects);
+	free(s->catches.bug);
+	free(s->catches.fixed_in);
 	for (int side = 0; side < 2; side++) {
 		for (size_t i = 0; i < 2 * s->local.noptions[side]; i++)
 			free(s->local.options[side][i]);
@@ -867,6 +956,23 @@ static int write_local(struct buf *out, const struct suite_local *l,
 	return rc || buf_addstr(out, " } }\n", e) ? -1 : 0;
 }
 
+static int write_catches(struct buf *out, const struct suite_catch *c,
+			 struct err *e)
+{
+	int rc;
+
+	if (!c->bug)
+		return 0;
+	rc = buf_addstr(out, "catches:\n  bug: ", e) ||
+	     ynode_quote(out, c->bug, e) ||
+	     buf_printf(out, e, "\n  server: %s\n  fixed_in: [",
+			c->server == REQUIRE_TICDC ? "ticdc" : "tidb");
+	for (size_t i = 0; !rc && i < c->nfixed; i++)
+		rc = buf_printf(out, e, "%s%s", i ? ", " : "",
+				c->fixed_in[i].text);
+	return rc || buf_addstr(out, "]\n", e) ? -1 : 0;
+}
+
 int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 		struct buf *out, struct err *e)
 {
@@ -944,5 +1050,5 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 		if (!rc && x->clusters)
 			rc = buf_addstr(out, "]\n", e);
 	}
-	return rc ? -1 : 0;
+	return rc || write_catches(out, &s->catches, e) ? -1 : 0;
 }

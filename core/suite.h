@@ -16,6 +16,7 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/optspec.h"
+#include "lib/parse.h"
 
 struct suite_table {
 	char *name;
@@ -88,6 +89,22 @@ struct suite_expect {
 	int col;
 };
 
+/*
+ * The bug the suite catches (catches:, docs/suite-format.md): `bug` names
+ * it, `fixed_in` the releases of `server` that carry its fix, the first
+ * of each release line that has it. A release carries the fix when its
+ * line is listed and it is at or past that line's entry, or when it is
+ * newer than every entry (a later line branched off with the fix).
+ */
+struct suite_catch {
+	char *bug;			/* NULL: the suite declares none */
+	unsigned server;		/* REQUIRE_TIDB or REQUIRE_TICDC */
+	struct release *fixed_in;
+	size_t nfixed;
+	int line;
+	int col;
+};
+
 struct suite {
 	char *path;
 	char *name;
@@ -113,6 +130,7 @@ struct suite {
 	size_t nchecks;
 	struct suite_expect *expects;
 	size_t nexpects;
+	struct suite_catch catches;
 };
 
 /*
@@ -163,6 +181,12 @@ const struct suite_expect *suite_expected(const struct suite *s,
 
 /* Does expectation `x` apply on a cluster of kind `cluster` (NULL: yes)? */
 int suite_expect_applies(const struct suite_expect *x, const char *cluster);
+
+/*
+ * Does release `r` of the catch's server carry the fix of its bug? 1 or
+ * 0; 0 too when `r` is not known (major -1) or the suite declares no bug.
+ */
+int suite_catch_fixed(const struct suite_catch *c, const struct release *r);
 
 /*
  * The value of option `key` of an item, or NULL when it has no such key:

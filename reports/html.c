@@ -928,6 +928,11 @@ static void head(struct buf *out, const json_t *results, struct err *e)
 		html(out, str(results, "skip"));
 		buf_addstr(out, "</p>\n", e);
 	}
+	if (json_object_get(results, "fixed")) {
+		buf_addstr(out, "<p>Fixed: ", e);
+		html(out, str(results, "fixed"));
+		buf_addstr(out, "</p>\n", e);
+	}
 }
 
 static int build(const json_t *results, const char *run_dir,

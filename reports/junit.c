@@ -86,7 +86,13 @@ static int build(const json_t *results, const char *run_dir,
 	xml(out, str(results, "cluster"));
 	buf_addstr(out, "\"/>\n      <property name=\"run_dir\" value=\"", e);
 	xml(out, str(results, "run_dir"));
-	buf_addstr(out, "\"/>\n    </properties>\n", e);
+	buf_addstr(out, "\"/>\n", e);
+	if (*str(results, "fixed")) {
+		buf_addstr(out, "      <property name=\"fixed\" value=\"", e);
+		xml(out, str(results, "fixed"));
+		buf_addstr(out, "\"/>\n", e);
+	}
+	buf_addstr(out, "    </properties>\n", e);
 	for (int s = 0; sections[s]; s++) {
 		const json_t *items = json_object_get(results, sections[s]);
 

@@ -30,6 +30,8 @@ int report_summary_text(const json_t *results, struct buf *out,
 		return buf_printf(out, e, "skipped: %s\n", skip);
 	if (*str(results, "aborted"))
 		buf_printf(out, e, "aborted: %s\n", str(results, "aborted"));
+	if (*str(results, "fixed"))
+		buf_printf(out, e, "fixed: %s\n", str(results, "fixed"));
 	buf_printf(out, e, "\n%-24s %-8s %s\n", "WHAT", "VERDICT", "SUMMARY");
 	for (int s = 0; sections[s]; s++) {
 		const json_t *items = json_object_get(results, sections[s]);

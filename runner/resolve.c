@@ -1,5 +1,6 @@
 #include "runner/resolve.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +144,47 @@ int suite_resolve(const struct suite *s, struct cluster *c, struct err *e)
 		if (resolve_item(s, &s->checks[i], "check", c, e))
 			return -1;
 	return 0;
+}
+
+int suite_fixed_here(const struct suite *s, struct cluster *c, char *why,
+		     size_t size)
+{
+	const struct suite_catch *k = &s->catches;
+	int cdc = k->server == REQUIRE_TICDC;
+	const char *server = cdc ? "TiCDC" : "TiDB";
+	struct buf list = BUF_INIT;
+	int fixed = 0;
+
+	for (size_t i = 0; k->bug && i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct err e = ERR_INIT;
+		struct release r;
+
+		if (!(comp->roles & (cdc ? ROLE_CDC : ROLE_UPSTREAM)) ||
+		    !comp->http_url)
+			continue;
+		if (server_release(comp, &r, &e) || r.major < 0) {
+			log_info("%s: cannot tell its %s release (%s): %s may "
+				 "show", comp->name, server, err_isset(&e) ?
+				 e.msg : r.text, k->bug);
+			continue;
+		}
+		if (!suite_catch_fixed(k, &r)) {
+			log_info("%s runs %s, before the fix of %s", comp->name,
+				 r.text, k->bug);
+			fixed = 0;
+			*why = '\0';
+			break;
+		}
+		if (fixed++)
+			continue;
+		for (size_t f = 0; f < k->nfixed; f++)
+			buf_printf(&list, NULL, "%s%s", f ? ", " : "",
+				   k->fixed_in[f].text);
+		snprintf(why, size, "%s runs %s, which has the fix of %s (%s "
+			 "%s): not expected to catch it here", comp->name,
+			 r.text, k->bug, server, buf_str(&list));
+	}
+	buf_release(&list);
+	return fixed > 0;
 }

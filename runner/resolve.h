@@ -14,6 +14,8 @@
  * needs TiDB >= 6.4 where a TiDB says its release.
  */
 
+#include <stddef.h>
+
 struct cluster;
 struct suite;
 struct err;
@@ -26,5 +28,17 @@ struct err;
  * release needed.
  */
 int suite_resolve(const struct suite *s, struct cluster *c, struct err *e);
+
+/*
+ * Can the bug the suite catches (catches:, docs/suite-format.md) show on
+ * `c`? Asks each server of its kind (TiDB: the upstream's GET /status;
+ * TiCDC: each capture's GET /api/v2/status) for its release, as the
+ * floors do. 1 when every one that says its release runs one with the
+ * fix, with `why` (of `size` bytes) filled with the one line that says so,
+ * naming the first; else 0 (no catch declared, a release before the fix,
+ * or none said).
+ */
+int suite_fixed_here(const struct suite *s, struct cluster *c, char *why,
+		     size_t size);
 
 #endif

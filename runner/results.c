@@ -200,6 +200,8 @@ static json_t *results_json(struct state *st, const char *skip,
 		snprintf(reason, sizeof(reason), "requires %s", skip);
 		json_object_set_new(r, "skip", json_string(reason));
 	}
+	if (st->fixed[0])
+		json_object_set_new(r, "fixed", json_string(st->fixed));
 	json_object_set_new(r, "workloads", workload_items(st));
 	json_object_set_new(r, "faults", fault_items(st));
 	json_object_set_new(r, "checks", checks_items(&st->suite, st->checks,

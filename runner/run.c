@@ -743,6 +743,11 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 		*refused = 1;
 		return STOP;
 	}
+	/* A pass there shows the fix holding, not the bug: said once here,
+	 * and in every report. */
+	if (suite_fixed_here(&st->suite, &st->cluster, st->fixed,
+			     sizeof(st->fixed)))
+		log_warn("%s", st->fixed);
 	return GO_ON;
 }
 

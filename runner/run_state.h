@@ -51,6 +51,9 @@ struct state {
 	/* Why the run stopped short of its duration without a signal (a
 	 * run file could not be written), or "". */
 	char aborted[ERR_MSG_MAX];
+	/* The cluster's servers carry the fix of the bug the suite catches:
+	 * the line that says so (suite_fixed_here), or "". */
+	char fixed[ERR_MSG_MAX];
 	int reserved;
 	int tap_printed;
 	/* The data of the cluster the run started, to be removed once it is

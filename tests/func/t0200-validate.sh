@@ -347,6 +347,10 @@ test_expect_success 'the doc has every cluster hint and table key' '
 	check_suite_keys table_specs "## Tables" 4
 '
 
+test_expect_success 'the doc has every key of catches' '
+	check_suite_keys catch_specs "## The bug it catches: catches" 3
+'
+
 test_expect_success 'every whole suite in the doc validates' '
 	doc_suites >suites && test -s suites &&
 	while read -r f; do

@@ -8,6 +8,10 @@
 # a TiCDC before 6.6 has no /api/v2 at all (404, Go's "404 page not
 # found"); TiDB's GET /status "version" is MySQL's version, then
 # "-TiDB-", then TiDB's (pingcap/tidb pkg/server/http_status.go).
+# The same answers tell whether the servers have the fix of the bug a
+# suite catches (catches:): TiDB issue 52600's fix is in v6.5.10, v7.1.5,
+# v7.5.2 and v8.1.0 (its release notes; 8.1.0 from master), so v7.5.2 and
+# v8.5.0 have it, v7.5.1 and v8.0.0 (a line between) do not.
 . "$(dirname "$0")/test-lib.sh"
 
 command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
@@ -82,6 +86,90 @@ test_expect_success 'on TiDB 7.5 the same suite passes the floors (and runs)' '
 	test -d "$TRASH/a75" && ! grep -q "needs TiDB" a75.err &&
 	grep -q "^GET /status$" "$TRASH/tidb75.log" &&
 	echo "code $code" && test $code != 2
+'
+
+# tidb_at NAME VERSION: a fake TiDB whose GET /status says VERSION, on a
+# port of its own, and $TRASH/NAME.yaml, the local cluster with it as
+# tidb-0 (and, given a third argument, a second fake as tidb-1).
+tidb_at() {
+	take_port p && mkdir -p "$1" &&
+	printf "200 application/json\n{\"connections\":0,\"version\":\"8.0.11-TiDB-%s\",\"git_hash\":\"x\"}\n" "$2" >"$1/GET_status" &&
+	fake_http "$1" $p "$TRASH/$1" &&
+	printf "  - name: tidb-0\n    roles: [upstream]\n    http_url: \"http://127.0.0.1:%s/status\"\n" $p >"$1.topo" &&
+	if [ -n "${3:-}" ]; then
+		sed "s/tidb-0/tidb-1/" "$3.topo" >>"$1.topo"
+	fi &&
+	topology "$1" <"$1.topo"
+}
+
+{
+	insert_suite catch 2s 3 floors 50
+	cat <<-EOF
+	catches:
+	  bug: "TiDB issue 52600"
+	  server: tidb
+	  fixed_in: [v6.5.10, v7.1.5, v7.5.2, v8.1.0]
+	EOF
+} >"$TRASH/catch.yaml"
+
+test_expect_success 'set up: TiDB v7.5.1, v7.5.2, v8.0.0, v8.5.0, and v7.5.2 beside v7.5.1' '
+	tidb_at t751 v7.5.1 && tidb_at t752 v7.5.2 && tidb_at t800 v8.0.0 &&
+	tidb_at t850 v8.5.0 && tidb_at mixed v7.5.2 t751
+'
+
+# fixed_run NAME TOPOLOGY VERSION: the suite on TOPOLOGY passes, and says
+# in one line, everywhere, that tidb-0 (at VERSION) has the fix.
+fixed_run() {
+	"$TICHAOS" run "$TRASH/catch.yaml" --cluster "$TRASH/$2.yaml" \
+		--out "$TRASH/$1" >"$1.tap" 2>"$1.err"
+	code=$?
+	test $code = 0 || { echo "exit $code"; cat "$1.err" "$1.tap"; return 1; }
+	line="tidb-0 runs 8.0.11-TiDB-$3, which has the fix of TiDB issue 52600 (TiDB v6.5.10, v7.1.5, v7.5.2, v8.1.0): not expected to catch it here" &&
+	sed -n 3p "$1.tap" >got && echo "# $line" >expect && test_cmp expect got &&
+	test "$(grep -c "^#" "$1.tap")" = 1 &&
+	grep -q "^ok 1 - workload 1 insert: " "$1.tap" &&
+	test "$(grep -c " warn  $line\$" "$1.err")" = 1 &&
+	grep -qxF "fixed: $line" "$TRASH/$1/summary.txt" &&
+	grep -qF "\"fixed\": \"$line\"" "$TRASH/$1/results.json" &&
+	grep -qF "<property name=\"fixed\" value=\"$line\"/>" "$TRASH/$1/junit.xml" &&
+	grep -qF "<p>Fixed: $line</p>" "$TRASH/$1/report.html" &&
+	"$TICHAOS" validate "$TRASH/$1/suite.yaml" >/dev/null &&
+	grep -qx "  fixed_in: \[v6.5.10, v7.1.5, v7.5.2, v8.1.0\]" "$TRASH/$1/suite.yaml"
+}
+
+# caught_run NAME TOPOLOGY: the suite on TOPOLOGY passes with no such line.
+caught_run() {
+	"$TICHAOS" run "$TRASH/catch.yaml" --cluster "$TRASH/$2.yaml" \
+		--out "$TRASH/$1" >"$1.tap" 2>"$1.err"
+	code=$?
+	test $code = 0 || { echo "exit $code"; cat "$1.err" "$1.tap"; return 1; }
+	! grep -q "^#" "$1.tap" && ! grep -q "which has the fix" "$1.err" &&
+	! grep -q "^fixed:" "$TRASH/$1/summary.txt" &&
+	! grep -q "\"fixed\"" "$TRASH/$1/results.json"
+}
+
+test_expect_success 'TiDB v7.5.2, the fix of its line: said in one line, the run goes on' '
+	fixed_run c752 t752 v7.5.2 &&
+	grep -q "^GET /status$" "$TRASH/t752.log"
+'
+
+test_expect_success 'TiDB v8.5.0, a line newer than every fixed one: said the same' '
+	fixed_run c850 t850 v8.5.0
+'
+
+test_expect_success 'TiDB v7.5.1, before its line'\''s fix: no line, the bug can show' '
+	caught_run c751 t751 &&
+	grep -q "tidb-0 runs 8.0.11-TiDB-v7.5.1, before the fix of TiDB issue 52600$" "$TRASH/c751/logs/tichaos.log"
+'
+
+test_expect_success 'TiDB v8.0.0, a line between the fixed ones that never had it: no line' '
+	caught_run c800 t800 &&
+	grep -q "tidb-0 runs 8.0.11-TiDB-v8.0.0, before the fix of TiDB issue 52600$" "$TRASH/c800/logs/tichaos.log"
+'
+
+test_expect_success 'v7.5.2 beside v7.5.1: one server can still show it, no line' '
+	caught_run cmix mixed &&
+	grep -q "tidb-1 runs 8.0.11-TiDB-v7.5.1, before the fix of TiDB issue 52600$" "$TRASH/cmix/logs/tichaos.log"
 '
 
 test_done
