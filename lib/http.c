@@ -34,6 +34,15 @@ int http_request(const char *method, const char *url, const char *body,
 		 struct buf *out, long *status, int64_t timeout_ns,
 		 struct err *e)
 {
+	return http_request_auth(method, url, NULL, body, out, status,
+				 timeout_ns, e);
+}
+
+int http_request_auth(const char *method, const char *url,
+		      const struct http_auth *auth, const char *body,
+		      struct buf *out, long *status, int64_t timeout_ns,
+		      struct err *e)
+{
 	struct sink sink = { out, ERR_INIT };
 	struct curl_slist *headers = NULL;
 	CURLcode rc;
@@ -53,6 +62,13 @@ int http_request(const char *method, const char *url, const char *body,
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
+	if (auth) {
+		/* Basic alone: sent with the first request, unasked. */
+		curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(curl, CURLOPT_USERNAME, auth->user);
+		curl_easy_setopt(curl, CURLOPT_PASSWORD,
+				 auth->password ? auth->password : "");
+	}
 	if (body) {
 		headers = curl_slist_append(headers,
 					    "Content-Type: application/json");

@@ -27,6 +27,22 @@ int http_request(const char *method, const char *url, const char *body,
 		 struct buf *out, long *status, int64_t timeout_ns,
 		 struct err *e);
 
+/* HTTP basic authentication (RFC 7617): borrowed strings. */
+struct http_auth {
+	const char *user;	/* no ':' in it (the scheme cannot say one) */
+	const char *password;	/* NULL: empty */
+};
+
+/*
+ * http_request() with `auth` (NULL: none) sent at once as an
+ * "Authorization: Basic" header, not in the URL, so that no message
+ * holds the password.
+ */
+int http_request_auth(const char *method, const char *url,
+		      const struct http_auth *auth, const char *body,
+		      struct buf *out, long *status, int64_t timeout_ns,
+		      struct err *e);
+
 /* What http_field() accepts at a path. */
 enum http_want {
 	WANT_STRING,
