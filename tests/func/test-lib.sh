@@ -377,11 +377,12 @@ take_port() {
 	test_next_port_=$((test_next_port_ + 1))
 }
 
-# fake_http NAME PORT DIR: (re)start the fake server NAME,
-# tests/helpers/fake-http.pl answering on 127.0.0.1:PORT from DIR, with an
-# empty log of its requests $TRASH/NAME.log (its own errors in
-# $TRASH/NAME.err); the one started before under NAME is stopped first.
-# Returns once it listens; killed when the file ends.
+# fake_http NAME PORT DIR [OPTION...]: (re)start the fake server NAME,
+# tests/helpers/fake-http.pl answering on 127.0.0.1:PORT from DIR (with
+# its OPTIONs: TiCDC's middleware), with an empty log of its requests
+# $TRASH/NAME.log (its own errors in $TRASH/NAME.err); the one started
+# before under NAME is stopped first. Returns once it listens; killed
+# when the file ends.
 fake_http() {
 	test_fake_var_=fake_pid_$(echo "$1" | tr - _)
 	eval "test_fake_pid_=\${$test_fake_var_:-}"
@@ -390,13 +391,18 @@ fake_http() {
 		wait "$test_fake_pid_" 2>/dev/null
 	fi
 	rm -f "$TRASH/$1.log"
-	perl "$ROOT/tests/helpers/fake-http.pl" "$2" "$3" "$TRASH/$1.log" \
-		>"$TRASH/$1.err" 2>&1 &
+	test_fake_port_=$2
+	test_fake_dir_=$3
+	test_fake_log_=$TRASH/$1
+	shift 3
+	perl "$ROOT/tests/helpers/fake-http.pl" "$test_fake_port_" \
+		"$test_fake_dir_" "$test_fake_log_.log" "$@" \
+		>"$test_fake_log_.err" 2>&1 &
 	test_fake_pid_=$!
 	eval "$test_fake_var_=$test_fake_pid_"
 	test_track_pid $test_fake_pid_
-	wait_for_condition 5 "listening $2 || ! alive $test_fake_pid_" &&
-	alive $test_fake_pid_ || { cat "$TRASH/$1.err"; return 1; }
+	wait_for_condition 5 "listening $test_fake_port_ || ! alive $test_fake_pid_" &&
+	alive $test_fake_pid_ || { cat "$test_fake_log_.err"; return 1; }
 }
 
 # test_capture_files DIR ID PORT: canned answers in DIR for a TiCDC

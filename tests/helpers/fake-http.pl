@@ -1,10 +1,14 @@
 #!/usr/bin/perl
-# fake-http.pl PORT DIR LOG: a small HTTP/1.1 server that answers like a
-# TiDB status port, the TiCDC Open API or PD, from canned responses, for
-# the tests of what tichaos asks of servers that cannot run here.
+# fake-http.pl PORT DIR LOG [--log-query]
+#                           [--cdc-users USER,... --cdc-tidb HOST:PORT]
+#                           [--cdc-keyspaces NAME,...]
+# A small HTTP/1.1 server that answers like a TiDB status port, the TiCDC
+# Open API or PD, from canned responses, for the tests of what tichaos asks
+# of servers that cannot run here.
 #
 # It listens on 127.0.0.1:PORT only, serves one request per connection
-# (Connection: close) and appends "METHOD PATH" to LOG for each request.
+# (Connection: close) and appends "METHOD PATH" to LOG for each request
+# (with --log-query, "METHOD PATH?QUERY" for one with a query).
 # The answer to `POST /ddl/owner/resign` is the file DIR/POST_ddl_owner_resign
 # (the method, "_", the path without its leading slash and query, every
 # character but [A-Za-z0-9_-] turned into "_"). A response file's first
@@ -20,15 +24,67 @@
 #   the tests to read what tichaos sent.
 # - Unknown paths: 404 with Go's body "404 page not found".
 # - GET /: 200 "ok" unless DIR/GET_ exists (tichaos's readiness check).
+#
+# TiCDC's middleware, before any canned answer, on the routes the new
+# TiCDC guards with it (pingcap/ticdc api/v2/api.go
+# RegisterOpenAPIV2Routes; the changefeed routes, /unsafe), in its order,
+# keyspace check first:
+# - --cdc-keyspaces NAME,...: the next-gen kernel's KeyspaceCheckerMiddleware
+#   (api/middleware/middleware.go) with these keyspaces in PD: a route of
+#   it without ?keyspace= (or with an empty one) is 400
+#   CDC:ErrAPIInvalidParam "missing required query parameter keyspace,
+#   please specify --keyspace or -k", one naming another keyspace 400
+#   "keyspace %q does not exist, please check --keyspace or -k". Without
+#   this option, the classic kernel: the parameter is not looked at.
+# - --cdc-users USER,... --cdc-tidb HOST:PORT: AuthenticateMiddleware
+#   (api/middleware/authenticate_middleware.go) with
+#   security.client-user-required = true and client-allowed-user = USERS:
+#   no basic authentication is 401 CDC:ErrCredentialNotFound "credential
+#   not found: please specify the user and password via authorization
+#   header"; a user not in USERS 401 CDC:ErrUnauthorized "user U
+#   unauthorized, error: The user is not allowed." ("Empty username is not
+#   allowed." for ""); else the password is tried as TiCDC does, by
+#   logging in as the user to the upstream's SQL server (HOST:PORT; TiCDC
+#   takes the TiDBs from etcd) and running SHOW STATUS LIKE '%Ssl_cipher'
+#   (doVerify), here with the mariadb client, the password in MYSQL_PWD:
+#   a refusal is 401 CDC:ErrUnauthorized "user U unauthorized, error:
+#   [CDC:ErrMySQLConnectionError]fail to open MySQL connection: Error 1045
+#   (28000): Access denied for user ..." (pkg/sink/mysql/helper.go
+#   CreateMysqlDBConn, go-sql-driver's MySQLError text; other client
+#   errors are passed on in the client's words, where TiCDC would say
+#   Go's "dial tcp ...").
+# Both answer as c.IndentedJSON(status, api.NewHTTPError(err)) does:
+# {"error_msg", "error_code"} in that order, 4-space indented, Go's
+# escapes (<, > and & as \u003c, \u003e, \u0026), no newline at the end
+# (pkg/api/util.go HTTPError; pkg/errors/error.go for the texts;
+# pingcap/errors Error() "[CODE]message"). tiflow's TiCDC has the same
+# AuthenticateMiddleware and texts (cdc/api/middleware/middleware.go) on
+# fewer routes: not on GET .../status.
 # SIGTERM ends it with exit status 0. Core Perl only.
 use strict;
 use warnings;
 use IO::Socket::INET;
+use MIME::Base64 qw(decode_base64);
 
-@ARGV == 3 or die "usage: fake-http.pl PORT DIR LOG\n";
-my ($port, $dir, $logfile) = @ARGV;
-my %reason = (200 => 'OK', 400 => 'Bad Request', 404 => 'Not Found',
-	      500 => 'Internal Server Error', 503 => 'Service Unavailable');
+my $usage = "usage: fake-http.pl PORT DIR LOG [--log-query] " .
+	    "[--cdc-users USER,... --cdc-tidb HOST:PORT] " .
+	    "[--cdc-keyspaces NAME,...]\n";
+@ARGV >= 3 or die $usage;
+my ($port, $dir, $logfile) = splice @ARGV, 0, 3;
+my %opt;
+while (@ARGV) {
+	my $o = shift @ARGV;
+	if ($o eq '--log-query') {
+		$opt{'log-query'} = 1;
+		next;
+	}
+	$o =~ /^--(cdc-users|cdc-tidb|cdc-keyspaces)$/ && @ARGV or die $usage;
+	$opt{$1} = shift @ARGV;
+}
+!defined $opt{'cdc-users'} == !defined $opt{'cdc-tidb'} or die $usage;
+my %reason = (200 => 'OK', 400 => 'Bad Request', 401 => 'Unauthorized',
+	      404 => 'Not Found', 500 => 'Internal Server Error',
+	      503 => 'Service Unavailable');
 my %seen;	# requests per response name, for sequences
 
 $SIG{TERM} = sub { exit 0 };
@@ -49,21 +105,141 @@ sub response_file {
 	return -e "$dir/$name" ? "$dir/$name" : undef;
 }
 
-# Read one request: (method, path) or () when the client gave up.
+# Read one request: (method, path, body, query, authorization) or ()
+# when the client gave up.
 sub read_request {
 	my ($c) = @_;
 	my $line = <$c> // return ();
 	my ($method, $target) = $line =~ m{^([A-Z]+) (\S+) HTTP/1\.[01]\r?\n\z}
 		or return ();
-	my $length = 0;
+	my ($length, $auth) = (0, undef);
 	while (my $h = <$c>) {
 		last if $h =~ /^\r?\n\z/;
 		$length = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
+		$auth = $1 if $h =~ /^Authorization:[ \t]*(.*?)\r?\n\z/i;
 	}
 	my $body = '';
 	read $c, $body, $length if $length;
-	(my $path = $target) =~ s/\?.*//s;
-	return ($method, $path, $body);
+	my ($path, $query) = $target =~ /^([^?]*)(?:\?(.*))?\z/s;
+	return ($method, $path, $body, $query, $auth);
+}
+
+# The routes of TiCDC's middleware, pingcap/ticdc api/v2/api.go: METHOD,
+# the path, whether the authentication follows the keyspace check.
+my $cf = qr{/api/v2/changefeeds/[^/]+};
+my @cdc_routes = (
+	[GET => qr{^$cf\z}, 0], [GET => qr{^/api/v2/changefeeds\z}, 0],
+	[POST => qr{^/api/v2/changefeeds\z}, 1], [PUT => qr{^$cf\z}, 1],
+	[POST => qr{^$cf/(?:resume|pause)\z}, 1], [DELETE => qr{^$cf\z}, 1],
+	[GET => qr{^$cf/(?:status|synced)\z}, 1],
+	[POST => qr{^$cf/(?:move_table|move_split_table|split_table_by_region_count|merge_table)\z}, 1],
+	[GET => qr{^$cf/(?:get_dispatcher_count|tables)\z}, 0],
+	[GET => qr{^/api/v2/unsafe/metadata\z}, 1],
+	[POST => qr{^/api/v2/unsafe/resolve_lock\z}, 1],
+	[DELETE => qr{^/api/v2/unsafe/service_gc_safepoint\z}, 1],
+);
+
+# A string as Go's encoding/json writes it (HTML-safe, as gin's
+# IndentedJSON does).
+sub go_json_string {
+	my ($s) = @_;
+	my %short = ("\b" => '\b', "\f" => '\f', "\n" => '\n', "\r" => '\r',
+		     "\t" => '\t', '"' => '\"', '\\' => '\\\\');
+	$s =~ s{([\x00-\x1f"\\<>&])}{$short{$1} // sprintf('\u%04x', ord $1)}ge;
+	$s =~ s{\xe2\x80([\xa8\xa9])}{sprintf '\u%04x', 0x2000 + ord($1) - 0x80}ge;
+	return qq("$s");
+}
+
+# (status, body) of c.IndentedJSON(status, api.NewHTTPError(err)).
+sub cdc_error {
+	my ($status, $code, $msg) = @_;
+	return ($status, "{\n    \"error_msg\": " .
+		go_json_string("[CDC:$code]$msg") . ",\n    \"error_code\": " .
+		go_json_string("CDC:$code") . "\n}");
+}
+
+# Go's %q of a printable string.
+sub go_quote {
+	my ($s) = @_;
+	$s =~ s/(["\\])/\\$1/g;
+	$s =~ s/([\x00-\x1f\x7f])/sprintf '\x%02x', ord $1/ge;
+	return qq("$s");
+}
+
+# gin's c.Query(KEY): the first value, URL-decoded ("" when absent).
+sub query_value {
+	my ($query, $key) = @_;
+	for my $pair (split /[&]/, $query // '') {
+		my ($k, $v) = split /=/, $pair, 2;
+		$v //= '';
+		tr/+/ / for $k, $v;
+		s/%([0-9A-Fa-f]{2})/chr hex $1/ge for $k, $v;
+		return $v if $k eq $key;
+	}
+	return '';
+}
+
+# TiCDC's verify(): (status, body) of its refusal, or () to go on.
+sub cdc_authenticate {
+	my ($auth) = @_;
+	my ($user, $password);
+	# net/http's BasicAuth: "Basic " in any case, base64 of "user:pw".
+	if (defined $auth && $auth =~ /^basic (.*)\z/is) {
+		my $b64 = $1;
+		($user, $password) = split /:/, decode_base64($b64), 2
+			if $b64 =~ m{^[A-Za-z0-9+/]*={0,2}\z} && length($b64) % 4 == 0;
+	}
+	return cdc_error(401, 'ErrCredentialNotFound', 'credential not found: ' .
+			 'please specify the user and password via ' .
+			 'authorization header') unless defined $password;
+	unless (grep { $_ eq $user } split /,/, $opt{'cdc-users'}) {
+		my $why = $user eq '' ? 'Empty username is not allowed.'
+				      : 'The user is not allowed.';
+		return cdc_error(401, 'ErrUnauthorized',
+				 "user $user unauthorized, error: $why");
+	}
+	my ($host, $sql_port) = $opt{'cdc-tidb'} =~ /^(.*):(\d+)\z/;
+	local $ENV{MYSQL_PWD} = $password;
+	my $pid = open my $out, '-|';
+	defined $pid or die "fake-http: fork: $!\n";
+	if (!$pid) {
+		open STDERR, '>&', \*STDOUT;
+		exec('mariadb', '--no-defaults', '--protocol=TCP', "--host=$host",
+		     "--port=$sql_port", "--user=$user", '--batch',
+		     '--skip-column-names', '--connect-timeout=5',
+		     '--execute=SHOW STATUS LIKE \'%Ssl_cipher\'')
+			or print "ERROR 2000 (HY000): cannot run mariadb: $!\n";
+		exit 1;
+	}
+	my $said = do { local $/; <$out> } // '';
+	close $out;
+	return () if $? == 0;
+	my ($errno, $state, $text) =
+		$said =~ /^ERROR (\d+) \(([0-9A-Z]{5})\)(?: at line \d+)?: (.*?)\s*$/m;
+	$text //= $said =~ s/\s+\z//r;
+	my $err = defined $errno ? "Error $errno ($state): $text" : $text;
+	return cdc_error(401, 'ErrUnauthorized', "user $user unauthorized, " .
+			 'error: [CDC:ErrMySQLConnectionError]fail to open ' .
+			 "MySQL connection: $err");
+}
+
+# TiCDC's middleware on METHOD PATH: (status, body) of a refusal, or ().
+sub cdc_middleware {
+	my ($method, $path, $query, $auth) = @_;
+	my ($route) = grep { $_->[0] eq $method && $path =~ $_->[1] } @cdc_routes;
+	return () unless $route;
+	if (defined $opt{'cdc-keyspaces'}) {
+		my $ks = query_value($query, 'keyspace');
+		return cdc_error(400, 'ErrAPIInvalidParam', 'missing required ' .
+				 'query parameter keyspace, please specify ' .
+				 '--keyspace or -k') if $ks eq '';
+		return cdc_error(400, 'ErrAPIInvalidParam', 'keyspace ' .
+				 go_quote($ks) . ' does not exist, please ' .
+				 'check --keyspace or -k')
+			unless grep { $_ eq $ks } split /,/, $opt{'cdc-keyspaces'};
+	}
+	return cdc_authenticate($auth) if $route->[2] && defined $opt{'cdc-users'};
+	return ();
 }
 
 sub answer {
@@ -76,7 +252,7 @@ sub answer {
 
 while (1) {
 	my $c = $server->accept or next;
-	my ($method, $path, $request) = eval {
+	my ($method, $path, $request, $query, $auth) = eval {
 		local $SIG{ALRM} = sub { die "timeout\n" };
 		alarm 5;
 		my @r = read_request($c);
@@ -87,7 +263,8 @@ while (1) {
 		close $c;
 		next;
 	}
-	print $log "$method $path\n";
+	print $log "$method $path",
+		$opt{'log-query'} && defined $query ? "?$query" : '', "\n";
 	(my $name = $path) =~ s{^/}{};
 	$name = "${method}_$name" =~ s/[^A-Za-z0-9_-]/_/gr;
 	if (length $request) {
@@ -95,8 +272,12 @@ while (1) {
 		print $bf $request;
 		close $bf;
 	}
-	my $file = response_file($name);
-	if (!$file && $method eq 'GET' && $path eq '/') {
+	my @refused = cdc_middleware($method, $path, $query, $auth);
+	my $file = @refused ? undef : response_file($name);
+	if (@refused) {
+		answer($c, $refused[0], 'application/json; charset=utf-8',
+		       $refused[1]);
+	} elsif (!$file && $method eq 'GET' && $path eq '/') {
 		answer($c, 200, 'text/plain; charset=utf-8', 'ok');
 	} elsif (!$file) {
 		answer($c, 404, 'text/plain; charset=utf-8',
