@@ -76,12 +76,13 @@ static int answer_error(struct api_reply *r, long status, const char *body,
 }
 
 /*
- * One request to one component: 0, or -1 with `e` and in *next whether
- * another component may be asked.
+ * One request to one component, with `auth` (may be NULL): 0, or -1 with
+ * `e` and in *next whether another component may be asked.
  */
 static int ask(const struct component *comp, const char *method,
-	       const char *path, const char *body, unsigned flags,
-	       struct api_reply *r, int *next, struct err *e)
+	       const char *path, const struct http_auth *auth,
+	       const char *body, unsigned flags, struct api_reply *r,
+	       int *next, struct err *e)
 {
 	int get = !strcmp(method, "GET");
 	struct buf answer = BUF_INIT;
@@ -95,8 +96,8 @@ static int ask(const struct component *comp, const char *method,
 	r->code[0] = '\0';
 	*next = 1;
 	r->status = 0;
-	if (http_request(method, url, body, &answer, &status,
-			 get ? GET_TIMEOUT_NS : CHANGE_TIMEOUT_NS, e))
+	if (http_request_auth(method, url, auth, body, &answer, &status,
+			      get ? GET_TIMEOUT_NS : CHANGE_TIMEOUT_NS, e))
 		goto out;
 	r->status = status;
 	buf_rtrim(&answer);
@@ -120,10 +121,44 @@ out:
 	return rc;
 }
 
+/*
+ * What TiCDC refused of the topology's ticdc: — its authentication (401:
+ * AuthenticateMiddleware), its keyspace check (400 CDC:ErrAPIInvalidParam
+ * about the keyspace: KeyspaceCheckerMiddleware, pingcap/ticdc
+ * api/middleware) — is the topology's to mend: ERR_USAGE, with what was
+ * sent. Any other failure keeps its class.
+ */
+static int ticdc_error(const struct cluster *c, const struct api_reply *r,
+		       const struct err *last, struct err *e)
+{
+	const struct ticdc_access *a = &c->ticdc;
+
+	if (r->status == 401 && a->user)
+		return err_set(e, ERR_USAGE, "%s (tichaos sent the topology's "
+			       "ticdc: user '%s' with %s%s)", last->msg,
+			       a->user, a->password_env ? "the password in $"
+			       : "an empty password", a->password_env ?
+			       a->password_env : "");
+	if (r->status == 401)
+		return err_set(e, ERR_USAGE, "%s (the topology's ticdc: names "
+			       "no user to send)", last->msg);
+	if (r->status == 400 && !strcmp(r->code, "CDC:ErrAPIInvalidParam") &&
+	    strstr(last->msg, "keyspace"))
+		return err_set(e, ERR_USAGE, "%s (%s)", last->msg,
+			       a->keyspace ? "tichaos sent the topology's "
+			       "ticdc: keyspace" : "the topology's ticdc: "
+			       "names no keyspace");
+	return err_set(e, last->class, "%s", last->msg);
+}
+
 int cluster_api(struct cluster *c, unsigned role, const char *method,
 		const char *path, const char *body, unsigned flags,
 		struct api_reply *r, struct err *e)
 {
+	const struct ticdc_access *a = &c->ticdc;
+	const struct http_auth cdc_auth = { a->user, a->password };
+	const struct http_auth *auth =
+		role == ROLE_CDC && a->user ? &cdc_auth : NULL;
 	struct err last = ERR_INIT;
 	int next = 1, rc;
 
@@ -134,12 +169,15 @@ int cluster_api(struct cluster *c, unsigned role, const char *method,
 		if (!(comp->roles & role) || !comp->http_url)
 			continue;
 		err_clear(&last);
-		rc = ask(comp, method, path, body, flags, r, &next, &last);
+		rc = ask(comp, method, path, auth, body, flags, r, &next,
+			 &last);
 		if (r->status)
 			r->comp = comp;
 		if (!rc)
 			return 0;
 	}
+	if (err_isset(&last) && role == ROLE_CDC)
+		return ticdc_error(c, r, &last, e);
 	if (err_isset(&last))
 		return err_set(e, last.class, "%s", last.msg);
 	return err_set(e, ERR_INFRA, "no %s component with an HTTP URL",
@@ -147,6 +185,21 @@ int cluster_api(struct cluster *c, unsigned role, const char *method,
 }
 
 /* TiCDC */
+
+/*
+ * The path of a changefeed request: /api/v2/changefeeds[/ID[/OP]], with
+ * ?keyspace= when the topology names one (every changefeed route goes
+ * through TiCDC's keyspace check: api/v2/api.go in pingcap/ticdc).
+ */
+static void feed_path(const struct cluster *c, const char *id,
+		      const char *op, char *out, size_t size)
+{
+	const char *ks = c->ticdc.keyspace;
+
+	snprintf(out, size, "/api/v2/changefeeds%s%s%s%s%s%s", id ? "/" : "",
+		 id ? id : "", op ? "/" : "", op ? op : "",
+		 ks ? "?keyspace=" : "", ks ? ks : "");
+}
 
 /* Copy a checked string member (or "" for an absent one). */
 static void copy_string(char *out, size_t size, json_t *v)
@@ -162,7 +215,7 @@ int cluster_changefeed(struct cluster *c, const char *id,
 	char path[512];
 	int rc;
 
-	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s", id);
+	feed_path(c, id, NULL, path, sizeof(path));
 	if (cluster_api(c, ROLE_CDC, "GET", path, NULL, API_JSON, &r, e)) {
 		rc = !strcmp(r.code, "CDC:ErrChangeFeedNotExists") ? 1 : -1;
 		goto out;
@@ -206,8 +259,7 @@ static int change_id(struct cluster *c, const char *method, const char *id,
 {
 	char path[512];
 
-	snprintf(path, sizeof(path), "/api/v2/changefeeds/%s%s%s", id,
-		 op ? "/" : "", op ? op : "");
+	feed_path(c, id, op, path, sizeof(path));
 	return change(c, method, path, body, via, e);
 }
 
@@ -236,6 +288,7 @@ int cluster_changefeed_create(struct cluster *c, const char *id,
 {
 	json_t *doc = json_pack("{s:s, s:s}", "changefeed_id", id, "sink_uri",
 				sink_uri);
+	char path[512];
 	char *body;
 	int rc;
 
@@ -246,7 +299,8 @@ int cluster_changefeed_create(struct cluster *c, const char *id,
 	json_decref(doc);
 	if (!body)
 		return err_set(e, ERR_INFRA, "out of memory");
-	rc = change(c, "POST", "/api/v2/changefeeds", body, via, e);
+	feed_path(c, NULL, NULL, path, sizeof(path));
+	rc = change(c, "POST", path, body, via, e);
 	memset(body, 0, strlen(body));	/* the sink's password */
 	free(body);
 	return rc;
@@ -264,9 +318,14 @@ int cluster_ensure_changefeed(struct cluster *c, struct err *e)
 		log_info("changefeed %s exists", c->changefeed);
 		return 0;
 	}
+	/* A keyspace TiCDC refuses: no create would be taken either. */
+	if (missing.class == ERR_USAGE)
+		return err_set(e, ERR_USAGE, "changefeed %s: %s", c->changefeed,
+			       missing.msg);
 	if (cluster_changefeed_create(c, c->changefeed, c->sink_uri, 0, &via,
 				      &refused))
-		return err_set(e, ERR_INFRA, "changefeed %s: not found (%s), "
+		return err_set(e, refused.class == ERR_USAGE ? ERR_USAGE
+			       : ERR_INFRA, "changefeed %s: not found (%s), "
 			       "and creating it failed: %s", c->changefeed,
 			       missing.msg, refused.msg);
 	log_info("created changefeed %s (%s)", c->changefeed, via->name);
@@ -285,7 +344,7 @@ int server_release(const struct component *comp, struct release *out,
 	int next, rc;
 
 	*out = (struct release){ -1, -1, -1, "" };
-	rc = ask(comp, "GET", cdc ? "/api/v2/status" : "/status", NULL,
+	rc = ask(comp, "GET", cdc ? "/api/v2/status" : "/status", NULL, NULL,
 		 API_JSON, &r, &next, e) ||
 	     http_field(r.doc, "version", WANT_STRING, r.where, &version, e);
 	if (rc) {
@@ -487,8 +546,8 @@ int capture_listed(const struct cluster *c, const struct component *comp,
 	size_t n = 0;
 	int next, rc;
 
-	rc = ask(comp, "GET", "/api/v2/captures", NULL, API_JSON, &r, &next,
-		 &why) ||
+	rc = ask(comp, "GET", "/api/v2/captures", NULL, NULL, API_JSON, &r,
+		 &next, &why) ||
 	     parse_captures(&r, caps, &n, &why);
 	if (rc && r.status == 404)
 		err_set(e, ERR_USAGE, "%s: %s: " NO_OPEN_API_V2, comp->name,

@@ -52,14 +52,19 @@ struct api_reply {
 
 /*
  * `method` `path` at the origin of the http_url of each component with
- * `role`, in order, with `body` (NULL: none) sent as JSON. A 2xx answer is
+ * `role`, in order, with `body` (NULL: none) sent as JSON; to ROLE_CDC
+ * with the topology's ticdc: user and password (c->ticdc), if any, as
+ * HTTP basic authentication. A 2xx answer is
  * success (with API_JSON it must parse: *r->doc). A GET goes on to the
  * next component when one does not answer, answers 5xx, or answers
  * something that is not JSON; any other method only when one does not
  * answer (a server that answered has acted, or refused). Failures keep
  * the last one: "METHOD 'URL': HTTP 400: <error_msg of a TiCDC error, the
  * string of a PD error, else the body's start>", "cannot GET 'URL': ...",
- * "no cdc component with an HTTP URL". `r` (API_REPLY_INIT, or one used
+ * "no cdc component with an HTTP URL". What TiCDC refuses of c->ticdc (a
+ * 401 of its authentication, a 400 CDC:ErrAPIInvalidParam of its keyspace
+ * check) is ERR_USAGE, with what tichaos sent appended: "... (tichaos
+ * sent the topology's ticdc: user 'cdc' with the password in $TICDC_PW)". `r` (API_REPLY_INIT, or one used
  * before) is filled either way and released by the caller.
  */
 int cluster_api(struct cluster *c, unsigned role, const char *method,
@@ -72,7 +77,11 @@ void api_reply_release(struct api_reply *r);
 /* 1 when a component with `role` has an HTTP URL to ask. */
 int cluster_has_api(const struct cluster *c, unsigned role);
 
-/* TiCDC's Open API v2 (pingcap/tiflow cdc/api/v2). */
+/*
+ * TiCDC's Open API v2 (pingcap/tiflow cdc/api/v2; the new TiCDC's,
+ * pingcap/ticdc api/v2, keeps its paths). Every changefeed request
+ * carries ?keyspace= when c->ticdc names one.
+ */
 
 /* One capture as GET /api/v2/captures lists it. */
 struct capture {

@@ -197,6 +197,12 @@ void cluster_close(struct cluster *c)
 	free(c->topology_path);
 	free(c->changefeed);
 	free(c->sink_uri);
+	free(c->ticdc.user);
+	free(c->ticdc.password_env);
+	if (c->ticdc.password)
+		memset(c->ticdc.password, 0, strlen(c->ticdc.password));
+	free(c->ticdc.password);
+	free(c->ticdc.keyspace);
 	free(c->tally);
 	free(c->etcd_endpoints);
 	memset(c, 0, sizeof(*c));

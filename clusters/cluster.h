@@ -86,6 +86,25 @@ struct component {
 struct cluster;
 
 /*
+ * What TiCDC's Open API asks of its clients (docs/topology.md, ticdc:):
+ * each NULL when the topology does not say, and then not sent.
+ */
+struct ticdc_access {
+	/* The user of HTTP basic authentication, sent on every request to
+	 * TiCDC: TiCDC with security.client-user-required checks it as a
+	 * TiDB user (pingcap/ticdc api/middleware/authenticate_middleware.go). */
+	char *user;
+	/* Its password, from the environment variable the topology names
+	 * (password_env); never written anywhere. */
+	char *password_env;
+	char *password;
+	/* The keyspace, sent as ?keyspace= on the changefeed requests,
+	 * which next-gen TiCDC requires (KeyspaceCheckerMiddleware in
+	 * api/middleware/middleware.go) and classic TiCDC ignores. */
+	char *keyspace;
+};
+
+/*
  * HOSTS_DEFAULT is the environment's TICHAOS_HOSTS (on, off, auto), else
  * HOSTS_AUTO: hosts when namespaces can be made here, else loopback, and
  * `cluster up` says why.
@@ -194,6 +213,8 @@ struct cluster {
 	/* MAY: TiCDC's changefeed (id, sink URI) from the topology. */
 	char *changefeed;
 	char *sink_uri;
+	/* MAY: how TiCDC's Open API is asked (the topology's ticdc:). */
+	struct ticdc_access ticdc;
 	/* Skipped replication events per component (component_replica_
 	 * skipped), under a lock of cluster.c's; NULL until asked. */
 	struct replica_tally *tally;

@@ -12,13 +12,21 @@
 #include "lib/parse.h"
 #include "lib/ynode.h"
 
-static int put(struct buf *out, const char *key, const char *value,
-	       struct err *e)
+/* "<indent>key: value" for a set value, quoted. */
+static int put_at(struct buf *out, const char *indent, const char *key,
+		  const char *value, struct err *e)
 {
 	if (!value)
 		return 0;
-	return buf_printf(out, e, "    %s: ", key) ||
+	return buf_printf(out, e, "%s%s: ", indent, key) ||
 	       ynode_quote(out, value, e) || buf_addch(out, '\n', e);
+}
+
+/* A key of a component. */
+static int put(struct buf *out, const char *key, const char *value,
+	       struct err *e)
+{
+	return put_at(out, "    ", key, value, e);
 }
 
 int topology_write(const struct cluster *c, const char *path, struct err *e)
@@ -44,6 +52,12 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		     buf_addch(&out, '\n', e);
 		buf_release(&uri);
 	}
+	if (!rc && (c->ticdc.user || c->ticdc.keyspace))
+		rc = buf_addstr(&out, "ticdc:\n", e) ||
+		     put_at(&out, "  ", "user", c->ticdc.user, e) ||
+		     put_at(&out, "  ", "password_env", c->ticdc.password_env,
+			    e) ||
+		     put_at(&out, "  ", "keyspace", c->ticdc.keyspace, e);
 	if (!rc && c->nhosts)
 		rc = buf_addstr(&out, "hosts:\n", e);
 	for (size_t i = 0; !rc && i < c->nhosts; i++) {
@@ -127,7 +141,8 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 }
 
 static const char *const top_keys[] = {
-	"cluster", "port_base", "changefeed", "hosts", "components", NULL,
+	"cluster", "port_base", "changefeed", "ticdc", "hosts", "components",
+	NULL,
 };
 
 static const char *const host_keys[] = { "name", "ssh", "timeout", NULL };
@@ -138,6 +153,10 @@ static const char *const ssh_keys[] = {
 };
 
 static const char *const changefeed_keys[] = { "id", "sink_uri", NULL };
+
+static const char *const ticdc_keys[] = {
+	"user", "password_env", "keyspace", NULL,
+};
 
 static const char *const comp_keys[] = {
 	"name", "roles", "host", "sql", "user", "password_env", "replicates",
@@ -284,7 +303,7 @@ static int remote_path(struct reader *r, const struct ynode *map,
 
 /* The password is the named variable's value: the file never holds it. */
 static int read_password(struct reader *r, const struct ynode *n,
-			 struct component *comp)
+			 char **env, char **password)
 {
 	const char *name, *value;
 
@@ -297,9 +316,43 @@ static int read_password(struct reader *r, const struct ynode *n,
 		return ynode_error(r->e, r->file, n, "password_env: the "
 				  "environment variable '%s' is not set",
 				  name);
-	comp->password_env = xstrdup(name);
-	comp->password = xstrdup(value);
+	*env = xstrdup(name);
+	*password = xstrdup(value);
 	return 0;
+}
+
+/*
+ * ticdc: how TiCDC's Open API is asked. The user goes in an HTTP basic
+ * authentication header, which cannot hold a ':' in it; the keyspace is
+ * a name as PD accepts one (namePattern in tikv/pd pkg/keyspace/util.go),
+ * which needs no escaping in a query.
+ */
+static int read_ticdc(struct reader *r, const struct ynode *n)
+{
+	struct ticdc_access *a = &r->c->ticdc;
+	const struct ynode *user = ynode_get(n, "user");
+	const struct ynode *ks = ynode_get(n, "keyspace");
+	const struct ynode *pw = ynode_get(n, "password_env");
+
+	if (ynode_check_map(r->file, n, ticdc_keys, "ticdc", r->e) ||
+	    string(r, n, "user", 0, &a->user) ||
+	    string(r, n, "keyspace", 0, &a->keyspace))
+		return -1;
+	if (a->user && strchr(a->user, ':'))
+		return ynode_error(r->e, r->file, user, "user: '%s' has a ':', "
+				  "which HTTP basic authentication cannot "
+				  "send", a->user);
+	if (a->keyspace && (strlen(a->keyspace) > 20 ||
+			    strspn(a->keyspace, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				   "abcdefghijklmnopqrstuvwxyz0123456789-_") !=
+			    strlen(a->keyspace)))
+		return ynode_error(r->e, r->file, ks, "keyspace: '%s' is not "
+				  "a keyspace name (1 to 20 letters, digits, "
+				  "- and _)", a->keyspace);
+	if (pw && !a->user)
+		return ynode_error(r->e, r->file, pw, "password_env needs the "
+				  "user it is the password of");
+	return read_password(r, pw, &a->password_env, &a->password);
 }
 
 static int read_component(struct reader *r, const struct ynode *n,
@@ -333,7 +386,8 @@ static int read_component(struct reader *r, const struct ynode *n,
 	}
 	if (read_sql(r, ynode_get(n, "sql"), comp) ||
 	    string(r, n, "user", 0, &comp->user) ||
-	    read_password(r, ynode_get(n, "password_env"), comp) ||
+	    read_password(r, ynode_get(n, "password_env"), &comp->password_env,
+			  &comp->password) ||
 	    string(r, n, "replicates", 0, &comp->replicates) ||
 	    string(r, n, "http_url", 0, &comp->http_url) ||
 	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
@@ -478,6 +532,8 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 		ynode_error(e, path, cf, "changefeed needs an id");
 		goto out;
 	}
+	if (ynode_get(root, "ticdc") && read_ticdc(&r, ynode_get(root, "ticdc")))
+		goto out;
 	if (read_hosts(&r, ynode_get(root, "hosts")))
 		goto out;
 	list = ynode_get(root, "components");
