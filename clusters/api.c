@@ -240,6 +240,25 @@ out:
 	return rc;
 }
 
+int cluster_ticdc_access(struct cluster *c, const char *id, struct err *e)
+{
+	struct api_reply r = API_REPLY_INIT;
+	struct err why = ERR_INIT;
+	char path[512];
+	int refused;
+
+	feed_path(c, id, "status", path, sizeof(path));
+	refused = cluster_api(c, ROLE_CDC, "GET", path, NULL, 0, &r, &why) &&
+		  why.class == ERR_USAGE;
+	if (refused)
+		err_set(e, ERR_USAGE, "%s", why.msg);
+	else if (err_isset(&why))
+		log_debug("changefeed %s: TiCDC's access not told: %s", id,
+			  why.msg);
+	api_reply_release(&r);
+	return refused ? -1 : 0;
+}
+
 /* One changefeed operation: `method` on `path`, its answer not read. */
 static int change(struct cluster *c, const char *method, const char *path,
 		  const char *body, struct component **via, struct err *e)

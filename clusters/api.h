@@ -155,6 +155,19 @@ int cluster_changefeed_create(struct cluster *c, const char *id,
 			      struct component **via, struct err *e);
 
 /*
+ * Whether TiCDC takes the topology's ticdc: user, password and keyspace
+ * for the changes of changefeed `id`, asked without changing anything:
+ * GET /api/v2/changefeeds/{id}/status, which the new TiCDC puts behind
+ * the keyspace check and authentication of pause, resume, create and
+ * remove (pingcap/ticdc api/v2/api.go). -1 (ERR_USAGE) when it refused
+ * them: a 401, or a 400 of its keyspace check. 0 otherwise, also when
+ * TiCDC does not tell: tiflow's TiCDC does not authenticate this GET,
+ * one without the route answers 404, and an unknown changefeed is 400
+ * only after both checks; a change then meets any refusal itself.
+ */
+int cluster_ticdc_access(struct cluster *c, const char *id, struct err *e);
+
+/*
  * Make sure the topology's changefeed exists: when it names a sink_uri
  * and TiCDC does not show it, create it. Nothing to do without TiCDC or a
  * sink_uri.

@@ -11,7 +11,9 @@
  * and reported as not taking effect.
  *
  * Needs TiCDC: a suite with this fault must say `requires: [ticdc]`, so
- * that it is skipped on clusters without it (the local one).
+ * that it is skipped on clusters without it (the local one). A TiCDC that
+ * refuses the topology's ticdc: user, password or keyspace refuses the run
+ * before it starts, where it tells (cluster_ticdc_access).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +64,24 @@ static int check(const struct suite *s, const struct suite_item *it,
 				   "TiCDC: the suite must say 'requires: "
 				   "[ticdc]'");
 	return 0;
+}
+
+/*
+ * A TiCDC that refuses the topology's ticdc: credentials or keyspace
+ * (pingcap/ticdc api/middleware) would refuse every step: that costs no
+ * run.
+ */
+static int resolve(struct cluster *c, const struct suite *s,
+		   const struct suite_item *it, struct err *e)
+{
+	const struct changefeed_opts *o = it->opts;
+	const char *id = cluster_changefeed_id(c, o->changefeed);
+	struct err why = ERR_INIT;
+
+	if (!cluster_ticdc(c) || !cluster_ticdc_access(c, id, &why))
+		return 0;
+	return fault_error_at(e, s, it, NULL, "fault 'changefeed': "
+			      "changefeed %s: %s", id, why.msg);
 }
 
 static const char *feed_id(struct fault_ctx *ctx, const struct suite_item *it)
@@ -277,6 +297,7 @@ const struct fault_type fault_changefeed = {
 		  opts, sizeof(opts) / sizeof(opts[0]),
 		  sizeof(struct changefeed_opts), .check = check,
 		  .plan = fault_plan },
+	.resolve = resolve,
 	.inject = inject,
 	.heal = heal,
 	.heal_name = "restore",

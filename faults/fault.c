@@ -320,7 +320,7 @@ int fault_error_at(struct err *e, const struct suite *s,
 {
 	const struct optval *v = field ? suite_optval(it, field) : NULL;
 	struct ynode at = { 0 };
-	char msg[512];
+	char msg[ERR_MSG_MAX];
 	va_list ap;
 
 	at.kind = YNODE_SCALAR;
