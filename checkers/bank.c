@@ -931,8 +931,9 @@ static int read_points(const struct check_ctx *ctx, const char *cf,
 	buf_release(&v);
 	if (!rc)
 		rc = component_connect(down, &s, NULL, 60, e) ||
-		     syncpoint_read(&s, down->name, cf, want, pts, n, why,
-				    sizeof(why), e) ? -1 : 0;
+		     syncpoint_read(&s, down->name, cf,
+				    ctx->cluster->ticdc.keyspace, want, pts, n,
+				    why, sizeof(why), e) ? -1 : 0;
 	sql_close(&s);
 	if (!rc && !*n) {
 		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s", why);

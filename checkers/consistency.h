@@ -170,15 +170,16 @@ struct sync_point {
  * The last `want` sync points of changefeed `cf` read through `down`
  * (the downstream `down_name`), oldest first, into *out (caller frees;
  * never NULL on 0): rows whose changefeed is `cf`, as the old TiCDC
- * writes it, or "default/<cf>", as the new one does. 0 with *n 0 and
+ * writes it, or "<keyspace>/<cf>", as the new one does (`keyspace` the
+ * topology's, NULL: "default"). 0 with *n 0 and
  * `why` (of `whysize` bytes) saying so when there is none: no
  * tidb_cdc.syncpoint_v1, or no row of `cf`; -1 with `e` when the read
  * failed or a row holds no TSO (checkers/syncpoint.c, shared with the
  * bank check).
  */
 int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
-		   int64_t want, struct sync_point **out, size_t *n,
-		   char *why, size_t whysize, struct err *e);
+		   const char *keyspace, int64_t want, struct sync_point **out,
+		   size_t *n, char *why, size_t whysize, struct err *e);
 
 /*
  * The VERSION() of `down` into `v` when it is not TiDB's (no "TiDB" in

@@ -78,8 +78,8 @@ static const struct optspec opts[] = {
 
 /*
  * The keyspace the new TiCDC files a changefeed under when none is named
- * (pingcap/ticdc pkg/common/types.go DefaultKeyspaceName); a topology
- * names none.
+ * (pingcap/ticdc pkg/common/types.go DefaultKeyspaceName): the one read
+ * when the topology's ticdc section names none.
  */
 #define TICDC_DEFAULT_KEYSPACE "default"
 
@@ -110,8 +110,8 @@ static int is_tso(const char *v)
 }
 
 int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
-		   int64_t want, struct sync_point **out, size_t *n,
-		   char *why, size_t whysize, struct err *e)
+		   const char *keyspace, int64_t want, struct sync_point **out,
+		   size_t *n, char *why, size_t whysize, struct err *e)
 {
 	struct sql_result res = SQL_RESULT_INIT;
 	struct buf q = BUF_INIT, newarch = BUF_INIT;
@@ -120,7 +120,9 @@ int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
 
 	*out = NULL;
 	*n = 0;
-	buf_printf(&newarch, NULL, "%s/%s", TICDC_DEFAULT_KEYSPACE, cf);
+	if (!keyspace)
+		keyspace = TICDC_DEFAULT_KEYSPACE;
+	buf_printf(&newarch, NULL, "%s/%s", keyspace, cf);
 	buf_addstr(&q, "SELECT primary_ts, secondary_ts, created_at FROM "
 		   "tidb_cdc.syncpoint_v1 WHERE changefeed IN (", NULL);
 	sql_quote_string(&q, cf, NULL);
@@ -144,7 +146,7 @@ int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
 		snprintf(why, whysize, "no sync point of changefeed %s in "
 			 "tidb_cdc.syncpoint_v1 on %s (as %s or %s/%s): none "
 			 "reached yet (sync-point-interval, default 10m)?",
-			 cf, down_name, cf, TICDC_DEFAULT_KEYSPACE, cf);
+			 cf, down_name, cf, keyspace, cf);
 	*out = xcalloc(res.nrows + 1, sizeof(**out));
 	for (size_t i = 0; i < res.nrows; i++) {
 		struct sync_point *p = &(*out)[res.nrows - 1 - i];
@@ -311,8 +313,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	buf_printf(&r->details, NULL, "\"changefeed\":");
 	json_quote(&r->details, cf, NULL);
 	rc = component_connect(down, &s, NULL, 10, e) ||
-	     syncpoint_read(&s, down->name, cf, o->syncpoints, &at, &n, why,
-			    sizeof(why), e);
+	     syncpoint_read(&s, down->name, cf, ctx->cluster->ticdc.keyspace,
+			    o->syncpoints, &at, &n, why, sizeof(why), e);
 	sql_close(&s);
 	pts = xcalloc(n + 1, sizeof(*pts));
 	for (size_t i = 0; i < n; i++)

@@ -214,6 +214,15 @@ test_expect_success 'a point of the same name in another keyspace only: unknown,
 	grep -qx "  message: \"no sync point of changefeed lone in tidb_cdc.syncpoint_v1 on tidb-down (as lone or default/lone): none reached yet (sync-point-interval, default 10m)?\"" r11.tap
 '
 
+test_expect_success 'the topology names keyspace ks1: its point is read, ks1/lone' '
+	run_dir r12 $UPT $DOWNT "    changefeed: lone" &&
+	sed -i "s/^changefeed:\$/ticdc:\n  keyspace: \"ks1\"\nchangefeed:/" r12/topology.yaml &&
+	grep -qx "  keyspace: \"ks1\"" r12/topology.yaml &&
+	check r12 && test $rc = 0 &&
+	set -- $(tail -n 1 others) &&
+	echo "$1 $2 pass" >want && points r12 >got && test_cmp want got
+'
+
 # On a MySQL-compatible downstream that is not TiDB, TiCDC accepts the
 # changefeed (tiflow cdc/sink/validator/validator.go) but its "select
 # @@tidb_current_ts" fails (mysql_syncpoint_store.go): nothing to read.
