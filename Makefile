@@ -143,7 +143,7 @@ RUNNER_OBJS += runner/rundir.o
 UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
 TEST_HELPERS = tests/helpers/campaigner tests/helpers/core-drive \
-	tests/helpers/ssh-exec
+	tests/helpers/float-text tests/helpers/ssh-exec
 
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c), their shared helpers, and
 # what they link besides lib/: the loaders they call, without main().
@@ -169,7 +169,7 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks), no cluster: linked with them, without main().
 CORE_UNIT_TESTS = tests/unit/t-consistency tests/unit/t-ids tests/unit/t-plan
-$(CORE_UNIT_TESTS): %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
+$(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 # Replays tests/data/fuzz-regressions/ through the harnesses' entry points.

@@ -424,6 +424,51 @@ static int type_in(const char *type, const char *const *list)
 	return 0;
 }
 
+/* The exponent form written out plain: t = the text, m its mantissa, ex
+ * its exponent, a the mantissa without its sign, ip and fr the digits
+ * before and after its point. */
+void consistency_float_text(struct buf *x, const char *col)
+{
+	struct buf t = BUF_INIT, m = BUF_INIT, a = BUF_INIT, fr = BUF_INIT;
+	struct buf ex = BUF_INIT, ip = BUF_INIT;
+
+	buf_addstr(&t, "CAST((", NULL);
+	sql_quote_ident(&t, col, NULL);
+	buf_addstr(&t, " + 0) AS CHAR)", NULL);
+	buf_printf(&m, NULL, "SUBSTRING_INDEX(%s, 'e', 1)", buf_str(&t));
+	buf_printf(&ex, NULL, "CAST(SUBSTRING_INDEX(%s, 'e', -1) AS SIGNED)",
+		   buf_str(&t));
+	buf_printf(&a, NULL, "TRIM(LEADING '-' FROM %s)", buf_str(&m));
+	buf_printf(&ip, NULL, "SUBSTRING_INDEX(%s, '.', 1)", buf_str(&a));
+	buf_printf(&fr, NULL, "IF(LOCATE('.', %s) > 0, SUBSTRING_INDEX(%s, "
+		   "'.', -1), '')", buf_str(&a), buf_str(&a));
+	buf_printf(x, NULL, "IF(LOCATE('e', %s) = 0, %s, CONCAT(IF(LEFT(%s, "
+		   "1) = '-', '-', ''), IF(%s >= 0, IF(LENGTH(%s) <= %s, "
+		   "CONCAT(%s, %s, REPEAT('0', %s - LENGTH(%s))), CONCAT(%s, "
+		   "LEFT(%s, %s), '.', SUBSTRING(%s, %s + 1))), CONCAT('0.', "
+		   "REPEAT('0', -%s - 1), %s, %s))))", buf_str(&t), buf_str(&t),
+		   buf_str(&m), buf_str(&ex), buf_str(&fr), buf_str(&ex),
+		   buf_str(&ip), buf_str(&fr), buf_str(&ex), buf_str(&fr),
+		   buf_str(&ip), buf_str(&fr), buf_str(&ex), buf_str(&fr),
+		   buf_str(&ex), buf_str(&ex), buf_str(&ip), buf_str(&fr));
+	buf_release(&t);
+	buf_release(&m);
+	buf_release(&a);
+	buf_release(&fr);
+	buf_release(&ex);
+	buf_release(&ip);
+}
+
+/* Column `i` of `t` as the row's text and hash read it. */
+static void add_column(struct buf *x, const struct table *t, char **types,
+		       size_t i)
+{
+	if (!strcasecmp(types[i], "float") || !strcasecmp(types[i], "double"))
+		consistency_float_text(x, t->cols[i]);
+	else
+		sql_quote_ident(x, t->cols[i], NULL);
+}
+
 /*
  * The text of a row, one string that no other row shares, whose SHA1
  * tells the rows of a range apart when they are compared (fetch_rows):
@@ -464,7 +509,7 @@ static void row_text(struct table *t, char **types, char **nulls)
 			buf_addstr(x, "), ", NULL);
 			sql_quote_ident(x, t->cols[c], NULL);
 		} else {
-			sql_quote_ident(x, t->cols[c], NULL);
+			add_column(x, t, types, c);
 		}
 	}
 	buf_addch(x, ')', NULL);
@@ -532,7 +577,7 @@ static void row_hash(struct table *t, char **types, char **nulls)
 			j++;
 		} else {
 			buf_addstr(x, "CRC32(", NULL);
-			sql_quote_ident(x, t->cols[i], NULL);
+			add_column(x, t, types, i);
 			buf_printf(x, NULL, ") * %" PRIu64, k);
 			j++;
 		}
@@ -543,6 +588,21 @@ static void row_hash(struct table *t, char **types, char **nulls)
 	}
 	buf_addch(x, ')', NULL);
 }
+
+/*
+ * A column's type as far as its values go, the same on TiDB and on a
+ * MySQL or MariaDB downstream: integers without their display width,
+ * which TiDB (as MySQL 8.0.19 and later) does not show and MariaDB does
+ * ("int" against "int(11)": a real tidb-server 8f2630e53d5d against
+ * MariaDB 10.11, run by hand), unless ZEROFILL makes the width part of
+ * the value's text; JSON as MariaDB's JSON is, LONGTEXT (its alias).
+ */
+#define COLUMN_TYPE_AS_VALUES						\
+	"IF(DATA_TYPE IN ('tinyint', 'smallint', 'mediumint', 'int', "	\
+	"'bigint') AND COLUMN_TYPE NOT LIKE '%zerofill%', "		\
+	"CONCAT(DATA_TYPE, IF(COLUMN_TYPE LIKE '% unsigned%', "		\
+	"' unsigned', '')), IF(DATA_TYPE = 'json', 'longtext', "	\
+	"COLUMN_TYPE))"
 
 /* Column names and definitions; the primary key; the row hash. */
 static int describe(struct side *sides, struct table *t, struct buf *schema,
@@ -556,10 +616,10 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 	int rc = 0, wide = 0;
 
 	for (int s = 0; !rc && s < 2; s++) {
-		schema_query(&q, "SELECT CONCAT(COLUMN_NAME, ' ', COLUMN_TYPE, "
-			     "IF(IS_NULLABLE = 'YES', '', ' NOT NULL')) FROM "
-			     "information_schema.COLUMNS", t->db, t->name,
-			     " ORDER BY ORDINAL_POSITION");
+		schema_query(&q, "SELECT CONCAT(COLUMN_NAME, ' ', "
+			     COLUMN_TYPE_AS_VALUES ", IF(IS_NULLABLE = 'YES', "
+			     "'', ' NOT NULL')) FROM information_schema.COLUMNS",
+			     t->db, t->name, " ORDER BY ORDINAL_POSITION");
 		rc = string_list(&sides[s].conn, buf_str(&q), &defs[s],
 				 &ndefs[s], e);
 	}

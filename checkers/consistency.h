@@ -167,6 +167,19 @@ struct sync_point {
 };
 
 /*
+ * Append to `x` an SQL expression of column `col` (a FLOAT or DOUBLE):
+ * its value's text in one notation on every server. TiDB writes a
+ * DOUBLE's shortest digits in plain decimal (1.5e300 as 15 and 299
+ * zeros), MariaDB and MySQL the same digits in exponent notation from
+ * 1e15 up and below about 1e-7 ("1.5e300"): a real tidb-server
+ * 8f2630e53d5d against MariaDB 10.11, run by hand. The exponent form is
+ * written out plain, so that both sides hash and compare the same text.
+ * `+ 0` makes a FLOAT a DOUBLE on both, and a negative zero a zero (TiDB
+ * writes "-0", MariaDB "0"). The row hash and the row text use it.
+ */
+void consistency_float_text(struct buf *x, const char *col);
+
+/*
  * The last `want` sync points of changefeed `cf` read through `down`
  * (the downstream `down_name`), oldest first, into *out (caller frees;
  * never NULL on 0): rows whose changefeed is `cf`, as the old TiCDC
