@@ -604,6 +604,41 @@ static void row_hash(struct table *t, char **types, char **nulls)
 	"' unsigned', '')), IF(DATA_TYPE = 'json', 'longtext', "	\
 	"COLUMN_TYPE))"
 
+/*
+ * t->key_bin: the key columns whose collation is not the same on both
+ * sides (a column count that differs is a schema difference, found
+ * before the rows are read).
+ */
+static int key_collations(struct side *sides, struct table *t,
+			  struct err *e)
+{
+	char **coll[2] = { NULL, NULL };
+	size_t n[2] = { 0, 0 };
+	struct buf q = BUF_INIT;
+	int rc = 0;
+
+	schema_query(&q, "SELECT IFNULL(COLLATION_NAME, '') FROM "
+		     "information_schema.COLUMNS", t->db, t->name,
+		     " ORDER BY ORDINAL_POSITION");
+	for (int s = 0; !rc && s < 2; s++)
+		rc = string_list(&sides[s].conn, buf_str(&q), &coll[s], &n[s],
+				 e);
+	for (size_t k = 0; !rc && n[UP] == t->ncols && n[DOWN] == n[UP] &&
+	     k < t->nkeys; k++)
+		for (size_t i = 0; i < t->ncols; i++)
+			if (!strcmp(t->cols[i], t->keys[k]) &&
+			    strcmp(coll[UP][i], coll[DOWN][i])) {
+				if (!t->key_bin)
+					t->key_bin = xcalloc(t->nkeys,
+						sizeof(*t->key_bin));
+				t->key_bin[k] = 1;
+			}
+	for (int s = 0; s < 2; s++)
+		free_list(coll[s], n[s]);
+	buf_release(&q);
+	return rc;
+}
+
 /* Column names and definitions; the primary key; the row hash. */
 static int describe(struct side *sides, struct table *t, struct buf *schema,
 		    struct err *e)
@@ -667,6 +702,7 @@ static int describe(struct side *sides, struct table *t, struct buf *schema,
 			}
 	/* Cut arithmetically in int64s; a BIGINT UNSIGNED at its keys. */
 	t->int_key = !rc && t->nkeys == 1 && t->key_int[0] && !wide;
+	rc = rc || key_collations(sides, t, e);
 	schema_query(&q, "SELECT IS_NULLABLE FROM information_schema.COLUMNS",
 		     t->db, t->name, " ORDER BY ORDINAL_POSITION");
 	rc = rc || string_list(&sides[UP].conn, buf_str(&q), &nulls, &nnulls,
@@ -736,6 +772,7 @@ static void release_table(struct table *t)
 	free_list(t->cols, t->ncols);
 	free_list(t->keys, t->nkeys);
 	free(t->key_int);
+	free(t->key_bin);
 	buf_release(&t->text_expr);
 	buf_release(&t->hash_expr);
 	buf_release(&t->qname);
@@ -754,6 +791,22 @@ static void key_value(struct buf *q, const struct table *t, size_t k,
 }
 
 /*
+ * Key column `k` as ranges and orders read it: as it is, or by its bytes
+ * where the sides' collations differ (TiDB's utf8mb4_bin against
+ * MariaDB's utf8mb4_general_ci: a real tidb-server 8f2630e53d5d, run by
+ * hand, put other rows in a range than MariaDB did), so that a range
+ * holds the same keys on both sides.
+ */
+static void key_column(struct buf *q, const struct table *t, size_t k)
+{
+	int bin = t->key_bin && t->key_bin[k];
+
+	buf_addstr(q, bin ? "CAST(" : "", NULL);
+	sql_quote_ident(q, t->keys[k], NULL);
+	buf_addstr(q, bin ? " AS BINARY)" : "", NULL);
+}
+
+/*
  * The key tuple compared with `vals`, spelled out column by column (which
  * every server's range optimizer takes, unlike row constructors):
  * "(a > 1 OR (a = 1 AND (b >= 2)))" for `strict` ">" and `last` ">=".
@@ -765,13 +818,13 @@ static void key_bound(struct buf *q, const struct table *t, char **vals,
 		int end = k + 1 == t->nkeys;
 
 		buf_addch(q, '(', NULL);
-		sql_quote_ident(q, t->keys[k], NULL);
+		key_column(q, t, k);
 		buf_printf(q, NULL, " %s ", end ? last : strict);
 		key_value(q, t, k, vals[k]);
 		if (end)
 			break;
 		buf_addstr(q, " OR (", NULL);
-		sql_quote_ident(q, t->keys[k], NULL);
+		key_column(q, t, k);
 		buf_addstr(q, " = ", NULL);
 		key_value(q, t, k, vals[k]);
 		buf_addstr(q, " AND ", NULL);
@@ -876,19 +929,23 @@ static int nth_key(struct sql *s, const struct table *t,
 		   struct err *e)
 {
 	struct sql_result r = SQL_RESULT_INIT;
-	struct buf q = BUF_INIT, order = BUF_INIT;
+	struct buf q = BUF_INIT, cols = BUF_INIT, order = BUF_INIT;
 	int rc;
 
 	for (size_t k = 0; k < t->nkeys; k++) {
-		if (k)
+		if (k) {
+			buf_addstr(&cols, ", ", NULL);
 			buf_addstr(&order, ", ", NULL);
-		sql_quote_ident(&order, t->keys[k], NULL);
+		}
+		sql_quote_ident(&cols, t->keys[k], NULL);
+		key_column(&order, t, k);
 	}
-	buf_printf(&q, NULL, "SELECT %s FROM %s", buf_str(&order),
+	buf_printf(&q, NULL, "SELECT %s FROM %s", buf_str(&cols),
 		   buf_str(&t->qname));
 	range_where(&q, t, rg);
 	buf_printf(&q, NULL, " ORDER BY %s LIMIT 1 OFFSET %llu",
 		   buf_str(&order), (unsigned long long)offset);
+	buf_release(&cols);
 	rc = sql_query(s, buf_str(&q), &r, e);
 	if (!rc && r.nrows == 1) {
 		*out = xcalloc(t->nkeys + 1, sizeof(**out));

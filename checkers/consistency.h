@@ -41,6 +41,9 @@ struct table {
 				 * values written as they are */
 	int int_key;		/* one key column, an integer that fits an
 				 * int64 (not BIGINT UNSIGNED) */
+	int *key_bin;		/* per key column (NULL: none): ordered by
+				 * its bytes, CAST(k AS BINARY), its
+				 * collation differing between the sides */
 	struct buf text_expr;	/* the row's text, which no other row has */
 	struct buf hash_expr;	/* the row's 32-bit hash */
 	struct buf qname;	/* `db`.`name` */
