@@ -30,8 +30,11 @@ command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
 command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
 
 # fake_tidb NAME PORT TO: fake-tidb-sql.pl on PORT in front of the server
-# at TO, its log in $TRASH/fake-NAME.log; killed when the file ends.
+# at TO, its log in $TRASH/fake-NAME.log; killed when the file ends. GC's
+# safe point is $TRASH/gc-safe-point, a TSO (1 unless a test writes it;
+# none when it removes it).
 fake_tidb() {
+	test -s "$TRASH/gc-safe-point" || echo 1 >"$TRASH/gc-safe-point"
 	perl "$ROOT/tests/helpers/fake-tidb-sql.pl" --listen "$2" --to "$3" \
 		--gc-safe-point "$TRASH/gc-safe-point" 2>"$TRASH/fake-$1.log" &
 	test_fake_pid_=$!

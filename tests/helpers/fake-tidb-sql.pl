@@ -21,7 +21,11 @@
 #   sessionctx/variable/session.go; checked by gcutil.ValidateSnapshot at
 #   the SET, pkg/executor/set.go), the time as Go's Time.String() prints
 #   it. TiDB reads the safe point from mysql.tidb (tikv_gc_safe_point);
-#   this fake from the file --gc-safe-point (a TSO; absent or empty: none).
+#   this fake from the file --gc-safe-point (a TSO). Without one (the file
+#   absent or empty, as on a TiDB whose GC worker has not written the row:
+#   a real tidb-server 8f2630e53d5d on unistore never did, run by hand),
+#   TiDB refuses every SET of a snapshot with error 1105 "can not get
+#   'tikv_gc_safe_point'" (pkg/util/gcutil/gcutil.go GetGCSafePoint).
 # - While a snapshot is set, TiDB refuses writes: error 1105 "can not
 #   execute write statement when 'tidb_snapshot' is set".
 # - @@tidb_current_ts (tidb sessionctx/variable: the current
@@ -134,6 +138,8 @@ sub rewrite {
 		}
 		if ($v =~ /^\d+$/) {
 			my $sp = safe_point();
+			return [1105, "can not get 'tikv_gc_safe_point'"]
+				unless defined $sp;
 			return [8055, 'snapshot is older than GC safe point ' .
 				go_time($sp)] if defined $sp && $v < $sp;
 			$c->{snapshot} = 1;
