@@ -5,8 +5,7 @@
 # suites it installed.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v dpkg-deb >/dev/null 2>&1 || skip_all "dpkg-deb is not installed"
-command -v groff >/dev/null 2>&1 || skip_all "groff is not installed (make deps)"
+need dpkg-deb groff
 
 test_expect_success 'make install DESTDIR=... PREFIX=/opt/tc: binary, suites, man pages' '
 	make -C "$ROOT" --no-print-directory install DESTDIR="$TRASH/root" PREFIX=/opt/tc >out 2>&1 ||

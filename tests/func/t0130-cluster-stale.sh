@@ -2,9 +2,7 @@
 # Stale state: pidfiles of dead runs and of unrelated processes.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 
 C="$TRASH/c"
 

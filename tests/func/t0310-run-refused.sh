@@ -8,9 +8,7 @@
 # TAP Bail out on stdout, the cluster torn down and no run directory left.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 
 # suite NAME: $TRASH/NAME.yaml, 30 s of inserts, the fault and check items
 # from stdin (the first line of theirs is line 13).

@@ -14,8 +14,7 @@
 # error and the table is gone, as on a TiDB without the row).
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
+need mariadbd
 
 C="$TRASH/c"
 TIDB_VERSION=8.0.11-TiDB-v8.5.0

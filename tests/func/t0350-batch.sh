@@ -6,9 +6,7 @@
 # exactly one of N machines.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 
 # The runs go to runs/ under the current directory. Their clusters are
 # stopped at the end whatever happened: the pattern is expanded then.

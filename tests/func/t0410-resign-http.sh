@@ -8,10 +8,7 @@
 # an error, or nothing.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-command -v etcdctl >/dev/null 2>&1 || skip_all "etcdctl is not installed (make deps)"
+need mariadbd etcd etcdctl
 
 CAMPAIGNER="$ROOT/tests/helpers/campaigner"
 [ -x "$CAMPAIGNER" ] || { echo "Bail out! $CAMPAIGNER is not built (make unit-tests)"; exit 1; }

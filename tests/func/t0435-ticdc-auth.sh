@@ -12,11 +12,7 @@
 # line, no run directory); that the password is in no file of a run.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-command -v mariadb >/dev/null 2>&1 ||
-	skip_all "the mariadb client is not installed (make deps)"
+need mariadbd etcd mariadb
 
 C="$TRASH/c"
 PW="Tk-s3cr3t-pw-4711"

@@ -7,10 +7,7 @@
 # At a rate: the clock measured running that fast, and at 1 once healed.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-command -v faketime >/dev/null 2>&1 || skip_all "faketime is not installed (make deps)"
+need mariadbd etcd faketime
 
 C="$TRASH/c"
 T="$C/topology.yaml"

@@ -6,10 +6,7 @@
 # run left the next run removes over SSH too.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-[ -x /usr/sbin/sshd ] || skip_all "sshd is not installed (make deps)"
+need mariadbd etcd sshd
 need_hosts
 
 C="$TRASH/c"

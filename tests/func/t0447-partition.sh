@@ -5,9 +5,7 @@
 # removes. On 127.0.0.1 (hosts off): t0451.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 need_hosts
 
 C="$TRASH/c"

@@ -6,11 +6,7 @@
 # refusals with their exact line.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] ||
-	skip_all "tc is not installed (iproute2)"
+need mariadbd etcd tc
 need_hosts
 
 C="$TRASH/c"
@@ -18,7 +14,7 @@ C="$TRASH/c"
 # Whether the kernel has tc's netem: a namespace of our own with one on
 # its loopback.
 netem_ns_=tichaos-netem-$$
-ip netns add "$netem_ns_" || skip_all "a network namespace cannot be made here"
+ip netns add "$netem_ns_" || skip_machine "a network namespace cannot be made here"
 if tc -n "$netem_ns_" qdisc add dev lo root netem >/dev/null 2>&1; then
 	NETEM=yes
 else

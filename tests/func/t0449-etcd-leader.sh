@@ -4,9 +4,7 @@
 # watch; suites/etcd_partition.yaml end to end, its partitions overlapping.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 need_hosts
 
 C="$TRASH/c"

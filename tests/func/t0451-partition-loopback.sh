@@ -8,10 +8,8 @@
 # SIGKILL leaves the next run removes; `cluster down` removes the classes.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-why=$(netcls_missing) && skip_all "$why"
+need mariadbd etcd
+why=$(netcls_missing) && skip_machine "$why"
 
 C="$TRASH/c"
 

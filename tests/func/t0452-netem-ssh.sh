@@ -8,12 +8,7 @@
 # clock fault restarts a server on its SSH host under libfaketime.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-[ -x /usr/sbin/sshd ] || skip_all "sshd is not installed (make deps)"
-command -v tc >/dev/null 2>&1 || [ -x /usr/sbin/tc ] ||
-	skip_all "tc is not installed (iproute2)"
+need mariadbd etcd sshd tc
 need_hosts
 
 C="$TRASH/c"
@@ -22,7 +17,7 @@ T="$C/ssh-topology.yaml"
 # Whether the kernel has tc's netem: a namespace of our own with one on
 # its loopback.
 netem_ns_=tichaos-netem-$$
-ip netns add "$netem_ns_" || skip_all "a network namespace cannot be made here"
+ip netns add "$netem_ns_" || skip_machine "a network namespace cannot be made here"
 if tc -n "$netem_ns_" qdisc add dev lo root netem >/dev/null 2>&1; then
 	NETEM=yes
 else
@@ -206,7 +201,7 @@ if command -v faketime >/dev/null 2>&1; then
 		! tr "\0" "\n" <"/proc/$pid/environ" | grep -q "^LD_PRELOAD=.*faketime"
 	'
 else
-	test_skip "clock over SSH: up-0 restarted there under libfaketime, +1h measured, healed to 0" \
+	test_skip_missing "clock over SSH: up-0 restarted there under libfaketime, +1h measured, healed to 0" \
 		"faketime is not installed (make deps)"
 fi
 

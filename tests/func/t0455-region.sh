@@ -14,8 +14,7 @@
 # options refused with FILE:LINE:COL.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
+need mariadbd
 
 C="$TRASH/c"
 T="$TRASH/topology.yaml"

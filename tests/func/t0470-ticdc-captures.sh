@@ -19,10 +19,7 @@
 #   deleted, goes on until another capture's id is first, alone for good.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-command -v etcdctl >/dev/null 2>&1 || skip_all "etcdctl is not installed (make deps)"
+need mariadbd etcd etcdctl
 
 C="$TRASH/c"
 T="$TRASH/topology.yaml"

@@ -12,9 +12,7 @@
 # that a fault comes before the stop.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 
 # The replica is crashed at 2 s and restarted 1 s later; the row is
 # planted once it replicates again, a second of inserts ahead. The run

@@ -4,9 +4,7 @@
 # results.json says; replay draws the same plan.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 
 C="$TRASH/c"
 test_expect_success 'set up a cluster to attach to' '

@@ -5,10 +5,7 @@
 # by headless Chromium.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-command -v chromium >/dev/null 2>&1 || skip_all "chromium is not installed (make deps)"
+need mariadbd etcd chromium
 
 C="$TRASH/c"
 test_expect_success 'set up a cluster to attach to' '

@@ -10,11 +10,7 @@
 # pid, and exits 4; what ran before it keeps running.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v mariadb-install-db >/dev/null 2>&1 ||
-	skip_all "mariadb-install-db is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd mariadb-install-db etcd
 
 # suite NAME DURATION: $TRASH/NAME.yaml, inserts for DURATION, the fault
 # and check items from stdin.

@@ -6,9 +6,7 @@
 # last log line where it has one), exit 3, never a hang and never a pass.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
+need mariadbd etcd
 
 # within SECONDS CMD...: CMD's exit code, or 124 when it ran longer.
 within() {

@@ -11,10 +11,8 @@
 # Bail out too.
 . "$(dirname "$0")/test-lib.sh"
 
-command -v mariadbd >/dev/null 2>&1 || [ -x /usr/sbin/mariadbd ] ||
-	skip_all "mariadbd is not installed (make deps)"
-command -v etcd >/dev/null 2>&1 || skip_all "etcd is not installed (make deps)"
-[ "$(id -u)" = 0 ] || skip_all "mounting a small file system (tmpfs) needs root"
+need mariadbd etcd
+[ "$(id -u)" = 0 ] || skip_machine "mounting a small file system (tmpfs) needs root"
 
 # small NAME SIZE: a tmpfs of SIZE at $TRASH/NAME, unmounted when the file
 # ends (after the clusters on it are down).

@@ -367,7 +367,7 @@ static void test_xmalloc_dies(void)
 	pid_t pid;
 
 #if defined(__SANITIZE_ADDRESS__)
-	skip(2, "AddressSanitizer's allocator reports the size itself");
+	skip_build(2, "AddressSanitizer's allocator reports the size itself");
 	return;
 #endif
 	if (pipe(fds)) {
