@@ -730,7 +730,10 @@ static int spawn(struct cluster *c, struct component *comp,
 
 		component_netcls(c, comp, &cls);
 		if (netcls_dir(cls.name, procs, sizeof(procs) - 16)) {
-			strcat(procs, "/cgroup.procs");
+			size_t len = strlen(procs);
+
+			snprintf(procs + len, sizeof(procs) - len,
+				 "/cgroup.procs");
 			join[3] = procs;
 			host_prefix = join;
 		}

@@ -862,20 +862,22 @@ static int server_options(const struct component *comp,
 	struct buf text = BUF_INIT;
 	struct sql s = SQL_INIT;
 	struct sql_result r = SQL_RESULT_INIT;
-	char *line, *save = NULL;
+	char *line, *next;
 	int rc;
 
 	rc = buf_read_file(&text, path, e) ||
 	     component_connect(comp, &s, NULL, 10, e) ||
 	     sql_query(&s, "SHOW GLOBAL VARIABLES", &r, e);
-	for (line = rc ? NULL : strtok_r(text.data, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *eq = strchr(line, '='), var[80];
+	for (line = rc ? NULL : text.data; line; line = next) {
+		char *eq, var[80];
 		const char *value = NULL;
 		size_t i;
 
-		if (line[0] == '#' || line[0] == '[')
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		if (!line[0] || line[0] == '#' || line[0] == '[')
 			continue;
+		eq = strchr(line, '=');
 		if (eq)
 			*eq = '\0';
 		json_object_set_new(configured, line, json_string(eq ? eq + 1

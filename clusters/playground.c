@@ -203,6 +203,8 @@ static int describe(struct cluster *c, struct component *comp,
 	char **args = NULL, addr[256];
 	const char *v;
 	struct buf cwd = BUF_INIT, text = BUF_INIT;
+	struct err bad = ERR_INIT;
+	int64_t port;
 	int rc;
 
 	argv_program(in->argv, &args);
@@ -233,7 +235,10 @@ static int describe(struct cluster *c, struct component *comp,
 			 strcmp(v, "0.0.0.0") ? v : "127.0.0.1");
 		comp->sql_host = xstrdup(addr);
 		v = flag(args, "P");
-		comp->sql_port = v ? atoi(v) : 4000;
+		if (parse_int64(v ? v : "4000", 1, 65535, &port, &bad))
+			return err_set(e, ERR_INFRA, "%s (pid %ld): -P: %s",
+				       name, (long)in->pid, bad.msg);
+		comp->sql_port = (int)port;
 		comp->user = xstrdup("root");
 		v = flag(args, "status");
 		comp->http_url = xprintf("http://%s:%s/status", addr,
@@ -248,8 +253,6 @@ static int describe(struct cluster *c, struct component *comp,
 		comp->http_url = xprintf("http://%s/api/v2/status", addr);
 		break;
 	}
-	if (comp->sql_port <= 0 || comp->sql_port > 65535)
-		comp->sql_port = 0;
 	rc = proc_cwd(in->pid, &cwd, e) ? -1 : 0;
 	if (!rc)
 		comp->dir = xstrdup(buf_str(&cwd));
@@ -294,11 +297,17 @@ static size_t instances_of(pid_t root, struct instance **out)
 	DIR *dir = opendir("/proc");
 
 	while (dir && (d = readdir(dir))) {
-		pid_t pid = (pid_t)atol(d->d_name);
+		struct err bad = ERR_INIT;
+		int64_t num;
+		pid_t pid;
 		char **argv, **args;
 		int p;
 
-		if (pid <= 0 || !below(pid, root, NULL, 0) ||
+		/* Only the numbered entries are processes. */
+		if (parse_int64(d->d_name, 1, INT32_MAX, &num, &bad))
+			continue;
+		pid = (pid_t)num;
+		if (!below(pid, root, NULL, 0) || !below(pid, root, NULL, 0) ||
 		    proc_argv(pid, &argv, NULL))
 			continue;
 		if ((p = argv_program(argv, &args)) < 0) {

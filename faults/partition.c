@@ -151,11 +151,17 @@ static int port_of(const struct component *comp)
 {
 	const char *url = comp->etcd_url ? comp->etcd_url : comp->http_url;
 	const char *colon;
+	char *end;
+	long port;
 
 	if (comp->sql_port)
 		return comp->sql_port;
 	colon = url ? strrchr(url, ':') : NULL;
-	return colon && colon > strchr(url, ':') ? atoi(colon + 1) : 0;
+	if (!colon || colon == strchr(url, ':'))
+		return 0;
+	port = strtol(colon + 1, &end, 10);
+	return end != colon + 1 && (!*end || *end == '/') && port > 0 &&
+	       port <= 65535 ? (int)port : 0;
 }
 
 /* Component `comp`'s SSH host, or NULL (it runs here). */
@@ -506,7 +512,7 @@ static int ssh_probe(struct host *h, struct netns_probe *p, size_t n,
 		for (at = buf_str(&out); at && strncmp(at, want, strlen(want));
 		     at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL)
 			;
-		p[i].answered = at && atoi(at + strlen(want)) != 124;
+		p[i].answered = at && strtol(at + strlen(want), NULL, 10) != 124;
 		if (!p[i].answered)
 			snprintf(p[i].why, sizeof(p[i].why), "no answer from "
 				 "%s:%d within %lld ms (from %s)", p[i].addr,

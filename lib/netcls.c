@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/netns.h"
+#include "lib/parse.h"
 #include "lib/proc.h"
 
 void netcls_name(uint32_t tag, const char *component, char *out, size_t size)
@@ -28,16 +29,10 @@ static int hierarchy(char *out, size_t size)
 	char line[1024], dir[512], type[64], options[512];
 	int found = 0;
 
-	while (f && !found && fgets(line, sizeof(line), f)) {
-		char *opt, *save = NULL;
-
-		if (sscanf(line, "%*s %511s %63s %511s", dir, type,
-			   options) != 3 || strcmp(type, "cgroup"))
-			continue;
-		for (opt = strtok_r(options, ",", &save); opt && !found;
-		     opt = strtok_r(NULL, ",", &save))
-			found = !strcmp(opt, "net_cls");
-	}
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "%*s %511s %63s %511s", dir, type,
+			       options) == 3 && !strcmp(type, "cgroup") &&
+			list_has(options, ',', "net_cls");
 	if (f)
 		fclose(f);
 	if (found)
@@ -422,10 +417,13 @@ static int remove_class(const char *root, const char *dir, struct err *e)
 	f = fopen(path, "re");
 	snprintf(path, sizeof(path), "%s/cgroup.procs", root);
 	while (f && !rc && fgets(line, sizeof(line), f)) {
-		struct err one = ERR_INIT;
+		struct err one = ERR_INIT, bad = ERR_INIT;
+		int64_t pid;
 
 		line[strcspn(line, "\n")] = '\0';
-		if (write_text(path, line, &one) && proc_alive(atoi(line)))
+		if (write_text(path, line, &one) &&
+		    !parse_int64(line, 1, INT32_MAX, &pid, &bad) &&
+		    proc_alive((pid_t)pid))
 			rc = (*e = one, -1);
 	}
 	if (f)
@@ -481,9 +479,7 @@ static int class_of_thread(char *out, size_t size, struct err *e)
 			continue;
 		*path++ = '\0';
 		path[strcspn(path, "\n")] = '\0';
-		for (char *c = strtok(controllers + 1, ","); c && !found;
-		     c = strtok(NULL, ","))
-			found = !strcmp(c, "net_cls");
+		found = list_has(controllers + 1, ',', "net_cls");
 		if (found)
 			snprintf(out, size, "%s%s", root,
 				 strcmp(path, "/") ? path : "");

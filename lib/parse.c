@@ -224,3 +224,19 @@ int release_older(const struct release *r, int major, int minor, int patch)
 		return r->minor < minor;
 	return (r->patch < 0 ? 0 : r->patch) < patch;
 }
+
+int list_has(const char *list, int sep, const char *word)
+{
+	size_t len = strlen(word);
+
+	for (const char *p = list;; p++) {
+		const char *end = strchr(p, sep);
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		if (n == len && !strncmp(p, word, len))
+			return 1;
+		if (!end)
+			return 0;
+		p = end;
+	}
+}

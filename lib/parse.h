@@ -60,6 +60,13 @@ int release_parse(const char *text, struct release *out);
 int release_older(const struct release *r, int major, int minor, int patch);
 
 /*
+ * Whether `word` is one of the items of `list` separated by `sep`
+ * ("rw,net_cls,nosuid" holds "net_cls", not "net"). An empty item
+ * matches an empty word.
+ */
+int list_has(const char *list, int sep, const char *word);
+
+/*
  * The length (1 to 4) of the well-formed UTF-8 character at `s`, of at most
  * `len` bytes; 0 when the bytes there are not one (RFC 3629: a stray or
  * missing continuation byte, an overlong form, a surrogate, beyond

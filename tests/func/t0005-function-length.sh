@@ -35,21 +35,6 @@ long_functions() {
 	' "$@"
 }
 
-# c_files: the C files of the tree, one a line, relative to $ROOT.
-c_files() {
-	if command -v git >/dev/null 2>&1 &&
-	   git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
-	   test -n "$(git -C "$ROOT" ls-files '*.c')"; then
-		git -C "$ROOT" ls-files '*.c'
-	else
-		for test_d_ in lib core clusters workloads faults checkers \
-			       reports runner tests; do
-			[ -d "$ROOT/$test_d_" ] || continue
-			(cd "$ROOT" && find "$test_d_" -type f -name '*.c')
-		done | sort
-	fi
-}
-
 # A function of MAX_LINES lines exactly, and one of a line more.
 write_sample() {
 	{

@@ -118,6 +118,31 @@ test_done() {
 	exit $?
 }
 
+# c_files [PATTERN]: the C files of the tree (PATTERN, default '*.c'),
+# one a line, relative to $ROOT: the ones git tracks, or outside a git
+# checkout (a tarball) those under the source directories.
+c_files() {
+	test_pat_=${1:-*.c}
+	if command -v git >/dev/null 2>&1 &&
+	   git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
+	   test -n "$(git -C "$ROOT" ls-files "$test_pat_")"; then
+		git -C "$ROOT" ls-files "$test_pat_"
+	else
+		for test_d_ in lib core clusters workloads faults checkers \
+			       reports runner tests; do
+			[ -d "$ROOT/$test_d_" ] || continue
+			(cd "$ROOT" && find "$test_d_" -type f -name "$test_pat_")
+		done | sort
+	fi
+}
+
+# test_todo DESCRIPTION: a known breakage, declared and shown: a test
+# point that fails as TAP's TODO, which prove reports and does not count.
+test_todo() {
+	test_count=$((test_count + 1))
+	echo "not ok $test_count - $1 # TODO known breakage"
+}
+
 # test_track_pid PID: kill it (by pid) when the test file ends.
 test_track_pid() {
 	test_pids="$test_pids $1"

@@ -198,10 +198,13 @@ static int write_suite(struct tmpdir *t, const char *options)
 /* The details of r as one JSON object (caller decrefs). */
 static json_t *details(const struct check_result *r)
 {
-	char *text = malloc(r->details.len + 3);
+	size_t size = r->details.len + 3;
+	char *text = malloc(size);
 	json_t *d;
 
-	sprintf(text, "{%s}", r->details.len ? r->details.data : "");
+	if (!text)
+		return NULL;
+	snprintf(text, size, "{%s}", r->details.len ? r->details.data : "");
 	d = json_loads(text, 0, NULL);
 	free(text);
 	return d;
@@ -222,12 +225,13 @@ static long long dint(json_t *v, const char *path)
 	while ((dot = strchr(path, '.'))) {
 		snprintf(key, sizeof(key), "%.*s", (int)(dot - path), path);
 		v = key[0] >= '0' && key[0] <= '9'
-		    ? json_array_get(v, (size_t)atoi(key))
+		    ? json_array_get(v, strtoul(key, NULL, 10))
 		    : json_object_get(v, key);
 		path = dot + 1;
 	}
 	v = path[0] >= '0' && path[0] <= '9'
-	    ? json_array_get(v, (size_t)atoi(path)) : json_object_get(v, path);
+	    ? json_array_get(v, strtoul(path, NULL, 10))
+	    : json_object_get(v, path);
 	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
 }
 

@@ -320,6 +320,18 @@ static void test_releases(void)
 	   "nothing");
 }
 
+static void test_list_has(void)
+{
+	ok(list_has("rw,net_cls,nosuid", ',', "net_cls"), "an item in the middle");
+	ok(list_has("net_cls", ',', "net_cls"), "the only item");
+	ok(list_has("cpu,net_cls", ',', "net_cls"), "the last item");
+	ok(!list_has("rw,net_cls,nosuid", ',', "net"), "a prefix of an item is not one");
+	ok(!list_has("rw,net_cls_x", ',', "net_cls"), "an item it is a prefix of is not it");
+	ok(!list_has("", ',', "net_cls"), "an empty list holds no word");
+	ok(list_has("a,,b", ',', ""), "an empty item matches an empty word");
+	ok(list_has("a:b", ':', "b"), "another separator");
+}
+
 int main(void)
 {
 	test_durations();
@@ -329,5 +341,6 @@ int main(void)
 	test_format();
 	test_utf8();
 	test_releases();
+	test_list_has();
 	return done_testing();
 }
