@@ -14,58 +14,18 @@ need_hosts
 C="$TRASH/c"
 T="$C/ssh-topology.yaml"
 
-# Whether the kernel has tc's netem: a namespace of our own with one on
-# its loopback.
-netem_ns_=tichaos-netem-$$
-ip netns add "$netem_ns_" || skip_machine "a network namespace cannot be made here"
-if tc -n "$netem_ns_" qdisc add dev lo root netem >/dev/null 2>&1; then
-	NETEM=yes
-else
-	NETEM=no
-fi
-ip netns delete "$netem_ns_"
-
 # over_ssh HOST COMMAND: COMMAND on HOST through its sshd.
 over_ssh() {
 	ssh -i "$C/ssh/id_ed25519" -o UserKnownHostsFile="$C/ssh/known_hosts" \
 		-o BatchMode=yes "root@$(addr_of "$C" "$1")" "$2"
 }
 
-# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
-# consistency and progress checks.
-suite() {
-	insert_suite "$1" "$2" 5 "$3" 50
-	shift 3
-	echo "faults:"
-	echo "  - kind: netem"
-	for opt_ in "$@"; do
-		echo "    $opt_"
-	done
-	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
+# on_host COMPONENT COMMAND: COMMAND on COMPONENT's host, over SSH.
+on_host() {
+	over_ssh "$1" "$2"
 }
 
-# masked: stdin with every number that follows a member named in $1
-# (a|b|c) as N.
-masked() {
-	sed -E "s/\"($1)\":[0-9]+/\"\\1\":N/g"
-}
-
-# number MEMBER: the number of the first "MEMBER":N on stdin.
-number() {
-	grep -o "\"$1\":[0-9]*" | head -n 1 | cut -d: -f2
-}
-
-# links: the hosts whose link is degraded (a table netdev tichaos_link, or
-# a root qdisc 7463:), as they say over SSH.
-links() {
-	for comp in up-0 down-0 etcd-0; do
-		{ over_ssh "$comp" "nft list tables" 2>/dev/null |
-			grep -q "^table netdev tichaos_link$" ||
-		  over_ssh "$comp" "tc qdisc show dev eth0" 2>/dev/null |
-			grep -q " 7463: root"; } && echo "$comp"
-	done
-	return 0
-}
+. "$ROOT/tests/func/lib-netem.sh"
 
 test_expect_success 'set-up: the hosts with an sshd each, the topology over SSH' '
 	test_cluster_up "$C" --port-base auto --hosts on --sshd &&
@@ -73,46 +33,8 @@ test_expect_success 'set-up: the hosts with an sshd each, the topology over SSH'
 	test -s "$T"
 '
 
-test_expect_success 'loss and duplicate on cdc over SSH: the table made there, counters by the percentages, healed' '
-	suite lossy 14s lossdb "target: cdc" "loss: 10" "duplicate: 5" "at: [1s]" "down: 8s" >lossy.yaml || return 1
-	"$TICHAOS" run lossy.yaml --cluster "$T" --out "$TRASH/r1" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 90 "nemesis_value $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	links >during &&
-	echo down-0 >expect &&
-	test_cmp expect during &&
-	over_ssh down-0 "nft list table netdev tichaos_link" |
-		sed -n -e "s/^[[:space:]]*//" -e "s/packets [0-9]* bytes [0-9]*/packets N bytes N/p" >rules &&
-	cat >expect <<-\EOF &&
-	meta mark 0x74630001 counter packets N bytes N accept
-	counter packets N bytes N
-	numgen random mod 1000 < 100 counter packets N bytes N drop
-	numgen random mod 1000 < 50 counter packets N bytes N meta mark set 0x74630001 dup to "eth0" meta mark set 0x00000000
-	EOF
-	test_cmp expect rules &&
-	wait $run &&
-	nemesis_value "$TRASH/r1/history.jsonl" netem >value &&
-	echo "{\"loss\":10,\"duplicate\":5,\"degraded\":[{\"component\":\"down-0\",\"probes\":{\"answered\":N,\"of\":600},\"loss\":{\"sent\":N,\"dropped\":N},\"duplicate\":{\"sent\":N,\"duplicated\":N}}]}" >expect &&
-	masked "answered|sent|dropped|duplicated" <value >actual &&
-	test_cmp expect actual &&
-	sent=$(number sent <value) && dropped=$(number dropped <value) &&
-	test "$sent" -ge 600 &&
-	test $((dropped * 100)) -ge $((sent * 5)) &&
-	test $((dropped * 100)) -le $((sent * 20)) &&
-	passed=$(sed -e "s/.*\"duplicate\":{\"sent\":\([0-9]*\).*/\1/" value) &&
-	duplicated=$(number duplicated <value) &&
-	test "$passed" = $((sent - dropped)) &&
-	test $((duplicated * 100)) -ge $((passed * 2)) &&
-	test $((duplicated * 100)) -le $((passed * 10)) &&
-	echo "{\"restored\":[{\"component\":\"down-0\",\"probes\":{\"answered\":200,\"of\":200}}]}" >expect &&
-	nemesis_value "$TRASH/r1/history.jsonl" restore_link >actual &&
-	test_cmp expect actual &&
-	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
-	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
-	links >after &&
-	test ! -s after
-'
+netem_loss_test 'loss and duplicate on cdc over SSH: the table made there, counters by the percentages, healed' \
+	"$T" 14s 8s 90
 
 test_expect_success 'rate on upstream over SSH: tbf made there, at most 1mbit out of the host, above it once healed' '
 	suite rate 16s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml || return 1
