@@ -72,12 +72,14 @@
 # owns", "exit 1", "stopped". Core Perl only.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use File::Basename qw(dirname);
 use IO::Select;
 use HTTP::Tiny;
 use JSON::PP;
 use MIME::Base64 qw(encode_base64 decode_base64);
 use Time::HiRes qw(time sleep);
+use lib dirname(__FILE__);
+use FakeHTTP qw(listen_on read_request respond);
 
 my %opt = ('cluster-id' => 'default', version => 'v8.5.0');
 my %flags = (newarch => 1);
@@ -314,9 +316,7 @@ sub handle {
 	return $ok->({});
 }
 
-my $server = IO::Socket::INET->new(LocalAddr => $addr, Proto => 'tcp',
-				   Listen => 16, ReuseAddr => 1)
-	or die "fake-cdc: cannot listen on $addr: $!\n";
+my $server = listen_on('fake-cdc', $addr);
 $SIG{PIPE} = 'IGNORE';
 my $stop = 0;
 $SIG{TERM} = $SIG{INT} = sub { $stop = 1 };
@@ -328,19 +328,7 @@ while (!$stop) {
 	if ($sel->can_read(0.02)) {
 		my $c = $server->accept;
 		if ($c) {
-			my ($method, $path, $len) = ('', '', 0);
-			eval {
-				local $SIG{ALRM} = sub { die "timeout\n" };
-				alarm 5;
-				my $line = <$c> // '';
-				($method, $path) = $line =~ m{^([A-Z]+) ([^\s?]+)};
-				while (my $h = <$c>) {
-					last if $h =~ /^\r?\n\z/;
-					$len = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
-				}
-				read $c, my $body, $len if $len;
-				alarm 0;
-			};
+			my ($method, $path) = read_request($c);
 			if ($method) {
 				my ($status, $body) = eval { handle($method, $path) };
 				($status, $body) = (500, error_doc('ErrPDEtcdAPIError', $@))
@@ -349,9 +337,7 @@ while (!$stop) {
 					$path =~ /captures/ ? $body : '');
 				my $type = $status == 404 ? 'text/plain; charset=utf-8'
 							  : 'application/json; charset=utf-8';
-				print $c "HTTP/1.1 $status X\r\nContent-Type: $type\r\n",
-					'Content-Length: ', length($body), "\r\n",
-					"Connection: close\r\n\r\n", $body;
+				respond($c, $status, $type, $body);
 			}
 			close $c;
 		}

@@ -63,8 +63,10 @@
 # SIGTERM ends it with exit status 0. Core Perl only.
 use strict;
 use warnings;
-use IO::Socket::INET;
+use File::Basename qw(dirname);
 use MIME::Base64 qw(decode_base64);
+use lib dirname(__FILE__);
+use FakeHTTP qw(listen_on read_request respond go_404);
 
 my $usage = "usage: fake-http.pl PORT DIR LOG [--log-query] " .
 	    "[--cdc-users USER,... --cdc-tidb HOST:PORT] " .
@@ -82,19 +84,13 @@ while (@ARGV) {
 	$opt{$1} = shift @ARGV;
 }
 !defined $opt{'cdc-users'} == !defined $opt{'cdc-tidb'} or die $usage;
-my %reason = (200 => 'OK', 400 => 'Bad Request', 401 => 'Unauthorized',
-	      404 => 'Not Found', 500 => 'Internal Server Error',
-	      503 => 'Service Unavailable');
 my %seen;	# requests per response name, for sequences
 
 $SIG{TERM} = sub { exit 0 };
 $SIG{PIPE} = 'IGNORE';
 open my $log, '>>', $logfile or die "fake-http: cannot open '$logfile': $!\n";
 $log->autoflush(1);
-my $server = IO::Socket::INET->new(LocalAddr => '127.0.0.1',
-				   LocalPort => $port, Proto => 'tcp',
-				   Listen => 16, ReuseAddr => 1)
-	or die "fake-http: cannot listen on 127.0.0.1:$port: $!\n";
+my $server = listen_on('fake-http', "127.0.0.1:$port");
 
 # The response file for NAME: a sequence step, the plain file, or undef.
 sub response_file {
@@ -103,25 +99,6 @@ sub response_file {
 	$n-- while $n > 1 && !-e "$dir/$name.$n";
 	return "$dir/$name.$n" if -e "$dir/$name.$n";
 	return -e "$dir/$name" ? "$dir/$name" : undef;
-}
-
-# Read one request: (method, path, body, query, authorization) or ()
-# when the client gave up.
-sub read_request {
-	my ($c) = @_;
-	my $line = <$c> // return ();
-	my ($method, $target) = $line =~ m{^([A-Z]+) (\S+) HTTP/1\.[01]\r?\n\z}
-		or return ();
-	my ($length, $auth) = (0, undef);
-	while (my $h = <$c>) {
-		last if $h =~ /^\r?\n\z/;
-		$length = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
-		$auth = $1 if $h =~ /^Authorization:[ \t]*(.*?)\r?\n\z/i;
-	}
-	my $body = '';
-	read $c, $body, $length if $length;
-	my ($path, $query) = $target =~ /^([^?]*)(?:\?(.*))?\z/s;
-	return ($method, $path, $body, $query, $auth);
 }
 
 # The routes of TiCDC's middleware, pingcap/ticdc api/v2/api.go: METHOD,
@@ -242,23 +219,9 @@ sub cdc_middleware {
 	return ();
 }
 
-sub answer {
-	my ($c, $code, $type, $body) = @_;
-	my $text = $reason{$code} // 'Status';
-	print $c "HTTP/1.1 $code $text\r\nContent-Type: $type\r\n",
-		"Content-Length: " . length($body) . "\r\n",
-		"Connection: close\r\n\r\n", $body;
-}
-
 while (1) {
 	my $c = $server->accept or next;
-	my ($method, $path, $request, $query, $auth) = eval {
-		local $SIG{ALRM} = sub { die "timeout\n" };
-		alarm 5;
-		my @r = read_request($c);
-		alarm 0;
-		@r;
-	};
+	my ($method, $path, $request, $query, $auth) = read_request($c);
 	if (!defined $path) {
 		close $c;
 		next;
@@ -275,13 +238,12 @@ while (1) {
 	my @refused = cdc_middleware($method, $path, $query, $auth);
 	my $file = @refused ? undef : response_file($name);
 	if (@refused) {
-		answer($c, $refused[0], 'application/json; charset=utf-8',
-		       $refused[1]);
+		respond($c, $refused[0], 'application/json; charset=utf-8',
+			$refused[1]);
 	} elsif (!$file && $method eq 'GET' && $path eq '/') {
-		answer($c, 200, 'text/plain; charset=utf-8', 'ok');
+		respond($c, 200, 'text/plain; charset=utf-8', 'ok');
 	} elsif (!$file) {
-		answer($c, 404, 'text/plain; charset=utf-8',
-		       "404 page not found\n");
+		respond($c, go_404());
 	} else {
 		open my $fh, '<', $file or die "fake-http: '$file': $!\n";
 		binmode $fh;
@@ -291,7 +253,7 @@ while (1) {
 		close $fh;
 		$type = 'text/plain; charset=utf-8' if $type eq '';
 		system('sh', "$file.run") if -e "$file.run";
-		answer($c, $code, $type, $body);
+		respond($c, $code, $type, $body);
 	}
 	close $c;
 }

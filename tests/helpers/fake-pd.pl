@@ -94,9 +94,11 @@
 # Perl only.
 use strict;
 use warnings;
+use File::Basename qw(dirname);
 use IO::Select;
-use IO::Socket::INET;
 use B;
+use lib dirname(__FILE__);
+use FakeHTTP qw(listen_on read_request respond go_404);
 use JSON::PP;
 use Time::HiRes qw(time);
 
@@ -425,7 +427,7 @@ sub pd_answer {
 		return pd_string(200, op_text($id, $o));
 	}
 	return canned($method, $path) if defined $opt{canned};
-	return (404, 'text/plain; charset=utf-8', "404 page not found\n");
+	return go_404();
 }
 
 # The answer in --canned DIR for METHOD PATH (named as fake-http.pl names
@@ -435,7 +437,7 @@ sub canned {
 	(my $name = "${method}_$path") =~ s{_/}{_};
 	$name =~ s/[^A-Za-z0-9_-]/_/g;
 	open my $fh, '<', "$opt{canned}/$name"
-		or return (404, 'text/plain; charset=utf-8', "404 page not found\n");
+		or return go_404();
 	my ($code, $type) = (<$fh> // '') =~ /^(\d{3})[ \t]*(.*?)\s*\z/
 		or die "fake-pd.pl: '$opt{canned}/$name': no status code\n";
 	my $body = do { local $/; <$fh> } // '';
@@ -467,7 +469,7 @@ sub tidb_answer {
 			: table_regions($name, $t->[0][1]);
 		return (200, 'application/json', JSON::PP->new->canonical->indent->indent_length(1)->encode($data));
 	}
-	return (404, 'text/plain; charset=utf-8', "404 page not found\n");
+	return go_404();
 }
 
 # --- the server -------------------------------------------------------------
@@ -477,33 +479,17 @@ open my $log, '>>', $opt{log} or die "fake-pd.pl: cannot open '$opt{log}': $!\n"
 $log->autoflush(1);
 my %servers;
 for my $which (qw(pd tidb)) {
-	my $s = IO::Socket::INET->new(LocalAddr => '127.0.0.1', LocalPort => $opt{"$which-port"},
-				      Proto => 'tcp', Listen => 16, ReuseAddr => 1)
-		or die "fake-pd.pl: cannot listen on 127.0.0.1:" . $opt{"$which-port"} . ": $!\n";
+	my $s = listen_on('fake-pd.pl', '127.0.0.1:' . $opt{"$which-port"});
 	$servers{fileno $s} = [$which, $s];
 }
 my $select = IO::Select->new(map { $_->[1] } values %servers);
-my %reason = (200 => 'OK', 400 => 'Bad Request', 404 => 'Not Found', 500 => 'Internal Server Error');
 
 sub serve {
 	my ($which, $c) = @_;
-	local $SIG{ALRM} = sub { die "timeout\n" };
-	alarm 5;
-	my ($method, $target) = (<$c> // '') =~ m{^([A-Z]+) (\S+) HTTP/1\.[01]\r?\n\z} or return;
-	my $length = 0;
-	while (my $h = <$c>) {
-		last if $h =~ /^\r?\n\z/;
-		$length = $1 if $h =~ /^Content-Length:\s*(\d+)/i;
-	}
-	my $body = '';
-	read $c, $body, $length if $length;
-	alarm 0;
-	my ($path, $query) = split /\?/, $target, 2;
+	my ($method, $path, $body, $query) = read_request($c) or return;
 	print $log uc($which), " $method $path", (length $body ? " $body" : ''), "\n";
-	my ($code, $type, $out) = $which eq 'pd' ? pd_answer($method, $path, $query, $body)
-		: tidb_answer($method, $path);
-	print $c "HTTP/1.1 $code $reason{$code}\r\nContent-Type: $type\r\n",
-		"Content-Length: " . length($out) . "\r\nConnection: close\r\n\r\n", $out;
+	respond($c, $which eq 'pd' ? pd_answer($method, $path, $query, $body)
+		    : tidb_answer($method, $path));
 }
 
 while (1) {
