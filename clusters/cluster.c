@@ -1070,11 +1070,11 @@ static int remove_degraded(struct cluster *c, const struct component *comp,
 {
 	struct host *h = component_host(c, comp);
 	struct buf found = BUF_INIT;
-	struct netns_at at;
+	struct nettool_at at;
 	int rc = 0;
 
 	if (h == &host_local) {
-		netns_at_ns(&at, comp->netns);
+		nettool_at_ns(&at, comp->netns);
 		rc = netns_degraded_of(&at, &found, e);
 	} else if (host_link_at(h, &at, NULL) ||
 		   netns_degraded_of(&at, &found, NULL)) {

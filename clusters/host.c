@@ -373,9 +373,9 @@ static int link_shell(void *h, const char *command, struct buf *out,
 	return host->ops->shell(host, command, out, e);
 }
 
-int host_link_at(struct host *h, struct netns_at *at, struct err *e)
+int host_link_at(struct host *h, struct nettool_at *at, struct err *e)
 {
-	return netns_at_remote(at, h->name, link_shell, h, h->ssh.address, e);
+	return nettool_at_remote(at, h->name, link_shell, h, h->ssh.address, e);
 }
 
 static const struct host_ops ssh_ops = {

@@ -94,7 +94,7 @@ void host_init_ssh(struct host *h);
  * the interface that carries its address, found there. -1 when there is
  * none (its address is no IPv4 address of that host).
  */
-int host_link_at(struct host *h, struct netns_at *at, struct err *e);
+int host_link_at(struct host *h, struct nettool_at *at, struct err *e);
 
 /* Close the connection and free what `h` owns. */
 void host_release(struct host *h);

@@ -48,6 +48,7 @@
 #include "lib/netns.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
+#include "lib/throughput.h"
 
 struct netem_opts {
 	struct fault_target_opts t;
@@ -207,13 +208,13 @@ static struct host *ssh_host(struct cluster *c, const struct component *comp)
 /* The host whose link to degrade for `comp`: its namespace, or its SSH
  * host. */
 static int at_of(struct cluster *c, const struct component *comp,
-		 struct netns_at *at, struct err *e)
+		 struct nettool_at *at, struct err *e)
 {
 	struct host *h = ssh_host(c, comp);
 
 	if (h)
 		return host_link_at(h, at, e);
-	netns_at_ns(at, comp->netns);
+	nettool_at_ns(at, comp->netns);
 	return 0;
 }
 
@@ -249,7 +250,7 @@ static int has_netem(struct cluster *c, const struct suite *s,
 		     const struct component *comp, struct err *e)
 {
 	const struct netem_opts *o = it->opts;
-	struct netns_at at;
+	struct nettool_at at;
 	int has = at_of(c, comp, &at, e) ? -1 : netns_has_netem(&at, e);
 
 	if (has == 0)
@@ -349,7 +350,7 @@ static int flood(const char *addr, size_t batches, size_t *answered,
 
 /* Loss and duplicate, from the table's counters after a flood. */
 static int measure_counts(const struct component *comp,
-			  const struct netns_at *at, const char *addr,
+			  const struct nettool_at *at, const char *addr,
 			  const struct netns_link *link, struct buf *value,
 			  struct err *e)
 {
@@ -463,20 +464,20 @@ static int measure_delay(const struct component *comp, const char *addr,
 
 /* Rate: a transfer out of the host. */
 static int measure_rate(const struct component *comp,
-			const struct netns_at *at,
+			const struct nettool_at *at,
 			const struct netns_link *link, int healed,
 			struct buf *value, struct err *e)
 {
 	uint64_t bytes = link->rate_bps / 8 * (TRANSFER_NS / NS_PER_MS) / 1000;
-	struct netns_transfer t;
+	struct throughput t;
 	double bps;
 
 	if (bytes < TRANSFER_MIN)
 		bytes = TRANSFER_MIN;
 	/* Four times as long as at the rate, and 5 s more. */
-	if (netns_transfer(at, bytes, (int64_t)(bytes * 8 * 4 /
-			   link->rate_bps) * NS_PER_SEC + 5 * NS_PER_SEC, &t,
-			   e))
+	if (throughput_measure(at, bytes, (int64_t)(bytes * 8 * 4 /
+			       link->rate_bps) * NS_PER_SEC + 5 * NS_PER_SEC,
+			       &t, e))
 		return -1;
 	bps = (double)t.bytes * 8 * NS_PER_SEC /
 	      (double)(t.took_ns > 0 ? t.took_ns : 1);
@@ -501,7 +502,7 @@ static int measure_rate(const struct component *comp,
  * Measure the link of `comp` as `link` degrades it (or, once `healed`,
  * as it was before) and append {"component":...} with what was measured.
  */
-static int measure(const struct component *comp, const struct netns_at *at,
+static int measure(const struct component *comp, const struct nettool_at *at,
 		   const struct netns_link *link, int healed,
 		   struct buf *value, struct err *e)
 {
@@ -511,7 +512,7 @@ static int measure(const struct component *comp, const struct netns_at *at,
 
 	buf_printf(value, NULL, "{\"component\":\"%s\"", comp->name);
 	if (at->ns)
-		rc = netns_addr(at->ns, addr, sizeof(addr), e);
+		rc = netns_addr(at->ns, addr, sizeof(addr), NULL, e);
 	else
 		snprintf(addr, sizeof(addr), "%s", at->addr);
 	if (!rc && healed && !(rc = netns_degraded_of(at, &left, e)) &&
@@ -569,7 +570,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	buf_addstr(value, "\"degraded\":[", NULL);
 	for (size_t i = 0; i < picked && !rc; i++) {
 		struct component *comp = act->targets[i];
-		struct netns_at at;
+		struct nettool_at at;
 
 		if (at_of(ctx->cluster, comp, &at, e) ||
 		    netns_degrade(&at, &link, e))
@@ -596,7 +597,7 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	for (size_t i = 0; i < act->ntargets; i++) {
 		struct component *comp = act->targets[i];
 		struct err one = ERR_INIT;
-		struct netns_at at;
+		struct nettool_at at;
 
 		if (i)
 			buf_addch(value, ',', NULL);

@@ -745,7 +745,7 @@ static int gather(struct cluster *c, struct cut *cut, struct err *e)
 			snprintf(cut->addr[i], sizeof(cut->addr[i]), "%s",
 				 cut->ssh[i]->ssh.address);
 		else if (netns_addr(cut->hosts[i]->netns, cut->addr[i],
-				    sizeof(cut->addr[i]), e))
+				    sizeof(cut->addr[i]), NULL, e))
 			return -1;
 		snprintf(cut->mark[i], sizeof(cut->mark[i]), "%s",
 			 cut->addr[i]);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/netns.h"
+#include "lib/nettool.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
 
@@ -291,12 +291,12 @@ static int drop_empty_table(const struct netcls_host *h, struct err *e)
 {
 	struct buf text = BUF_INIT;
 	char *table = xprintf("inet %s", h->name);
-	int rc = netns_list_table(NULL, table, &text, e) < 0 ? -1 : 0;
+	int rc = nettool_list_table(NULL, table, &text, e) < 0 ? -1 : 0;
 
 	if (!rc && text.len && !strstr(buf_str(&text), "chain c")) {
 		buf_reset(&text);
 		buf_printf(&text, NULL, "delete table %s", table);
-		rc = netns_nft(NULL, buf_str(&text), NULL, e);
+		rc = nettool_nft(NULL, buf_str(&text), NULL, e);
 	}
 	buf_release(&text);
 	free(table);
@@ -327,7 +327,7 @@ int netcls_cut(const struct netcls_host *h, int id,
 		   label, t, id, t, id);
 	if (nfrom)
 		cut_rules(h, id, from, nfrom, &script);
-	rc = netns_nft(NULL, buf_str(&script), NULL, e);
+	rc = nettool_nft(NULL, buf_str(&script), NULL, e);
 	if (!rc && !nfrom)
 		rc = drop_empty_table(h, e);
 	buf_release(&script);
@@ -372,7 +372,7 @@ int netcls_cut_of(const char *name, struct buf *out, struct err *e)
 	int rc;
 
 	buf_reset(out);
-	rc = netns_list_table(NULL, table, &text, e);
+	rc = nettool_list_table(NULL, table, &text, e);
 	if (rc == 1)
 		classes_dropped(buf_str(&text), out);
 	buf_release(&text);
@@ -388,7 +388,7 @@ static int remove_tables(const char *prefix, struct buf *found,
 	int rc;
 
 	snprintf(want, sizeof(want), "table inet %s", prefix);
-	rc = netns_nft(NULL, "list tables", &list, e);
+	rc = nettool_nft(NULL, "list tables", &list, e);
 	for (const char *p = strstr(buf_str(&list), want); !rc && p;
 	     p = strstr(p + 1, want)) {
 		size_t len = strcspn(p + 11, " \n");
@@ -396,7 +396,7 @@ static int remove_tables(const char *prefix, struct buf *found,
 		buf_reset(&cmd);
 		buf_printf(&cmd, NULL, "delete table inet %.*s", (int)len,
 			   p + 11);
-		rc = netns_nft(NULL, buf_str(&cmd), NULL, e);
+		rc = nettool_nft(NULL, buf_str(&cmd), NULL, e);
 		if (found)
 			buf_printf(found, NULL, "%s%.*s", found->len ? " " : "",
 				   (int)len, p + 11);

@@ -23,7 +23,6 @@
 /* 198.18.0.0/15, in host order. */
 #define NET_BASE 0xC6120000u
 #define NET_SIZE 16u
-#define TOOL_TIMEOUT_NS (30 * NS_PER_SEC)
 
 static void format_addr(uint32_t a, char *out, size_t size)
 {
@@ -53,51 +52,7 @@ void netns_plan(struct netns_net *net, int tag, const char *const *names)
 	}
 }
 
-/*
- * Run a tool (`ip`, `nft`) from an sbin directory with `argv` after its
- * name; its stdout into `out` (MAY be NULL). A non-zero exit is an error
- * with the command and the tool's first line of complaint.
- */
-static int tool(const char *name, const char *const *args, struct buf *out,
-		struct err *e)
-{
-	const char *argv[24];
-	struct buf errout = BUF_INIT, cmd = BUF_INIT;
-	char *path = find_program(name);
-	size_t n = 0;
-	int code;
-
-	if (!path)
-		return err_set(e, ERR_INFRA, "'%s' not found (install %s, or "
-			       "run 'make deps')", name,
-			       strcmp(name, "nft") ? "iproute2" : "nftables");
-	argv[n++] = path;
-	for (size_t i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(*argv);
-	     i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	code = proc_capture(argv, out, &errout, TOOL_TIMEOUT_NS, e);
-	if (code > 0) {
-		char *nl;
-
-		buf_rtrim(&errout);
-		nl = strchr(errout.data ? errout.data : "", '\n');
-		if (nl)
-			*nl = '\0';
-		buf_addstr(&cmd, name, NULL);
-		for (size_t i = 1; argv[i]; i++)
-			buf_printf(&cmd, NULL, " %s", argv[i]);
-		err_set(e, ERR_INFRA, "'%s' failed (exit %d): %s",
-			buf_str(&cmd), code, errout.len ? buf_str(&errout)
-							: "no message");
-	}
-	buf_release(&errout);
-	buf_release(&cmd);
-	free(path);
-	return code == 0 ? 0 : -1;
-}
-
-#define IP(e, ...) tool("ip", (const char *const[]){ __VA_ARGS__, NULL }, \
+#define IP(e, ...) nettool_run("ip", (const char *const[]){ __VA_ARGS__, NULL }, \
 			NULL, e)
 
 static int exists_ns(const char *ns)
@@ -122,7 +77,7 @@ static int net_free(const struct netns_net *net, struct err *e)
 	struct buf out = BUF_INIT;
 	const char *argv[] = { "-o", "-4", "addr", "show", "to",
 			       net->gateway, NULL };
-	int rc = tool("ip", argv, &out, e);
+	int rc = nettool_run("ip", argv, &out, e);
 
 	buf_rtrim(&out);
 	if (!rc && out.len)
@@ -236,7 +191,7 @@ static int remove_named(const char *dir, const char *prefix,
 		if (found)
 			buf_printf(found, NULL, "%s%s", found->len ? " " : "",
 				   de->d_name);
-		if (tool("ip", argv, NULL, e))
+		if (nettool_run("ip", argv, NULL, e))
 			rc = -1;
 	}
 	closedir(d);
@@ -289,17 +244,15 @@ int netns_remove(int tag, const char *owner, struct buf *found,
 	return rc ? -1 : 0;
 }
 
-/* The IPv4 address of `ns`'s eth0 into `out`, its prefix length into
- * *prefix_len. */
-static int inet_of(const char *ns, char *out, size_t size, int *prefix_len,
-		   struct err *e)
+int netns_addr(const char *ns, char *out, size_t size, int *prefix_len,
+	       struct err *e)
 {
 	const char *argv[] = { "-n", ns, "-4", "-o", "addr", "show", "dev",
 			       "eth0", NULL };
 	struct buf text = BUF_INIT;
 	const char *p;
 	size_t len;
-	int rc = tool("ip", argv, &text, e);
+	int rc = nettool_run("ip", argv, &text, e);
 
 	/* "2: eth0    inet 198.18.150.2/28 brd ..." */
 	p = rc ? NULL : strstr(buf_str(&text), " inet ");
@@ -309,8 +262,9 @@ static int inet_of(const char *ns, char *out, size_t size, int *prefix_len,
 	if (!rc) {
 		p += 6;
 		len = strcspn(p, "/ ");
-		*prefix_len = p[len] == '/' ? (int)strtol(p + len + 1, NULL,
-							  10) : 32;
+		if (prefix_len)
+			*prefix_len = p[len] == '/' ?
+				(int)strtol(p + len + 1, NULL, 10) : 32;
 		if (len + 1 > size)
 			len = size - 1;
 		memcpy(out, p, len);
@@ -318,21 +272,6 @@ static int inet_of(const char *ns, char *out, size_t size, int *prefix_len,
 	}
 	buf_release(&text);
 	return rc;
-}
-
-int netns_addr(const char *ns, char *out, size_t size, struct err *e)
-{
-	int prefix_len;
-
-	return inet_of(ns, out, size, &prefix_len, e);
-}
-
-int netns_nft(const char *ns, const char *script, struct buf *out,
-	      struct err *e)
-{
-	const char *argv[] = { "netns", "exec", ns, "nft", script, NULL };
-
-	return ns ? tool("ip", argv, out, e) : tool("nft", argv + 4, out, e);
 }
 
 void netns_cut_nft(int id, const char *const *addrs, size_t naddrs,
@@ -360,11 +299,11 @@ int netns_cut(const char *ns, int id, const char *const *addrs,
 	int rc;
 
 	netns_cut_nft(id, addrs, naddrs, &script);
-	rc = netns_nft(ns, buf_str(&script), NULL, e);
+	rc = nettool_nft(ns, buf_str(&script), NULL, e);
 	/* The last cut removed: the table goes too, nothing is left. */
 	if (!rc && !naddrs) {
 		buf_reset(&script);
-		rc = netns_nft(ns, "list table inet tichaos", &script, e);
+		rc = nettool_nft(ns, "list table inet tichaos", &script, e);
 		if (!rc && !strstr(buf_str(&script), "chain "))
 			rc = netns_uncut(ns, e);
 	}
@@ -374,7 +313,7 @@ int netns_cut(const char *ns, int id, const char *const *addrs,
 
 int netns_uncut(const char *ns, struct err *e)
 {
-	return netns_nft(ns, NETNS_UNCUT_NFT, NULL, e);
+	return nettool_nft(ns, NETNS_UNCUT_NFT, NULL, e);
 }
 
 void netns_dropped(const char *text, struct buf *out)
@@ -406,7 +345,7 @@ int netns_cut_of(const char *ns, struct buf *out, struct err *e)
 	buf_reset(out);
 	if (!exists_ns(ns))
 		return 0;
-	rc = netns_list_table(ns, "inet tichaos", &text, e);
+	rc = nettool_list_table(ns, "inet tichaos", &text, e);
 	if (rc == 1)
 		netns_dropped(buf_str(&text), out);
 	buf_release(&text);
@@ -428,8 +367,7 @@ static int socket_of(const char *cls, struct err *e)
 	return fd;
 }
 
-/* A TCP socket made in namespace `ns` (NULL: ours), or -1. */
-static int socket_in(const char *ns, const char *cls, struct err *e)
+int netns_socket(const char *ns, const char *cls, struct err *e)
 {
 	char path[128];
 	int mine, theirs, fd, saved;
@@ -477,7 +415,7 @@ static int probe_start(struct netns_probe *p, int64_t *start, struct err *e)
 	if (inet_pton(AF_INET, p->addr, &sa.sin_addr) != 1)
 		return err_set(e, ERR_USAGE, "'%s' is not an IPv4 address",
 			       p->addr);
-	fd = socket_in(p->ns, p->cls, e);
+	fd = netns_socket(p->ns, p->cls, e);
 	if (fd < 0)
 		return err_isset(e) ? -1 : err_errno(e, errno, "cannot make a "
 						     "socket");
@@ -571,113 +509,10 @@ int netns_probe(struct netns_probe *probes, size_t n, int64_t timeout_ns,
 #define TBF_MIN_BURST 3028
 #define TBF_LATENCY "100ms"
 
-void netns_at_ns(struct netns_at *at, const char *ns)
-{
-	memset(at, 0, sizeof(*at));
-	at->ns = ns;
-	at->name = ns;
-	snprintf(at->dev, sizeof(at->dev), "eth0");
-}
-
-/*
- * Tool `name` (nft, tc) with `args` on remote host `at`: one shell
- * command line, each argument quoted (none has a single quote), stderr
- * with stdout so that a failure says why.
- */
-static int remote_tool(const struct netns_at *at, const char *name,
-		       const char *const *args, struct buf *out,
-		       struct err *e)
-{
-	struct buf cmd = BUF_INIT, text = BUF_INIT;
-	int code;
-
-	buf_addstr(&cmd, name, NULL);
-	for (size_t i = 0; args[i]; i++)
-		buf_printf(&cmd, NULL, " '%s'", args[i]);
-	buf_addstr(&cmd, " 2>&1", NULL);
-	code = at->shell(at->ctx, buf_str(&cmd), &text, e);
-	if (code > 0) {
-		buf_rtrim(&text);
-		buf_truncate(&text, strcspn(buf_str(&text), "\n"));
-		buf_truncate(&cmd, cmd.len - 5);
-		err_set(e, ERR_INFRA, "%s: '%s' failed (exit %d; it needs root "
-			"there): %s", at->name, buf_str(&cmd), code,
-			text.len ? buf_str(&text) : "no message");
-	} else if (!code && out) {
-		buf_addstr(out, buf_str(&text), NULL);
-	}
-	buf_release(&cmd);
-	buf_release(&text);
-	return code == 0 ? 0 : -1;
-}
-
-static int nft_at(const struct netns_at *at, const char *script,
-		  struct buf *out, struct err *e)
-{
-	const char *args[] = { script, NULL };
-
-	return at->shell ? remote_tool(at, "nft", args, out, e)
-			 : netns_nft(at->ns, script, out, e);
-}
-
-/* `tc -n NS ARGS`, or `tc ARGS` on the remote host. */
-static int tc_at(const struct netns_at *at, const char *const *args,
-		 struct buf *out, struct err *e)
-{
-	const char *argv[24];
-	size_t n = 0;
-
-	if (at->shell)
-		return remote_tool(at, "tc", args, out, e);
-	if (at->ns) {
-		argv[n++] = "-n";
-		argv[n++] = at->ns;
-	}
-	for (size_t i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(*argv);
-	     i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	return tool("tc", argv, out, e);
-}
-
-#define TC(at, e, ...) tc_at(at, (const char *const[]){ __VA_ARGS__, \
+#define TC(at, e, ...) nettool_tc(at, (const char *const[]){ __VA_ARGS__, \
 			     NULL }, NULL, e)
 
-int netns_at_remote(struct netns_at *at, const char *name,
-		    int (*shell)(void *, const char *, struct buf *,
-				 struct err *),
-		    void *ctx, const char *addr, struct err *e)
-{
-	const char *args[] = { "-o", "-4", "addr", "show", "to", addr, NULL };
-	struct buf text = BUF_INIT;
-	const char *p;
-	int rc;
-
-	memset(at, 0, sizeof(*at));
-	at->shell = shell;
-	at->ctx = ctx;
-	at->name = name;
-	snprintf(at->addr, sizeof(at->addr), "%s", addr);
-	/* One command: whether there is a tc, then the interface. */
-	rc = remote_tool(at, "command -v tc >/dev/null && echo has tc; ip",
-			 args, &text, e);
-	p = buf_str(&text);
-	at->has_tc = !strncmp(p, "has tc\n", 7);
-	/* "2: eth0    inet 198.18.150.2/28 brd ..." */
-	p = rc ? NULL : strchr(p + (at->has_tc ? 7 : 0), ':');
-	if (p) {
-		p += 1 + strspn(p + 1, " ");
-		snprintf(at->dev, sizeof(at->dev), "%.*s",
-			 (int)strcspn(p, " @:\n"), p);
-	}
-	if (!rc && !at->dev[0])
-		rc = err_set(e, ERR_INFRA, "%s: no interface there has address "
-			     "%s", name, addr);
-	buf_release(&text);
-	return rc;
-}
-
-static int have_tc(const struct netns_at *at)
+static int have_tc(const struct nettool_at *at)
 {
 	char *path;
 
@@ -688,20 +523,20 @@ static int have_tc(const struct netns_at *at)
 	return path != NULL;
 }
 
-static int qdiscs_of(const struct netns_at *at, struct buf *out,
+static int qdiscs_of(const struct nettool_at *at, struct buf *out,
 		     struct err *e)
 {
 	const char *args[] = { "qdisc", "show", "dev", at->dev, NULL };
 
-	return tc_at(at, args, out, e);
+	return nettool_tc(at, args, out, e);
 }
 
 /* Remove the degradation of `at`: its table, and its root qdisc when it
  * is ours (a namespace's eth0 has none of its own, "noqueue"). */
-static int undegrade(const struct netns_at *at, struct err *e)
+static int undegrade(const struct nettool_at *at, struct err *e)
 {
 	struct buf text = BUF_INIT;
-	int rc = nft_at(at, "add table " LINK_TABLE "; delete table "
+	int rc = nettool_nft_at(at, "add table " LINK_TABLE "; delete table "
 			LINK_TABLE, NULL, e);
 
 	if (!rc && have_tc(at) && !(rc = qdiscs_of(at, &text, e)) &&
@@ -737,7 +572,7 @@ static size_t netem_args(const struct netns_link *link, const char **argv,
 }
 
 /* tbf, then netem (its child when there is a tbf), as `link` says. */
-static int add_qdiscs(const struct netns_at *at,
+static int add_qdiscs(const struct nettool_at *at,
 		      const struct netns_link *link, struct err *e)
 {
 	char rate[32], burst[32], text[3][32];
@@ -758,7 +593,7 @@ static int add_qdiscs(const struct netns_at *at,
 	if (!link->delay_ns)
 		return 0;
 	argv[netem_args(link, argv, 4, text)] = NULL;
-	return tc_at(at, argv, NULL, e);
+	return nettool_tc(at, argv, NULL, e);
 }
 
 /*
@@ -766,7 +601,7 @@ static int add_qdiscs(const struct netns_at *at,
  * then dropped at random, then sent twice at random (the copy marked,
  * the original's mark put back to none).
  */
-static int add_table(const struct netns_at *at,
+static int add_table(const struct nettool_at *at,
 		     const struct netns_link *link, struct err *e)
 {
 	struct buf script = BUF_INIT;
@@ -786,12 +621,12 @@ static int add_table(const struct netns_at *at,
 			   "numgen random mod 1000 < %d counter meta mark set "
 			   LINK_MARK " dup to \"%s\" meta mark set 0",
 			   link->duplicate_pm, at->dev);
-	rc = nft_at(at, buf_str(&script), NULL, e);
+	rc = nettool_nft_at(at, buf_str(&script), NULL, e);
 	buf_release(&script);
 	return rc;
 }
 
-int netns_degrade(const struct netns_at *at, const struct netns_link *link,
+int netns_degrade(const struct nettool_at *at, const struct netns_link *link,
 		  struct err *e)
 {
 	int rc = undegrade(at, e);
@@ -822,38 +657,7 @@ static uint64_t number_after(const char *line, const char *key)
 	return p ? strtoull(p + strlen(key), NULL, 10) : 0;
 }
 
-/* Table `table` of host `at`, as netns_list_table. */
-static int list_table_at(const struct netns_at *at, const char *table,
-			 struct buf *out, struct err *e)
-{
-	char want[160], *cmd;
-	int rc;
-
-	buf_reset(out);
-	snprintf(want, sizeof(want), "table %s\n", table);
-	if (nft_at(at, "list tables", out, e))
-		return -1;
-	if (!strstr(buf_str(out), want)) {
-		buf_reset(out);
-		return 0;
-	}
-	buf_reset(out);
-	cmd = xprintf("list table %s", table);
-	rc = nft_at(at, cmd, out, e);
-	free(cmd);
-	return rc ? -1 : 1;
-}
-
-int netns_list_table(const char *ns, const char *table, struct buf *out,
-		     struct err *e)
-{
-	struct netns_at at;
-
-	netns_at_ns(&at, ns);
-	return list_table_at(&at, table, out, e);
-}
-
-static int read_table(const struct netns_at *at, struct link_table *t,
+static int read_table(const struct nettool_at *at, struct link_table *t,
 		      struct err *e)
 {
 	struct buf text = BUF_INIT;
@@ -861,7 +665,7 @@ static int read_table(const struct netns_at *at, struct link_table *t,
 	int rc;
 
 	memset(t, 0, sizeof(*t));
-	rc = list_table_at(at, LINK_TABLE, &text, e);
+	rc = nettool_list_table_at(at, LINK_TABLE, &text, e);
 	if (rc != 1)
 		goto out;
 	rc = 0;
@@ -910,7 +714,7 @@ static void describe_qdisc(const char *line, struct buf *out)
 }
 
 /* Our queueing disciplines on `at`'s interface, described into `out`. */
-static int describe_qdiscs(const struct netns_at *at, struct buf *out,
+static int describe_qdiscs(const struct nettool_at *at, struct buf *out,
 			   struct err *e)
 {
 	struct buf text = BUF_INIT;
@@ -929,7 +733,7 @@ static int describe_qdiscs(const struct netns_at *at, struct buf *out,
 	return rc;
 }
 
-int netns_degraded_of(const struct netns_at *at, struct buf *out,
+int netns_degraded_of(const struct nettool_at *at, struct buf *out,
 		      struct err *e)
 {
 	struct link_table t;
@@ -955,7 +759,7 @@ int netns_degraded_of(const struct netns_at *at, struct buf *out,
 	return rc;
 }
 
-int netns_link_counts(const struct netns_at *at,
+int netns_link_counts(const struct nettool_at *at,
 		      struct netns_link_counts *out, struct err *e)
 {
 	struct link_table t;
@@ -970,7 +774,7 @@ int netns_link_counts(const struct netns_at *at,
 	return 0;
 }
 
-int netns_has_netem(const struct netns_at *at, struct err *e)
+int netns_has_netem(const struct nettool_at *at, struct err *e)
 {
 	struct err why = ERR_INIT;
 
@@ -981,252 +785,4 @@ int netns_has_netem(const struct netns_at *at, struct err *e)
 		return err_set(e, why.class, "%s", why.msg);
 	}
 	return TC(at, e, "qdisc", "del", "dev", "lo", "root") ? -1 : 1;
-}
-
-/* Listen on address `a` (network order), at a port of the kernel's
- * choice: the fd, and `sa` where it listens. */
-static int listen_on(uint32_t a, struct sockaddr_in *sa, struct err *e)
-{
-	char addr[16];
-	socklen_t len = sizeof(*sa);
-	int fd;
-
-	memset(sa, 0, sizeof(*sa));
-	sa->sin_family = AF_INET;
-	sa->sin_addr.s_addr = a;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return err_errno(e, errno, "cannot make a socket");
-	if (bind(fd, (struct sockaddr *)sa, sizeof(*sa)) || listen(fd, 1) ||
-	    getsockname(fd, (struct sockaddr *)sa, &len)) {
-		int saved = errno;
-
-		close(fd);
-		format_addr(ntohl(a), addr, sizeof(addr));
-		return err_errno(e, saved, "cannot listen on %s", addr);
-	}
-	return fd;
-}
-
-/* A listening socket of ours on the bridge's address of `ns`'s net (the
- * first of it), at a port of the kernel's choice: its fd and `sa`. */
-static int listen_for(const char *ns, struct sockaddr_in *sa, struct err *e)
-{
-	char addr[16];
-	struct in_addr in;
-	int prefix_len;
-	uint32_t a;
-
-	if (inet_of(ns, addr, sizeof(addr), &prefix_len, e))
-		return -1;
-	if (inet_pton(AF_INET, addr, &in) != 1 || prefix_len < 1 ||
-	    prefix_len > 30)
-		return err_set(e, ERR_INFRA, "namespace '%s' has no net of "
-			       "its own on eth0 (%s/%d)", ns, addr, prefix_len);
-	a = ntohl(in.s_addr);
-	a = (a & ~((UINT32_C(1) << (32 - prefix_len)) - 1)) + 1;
-	return listen_on(htonl(a), sa, e);
-}
-
-/* A listening socket on our address on the way to `addr` (the source
- * address the kernel picks for it). */
-static int listen_toward(const char *addr, struct sockaddr_in *sa,
-			 struct err *e)
-{
-	struct sockaddr_in to, from;
-	socklen_t len = sizeof(from);
-	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0), rc;
-
-	if (fd < 0)
-		return err_errno(e, errno, "cannot make a socket");
-	memset(&to, 0, sizeof(to));
-	to.sin_family = AF_INET;
-	to.sin_port = htons(9);
-	rc = inet_pton(AF_INET, addr, &to.sin_addr) == 1 &&
-	     !connect(fd, (struct sockaddr *)&to, sizeof(to)) &&
-	     !getsockname(fd, (struct sockaddr *)&from, &len) ? 0 : -1;
-	close(fd);
-	if (rc)
-		return err_set(e, ERR_INFRA, "no route from here to %s", addr);
-	return listen_on(from.sin_addr.s_addr, sa, e);
-}
-
-/* What a transfer holds while it runs. */
-struct transfer {
-	/* the listener (-1 once it accepted), the sender (in the
-	 * namespace; -1: elsewhere), the receiver (-1 until accepted) */
-	struct pollfd fd[3];
-	uint64_t sent, received, first;
-	int64_t first_ns, last_ns;
-};
-
-/* One round of the transfer's poll: accept, send, receive. */
-static int transfer_step(struct transfer *t, uint64_t bytes, struct err *e)
-{
-	static const char zeros[64 * 1024];
-	char sink[64 * 1024];
-	ssize_t n = -1;
-
-	if (t->fd[0].revents && t->fd[2].fd < 0) {
-		t->fd[2].fd = accept4(t->fd[0].fd, NULL, NULL,
-				      SOCK_CLOEXEC | SOCK_NONBLOCK);
-		if (t->fd[2].fd < 0 && errno != EAGAIN && errno != EINTR)
-			return err_errno(e, errno, "cannot accept the "
-					 "transfer's connection");
-		if (t->fd[2].fd >= 0) {
-			close(t->fd[0].fd);
-			t->fd[0].fd = -1;
-		}
-	}
-	if (t->fd[1].revents & (POLLERR | POLLHUP)) {
-		int soerr = 0;
-		socklen_t len = sizeof(soerr);
-
-		getsockopt(t->fd[1].fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
-		return err_errno(e, soerr ? soerr : EPIPE, "the transfer's "
-				 "sender failed");
-	}
-	if (t->fd[1].revents & POLLOUT && t->sent < bytes) {
-		n = send(t->fd[1].fd, zeros, bytes - t->sent < sizeof(zeros)
-			 ? bytes - t->sent : sizeof(zeros), MSG_NOSIGNAL);
-		if (n < 0 && errno != EAGAIN && errno != EINTR)
-			return err_errno(e, errno, "cannot send");
-		t->sent += n > 0 ? (uint64_t)n : 0;
-		if (t->sent == bytes)
-			t->fd[1].events = 0;
-	}
-	while (t->fd[2].fd >= 0 && (n = recv(t->fd[2].fd, sink, sizeof(sink),
-					     0)) > 0) {
-		t->last_ns = clock_mono_ns();
-		if (!t->received) {
-			t->first = (uint64_t)n;
-			t->first_ns = t->last_ns;
-		}
-		t->received += (uint64_t)n;
-	}
-	if (t->fd[2].fd >= 0 && n == 0 && t->received < bytes)
-		return err_set(e, ERR_INFRA, "the transfer ended after %llu of "
-			       "%llu bytes", (unsigned long long)t->received,
-			       (unsigned long long)bytes);
-	if (t->fd[2].fd >= 0 && n < 0 && errno != EAGAIN && errno != EINTR)
-		return err_errno(e, errno, "cannot receive");
-	return 0;
-}
-
-/* Poll transfer `t` until `bytes` arrived from `from`, or -1. */
-static int transfer_run(struct transfer *t, uint64_t bytes,
-			int64_t timeout_ns, const char *from, struct err *e)
-{
-	int64_t deadline = clock_mono_ns() + timeout_ns;
-
-	while (t->received < bytes) {
-		int64_t left = deadline - clock_mono_ns();
-		int ready = left <= 0 ? 0 : poll(t->fd, 3, (int)((left +
-						 NS_PER_MS - 1) / NS_PER_MS));
-
-		if (ready < 0 && errno == EINTR)
-			continue;
-		if (ready <= 0)
-			return err_set(e, ERR_INFRA, "%llu of %llu bytes from "
-				       "'%s' arrived within %lld ms",
-				       (unsigned long long)t->received,
-				       (unsigned long long)bytes, from,
-				       (long long)(timeout_ns / NS_PER_MS));
-		if (transfer_step(t, bytes, e))
-			return -1;
-	}
-	return 0;
-}
-
-/* The remote sender of a transfer, on a thread of its own. */
-struct sender {
-	const struct netns_at *at;
-	char cmd[160];
-	struct err e;
-	int code;
-};
-
-static void *sender_main(void *arg)
-{
-	struct sender *s = arg;
-
-	s->code = s->at->shell(s->at->ctx, s->cmd, NULL, &s->e);
-	return NULL;
-}
-
-/* The transfer from remote host `at`: bash there sends, we receive. */
-static int transfer_remote(const struct netns_at *at, struct transfer *t,
-			   uint64_t bytes, int64_t timeout_ns, struct err *e)
-{
-	struct sender s = { at, "", ERR_INIT, 0 };
-	struct sockaddr_in sa;
-	char addr[16];
-	pthread_t thread;
-	int rc;
-
-	t->fd[0].fd = listen_toward(at->addr, &sa, e);
-	if (t->fd[0].fd < 0)
-		return -1;
-	format_addr(ntohl(sa.sin_addr.s_addr), addr, sizeof(addr));
-	snprintf(s.cmd, sizeof(s.cmd), "bash -c 'head -c %llu /dev/zero "
-		 ">/dev/tcp/%s/%d'", (unsigned long long)bytes, addr,
-		 ntohs(sa.sin_port));
-	if (pthread_create(&thread, NULL, sender_main, &s))
-		return err_set(e, ERR_INFRA, "cannot start a thread");
-	rc = transfer_run(t, bytes, timeout_ns, at->name, e);
-	/* Closed first: a sender still sending fails at once. */
-	for (int i = 0; i < 3; i++)
-		if (t->fd[i].fd >= 0)
-			close(t->fd[i].fd);
-	t->fd[0].fd = t->fd[2].fd = -1;
-	pthread_join(thread, NULL);
-	if (!rc && s.code)
-		rc = s.code < 0 ? err_set(e, s.e.class, "%s", s.e.msg)
-				: err_set(e, ERR_INFRA, "%s: the transfer's "
-					  "sender failed (exit %d)", at->name,
-					  s.code);
-	return rc;
-}
-
-/* The transfer from namespace `ns`: a socket of ours in it sends. */
-static int transfer_ns(const char *ns, struct transfer *t, uint64_t bytes,
-		       int64_t timeout_ns, struct err *e)
-{
-	struct sockaddr_in sa;
-
-	t->fd[0].fd = listen_for(ns, &sa, e);
-	if (t->fd[0].fd < 0)
-		return -1;
-	t->fd[1].fd = socket_in(ns, NULL, e);
-	if (t->fd[1].fd < 0)
-		return -1;
-	if (connect(t->fd[1].fd, (struct sockaddr *)&sa, sizeof(sa)) &&
-	    errno != EINPROGRESS)
-		return err_errno(e, errno, "cannot connect from '%s' to this "
-				 "namespace", ns);
-	return transfer_run(t, bytes, timeout_ns, ns, e);
-}
-
-int netns_transfer(const struct netns_at *at, uint64_t bytes,
-		   int64_t timeout_ns, struct netns_transfer *out,
-		   struct err *e)
-{
-	struct transfer t = { { { -1, POLLIN, 0 }, { -1, POLLOUT, 0 },
-				{ -1, POLLIN, 0 } }, 0, 0, 0, 0, 0 };
-	int rc;
-
-	if (!at->shell) {
-		rc = transfer_ns(at->ns, &t, bytes, timeout_ns, e);
-	} else {
-		t.fd[1].events = 0;
-		rc = transfer_remote(at, &t, bytes, timeout_ns, e);
-	}
-	for (int i = 0; i < 3; i++)
-		if (t.fd[i].fd >= 0)
-			close(t.fd[i].fd);
-	if (rc)
-		return -1;
-	out->bytes = t.received - t.first;
-	out->took_ns = t.last_ns - t.first_ns;
-	return 0;
 }

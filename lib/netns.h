@@ -46,10 +46,11 @@
  * is left alone.
  *
  * A link is degraded the same way on a host reached over SSH (struct
- * netns_at), on the interface that carries its address.
+ * nettool_at, lib/nettool.h), on the interface that carries its address.
  *
  * Everything is made with iproute2's `ip` and `tc` and nftables' `nft`,
- * run as programs; it needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN).
+ * run as programs (lib/nettool.h); it needs root (CAP_NET_ADMIN and
+ * CAP_SYS_ADMIN).
  */
 
 #include <stddef.h>
@@ -57,6 +58,7 @@
 
 #include "lib/buf.h"
 #include "lib/err.h"
+#include "lib/nettool.h"
 
 /* Hosts of one net, at most: a /28 less the network, the bridge and the
  * broadcast addresses. */
@@ -139,22 +141,6 @@ int netns_cut(const char *ns, int id, const char *const *addrs,
 	      size_t naddrs, struct err *e);
 
 /*
- * Run the nft commands `script` (one argument of `nft`: one transaction)
- * in namespace `ns` (NULL: this one), its output into `out` (MAY be
- * NULL). ERR_INFRA with nft's first line of complaint.
- */
-int netns_nft(const char *ns, const char *script, struct buf *out,
-	      struct err *e);
-
-/*
- * Table `table` ("inet tichaos") of namespace `ns` (NULL: this one),
- * listed into `out`: 1 when it is there, 0 when not (`out` empty), -1
- * when nft failed.
- */
-int netns_list_table(const char *ns, const char *table, struct buf *out,
-		     struct err *e);
-
-/*
  * The addresses namespace `ns` drops (every cut), space-separated, into
  * `out` (empty: none, or no such namespace). -1 when it cannot be told.
  */
@@ -176,9 +162,19 @@ void netns_cut_nft(int id, const char *const *addrs, size_t naddrs,
 void netns_dropped(const char *listing, struct buf *out);
 
 /*
- * The IPv4 address of namespace `ns`'s eth0 into `out` ("198.18.150.2").
+ * The IPv4 address of namespace `ns`'s eth0 into `out` ("198.18.150.2"),
+ * and the length of its net's prefix into *prefix_len (MAY be NULL).
  */
-int netns_addr(const char *ns, char *out, size_t size, struct err *e);
+int netns_addr(const char *ns, char *out, size_t size, int *prefix_len,
+	       struct err *e);
+
+/*
+ * A TCP socket (non-blocking, close-on-exec) made in namespace `ns`
+ * (NULL: ours), from class `cls` (lib/netcls.h; NULL: the thread's own),
+ * the calling thread back in its own namespace when this returns; -1
+ * (`e`) when it cannot be made.
+ */
+int netns_socket(const char *ns, const char *cls, struct err *e);
 
 /* One TCP connect of netns_probe. */
 struct netns_probe {
@@ -216,51 +212,13 @@ struct netns_link {
 };
 
 /*
- * The host whose link the functions below act on: namespace `ns` of this
- * machine (its eth0; NULL: this namespace), or, with a `shell`, a host
- * reached through it (over SSH), its interface `dev` (the one with
- * address `addr`). The same
- * nft and tc commands run either way: in the namespace, or as one shell
- * command line there, which needs root on that host (CAP_NET_ADMIN).
- */
-struct netns_at {
-	const char *ns;		/* borrowed; NULL: this one, or `shell`'s */
-	char dev[16];		/* "eth0" */
-	/*
-	 * MAY (a remote host): run shell command line `command` on it,
-	 * its stdout into `out` (appended; MAY be NULL). The exit code, or
-	 * -1 with `e` set.
-	 */
-	int (*shell)(void *ctx, const char *command, struct buf *out,
-		     struct err *e);
-	void *ctx;
-	const char *name;	/* the host, in messages (borrowed) */
-	char addr[16];		/* its IPv4 address */
-	int has_tc;		/* remote: `tc` is there (one command fewer) */
-};
-
-/* Namespace `ns`'s eth0 (its addr left empty: netns_addr tells it). */
-void netns_at_ns(struct netns_at *at, const char *ns);
-
-/*
- * A host reached through `shell` (`ctx` its first argument), named
- * `name`, at IPv4 address `addr`: `at` filled, its interface found there
- * (`ip -o -4 addr show to ADDR`), and whether it has `tc`. -1 (ERR_INFRA)
- * when no interface there has the address.
- */
-int netns_at_remote(struct netns_at *at, const char *name,
-		    int (*shell)(void *, const char *, struct buf *,
-				 struct err *),
-		    void *ctx, const char *addr, struct err *e);
-
-/*
  * Degrade what host `at` sends out of its interface as `link` says
  * (replacing any degradation it had; docs above); NULL removes it. A
  * failure removes what it made, and says which tool complained
  * (ERR_INFRA). Needs `tc` for rate and netem, `nft` for loss and
  * duplicate.
  */
-int netns_degrade(const struct netns_at *at, const struct netns_link *link,
+int netns_degrade(const struct nettool_at *at, const struct netns_link *link,
 		  struct err *e);
 
 /*
@@ -270,7 +228,7 @@ int netns_degrade(const struct netns_at *at, const struct netns_link *link,
  * queueing disciplines are not looked for where there is no `tc`). -1
  * when it cannot be told.
  */
-int netns_degraded_of(const struct netns_at *at, struct buf *out,
+int netns_degraded_of(const struct nettool_at *at, struct buf *out,
 		      struct err *e);
 
 /* What the table of netns_degrade counted since it was made. */
@@ -281,7 +239,7 @@ struct netns_link_counts {
 };
 
 /* The counts of host `at`'s table; -1 when it has none. */
-int netns_link_counts(const struct netns_at *at,
+int netns_link_counts(const struct nettool_at *at,
 		      struct netns_link_counts *out, struct err *e);
 
 /*
@@ -290,24 +248,6 @@ int netns_link_counts(const struct netns_at *at,
  * kernel does not know it ("Specified qdisc kind is unknown"); -1 with
  * anything else that went wrong.
  */
-int netns_has_netem(const struct netns_at *at, struct err *e);
-
-/* What netns_transfer measured. */
-struct netns_transfer {
-	uint64_t bytes;		/* received after the first read */
-	int64_t took_ns;	/* from the first read to the last */
-};
-
-/*
- * Send `bytes` over one TCP connection from host `at` to this machine,
- * and time their arrival: the bytes after the first read over the time
- * from it to the last is the throughput of what the host sends. From a
- * namespace, to the bridge's address (the first of the host's net); from
- * a remote host, to our address on the way to it, sent there by bash's
- * /dev/tcp. -1 (`e`) when not all of them arrived within `timeout_ns`.
- */
-int netns_transfer(const struct netns_at *at, uint64_t bytes,
-		   int64_t timeout_ns, struct netns_transfer *out,
-		   struct err *e);
+int netns_has_netem(const struct nettool_at *at, struct err *e);
 
 #endif
