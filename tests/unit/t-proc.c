@@ -26,21 +26,6 @@ static const char *const argv_sleep30[] = { "sleep", "30", NULL };
 static const char *const argv_missing[] = { "no-such-prog-xyz", NULL };
 static const char *self;		/* our argv[0] */
 
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *ent;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((ent = readdir(d)))
-		if (ent->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * A seam for one race. proc_wait_gone() reaps with waitpid(WNOHANG), then
  * checks whether the pid is alive; a child that exits in between is a

@@ -17,21 +17,7 @@
 #include "lib/proc.h"
 #include "lib/ssh.h"
 #include "tests/unit/tap.h"
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *ent;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((ent = readdir(d)))
-		if (ent->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
-}
+#include "tests/unit/tmpdir.h"
 
 static struct buf quote_buf = BUF_INIT;
 

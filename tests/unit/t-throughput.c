@@ -15,6 +15,7 @@
 #include "lib/proc.h"
 #include "lib/throughput.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/tmpdir.h"
 
 static struct buf asked = BUF_INIT;
 static const char *swap_from, *swap_to;	/* rewrite the command so */
@@ -38,21 +39,6 @@ static int local_shell(void *ctx, const char *command, struct buf *out,
 	code = proc_capture(argv, out, NULL, 10 * NS_PER_SEC, e);
 	buf_release(&line);
 	return code;
-}
-
-static int count_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *ent;
-	int n = 0;
-
-	if (!d)
-		return -1;
-	while ((ent = readdir(d)))
-		if (ent->d_name[0] != '.')
-			n++;
-	closedir(d);
-	return n;
 }
 
 static void remote(struct nettool_at *at)

@@ -17,6 +17,7 @@
  * call, so copy it when two paths are needed at once.
  */
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -113,6 +114,23 @@ static inline ssize_t read_text(const char *path, char *out, size_t size)
 	out[off] = '\0';
 	close(fd);
 	return (ssize_t)off;
+}
+
+/* How many descriptors this process has open, or -1: a test's check
+ * that nothing it called left one. */
+static inline int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *ent;
+	int n = -1;	/* opendir's own */
+
+	if (!d)
+		return -1;
+	while ((ent = readdir(d)))
+		if (ent->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
 }
 
 #endif
