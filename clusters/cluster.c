@@ -285,6 +285,18 @@ struct host *component_host(const struct cluster *c,
 	return &host_local;
 }
 
+int component_host_first(const struct cluster *c, size_t i)
+{
+	struct host *h = component_host(c, &c->comps[i]);
+
+	if (h == &host_local)
+		return c->comps[i].netns != NULL;
+	for (size_t j = 0; j < i; j++)
+		if (component_host(c, &c->comps[j]) == h)
+			return 0;
+	return 1;
+}
+
 int component_on_loopback(const struct cluster *c,
 			  const struct component *comp)
 {
@@ -1014,28 +1026,6 @@ static int prepare(struct cluster *c, unsigned char **started,
 }
 
 /*
- * What component `comp`'s host drops by the cuts of a partition
- * (faults/partition.c), into `found`: its namespace's here, or its SSH
- * host's (a host without nftables, or that does not let us list it, has
- * none).
- */
-static int cuts_of(struct cluster *c, const struct component *comp,
-		   struct buf *found, struct err *e)
-{
-	struct host *h = component_host(c, comp);
-	struct buf text = BUF_INIT;
-
-	if (h == &host_local)
-		return comp->netns ? netns_cut_of(comp->netns, found, e) : 0;
-	buf_reset(found);
-	if (h->ops->shell(h, "nft list table inet tichaos 2>/dev/null", &text,
-			  NULL) == 0)
-		netns_dropped(buf_str(&text), found);
-	buf_release(&text);
-	return 0;
-}
-
-/*
  * The partitions' tables and classes of the components on this machine's
  * loopback (lib/netcls.h): removed; a table left is a cut an earlier run
  * left, said when `say`.
@@ -1059,77 +1049,6 @@ static int remove_classes(struct cluster *c, int say, struct err *e)
 	return rc;
 }
 
-/*
- * A degraded link an earlier run left on `comp`'s host (its namespace
- * here, or its SSH host): removed, and said. Over SSH, a host whose
- * degradation cannot be told (its address on none of its interfaces, no
- * nft there, no root) was never degraded: the netem fault needs all that.
- */
-static int remove_degraded(struct cluster *c, const struct component *comp,
-			   struct err *e)
-{
-	struct host *h = component_host(c, comp);
-	struct buf found = BUF_INIT;
-	struct nettool_at at;
-	int rc = 0;
-
-	if (h == &host_local) {
-		nettool_at_ns(&at, comp->netns);
-		rc = netns_degraded_of(&at, &found, e);
-	} else if (host_link_at(h, &at, NULL) ||
-		   netns_degraded_of(&at, &found, NULL)) {
-		buf_reset(&found);
-	}
-	if (!rc && found.len) {
-		log_warn("%s: removing a degraded link an earlier run left "
-			 "(%s)", comp->name, buf_str(&found));
-		rc = netns_degrade(&at, NULL, e);
-	}
-	buf_release(&found);
-	return rc;
-}
-
-/*
- * The cuts a run killed in a partition left on the hosts of the
- * components, and the links a run killed in a netem fault left degraded
- * (faults/partition.c, faults/netem.c), here or over SSH: removed, each
- * said.
- */
-static int remove_cuts(struct cluster *c, struct err *e)
-{
-	struct buf found = BUF_INIT;
-	int rc = remove_classes(c, 1, e);
-
-	for (size_t i = 0; !rc && i < c->ncomps; i++) {
-		const struct component *comp = &c->comps[i];
-		struct host *h = component_host(c, comp);
-		int here = h == &host_local && comp->netns, seen = 0;
-
-		/* An SSH host once, whatever runs on it. */
-		for (size_t j = 0; !here && j < i; j++)
-			seen |= component_host(c, &c->comps[j]) == h;
-		if (seen)
-			continue;
-		rc = cuts_of(c, comp, &found, e);
-		if (!rc && found.len) {
-			log_warn("%s: removing a partition an earlier run left "
-				 "(it dropped what came from %s)", comp->name,
-				 buf_str(&found));
-			if (here)
-				rc = netns_uncut(comp->netns, e);
-			else if (h->ops->shell(h, "nft '" NETNS_UNCUT_NFT "'",
-					       NULL, e))
-				rc = err_isset(e) ? -1 : err_set(e, ERR_INFRA,
-					"%s: cannot remove its cut (nft)",
-					h->name);
-		}
-		if (!rc && (here || h != &host_local))
-			rc = remove_degraded(c, comp, e);
-	}
-	buf_release(&found);
-	return rc;
-}
-
 int cluster_up(struct cluster *c, struct err *e)
 {
 	unsigned char *started;
@@ -1137,7 +1056,8 @@ int cluster_up(struct cluster *c, struct err *e)
 
 	if (prepare(c, &started, e))
 		return -1;
-	if (remove_cuts(c, e))
+	/* What a killed run's faults left (c->sweep), then the classes. */
+	if ((c->sweep && c->sweep(c, e)) || remove_classes(c, 1, e))
 		goto out;
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];

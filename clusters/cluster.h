@@ -221,6 +221,14 @@ struct cluster {
 	/* Every etcd and pd client URL, comma-separated (cluster_etcd_url);
 	 * NULL until asked. */
 	char *etcd_endpoints;
+	/*
+	 * MAY: remove what an earlier run, killed while its faults held,
+	 * left on the hosts (a cut, a degraded link), saying what; called
+	 * by cluster_up before any server starts. Set by whoever drives the
+	 * cluster, from the faults, which each answer for their own
+	 * leftovers (struct fault_type's sweep): the cluster knows none.
+	 */
+	int (*sweep)(struct cluster *c, struct err *e);
 	void *priv;
 };
 
@@ -284,6 +292,14 @@ const char *cluster_component_at(const struct cluster *c, const char *addr);
  */
 int component_connect(const struct component *comp, struct sql *s,
 		      const char *database, int timeout_s, struct err *e);
+
+/*
+ * Whether component `i` is the first of the cluster on its host: one of
+ * its own (a namespace of this machine), or the first component of an
+ * SSH host; 0 for the second one on an SSH host, and for a component on
+ * this machine without a namespace. Who visits every host once.
+ */
+int component_host_first(const struct cluster *c, size_t i);
 
 /* Where the component runs: one of c->hosts, or &host_local. */
 struct host *component_host(const struct cluster *c,

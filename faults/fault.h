@@ -241,6 +241,14 @@ struct fault_type {
 	 * report.html's lanes; NULL: it holds no component.
 	 */
 	const struct fault_holds *holds;
+	/*
+	 * MAY (a kind that leaves state on the hosts while it holds: a cut,
+	 * a degraded link): remove what a run killed meanwhile left on
+	 * cluster `c`'s hosts, saying each with log_warn; called before the
+	 * cluster's servers start (fault_sweep, through c->sweep). 0, or -1
+	 * (`e`) when it cannot be removed.
+	 */
+	int (*sweep)(struct cluster *c, struct err *e);
 };
 
 /* The fault kind of item `it`. */
@@ -255,6 +263,12 @@ void fault_action_release(struct fault_action *act);
 
 /* The fault kind called `name`, or NULL. */
 const struct fault_type *fault_type_named(const char *name);
+
+/*
+ * Every fault kind's sweep, in the registry's order: what a killed run's
+ * faults left on `c`'s hosts, removed (a struct cluster's sweep).
+ */
+int fault_sweep(struct cluster *c, struct err *e);
 
 /* The fault kind whose heal step (heal_name) is `name`, or NULL. */
 const struct fault_type *fault_healed_by(const char *name);

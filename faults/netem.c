@@ -45,6 +45,7 @@
 #include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "lib/netns.h"
 #include "lib/parse.h"
 #include "lib/proc.h"
@@ -626,6 +627,47 @@ static const struct fault_detail details[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
+/*
+ * A degraded link an earlier run left on `comp`'s host (its namespace
+ * here, or its SSH host): removed, and said. Over SSH, a host whose
+ * degradation cannot be told (its address on none of its interfaces, no
+ * nft there, no root) was never degraded: the netem fault needs all that.
+ */
+static int remove_degraded(struct cluster *c, const struct component *comp,
+			   struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	struct buf found = BUF_INIT;
+	struct nettool_at at;
+	int rc = 0;
+
+	if (h == &host_local) {
+		nettool_at_ns(&at, comp->netns);
+		rc = netns_degraded_of(&at, &found, e);
+	} else if (host_link_at(h, &at, NULL) ||
+		   netns_degraded_of(&at, &found, NULL)) {
+		buf_reset(&found);
+	}
+	if (!rc && found.len) {
+		log_warn("%s: removing a degraded link an earlier run left "
+			 "(%s)", comp->name, buf_str(&found));
+		rc = netns_degrade(&at, NULL, e);
+	}
+	buf_release(&found);
+	return rc;
+}
+
+/* What a run killed while netem held left: the degraded links of the
+ * components' hosts, removed (the fault's sweep). */
+static int sweep(struct cluster *c, struct err *e)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (component_host_first(c, i) &&
+		    remove_degraded(c, &c->comps[i], e))
+			return -1;
+	return 0;
+}
+
 static const struct fault_holds holds = { FAULT_HELD_DEGRADED, "degraded",
 					  details };
 
@@ -641,4 +683,5 @@ const struct fault_type fault_netem = {
 	.heal_name = "restore_link",
 	.target = fault_component_target,
 	.holds = &holds,
+	.sweep = sweep,
 };

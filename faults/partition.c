@@ -40,10 +40,12 @@
 #include <string.h>
 
 #include "clusters/cluster.h"
+#include "clusters/host.h"
 #include "core/plan.h"
 #include "core/suite.h"
 #include "faults/fault.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 #include "lib/netcls.h"
 #include "lib/netns.h"
 #include "lib/proc.h"
@@ -832,6 +834,71 @@ static const char *target(struct fault_ctx *ctx, const struct suite_item *it)
 }
 
 /* Who was cut from whom: its "cuts" (describe). */
+/*
+ * What component `comp`'s host drops by the cuts of a partition
+ * (faults/partition.c), into `found`: its namespace's here, or its SSH
+ * host's (a host without nftables, or that does not let us list it, has
+ * none).
+ */
+static int cuts_of(struct cluster *c, const struct component *comp,
+		   struct buf *found, struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+
+	if (h == &host_local)
+		return comp->netns ? netns_cut_of(comp->netns, found, e) : 0;
+	buf_reset(found);
+	if (h->ops->shell(h, "nft list table inet tichaos 2>/dev/null", &text,
+			  NULL) == 0)
+		netns_dropped(buf_str(&text), found);
+	buf_release(&text);
+	return 0;
+}
+
+/*
+ * What a run killed while a partition held left: the tables of the
+ * loopback's classes (lib/netcls.h) and the cuts on the components'
+ * hosts, here or over SSH; removed, each said (the fault's sweep).
+ */
+static int sweep(struct cluster *c, struct err *e)
+{
+	struct buf found = BUF_INIT;
+	char prefix[64];
+	int rc = 0;
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (component_on_loopback(c, &c->comps[i])) {
+			cluster_netcls_prefix(c, prefix, sizeof(prefix));
+			rc = netcls_remove(prefix, &found, NULL, e);
+			if (!rc && found.len)
+				log_warn("removed a partition an earlier run "
+					 "left on the loopback (nftables %s)",
+					 buf_str(&found));
+			break;
+		}
+	for (size_t i = 0; !rc && i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+		struct host *h = component_host(c, comp);
+
+		if (!component_host_first(c, i))
+			continue;
+		rc = cuts_of(c, comp, &found, e);
+		if (rc || !found.len)
+			continue;
+		log_warn("%s: removing a partition an earlier run left (it "
+			 "dropped what came from %s)", comp->name,
+			 buf_str(&found));
+		if (h == &host_local)
+			rc = netns_uncut(comp->netns, e);
+		else if (h->ops->shell(h, "nft '" NETNS_UNCUT_NFT "'", NULL, e))
+			rc = err_isset(e) ? -1 : err_set(e, ERR_INFRA, "%s: "
+				"cannot remove its cut (nft)", h->name);
+	}
+	buf_release(&found);
+	return rc;
+}
+
 static const struct fault_holds holds = { FAULT_HELD_CUT, NULL, NULL };
 
 const struct fault_type fault_partition = {
@@ -848,4 +915,5 @@ const struct fault_type fault_partition = {
 	.target = target,
 	.forget = free,
 	.holds = &holds,
+	.sweep = sweep,
 };

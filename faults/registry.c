@@ -50,3 +50,11 @@ const struct fault_type *fault_healed_by(const char *name)
 			return fault_types[n];
 	return NULL;
 }
+
+int fault_sweep(struct cluster *c, struct err *e)
+{
+	for (size_t n = 0; fault_types[n]; n++)
+		if (fault_types[n]->sweep && fault_types[n]->sweep(c, e))
+			return -1;
+	return 0;
+}

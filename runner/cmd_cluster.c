@@ -6,6 +6,7 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/etcd.h"
 #include "lib/http.h"
@@ -378,6 +379,7 @@ static int up(struct cluster *c, struct err *e)
 
 	c->cancel = &interrupts;
 	c->give_up_at = CANCEL_HURRY;
+	c->sweep = fault_sweep;
 	catch_signals(on_interrupt);
 	before = ran_before(c, &nbefore);
 	if (cluster_up(c, e)) {

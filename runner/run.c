@@ -20,6 +20,7 @@
 
 #include "clusters/api.h"
 #include "clusters/cluster.h"
+#include "faults/fault.h"
 #include "core/plan.h"
 #include "core/suite.h"
 #include "lib/cancel.h"
@@ -694,6 +695,7 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	 * for their servers unless ^C comes twice. */
 	st->cluster.cancel = &cancel;
 	st->cluster.give_up_at = CANCEL_HURRY;
+	st->cluster.sweep = fault_sweep;
 	if (st->cluster.type == cluster_type_find("local") &&
 	    (st->suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
 		/* Known without starting anything: MariaDB, no TiCDC. */
