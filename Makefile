@@ -121,6 +121,7 @@ KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
 KIND_OBJS += checkers/syncpoint.o
+KIND_OBJS += checkers/syncpoint_store.o
 
 RUNNER_OBJS += runner/batch.o
 RUNNER_OBJS += runner/checks.o

@@ -24,7 +24,7 @@
  *   (consistency_sync), the downstream's balances and total equal the
  *   upstream's; differing accounts are named.
  * syncpoints (live, option syncpoints > 0, TiDB on both sides): at each
- *   of the last N sync points TiCDC recorded (syncpoint_read), the
+ *   of the last N sync points TiCDC recorded (syncpoint_store_read), the
  *   upstream read at tidb_snapshot = primary_ts and the downstream at
  *   secondary_ts: transfers are transactions, so each side holds every
  *   account and the total accounts * initial, and the downstream's
@@ -43,6 +43,7 @@
 
 #include "checkers/checker.h"
 #include "checkers/consistency.h"
+#include "checkers/syncpoint_store.h"
 #include "clusters/cluster.h"
 #include "core/suite.h"
 #include "faults/fault.h"
@@ -922,7 +923,7 @@ static int read_points(const struct check_ctx *ctx, const char *cf,
 			      dialect_name(ctx->dialect));
 		return 1;
 	}
-	rc = syncpoint_not_tidb(down, &v, e);
+	rc = syncpoint_store_not_tidb(down, &v, e);
 	if (!rc && v.len)
 		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is not TiDB "
 			      "(%s): TiCDC records sync points only in a TiDB "
@@ -931,9 +932,9 @@ static int read_points(const struct check_ctx *ctx, const char *cf,
 	buf_release(&v);
 	if (!rc)
 		rc = component_connect(down, &s, NULL, 60, e) ||
-		     syncpoint_read(&s, down->name, cf,
-				    ctx->cluster->ticdc.keyspace, want, pts, n,
-				    why, sizeof(why), e) ? -1 : 0;
+		     syncpoint_store_read(&s, down->name, cf,
+					  ctx->cluster->ticdc.keyspace, want,
+					  pts, n, why, sizeof(why), e) ? -1 : 0;
 	sql_close(&s);
 	if (!rc && !*n) {
 		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s", why);

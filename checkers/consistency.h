@@ -9,7 +9,7 @@
  * hands them here; tests/unit/t-consistency.c asserts the results
  * exactly. Not for anything outside the check, its test, the syncpoint
  * check (consistency_compare_at, below) and the bank check
- * (consistency_sync, the barrier, and the sync points, below).
+ * (consistency_sync, the barrier, below).
  *
  * The contract: the ranges of a table cover every key of either side
  * exactly once, with no gap and no overlap, whatever the keys' values —
@@ -160,16 +160,6 @@ int consistency_compare_at(const struct check_ctx *ctx,
 			   struct check_result *r, struct err *e);
 
 /*
- * A sync point TiCDC recorded in the downstream's tidb_cdc.syncpoint_v1
- * (pingcap/tiflow cdc/syncpointstore/mysql_syncpoint_store.go, pingcap/
- * ticdc pkg/sink/mysql/mysql_writer_for_syncpoint.go): the
- * upstream TSO replicated up to, the downstream's TSO then. Digits only.
- */
-struct sync_point {
-	char primary_ts[24], secondary_ts[24], created_at[32];
-};
-
-/*
  * Append to `x` an SQL expression of column `col` (a FLOAT or DOUBLE):
  * its value's text in one notation on every server. TiDB writes a
  * DOUBLE's shortest digits in plain decimal (1.5e300 as 15 and 299
@@ -181,27 +171,5 @@ struct sync_point {
  * writes "-0", MariaDB "0"). The row hash and the row text use it.
  */
 void consistency_float_text(struct buf *x, const char *col);
-
-/*
- * The last `want` sync points of changefeed `cf` read through `down`
- * (the downstream `down_name`), oldest first, into *out (caller frees;
- * never NULL on 0): rows whose changefeed is `cf`, as the old TiCDC
- * writes it, or "<keyspace>/<cf>", as the new one does (`keyspace` the
- * topology's, NULL: "default"). 0 with *n 0 and
- * `why` (of `whysize` bytes) saying so when there is none: no
- * tidb_cdc.syncpoint_v1, or no row of `cf`; -1 with `e` when the read
- * failed or a row holds no TSO (checkers/syncpoint.c, shared with the
- * bank check).
- */
-int syncpoint_read(struct sql *down, const char *down_name, const char *cf,
-		   const char *keyspace, int64_t want, struct sync_point **out,
-		   size_t *n, char *why, size_t whysize, struct err *e);
-
-/*
- * The VERSION() of `down` into `v` when it is not TiDB's (no "TiDB" in
- * it), else `v` empty; -1 with `e` when it could not be asked.
- */
-int syncpoint_not_tidb(const struct component *down, struct buf *v,
-		       struct err *e);
 
 #endif
