@@ -114,6 +114,7 @@ KIND_OBJS += faults/region.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
 KIND_OBJS += checkers/bank.o
+KIND_OBJS += checkers/barrier.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
 KIND_OBJS += checkers/ids.o

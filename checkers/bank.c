@@ -20,8 +20,8 @@
  *   transfers that alone would explain the difference had they not
  *   applied, and the failed ones had they applied, with the faults from
  *   their invoke to their completion.
- * downstream (live): after the consistency check's barrier
- *   (consistency_sync), the downstream's balances and total equal the
+ * downstream (live): after the barrier the consistency check waits on
+ *   too (barrier_sync), the downstream's balances and total equal the
  *   upstream's; differing accounts are named.
  * syncpoints (live, option syncpoints > 0, TiDB on both sides): at each
  *   of the last N sync points TiCDC recorded (syncpoint_store_read), the
@@ -41,8 +41,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkers/barrier.h"
 #include "checkers/checker.h"
-#include "checkers/consistency.h"
 #include "checkers/syncpoint_store.h"
 #include "clusters/cluster.h"
 #include "core/suite.h"
@@ -790,9 +790,9 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	rc = rc || component_connect(down, &conn[1], NULL, 60, e);
 	if (!rc) {
 		buf_addch(&r->details, ',', NULL);
-		rc = consistency_sync(ctx, up, &conn[0], down, &conn[1],
-				      o->changefeed, o->sync_timeout, &took, r,
-				      halted, sizeof(halted), e);
+		rc = barrier_sync(ctx, up, &conn[0], down, &conn[1],
+				  o->changefeed, o->sync_timeout, &took, r,
+				  halted, sizeof(halted), e);
 	}
 	if (!rc && !conn[1].my)
 		rc = component_connect(down, &conn[1], NULL, 60, e);

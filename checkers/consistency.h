@@ -7,9 +7,8 @@
  * no server: checkers/consistency.c finds the keys (MIN, MAX and COUNT(*)
  * of a single integer key; every chunk_rows-th key of any other) and
  * hands them here; tests/unit/t-consistency.c asserts the results
- * exactly. Not for anything outside the check, its test, the syncpoint
- * check (consistency_compare_at, below) and the bank check
- * (consistency_sync, the barrier, below).
+ * exactly. Not for anything outside the check, its test and the
+ * syncpoint check (consistency_compare_at, below).
  *
  * The contract: the ranges of a table cover every key of either side
  * exactly once, with no gap and no overlap, whatever the keys' values —
@@ -93,25 +92,6 @@ size_t range_split_keys(char **const *bounds, size_t nbounds,
  */
 void range_where(struct buf *q, const struct table *t,
 		 const struct range *rg);
-
-/*
- * The consistency check's barrier (checkers/consistency.c, 1): a finish
- * mark written upstream through `up_conn` (connected to `up`) must reach
- * `down` within `timeout` ns, read through `down_conn` (reconnected when
- * a look fails, so it may be closed after), and on TiCDC the checkpoint
- * of `changefeed` (NULL: the cluster's) must pass the mark's commit_ts.
- * 0 when synced, or when the replica stopped on an SQL error: then
- * `halted` (of `size` bytes) says so and the caller compares the data as
- * it is; 1 with r's verdict set (unknown: timed out, interrupted); -1
- * with `e` set. Appends "barrier_ms" (and on TiCDC the changefeed's
- * members, each followed by a comma) to r->details; *took: how long.
- */
-int consistency_sync(const struct check_ctx *ctx,
-		     const struct component *up, struct sql *up_conn,
-		     const struct component *down, struct sql *down_conn,
-		     const char *changefeed, int64_t timeout, int64_t *took,
-		     struct check_result *r, char *halted, size_t size,
-		     struct err *e);
 
 /*
  * The options of the checks that compare tables (consistency, syncpoint),

@@ -80,7 +80,6 @@ test_expect_success 'the kinds are read from the registries' '
 # fault registry, a check that knows a workload, checks that call each
 # other.
 cat >known <<EOF
-checkers/bank.c includes checkers/consistency.h
 checkers/bank.c includes faults/fault.h
 checkers/bank.c includes workloads/bank.h
 checkers/ids.c includes faults/fault.h
