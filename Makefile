@@ -123,6 +123,11 @@ KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
 KIND_OBJS += checkers/syncpoint.o
 KIND_OBJS += checkers/syncpoint_store.o
+KIND_OBJS += checkers/tabledef.o
+KIND_OBJS += checkers/tablediff.o
+KIND_OBJS += checkers/tablepool.o
+KIND_OBJS += checkers/tablerange.o
+KIND_OBJS += checkers/tablerows.o
 
 RUNNER_OBJS += runner/batch.o
 RUNNER_OBJS += runner/checks.o
@@ -172,7 +177,7 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks), no cluster: linked with them, without main().
-CORE_UNIT_TESTS = tests/unit/t-consistency tests/unit/t-ids tests/unit/t-plan
+CORE_UNIT_TESTS = tests/unit/t-ids tests/unit/t-plan tests/unit/t-tablerange
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

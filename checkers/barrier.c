@@ -22,7 +22,7 @@ enum { UP, DOWN };
 /*
  * An end of the barrier: a component and the caller's connection to it,
  * which the barrier may close and reopen (no session statement: the
- * barrier reads the tables as they are now).
+ * barrier reads the servers as they are now).
  */
 struct side {
 	const struct component *comp;

@@ -34,7 +34,7 @@
  *   "select @@tidb_current_ts" fails there: no point is ever recorded.
  *
  * At each of the last `syncpoints` points the tables are compared as the
- * consistency check compares them (consistency_compare_at), the upstream
+ * consistency check compares them (tablediff_compare_at), the upstream
  * read with tidb_snapshot = primary_ts and the downstream with
  * tidb_snapshot = secondary_ts (pingcap/tidb pkg/sessionctx/variable/
  * sysvar.go: a session's reads at that TSO). A snapshot older than GC's
@@ -48,8 +48,8 @@
 #include <string.h>
 
 #include "checkers/checker.h"
-#include "checkers/consistency.h"
 #include "checkers/syncpoint_store.h"
+#include "checkers/tablediff.h"
 #include "clusters/cluster.h"
 #include "core/suite.h"
 #include "core/worker.h"
@@ -74,7 +74,7 @@ static const struct optspec opts[] = {
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "TiCDC: the changefeed whose sync points are read (default: the "
 	  "topology's, else tichaos)", AT(changefeed) },
-	CONSISTENCY_COMPARE_OPTS(struct syncpoint_opts),
+	TABLEDIFF_COMPARE_OPTS(struct syncpoint_opts),
 };
 
 /* A recorded sync point, and what its comparison found. */
@@ -115,7 +115,7 @@ static void compare_point(const struct check_ctx *ctx,
 	pair.chunk_rows = o->chunk_rows;
 	pair.threads = o->threads;
 	pair.max_report = o->max_report;
-	if (consistency_compare_at(ctx, &pair, &p->res, &e)) {
+	if (tablediff_compare_at(ctx, &pair, &p->res, &e)) {
 		buf_reset(&p->res.details);
 		check_verdict(&p->res, VERDICT_UNKNOWN, "%s", e.msg);
 	}

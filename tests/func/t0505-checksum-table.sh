@@ -173,7 +173,7 @@ test_expect_success "a plain CRC32's XOR is blind to the swaps" '
 # CHAR drops trailing spaces (the server pads and strips them): "a " is
 # stored as "a" and there is nothing to tell apart; every other table
 # differs, and the check says how. The last tables try its row hash
-# (checkers/consistency.c, row_hash): values swapped between the columns
+# (checkers/tabledef.c, tabledef_row_hash): values swapped between the columns
 # of a row, NULL and 0 swapped between two columns, strings of one length
 # swapped between rows, BIGINTs (negative, and unsigned past 2^32) swapped
 # between rows. Chunks of 100 rows hold one swapped pair each (two in

@@ -1,7 +1,7 @@
 /*
- * The consistency check's key ranges (checkers/consistency.h), no server:
- * how a table is cut into chunks, how a chunk is cut in two, and the
- * WHERE clause of each, exactly; that the chunks cover every key once,
+ * The table diff's key ranges (checkers/tablediff.h, tablerange.c), no
+ * server: how a table is cut into chunks, how a chunk is cut in two, and
+ * the WHERE clause of each, exactly; that the chunks cover every key once,
  * with no gap and no overlap, up to INT64_MIN and INT64_MAX. t0500 and
  * t0510 compare real tables with them.
  */
@@ -9,13 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checkers/consistency.h"
+#include "checkers/tablediff.h"
 #include "lib/buf.h"
 #include "tests/unit/tap.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
-/* A table of db.t keyed on `keys`; int_key as describe() would set it. */
+/* A table of db.t keyed on `keys`; int_key as tabledef_describe() would
+ * set it. */
 static struct table table_of(char **keys, size_t nkeys, int *key_int,
 			     int int_key)
 {
