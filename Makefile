@@ -177,7 +177,8 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks), no cluster: linked with them, without main().
-CORE_UNIT_TESTS = tests/unit/t-ids tests/unit/t-plan tests/unit/t-tablerange
+CORE_UNIT_TESTS = tests/unit/t-ids tests/unit/t-plan tests/unit/t-tabledef \
+	tests/unit/t-tablerange tests/unit/t-tablerows
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

@@ -408,6 +408,54 @@ static void test_key_values(void)
 		     " WHERE (`k` < '2026-01-01 00:01:00')", "a DATETIME key");
 }
 
+/*
+ * Key columns whose collations differ between the sides (t->key_bin)
+ * compare by their bytes, in the range's WHERE as in its ORDER BY.
+ */
+static void test_where_binary(void)
+{
+	static const char *const v[][2] = { { "12", "b34" }, { "45", "B7" } };
+	static const char *const k[] = { "k" };
+	char a[] = "a", b[] = "b";
+	char *keys[] = { a, b };
+	int key_int[] = { 1, 0 }, key_bin[] = { 0, 1 }, one_bin[] = { 1 };
+	struct table t = table_of(keys, 2, key_int, 0);
+	struct table one = table_of(&keys[1], 1, &key_int[1], 0);
+	char **lo = tuple(2, v[0]), **hi = tuple(2, v[1]), **to = tuple(1, k);
+	struct range both = { 0, 0, 0, lo, hi }, upto = { 0, 0, 0, NULL, to };
+	struct buf q = BUF_INIT;
+
+	t.key_bin = key_bin;
+	one.key_bin = one_bin;
+	is_str(where(&q, &t, &both),
+	       " WHERE (`a` > 12 OR (`a` = 12 AND (CAST(`b` AS BINARY) >= "
+	       "'b34'))) AND (`a` < 45 OR (`a` = 45 AND (CAST(`b` AS BINARY) "
+	       "< 'B7')))",
+	       "(a, b), b's collations differing: b by its bytes, a as it is");
+	is_str(where(&q, &one, &upto), " WHERE (CAST(`b` AS BINARY) < 'k')",
+	       "a single string key by its bytes");
+	one.key_bin = NULL;
+	is_str(where(&q, &one, &upto), " WHERE (`b` < 'k')",
+	       "the same key, no key_bin: no CAST");
+	buf_release(&q);
+	free_tuple(lo);
+	free_tuple(hi);
+	free_tuple(to);
+}
+
+/* Two checksums are the same when both the count and the XOR are. */
+static void test_same_sum(void)
+{
+	struct sum x = { 3, "17" }, y = { 3, "17" }, more = { 4, "17" };
+	struct sum other = { 3, "18" }, prefix = { 3, "1" }, none = { 0, "0" };
+
+	ok(tablerange_same_sum(&x, &y), "3 rows, XOR 17 on both: the same");
+	ok(!tablerange_same_sum(&x, &more), "a row more: not the same");
+	ok(!tablerange_same_sum(&x, &other), "another XOR: not the same");
+	ok(!tablerange_same_sum(&x, &prefix), "XOR 1 against 17: not the same");
+	ok(tablerange_same_sum(&none, &none), "both empty: the same");
+}
+
 int main(void)
 {
 	test_split_int();
@@ -415,5 +463,7 @@ int main(void)
 	test_split_keys();
 	test_where_keys();
 	test_key_values();
+	test_where_binary();
+	test_same_sum();
 	return done_testing();
 }
