@@ -153,6 +153,13 @@ struct cluster_type {
 	 * down; 0: it is attached to, and left running. */
 	unsigned made:1;
 	/*
+	 * MAY (a kind tichaos makes): whether directory `dir` holds a
+	 * cluster of this kind, made there by `cluster up` or a run (its
+	 * own files tell), so that one a dead runner left is found and
+	 * brought down (runner/rundir.c) without knowing the kinds' files.
+	 */
+	int (*made_in)(const char *dir);
+	/*
 	 * MUST: fill c->comps (and anything private in c->priv) from the
 	 * options. Starts nothing. 0, or -1 with `e` set (ERR_USAGE for bad
 	 * options or files, ERR_INFRA for the system).

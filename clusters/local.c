@@ -959,9 +959,16 @@ static void local_close(struct cluster *c)
 	c->priv = NULL;
 }
 
+/* A local cluster's directory holds its port base from its first up. */
+static int local_made_in(const char *dir)
+{
+	return read_recorded_base(dir) > 0;
+}
+
 const struct cluster_type cluster_local = {
 	.name = "local",
 	.made = 1,
+	.made_in = local_made_in,
 	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "
 	       "role) and etcd, each on a host of its own (a network "
 	       "namespace) or all on 127.0.0.1",

@@ -697,9 +697,20 @@ static void playground_close(struct cluster *c)
 	c->priv = NULL;
 }
 
+/* A playground's directory holds the pidfile of its `tiup playground`. */
+static int playground_made_in(const char *dir)
+{
+	char *path = xprintf("%s/playground.pid", dir);
+	int made = !access(path, F_OK);
+
+	free(path);
+	return made;
+}
+
 const struct cluster_type cluster_playground = {
 	.name = "playground",
 	.made = 1,
+	.made_in = playground_made_in,
 	.doc = "tiup playground: TiDB, PD, TiKV and TiCDC, replicating to a "
 	       "second playground (--cluster playground[:VERSION])",
 	.open = playground_open,

@@ -325,7 +325,7 @@ void run_reap_orphans(const char *run_dir)
 		 (int)(slash - run_dir) : 1, slash ? run_dir : ".");
 	dir = opendir(parent);
 	while (dir && (d = readdir(dir))) {
-		struct cluster_options co = { .cluster = "local" };
+		struct cluster_options co = { NULL };
 		struct cluster c;
 		struct err e = ERR_INIT;
 		pid_t pid;
@@ -337,16 +337,12 @@ void run_reap_orphans(const char *run_dir)
 		if (proc_read_pidfile(sub, &pid, NULL) || !pid ||
 		    runner_alive(pid))
 			continue;
-		snprintf(sub, sizeof(sub), "%s/%s/cluster/playground.pid",
-			 parent, d->d_name);
-		if (!access(sub, F_OK))
-			co.cluster = "playground";
-		else
-			snprintf(sub, sizeof(sub), "%s/%s/cluster/port-base",
-				 parent, d->d_name);
-		if (!access(sub, F_OK)) {
-			snprintf(sub, sizeof(sub), "%s/%s/cluster", parent,
-				 d->d_name);
+		snprintf(sub, sizeof(sub), "%s/%s/cluster", parent, d->d_name);
+		for (size_t k = 0; !co.cluster && cluster_types[k]; k++)
+			if (cluster_types[k]->made_in &&
+			    cluster_types[k]->made_in(sub))
+				co.cluster = cluster_types[k]->name;
+		if (co.cluster) {
 			co.dir = sub;
 			if (cluster_open(&c, &co, &e) || cluster_down(&c, &e))
 				log_warn("%s: %s", sub, e.msg);
