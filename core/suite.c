@@ -58,10 +58,6 @@ static const struct optspec table_specs[] = {
 };
 enum { TAB_NAME, TAB_COLUMNS, TAB_PARTITION, TAB_OPTIONS, NTAB };
 
-static const char *const expect_clusters[] = {
-	"local", "static", "playground", NULL,
-};
-
 static const struct optspec expect_specs[] = {
 	{ "check", OPT_STRING, NULL, 1, NULL, 0, 0,
 	  "the kind of the check that fails", 0 },
@@ -69,7 +65,7 @@ static const struct optspec expect_specs[] = {
 	  "a POSIX extended regular expression its message matches", 0 },
 	{ "note", OPT_STRING, NULL, 1, NULL, 0, 0,
 	  "why it fails: the upstream bug, a link", 0 },
-	{ "cluster", OPT_ENUM_LIST, NULL, 0, expect_clusters, 0, 0,
+	{ "cluster", OPT_ENUM_LIST, NULL, 0, NULL, 0, 0,
 	  "the kinds of cluster it fails on (default: every kind)", 0 },
 };
 enum { EXP_CHECK, EXP_MATCH, EXP_NOTE, EXP_CLUSTER, NEXP };
@@ -479,11 +475,14 @@ static int load_expects(struct suite *s, const char *file,
 		const struct ynode *item = list->items[i];
 		struct suite_expect *x = &s->expects[i];
 		struct optval v[NEXP] = { { 0 } };
+		struct optspec specs[NEXP];
 		regex_t re;
 		int rc;
 
-		if (optspec_parse(file, item, expect_specs, NEXP, NULL,
-				  "expect", v, e)) {
+		memcpy(specs, expect_specs, sizeof(specs));
+		specs[EXP_CLUSTER].choices = s->cluster_kinds;
+		if (optspec_parse(file, item, specs, NEXP, NULL, "expect", v,
+				  e)) {
 			optvals_release(v, NEXP);
 			return -1;
 		}
@@ -491,9 +490,9 @@ static int load_expects(struct suite *s, const char *file,
 		x->match = xstrdup(v[EXP_MATCH].s);
 		x->note = xstrdup(v[EXP_NOTE].s);
 		for (size_t k = 0; k < v[EXP_CLUSTER].n; k++)
-			for (int c = 0; expect_clusters[c]; c++)
+			for (int c = 0; s->cluster_kinds[c]; c++)
 				if (!strcmp(v[EXP_CLUSTER].list[k],
-					    expect_clusters[c]))
+					    s->cluster_kinds[c]))
 					x->clusters |= 1u << c;
 		x->line = item->line;
 		x->col = item->col;
@@ -590,12 +589,15 @@ int suite_catch_fixed(const struct suite_catch *c, const struct release *r)
 					newest->patch);
 }
 
-int suite_expect_applies(const struct suite_expect *x, const char *cluster)
+int suite_expect_applies(const struct suite *s, const struct suite_expect *x,
+			 const char *cluster)
 {
+	const char *const *kinds = s->cluster_kinds;
+
 	if (!x->clusters || !cluster)
 		return 1;
-	for (int c = 0; expect_clusters[c]; c++)
-		if (!strcmp(cluster, expect_clusters[c]))
+	for (int c = 0; kinds[c]; c++)
+		if (!strcmp(cluster, kinds[c]))
 			return (x->clusters >> c) & 1;
 	return 0;
 }
@@ -611,7 +613,7 @@ const struct suite_expect *suite_expected(const struct suite *s,
 		int hit;
 
 		if (strcmp(x->check, kind) ||
-		    !suite_expect_applies(x, cluster) ||
+		    !suite_expect_applies(s, x, cluster) ||
 		    regcomp(&re, x->match, REG_EXTENDED | REG_NOSUB))
 			continue;
 		hit = !regexec(&re, message, 0, NULL, 0);
@@ -682,6 +684,9 @@ int suite_load(struct suite *s, const char *path,
 
 	memset(s, 0, sizeof(*s));
 	s->path = xstrdup(path);
+	for (size_t i = 0; kinds->cluster_kind && i < SUITE_MAX_CLUSTER_KINDS &&
+	     (s->cluster_kinds[i] = kinds->cluster_kind(i)); i++)
+		;
 	if (ynode_load_file(path, &root, e))
 		goto out;
 	if (!root) {
@@ -1042,11 +1047,11 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 		     buf_addstr(out, "\n    note: ", e) ||
 		     ynode_quote(out, x->note, e) ||
 		     buf_addch(out, '\n', e);
-		for (int c = 0, n = 0; !rc && expect_clusters[c]; c++)
+		for (int c = 0, n = 0; !rc && s->cluster_kinds[c]; c++)
 			if ((x->clusters >> c) & 1)
 				rc = buf_printf(out, e, "%s%s", n++ ? ", "
 						: "    cluster: [",
-						expect_clusters[c]);
+						s->cluster_kinds[c]);
 		if (!rc && x->clusters)
 			rc = buf_addstr(out, "]\n", e);
 	}

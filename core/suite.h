@@ -82,8 +82,8 @@ struct suite_expect {
 	char *check;
 	char *match;
 	char *note;
-	/* The cluster kinds it applies on, bit i for "local", "static",
-	 * "playground" in that order; 0: every kind. */
+	/* The cluster kinds it applies on, bit i for the suite's
+	 * cluster_kinds[i]; 0: every kind. */
 	unsigned clusters;
 	int line;
 	int col;
@@ -105,10 +105,15 @@ struct suite_catch {
 	int col;
 };
 
+#define SUITE_MAX_CLUSTER_KINDS 16
+
 struct suite {
 	char *path;
 	char *name;
 	char *description;
+	/* The cluster kinds an expect: may name (struct suite_kinds'
+	 * cluster_kind), NULL-terminated; borrowed. */
+	const char *cluster_kinds[SUITE_MAX_CLUSTER_KINDS + 1];
 	unsigned requires;
 	/* Hints for backends that start clusters (0: the backend's
 	 * default). */
@@ -142,6 +147,9 @@ struct suite_kinds {
 	kind_nth_fn workloads;
 	kind_nth_fn faults;
 	kind_nth_fn checks;
+	/* MAY: the name of the i-th cluster kind, NULL past the last: what
+	 * an expect's `cluster:` may name (NULL: none). */
+	const char *(*cluster_kind)(size_t i);
 };
 
 /* Load and validate `path`. The caller releases the suite. */
@@ -179,8 +187,10 @@ const struct suite_expect *suite_expected(const struct suite *s,
 					  const char *message,
 					  const char *cluster);
 
-/* Does expectation `x` apply on a cluster of kind `cluster` (NULL: yes)? */
-int suite_expect_applies(const struct suite_expect *x, const char *cluster);
+/* Does expectation `x` of suite `s` apply on a cluster of kind `cluster`
+ * (NULL: yes)? */
+int suite_expect_applies(const struct suite *s, const struct suite_expect *x,
+			 const char *cluster);
 
 /*
  * Does release `r` of the catch's server carry the fix of its bug? 1 or

@@ -53,7 +53,7 @@ static void expectations(const struct suite *s, json_t *items,
 		const struct suite_expect *x = &s->expects[k];
 		struct buf text = BUF_INIT;
 
-		if (met[k] || !suite_expect_applies(x, cluster))
+		if (met[k] || !suite_expect_applies(s, x, cluster))
 			continue;
 		buf_printf(&text, NULL, "expected failure did not occur "
 			   "(line %d: %s) — fixed? %s", x->line, x->match,

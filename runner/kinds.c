@@ -4,11 +4,22 @@
 #include "runner/kinds.h"
 
 #include "checkers/checker.h"
+#include "clusters/cluster.h"
 #include "faults/fault.h"
 #include "workloads/workload.h"
+
+/* The i-th cluster kind's name, from clusters/registry.c. */
+static const char *cluster_kind_name(size_t i)
+{
+	for (size_t n = 0; cluster_types[n]; n++)
+		if (n == i)
+			return cluster_types[n]->name;
+	return NULL;
+}
 
 const struct suite_kinds tichaos_kinds = {
 	.workloads = workload_kind,
 	.faults = fault_kind,
 	.checks = checker_kind,
+	.cluster_kind = cluster_kind_name,
 };

@@ -39,7 +39,7 @@ static const struct kind *checks(size_t i)
 	return NULL;
 }
 
-static const struct suite_kinds kinds = { workloads, faults, checks };
+static const struct suite_kinds kinds = { workloads, faults, checks, NULL };
 
 static const char suite_text[] =
 	"name: p\n"
