@@ -59,6 +59,7 @@ LIB_OBJS += lib/hist.o
 LIB_OBJS += lib/history.o
 LIB_OBJS += lib/http.o
 LIB_OBJS += lib/intern.o
+LIB_OBJS += lib/jsonscan.o
 LIB_OBJS += lib/log.o
 LIB_OBJS += lib/netns.o
 LIB_OBJS += lib/nettool.o

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "jsonscan.h"
 #include "parse.h"
 
 /* The largest buffer a slot keeps between flushes. */
@@ -391,309 +392,6 @@ int history_close(struct history *h, struct err *e)
  * strings of the record are decoded in place.
  */
 
-/* ---- a validating JSON scanner, decoding top-level strings in place ---- */
-
-#define MAX_DEPTH 64		/* nesting of a value */
-
-struct cursor {
-	char *p, *start, *end;
-	const char *why;
-	size_t col;
-	int depth;
-	size_t len;		/* of the last string decoded */
-};
-
-static int syntax(struct cursor *c, const char *why)
-{
-	if (!c->why) {
-		c->why = why;
-		c->col = (size_t)(c->p - c->start) + 1;
-	}
-	return -1;
-}
-
-static void skip_ws(struct cursor *c)
-{
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' ||
-				 *c->p == '\r' || *c->p == '\n'))
-		c->p++;
-}
-
-static int hex4(const char *p, unsigned *out)
-{
-	unsigned v = 0;
-
-	for (int i = 0; i < 4; i++) {
-		char ch = p[i];
-
-		v <<= 4;
-		if (ch >= '0' && ch <= '9')
-			v |= (unsigned)(ch - '0');
-		else if (ch >= 'a' && ch <= 'f')
-			v |= (unsigned)(ch - 'a' + 10);
-		else if (ch >= 'A' && ch <= 'F')
-			v |= (unsigned)(ch - 'A' + 10);
-		else
-			return -1;
-	}
-	*out = v;
-	return 0;
-}
-
-static char *put_utf8(char *w, unsigned cp)
-{
-	if (cp < 0x80) {
-		*w++ = (char)cp;
-	} else if (cp < 0x800) {
-		*w++ = (char)(0xc0 | (cp >> 6));
-		*w++ = (char)(0x80 | (cp & 0x3f));
-	} else if (cp < 0x10000) {
-		*w++ = (char)(0xe0 | (cp >> 12));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*w++ = (char)(0x80 | (cp & 0x3f));
-	} else {
-		*w++ = (char)(0xf0 | (cp >> 18));
-		*w++ = (char)(0x80 | ((cp >> 12) & 0x3f));
-		*w++ = (char)(0x80 | ((cp >> 6) & 0x3f));
-		*w++ = (char)(0x80 | (cp & 0x3f));
-	}
-	return w;
-}
-
-/* Where the bytes of a string from `p` stop being plain: not '"', '\\'
- * or a control character. Most strings hold no escape, so their end is
- * found without moving a byte; eight bytes are looked at at once. */
-static char *plain_run(char *p, const char *end)
-{
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = 0x0101010101010101ULL;
-	const uint64_t high = 0x8080808080808080ULL;
-
-	for (; end - p >= 8; p += 8) {
-		uint64_t x, quote, slash, hit;
-
-		memcpy(&x, p, 8);
-		quote = x ^ (ones * '"');
-		slash = x ^ (ones * '\\');
-		/* The high bit of each byte that is '"', '\\' or below
-		 * 0x20; the lowest one set is exact (borrows only go up). */
-		hit = ((quote - ones) & ~quote) | ((slash - ones) & ~slash) |
-		      ((x - ones * 0x20) & ~x);
-		if (hit & high)
-			return p + __builtin_ctzll(hit & high) / 8;
-	}
-#endif
-	while (p < end && (unsigned char)*p >= 0x20 && *p != '"' &&
-	       *p != '\\')
-		p++;
-	return p;
-}
-
-/*
- * The rest of a string from c->p, which is no plain byte, on: escapes
- * decoded (to `s`'s text so far, when `out`), control characters refused.
- */
-static int scan_escaped(struct cursor *c, char **out, char *s)
-{
-	char *w = c->p;
-
-	while (c->p < c->end) {
-		unsigned char ch = (unsigned char)*c->p;
-		unsigned cp, lo;
-
-		if (ch == '"') {
-			c->p++;
-			if (out) {
-				*w = '\0';
-				*out = s;
-				c->len = (size_t)(w - s);
-			}
-			return 0;
-		}
-		if (ch < 0x20)
-			return syntax(c, "control character in a string");
-		if (ch != '\\') {
-			if (out)
-				*w = (char)ch;
-			w++;
-			c->p++;
-			continue;
-		}
-		if (c->end - c->p < 2)
-			return syntax(c, "unterminated string");
-		switch (c->p[1]) {
-		case '"': case '\\': case '/':
-			cp = (unsigned char)c->p[1];
-			break;
-		case 'b': cp = '\b'; break;
-		case 'f': cp = '\f'; break;
-		case 'n': cp = '\n'; break;
-		case 'r': cp = '\r'; break;
-		case 't': cp = '\t'; break;
-		case 'u':
-			if (c->end - c->p < 6 || hex4(c->p + 2, &cp))
-				return syntax(c, "invalid \\u escape");
-			if (cp >= 0xdc00 && cp <= 0xdfff)
-				return syntax(c, "invalid \\u escape");
-			if (cp >= 0xd800 && cp <= 0xdbff) {
-				if (c->end - c->p < 12 || c->p[6] != '\\' ||
-				    c->p[7] != 'u' || hex4(c->p + 8, &lo) ||
-				    lo < 0xdc00 || lo > 0xdfff)
-					return syntax(c, "invalid \\u escape");
-				cp = 0x10000 + ((cp - 0xd800) << 10) +
-				     (lo - 0xdc00);
-				c->p += 6;
-			}
-			c->p += 4;
-			break;
-		default:
-			return syntax(c, "invalid escape in a string");
-		}
-		c->p += 2;
-		if (out) {
-			w = put_utf8(w, cp);
-		} else {
-			w++;
-		}
-	}
-	return syntax(c, "unterminated string");
-}
-
-/*
- * A string at c->p. With `out`, decoded in place (never longer than its
- * text) and NUL-terminated, its length in c->len; without, only checked.
- */
-static int scan_string(struct cursor *c, char **out)
-{
-	char *s, *w;
-
-	if (c->p >= c->end || *c->p != '"')
-		return syntax(c, "expected a string");
-	s = ++c->p;
-	w = plain_run(s, c->end);
-	if (w < c->end && *w == '"') {
-		c->p = w + 1;
-		if (out) {
-			*w = '\0';
-			*out = s;
-			c->len = (size_t)(w - s);
-		}
-		return 0;
-	}
-	c->p = w;
-	return scan_escaped(c, out, s);
-}
-
-static int is_digit(const struct cursor *c)
-{
-	return c->p < c->end && *c->p >= '0' && *c->p <= '9';
-}
-
-/* A number at c->p; `integer` says whether it had no fraction/exponent. */
-static int scan_number(struct cursor *c, int *integer)
-{
-	*integer = 1;
-	if (c->p < c->end && *c->p == '-')
-		c->p++;
-	if (!is_digit(c))
-		return syntax(c, "expected a value");
-	if (*c->p == '0')
-		c->p++;
-	else
-		while (is_digit(c))
-			c->p++;
-	if (c->p < c->end && *c->p == '.') {
-		c->p++;
-		*integer = 0;
-		if (!is_digit(c))
-			return syntax(c, "invalid number");
-		while (is_digit(c))
-			c->p++;
-	}
-	if (c->p < c->end && (*c->p == 'e' || *c->p == 'E')) {
-		c->p++;
-		*integer = 0;
-		if (c->p < c->end && (*c->p == '+' || *c->p == '-'))
-			c->p++;
-		if (!is_digit(c))
-			return syntax(c, "invalid number");
-		while (is_digit(c))
-			c->p++;
-	}
-	return 0;
-}
-
-static int scan_literal(struct cursor *c, const char *word)
-{
-	size_t n = strlen(word);
-
-	if ((size_t)(c->end - c->p) < n || memcmp(c->p, word, n))
-		return syntax(c, "expected a value");
-	c->p += n;
-	return 0;
-}
-
-/* Any value at c->p, checked, left as it is. */
-static int scan_value(struct cursor *c)
-{
-	int integer;
-	char close;
-
-	skip_ws(c);
-	if (c->p >= c->end)
-		return syntax(c, "expected a value");
-	switch (*c->p) {
-	case '"':
-		return scan_string(c, NULL);
-	case 't':
-		return scan_literal(c, "true");
-	case 'f':
-		return scan_literal(c, "false");
-	case 'n':
-		return scan_literal(c, "null");
-	case '{':
-	case '[':
-		break;
-	default:
-		return scan_number(c, &integer);
-	}
-	close = *c->p == '{' ? '}' : ']';
-	if (++c->depth > MAX_DEPTH)
-		return syntax(c, "nested too deeply");
-	c->p++;
-	skip_ws(c);
-	if (c->p < c->end && *c->p == close) {
-		c->p++;
-		c->depth--;
-		return 0;
-	}
-	for (;;) {
-		if (close == '}') {
-			skip_ws(c);
-			if (scan_string(c, NULL))
-				return -1;
-			skip_ws(c);
-			if (c->p >= c->end || *c->p != ':')
-				return syntax(c, "expected ':' after a key");
-			c->p++;
-		}
-		if (scan_value(c))
-			return -1;
-		skip_ws(c);
-		if (c->p < c->end && *c->p == ',') {
-			c->p++;
-			continue;
-		}
-		if (c->p < c->end && *c->p == close) {
-			c->p++;
-			c->depth--;
-			return 0;
-		}
-		return syntax(c, close == '}' ? "expected ',' or '}'"
-					      : "expected ',' or ']'");
-	}
-}
-
 /* ---- one history record ------------------------------------------------ */
 
 enum proc_kind { PROC_NONE, PROC_WORKER, PROC_NEMESIS, PROC_MONITOR };
@@ -708,7 +406,7 @@ struct rec {
 	size_t value_len;
 };
 
-static int scan_int(struct cursor *c, const char *key, int64_t *out,
+static int scan_int(struct json_cursor *c, const char *key, int64_t *out,
 		    const char **why)
 {
 	const uint64_t limit = UINT64_C(1) << 63;	/* -INT64_MIN */
@@ -716,7 +414,7 @@ static int scan_int(struct cursor *c, const char *key, int64_t *out,
 	int integer, neg, over = 0;
 	uint64_t v = 0;
 
-	skip_ws(c);
+	json_skip_ws(c);
 	p = c->p;
 	neg = p < c->end && *p == '-';
 	p += neg;
@@ -739,10 +437,10 @@ static int scan_int(struct cursor *c, const char *key, int64_t *out,
 				over = 1;
 		}
 	} else {
-		return scan_number(c, &integer);
+		return json_scan_number(c, &integer);
 	}
 	if (p < c->end && (*p == '.' || *p == 'e' || *p == 'E')) {
-		if (scan_number(c, &integer))
+		if (json_scan_number(c, &integer))
 			return -1;
 		*why = key;
 		return -1;
@@ -760,13 +458,13 @@ static int scan_int(struct cursor *c, const char *key, int64_t *out,
  * "process": a worker's number, "nemesis" or "monitor". Any other name,
  * or a number out of range, is named in `bad_str` and the record read on.
  */
-static int scan_process(struct cursor *c, struct rec *r,
+static int scan_process(struct json_cursor *c, struct rec *r,
 			const char **bad_int, const char **bad_str)
 {
 	char *name;
 
 	if (c->p < c->end && *c->p == '"') {
-		if (scan_string(c, &name))
+		if (json_scan_string(c, &name))
 			return -1;
 		if (!strcmp(name, "nemesis"))
 			r->proc = PROC_NEMESIS;
@@ -788,11 +486,11 @@ static int scan_process(struct cursor *c, struct rec *r,
  * "ddl": true or false. Any other value is checked, and "ddl" named in
  * `bad_str` unless a field is already.
  */
-static int scan_ddl(struct cursor *c, struct rec *r, const char **bad_str)
+static int scan_ddl(struct json_cursor *c, struct rec *r, const char **bad_str)
 {
 	const char *v = c->p;
 
-	if (scan_value(c))
+	if (json_scan_value(c))
 		return -1;
 	if (c->p - v == 4 && !memcmp(v, "true", 4))
 		r->ddl = 1;
@@ -805,12 +503,12 @@ static int scan_ddl(struct cursor *c, struct rec *r, const char **bad_str)
  * The string field `key` into `out`, decoded in place. Any other value
  * is checked, and `key` named in `bad_str` unless a field is already.
  */
-static int scan_string_field(struct cursor *c, const char *key, char **out,
+static int scan_string_field(struct json_cursor *c, const char *key, char **out,
 			     const char **bad_str)
 {
 	if (c->p < c->end && *c->p == '"')
-		return scan_string(c, out);
-	if (scan_value(c))
+		return json_scan_string(c, out);
+	if (json_scan_value(c))
 		return -1;
 	if (!*bad_str)
 		*bad_str = key;
@@ -828,7 +526,7 @@ enum field {
  * where it was, for anything else (an escape, a space, another key),
  * which the general path reads.
  */
-static enum field plain_key(struct cursor *c)
+static enum field plain_key(struct json_cursor *c)
 {
 	const char *p = c->p;
 	size_t n = (size_t)(c->end - p);
@@ -910,7 +608,7 @@ static enum field field_of(const char *key, size_t len)
  * record does not know is checked and skipped. -1 on a syntax error
  * (c->why) or a bad integer (c->why unset, its key in `bad_int`).
  */
-static int scan_field(struct cursor *c, enum field key, struct rec *r,
+static int scan_field(struct json_cursor *c, enum field key, struct rec *r,
 		      const char **bad_int, const char **bad_str)
 {
 	const char *v = c->p;
@@ -950,13 +648,13 @@ static int scan_field(struct cursor *c, enum field key, struct rec *r,
 	case F_ERROR:
 		return scan_string_field(c, "error", &r->error, bad_str);
 	case F_VALUE:
-		if (scan_value(c))
+		if (json_scan_value(c))
 			return -1;
 		r->value = v;
 		r->value_len = (size_t)(c->p - v);
 		return 0;
 	default:
-		return scan_value(c);
+		return json_scan_value(c);
 	}
 }
 
@@ -1007,7 +705,7 @@ static int check_record(const struct rec *r, const char *bad_str, char *msg,
 /* ---- a line as history_format writes it -------------------------------- */
 
 /* The text `lit` (n bytes) at c->p: c->p past it, 1; else 0. */
-static inline int at_text(struct cursor *c, const char *lit, size_t n)
+static inline int at_text(struct json_cursor *c, const char *lit, size_t n)
 {
 	if ((size_t)(c->end - c->p) < n || memcmp(c->p, lit, n))
 		return 0;
@@ -1021,19 +719,19 @@ static inline int at_text(struct cursor *c, const char *lit, size_t n)
  * A string without escapes at c->p: its text [*s, *end), c->p past its
  * closing quote, the line untouched. -1 for anything else.
  */
-static int plain_string(struct cursor *c, char **s, char **end)
+static int plain_string(struct json_cursor *c, char **s, char **end)
 {
 	if (c->p >= c->end || *c->p != '"')
 		return -1;
 	*s = c->p + 1;
-	*end = plain_run(*s, c->end);
+	*end = json_plain_run(*s, c->end);
 	if (*end >= c->end || **end != '"')
 		return -1;
 	c->p = *end + 1;
 	return 0;
 }
 
-static int written_process(struct cursor *c, struct rec *r)
+static int written_process(struct json_cursor *c, struct rec *r)
 {
 	const char *why = NULL;
 
@@ -1053,7 +751,7 @@ static int written_process(struct cursor *c, struct rec *r)
 }
 
 /* The optional fields after "f", in history_format's order. */
-static int written_rest(struct cursor *c, struct rec *r, char **s,
+static int written_rest(struct json_cursor *c, struct rec *r, char **s,
 			char **end)
 {
 	const char *why = NULL;
@@ -1070,9 +768,9 @@ static int written_rest(struct cursor *c, struct rec *r, char **s,
 	if (AT(c, ",\"error\":") && plain_string(c, &s[5], &end[5]))
 		return -1;
 	if (AT(c, ",\"value\":")) {
-		skip_ws(c);
+		json_skip_ws(c);
 		r->value = c->p;
-		if (scan_value(c))
+		if (json_scan_value(c))
 			return -1;
 		r->value_len = (size_t)(c->p - r->value);
 	}
@@ -1105,7 +803,7 @@ static int written_type(const char *s, const char *end)
  */
 static int parse_written(char *line, size_t len, struct rec *r)
 {
-	struct cursor c = { line, line, line + len, NULL, 0, 0, 0 };
+	struct json_cursor c = JSON_CURSOR_INIT(line, len);
 	char *s[6] = { NULL }, *end[6] = { NULL };
 	char **out[6] = { &r->type, &r->f, &r->table, &r->node, &r->target,
 			  &r->error };
@@ -1135,7 +833,7 @@ static int parse_written(char *line, size_t len, struct rec *r)
 static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 			size_t msgsize, size_t *col)
 {
-	struct cursor c = { line, line, line + len, NULL, 0, 0, 0 };
+	struct json_cursor c = JSON_CURSOR_INIT(line, len);
 	const char *bad_int = NULL, *bad_str = NULL;
 	static const struct rec empty;
 
@@ -1144,17 +842,17 @@ static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 	if (!parse_written(line, len, r))
 		return 0;
 	*r = empty;
-	skip_ws(&c);
+	json_skip_ws(&c);
 	if (c.p >= c.end) {
 		snprintf(msg, msgsize, "empty line");
 		return -1;
 	}
 	if (*c.p != '{') {
-		syntax(&c, "not a JSON object");
+		json_syntax(&c, "not a JSON object");
 		goto syntax;
 	}
 	c.p++;
-	skip_ws(&c);
+	json_skip_ws(&c);
 	if (c.p < c.end && *c.p == '}') {
 		c.p++;
 		goto done;
@@ -1163,22 +861,22 @@ static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 		enum field key;
 		char *name;
 
-		skip_ws(&c);
+		json_skip_ws(&c);
 		if ((key = plain_key(&c)) == F_NONE) {
-			if (scan_string(&c, &name))
+			if (json_scan_string(&c, &name))
 				goto syntax;
 			key = field_of(name, c.len);
-			skip_ws(&c);
+			json_skip_ws(&c);
 			if (c.p >= c.end || *c.p != ':') {
-				syntax(&c, "expected ':' after a key");
+				json_syntax(&c, "expected ':' after a key");
 				goto syntax;
 			}
 			c.p++;
 		}
-		skip_ws(&c);
+		json_skip_ws(&c);
 		if (scan_field(&c, key, r, &bad_int, &bad_str))
 			goto bad;
-		skip_ws(&c);
+		json_skip_ws(&c);
 		if (c.p < c.end && *c.p == ',') {
 			c.p++;
 			continue;
@@ -1187,13 +885,13 @@ static int parse_record(char *line, size_t len, struct rec *r, char *msg,
 			c.p++;
 			break;
 		}
-		syntax(&c, "expected ',' or '}'");
+		json_syntax(&c, "expected ',' or '}'");
 		goto syntax;
 	}
 done:
-	skip_ws(&c);
+	json_skip_ws(&c);
 	if (c.p < c.end) {
-		syntax(&c, "text after the object");
+		json_syntax(&c, "text after the object");
 		goto syntax;
 	}
 	return check_record(r, bad_str, msg, msgsize);
