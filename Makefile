@@ -56,6 +56,7 @@ LIB_OBJS += lib/clock.o
 LIB_OBJS += lib/err.o
 LIB_OBJS += lib/etcd.o
 LIB_OBJS += lib/hist.o
+LIB_OBJS += lib/histread.o
 LIB_OBJS += lib/histrec.o
 LIB_OBJS += lib/history.o
 LIB_OBJS += lib/http.o

@@ -1,8 +1,9 @@
 /*
- * The history reader (history_read, lib/history.c: its validating
- * JSON-lines scanner) through two of its callers: the ids checker's judge
- * (checkers/ids.c) and the HTML report's timeline (reports/html.c), on
- * the path `tichaos check RUN_DIR` takes. The input is history.jsonl.
+ * The history reader (history_read, lib/histread.c: its validating
+ * JSON-lines scanner, lib/histrec.c and lib/jsonscan.c) through two of
+ * its callers: the ids checker's judge (checkers/ids.c) and the HTML
+ * report's timeline (reports/html.c), on the path `tichaos check
+ * RUN_DIR` takes. The input is history.jsonl.
  *
  * The suite around it is one of three, picked by the input's length so
  * that a stored input always replays the same way: the ids check with its
