@@ -6,7 +6,9 @@
 #   consistency  tichaos's consistency check vs pt-table-checksum and
 #                CHECKSUM TABLE on each side
 #   diff         a table with known differences: tichaos's report and fix
-#                SQL vs pt-table-sync --print; both must name the same keys
+#                SQL vs pt-table-sync --print and sync-diff-inspector; all
+#                must name the same keys, and find each kind of difference
+#                (missing, extra, changed, NULL against '', values swapped)
 #   ids          the ids checker on generated histories
 #   footprint    tichaos's own RSS and CPU during fail_over_ddl_mix
 #
@@ -16,6 +18,9 @@
 #   BENCH_REPS=N           repetitions (median reported; default 3, quick 1)
 #   BENCH_FOOTPRINT=D      footprint run's duration (default 10m, quick 60s)
 #   BENCH_KEEP=1           keep the scratch directory
+#   BENCH_SYNC_DIFF=PATH   sync_diff_inspector to run as a peer (default: the
+#                          one on PATH); without one, its rows say "not
+#                          built here"
 #
 # Writes bench/results/<date>.json and bench/results/latest.md (quick runs:
 # <date>-quick.json and quick.md; BENCH_ONLY runs: <date>-<names>.json and
@@ -36,6 +41,11 @@ my $QUICK = $ENV{BENCH_QUICK} ? 1 : 0;
 my $REPS = $ENV{BENCH_REPS} || ($QUICK ? 1 : 3);
 my %ONLY = map { $_ => 1 } split /,/, ($ENV{BENCH_ONLY} // '');
 my $TICHAOS = './tichaos';
+# sync-diff-inspector is built from pingcap/tiflow's sources by hand, never
+# by the project (bench/README.md): measured only where it is found.
+my $SYNC_DIFF = $ENV{BENCH_SYNC_DIFF}
+	// (grep { -x } map { "$_/sync_diff_inspector" } split /:/, $ENV{PATH} // '')[0];
+my $NOT_BUILT = 'not built here';
 
 # Sizes: full run, quick run.
 my %CFG = $QUICK ? (
@@ -405,14 +415,18 @@ sub bench_consistency {
 			die "bench: tichaos check of bench.$name: $c->{verdict}: $c->{message}\n"
 				if $c->{verdict} ne 'pass';
 			my $pt = pt_checksum($name);
+			my $sd = $SYNC_DIFF && sync_diff($name, 0);
+			push @{$s{sync_diff}}, $sd->{secs} if $sd;
 			push @{$s{checksum_up}}, $tu;
 			push @{$s{checksum_down}}, $td;
 			push @{$s{tichaos}}, $r->{secs};
 			push @{$s{tichaos_rss_kb}}, $r->{rss_kb};
 			push @{$s{pt}}, $pt;
 			say_progress sprintf('consistency %s rep %d: tichaos %.2fs (%d MB), '
-				. 'pt-table-checksum %.2fs, CHECKSUM TABLE %.2fs / %.2fs',
-				$name, $rep, $r->{secs}, $r->{rss_kb} / 1024, $pt, $tu, $td);
+				. 'pt-table-checksum %.2fs, sync-diff-inspector %s, '
+				. 'CHECKSUM TABLE %.2fs / %.2fs', $name, $rep, $r->{secs},
+				$r->{rss_kb} / 1024, $pt,
+				$sd ? sprintf('%.2fs', $sd->{secs}) : $NOT_BUILT, $tu, $td);
 		}
 		my %m = map { $_ => median(@{$s{$_}}) } keys %s;
 		my $slower = $m{checksum_up} > $m{checksum_down} ? $m{checksum_up}
@@ -427,6 +441,9 @@ sub bench_consistency {
 			      tichaos_rss_mb => $rss_mb,
 			      vs_checksum_table => $m{tichaos} / $slower,
 			      pt_speedup => $m{pt} / $m{tichaos},
+			      sync_diff_s => $m{sync_diff} // $NOT_BUILT,
+			      sync_diff_speedup => $m{sync_diff} ? $m{sync_diff} / $m{tichaos}
+								 : $NOT_BUILT,
 			      samples => \%s };
 		$rows[-1]{met} = {
 			checksum_table => $m{tichaos} <= 1.5 * $slower ? JSON::PP::true : JSON::PP::false,
@@ -440,6 +457,86 @@ sub bench_consistency {
 }
 
 # ---- 3. diff with differences -------------------------------------------
+
+sub by_num(@v) { sort { $a <=> $b } @v }
+
+# What `tichaos check` of `dir` found in its first table: the keys of
+# each kind, and whether its fix SQL names the same ones (REPLACE for
+# missing and changed rows, DELETE for extra ones).
+sub tichaos_keys($dir) {
+	my $t = results($dir)->{checks}[0]{details}{tables}[0];
+	my %k = map { my $kind = $_; ($kind => [by_num
+		map { /^id=(-?\d+)$/ ? $1 : die "bench: key '$_'\n" } @{$t->{"${kind}_keys"}}]) }
+		qw(missing extra changed);
+	my $fix = slurp("$dir/$t->{fix_sql}") // die "bench: no fix SQL\n";
+	my @rep = by_num $fix =~ /^REPLACE INTO .* VALUES \('(-?\d+)'/mg;
+	my @del = by_num $fix =~ /^DELETE FROM .* WHERE `id` <=> '(-?\d+)';$/mg;
+	$k{fix_ok} = "@rep" eq join(' ', by_num @{$k{missing}}, @{$k{changed}})
+		  && "@del" eq "@{$k{extra}}";
+	return \%k;
+}
+
+# pt-table-sync --print from the upstream to the replica: INSERT for a
+# missing row, UPDATE for a changed one, DELETE for an extra one.
+sub pt_sync_keys($table) {
+	my $out = "$work/pt-sync.out";
+	my $p = run_ok(['pt-table-sync', '--print', '--no-check-slave',
+		'--no-version-check', "h=127.0.0.1,P=$port,u=root,D=bench,t=$table",
+		'h=127.0.0.1,P=' . ($port + 1) . ',u=root'], out => $out, ok_rc => [2]);
+	my $text = slurp($out);
+	return { secs => $p->{secs},
+		missing => [by_num $text =~ /^INSERT INTO .*? VALUES \('(-?\d+)'/mg],
+		changed => [by_num $text =~ /^UPDATE .*? WHERE `id`='(-?\d+)' LIMIT 1/mg],
+		extra => [by_num $text =~ /^DELETE FROM .*? WHERE `id`='(-?\d+)' LIMIT 1/mg] };
+}
+
+# sync-diff-inspector on bench.TABLE, the upstream its source and the
+# replica its target, with its defaults but for the fix SQL and the
+# output directory. It exits 0 when the table is the same on both sides
+# and 1 when it differs; anything else is an error. Returns run_timed's
+# record and the fix SQL it wrote.
+sub sync_diff($table, $want_rc) {
+	my $dir = "$work/sync-diff-$table";
+	remove_tree($dir);
+	make_path($dir);
+	my $down = $port + 1;
+	spew("$dir/config.toml", <<~"EOT");
+	export-fix-sql = true
+
+	[data-sources.up]
+	host = "127.0.0.1"
+	port = $port
+	user = "root"
+	password = ""
+
+	[data-sources.down]
+	host = "127.0.0.1"
+	port = $down
+	user = "root"
+	password = ""
+
+	[task]
+	output-dir = "$dir/output"
+	source-instances = ["up"]
+	target-instance = "down"
+	target-check-tables = ["bench.$table"]
+	EOT
+	my $r = run_timed([$SYNC_DIFF, "--config=$dir/config.toml"],
+			  out => "$dir/stdout", err => "$dir/stderr");
+	die sprintf("bench: sync-diff-inspector on bench.%s exited %d, not %d: %s\n",
+		    $table, $r->{rc}, $want_rc, tail("$dir/stdout"))
+		if $r->{rc} != $want_rc;
+	$r->{fix} = join '', map { slurp($_) } sort glob("$dir/output/fix-on-down/*.sql");
+	return $r;
+}
+
+# The keys in sync-diff-inspector's fix SQL: REPLACE for a row missing or
+# changed downstream (it does not tell the two apart), DELETE for an
+# extra one.
+sub sync_diff_keys($fix) {
+	return { replace => [by_num $fix =~ /^REPLACE INTO .*? VALUES \((-?\d+),/mg],
+		 extra => [by_num $fix =~ /^DELETE FROM .*? WHERE `id` = (-?\d+)\b/mg] };
+}
 
 sub bench_diff {
 	my ($n, $k) = ($CFG{diff_rows}, $CFG{diff_n});
@@ -465,45 +562,36 @@ sub bench_diff {
 	$dbh_down->do($_) for @sql;
 	$dbh_down->do('SET SESSION sql_log_bin = 1');
 	my $dir = check_dir($name, consistency_suite($name, 0));
+	my $w = { map { $_ => join ' ', by_num @{$want{$_}} } keys %want };
 	my (%s, $agree, %got);
 	for my $rep (1 .. $REPS) {
 		my $r = run_timed([$TICHAOS, 'check', $dir], out => "$work/check.tap");
 		die "bench: tichaos check of bench.$name exited $r->{rc}, not 1\n"
 			if $r->{rc} != 1;
-		my $t = results($dir)->{checks}[0]{details}{tables}[0];
-		my %tc = map { my $kind = $_; ($kind => [sort { $a <=> $b }
-			map { /^id=(-?\d+)$/ ? $1 : die "bench: key '$_'\n" } @{$t->{"${kind}_keys"}}]) }
-			qw(missing extra changed);
-		# The fix SQL names the same keys: REPLACE for missing and
-		# changed rows, DELETE for extra ones.
-		my $fix = slurp("$dir/$t->{fix_sql}") // die "bench: no fix SQL\n";
-		my @rep = sort { $a <=> $b } $fix =~ /^REPLACE INTO .* VALUES \('(-?\d+)'/mg;
-		my @del = sort { $a <=> $b } $fix =~ /^DELETE FROM .* WHERE `id` <=> '(-?\d+)';$/mg;
-		my $fix_ok = "@rep" eq join(' ', sort { $a <=> $b } @{$tc{missing}}, @{$tc{changed}})
-			  && "@del" eq "@{$tc{extra}}";
-
-		my $out = "$work/pt-sync.out";
-		my $p = run_ok(['pt-table-sync', '--print', '--no-check-slave',
-			'--no-version-check', "h=127.0.0.1,P=$port,u=root,D=bench,t=$name",
-			'h=127.0.0.1,P=' . ($port + 1) . ',u=root'], out => $out, ok_rc => [2]);
-		my $text = slurp($out);
-		my %pt = (
-			missing => [sort { $a <=> $b } $text =~ /^INSERT INTO .*? VALUES \('(-?\d+)'/mg],
-			changed => [sort { $a <=> $b } $text =~ /^UPDATE .*? WHERE `id`='(-?\d+)' LIMIT 1/mg],
-			extra => [sort { $a <=> $b } $text =~ /^DELETE FROM .*? WHERE `id`='(-?\d+)' LIMIT 1/mg],
-		);
-		$agree = 1;
-		for my $kind (qw(missing extra changed)) {
-			my $w = join ' ', sort { $a <=> $b } @{$want{$kind}};
-			$agree &&= "@{$tc{$kind}}" eq $w && "@{$pt{$kind}}" eq $w;
-			$got{$kind} = { tichaos => scalar @{$tc{$kind}}, pt => scalar @{$pt{$kind}} };
+		my $tc = tichaos_keys($dir);
+		my $pt = pt_sync_keys($name);
+		my ($sd, $sk);
+		if ($SYNC_DIFF) {
+			$sd = sync_diff($name, 1);
+			$sk = sync_diff_keys($sd->{fix});
+			push @{$s{sync_diff}}, $sd->{secs};
 		}
-		$agree &&= $fix_ok;
+		$agree = $tc->{fix_ok};
+		for my $kind (qw(missing extra changed)) {
+			$agree &&= "@{$tc->{$kind}}" eq $w->{$kind} && "@{$pt->{$kind}}" eq $w->{$kind};
+			$got{$kind} = { tichaos => scalar @{$tc->{$kind}}, pt => scalar @{$pt->{$kind}} };
+		}
+		if ($sk) {
+			$agree &&= "@{$sk->{replace}}" eq join(' ', by_num @{$want{missing}}, @{$want{changed}})
+				&& "@{$sk->{extra}}" eq $w->{extra};
+			$got{$_}{sync_diff} = scalar @{$sk->{$_}} for qw(replace extra);
+		}
 		push @{$s{tichaos}}, $r->{secs};
 		push @{$s{tichaos_rss_kb}}, $r->{rss_kb};
-		push @{$s{pt}}, $p->{secs};
-		say_progress sprintf('diff %s rep %d: tichaos %.2fs, pt-table-sync %.2fs, %s',
-			$name, $rep, $r->{secs}, $p->{secs}, $agree ? 'same keys'
+		push @{$s{pt}}, $pt->{secs};
+		say_progress sprintf('diff %s rep %d: tichaos %.2fs, pt-table-sync %.2fs, '
+			. 'sync-diff-inspector %s, %s', $name, $rep, $r->{secs}, $pt->{secs},
+			$sd ? sprintf('%.2fs', $sd->{secs}) : $NOT_BUILT, $agree ? 'same keys'
 			: 'KEYS DIFFER: ' . encode_json(\%got));
 	}
 	$dbh_up->do("DROP TABLE bench.$name");
@@ -512,8 +600,81 @@ sub bench_diff {
 	return { table => $name, rows => $n, missing => $k, extra => $k, changed => $k,
 		 tichaos_s => $m{tichaos}, tichaos_rss_mb => $m{tichaos_rss_kb} / 1024,
 		 pt_table_sync_s => $m{pt}, pt_speedup => $m{pt} / $m{tichaos},
+		 sync_diff_s => $m{sync_diff} // $NOT_BUILT,
 		 found => \%got, agree => $agree ? JSON::PP::true : JSON::PP::false,
-		 samples => \%s };
+		 kinds => diff_kinds(), samples => \%s };
+}
+
+# Each kind of difference once, on a small table with a NULLable string
+# of its own: which tool finds which. A kind is found when the tool names
+# exactly its keys, as the kind of difference it is (sync-diff-inspector
+# names missing and changed rows alike, by a REPLACE); `exact` says a tool
+# named no other key.
+my @KINDS = (
+	[missing => 'row missing downstream', [10]],
+	[extra => 'extra row downstream', [1001]],
+	[changed => 'value changed', [20]],
+	[null_empty => "NULL against ''", [30, 40]],
+	[swapped => 'values swapped between two rows', [50, 51]],
+);
+
+sub diff_kinds {
+	my $name = 'k_kinds';
+	my $columns = 'id INT NOT NULL PRIMARY KEY, s VARCHAR(64) NULL, n INT NULL';
+	$dbh_up->do("DROP TABLE IF EXISTS bench.$name");
+	$dbh_up->do("CREATE TABLE bench.$name ($columns)");
+	$dbh_up->do("INSERT INTO bench.$name SELECT seq, CONCAT('v', seq), seq FROM seq_1_to_1000");
+	$dbh_up->do("UPDATE bench.$name SET s = NULL WHERE id = 30");
+	$dbh_up->do("UPDATE bench.$name SET s = '' WHERE id = 40");
+	wait_sync();
+	$dbh_down->do('SET SESSION sql_log_bin = 0');
+	$dbh_down->do($_) for "DELETE FROM bench.$name WHERE id = 10",
+		"INSERT INTO bench.$name VALUES (1001, 'v1001', 1001)",
+		"UPDATE bench.$name SET s = 'v20!' WHERE id = 20",
+		"UPDATE bench.$name SET s = '' WHERE id = 30",
+		"UPDATE bench.$name SET s = NULL WHERE id = 40",
+		"UPDATE bench.$name SET s = 'v51' WHERE id = 50",
+		"UPDATE bench.$name SET s = 'v50' WHERE id = 51";
+	$dbh_down->do('SET SESSION sql_log_bin = 1');
+	(my $suite = consistency_suite($name, 0)) =~ s/columns: ".*?"/columns: "$columns"/s;
+	my $dir = check_dir($name, $suite);
+	my $r = run_timed([$TICHAOS, 'check', $dir], out => "$work/check.tap");
+	die "bench: tichaos check of bench.$name exited $r->{rc}, not 1\n" if $r->{rc} != 1;
+	my %as = (tichaos => tichaos_keys($dir), pt => pt_sync_keys($name));
+	if ($SYNC_DIFF) {
+		my $sk = sync_diff_keys(sync_diff($name, 1)->{fix});
+		$as{sync_diff} = { missing => $sk->{replace}, changed => $sk->{replace},
+				   extra => $sk->{extra} };
+	}
+	my @changed = map { @{$_->[2]} } grep { $_->[0] !~ /^(missing|extra)$/ } @KINDS;
+	my %want = (missing => [10], extra => [1001], changed => [by_num @changed]);
+	my @rows;
+	for my $kind (@KINDS) {
+		my ($id, $what, $keys) = @$kind;
+		my $as = $id =~ /^(missing|extra)$/ ? $id : 'changed';
+		my %row = (kind => $id, what => $what, keys => $keys);
+		for my $tool (qw(tichaos pt sync_diff)) {
+			if (!$as{$tool}) {
+				$row{$tool} = $NOT_BUILT;
+				next;
+			}
+			my %have = map { $_ => 1 } @{$as{$tool}{$as}};
+			$row{$tool} = (grep { !$have{$_} } @$keys) ? JSON::PP::false : JSON::PP::true;
+		}
+		push @rows, \%row;
+	}
+	my %exact;
+	for my $tool (keys %as) {
+		my $a = $as{$tool};
+		my $same = $tool eq 'sync_diff'
+			? "@{$a->{missing}}" eq join(' ', by_num 10, @changed)
+			  && "@{$a->{extra}}" eq '1001'
+			: !grep { "@{$a->{$_}}" ne "@{$want{$_}}" } keys %want;
+		$exact{$tool} = $same ? JSON::PP::true : JSON::PP::false;
+	}
+	$dbh_up->do("DROP TABLE bench.$name");
+	wait_sync();
+	return { table => $name, rows => 1000, kinds => \@rows, exact => \%exact };
 }
 
 # ---- 4. ids checker -----------------------------------------------------
@@ -645,7 +806,23 @@ sub bench_batch {
 
 # ---- the report ---------------------------------------------------------
 
+# "sync_diff_inspector --version" prints a banner of several lines; the
+# release and the commit are what identify it.
+# A binary built by hand without the release's ldflags says "None" for
+# both; its Go version is then what tells it.
+sub sync_diff_version {
+	my $v = `$SYNC_DIFF --version 2>&1` // '';
+	my ($rel) = $v =~ /Release Version:\s*(\S+)/;
+	my ($hash) = $v =~ /Git Commit Hash:\s*(\S+)/;
+	my ($go) = $v =~ /Go Version:\s*(\S+)/;
+	return "sync-diff-inspector $rel" . ($hash && $hash ne 'None' ? ' (' . substr($hash, 0, 9) . ')' : '')
+		if $rel && $rel ne 'None';
+	return 'sync-diff-inspector (no release in its --version' . ($go ? ", $go" : '') . ')';
+}
+
 sub yes($b) { $b ? 'yes' : '**no**' }
+sub secs($v) { $v =~ /^[\d.]+$/ ? sprintf('%.2f', $v) : $v }
+sub ratio($v) { $v =~ /^[\d.]+$/ ? sprintf('%.2fx', $v) : '-' }
 
 sub markdown($r) {
 	my $m = $r->{machine};
@@ -653,7 +830,7 @@ sub markdown($r) {
 	my $md = "## Benchmarks ($r->{date}" . ($r->{quick} ? ', quick' : '') . ")\n\n"
 	       . "$m->{nproc} cores, $m->{memory_gb} GB, Linux $m->{kernel}, load $m->{load_at_start} "
 	       . "at the start; $v->{tichaos}, MariaDB $v->{mariadb}, $v->{sysbench}, "
-	       . "$v->{percona_toolkit}. Median of $r->{repetitions}; peers run side by "
+	       . "$v->{percona_toolkit}, $v->{sync_diff_inspector}. Median of $r->{repetitions}; peers run side by "
 	       . "side on the same servers.\n";
 	if (my $x = $r->{insert}) {
 		$md .= "\n### Insert throughput (ops/s, $x->[0]{seconds} s per point)\n\n"
@@ -668,24 +845,39 @@ sub markdown($r) {
 		$md .= "\n### Consistency check (seconds)\n\n"
 		     . "| table | tichaos | pt-table-checksum | CHECKSUM TABLE up / down "
 		     . "| tichaos / slower CHECKSUM (<= 1.5) | pt / tichaos (>= 2) "
-		     . "| tichaos RSS MB (<= 64) |\n|:--|---:|---:|---:|---:|---:|---:|\n";
-		$md .= sprintf("| %s rows%s | %.2f | %.2f | %.2f / %.2f | %.1f %s | %.2f %s | %.0f %s |\n",
+		     . "| tichaos RSS MB (<= 64) | sync-diff-inspector | sync-diff / tichaos "
+		     . "|\n|:--|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+		$md .= sprintf("| %s rows%s | %.2f | %.2f | %.2f / %.2f | %.1f %s | %.2f %s | %.0f %s | %s | %s |\n",
 			label($_->{rows}), $_->{partitioned} ? ', partitioned' : '',
 			$_->{tichaos_s}, $_->{pt_table_checksum_s},
 			$_->{checksum_table_up_s}, $_->{checksum_table_down_s},
 			$_->{vs_checksum_table}, yes($_->{met}{checksum_table}),
 			$_->{pt_speedup}, yes($_->{met}{pt}),
-			$_->{tichaos_rss_mb}, yes($_->{met}{rss})) for @$x;
+			$_->{tichaos_rss_mb}, yes($_->{met}{rss}), secs($_->{sync_diff_s}),
+			ratio($_->{sync_diff_speedup})) for @$x;
 	}
 	if (my $x = $r->{diff}) {
+		my $sd = $x->{found}{replace} ? sprintf('%d / %d (REPLACE) / %d',
+			$x->{found}{replace}{sync_diff}, $x->{found}{replace}{sync_diff},
+			$x->{found}{extra}{sync_diff}) : '-';
 		$md .= sprintf("\n### Diff with differences (%s rows; %d missing, %d changed, "
 			. "%d extra downstream)\n\n| tool | seconds | keys found (missing / changed / extra) |\n"
 			. "|:--|---:|:--|\n| tichaos check (report + fix SQL) | %.2f | %d / %d / %d |\n"
-			. "| pt-table-sync --print | %.2f | %d / %d / %d |\n\nSame keys: %s.\n",
+			. "| pt-table-sync --print | %.2f | %d / %d / %d |\n"
+			. "| sync-diff-inspector (fix SQL) | %s | %s |\n\nSame keys: %s.\n",
 			label($x->{rows}), $x->{missing}, $x->{changed}, $x->{extra},
 			$x->{tichaos_s}, map({ $x->{found}{$_}{tichaos} } qw(missing changed extra)),
 			$x->{pt_table_sync_s}, map({ $x->{found}{$_}{pt} } qw(missing changed extra)),
-			$x->{agree} ? 'yes' : '**no**');
+			secs($x->{sync_diff_s}), $sd, $x->{agree} ? 'yes' : '**no**');
+		my $k = $x->{kinds};
+		my $cell = sub ($v) { ref $v ? yes($v) : $v };
+		$md .= "\n### Each kind of difference ($k->{rows} rows, one table)\n\n"
+		     . "| difference | keys | tichaos | pt-table-sync | sync-diff-inspector |\n"
+		     . "|:--|:--|:--|:--|:--|\n";
+		$md .= sprintf("| %s | %s | %s | %s | %s |\n", $_->{what}, join(', ', @{$_->{keys}}),
+			map { $cell->($_) } @$_{qw(tichaos pt sync_diff)}) for @{$k->{kinds}};
+		$md .= sprintf("| no other key named | | %s | %s | %s |\n",
+			map { $cell->($k->{exact}{$_} // $NOT_BUILT) } qw(tichaos pt sync_diff));
 	}
 	if (my $x = $r->{ids}) {
 		$md .= "\n### ids checker\n\n| operations | history MB | tichaos check s | ids check s | peak RSS MB |\n"
@@ -723,6 +915,8 @@ sub update_readme($md) {
 # ---- main ---------------------------------------------------------------
 
 -x $TICHAOS or die "bench: run from the repository root after make\n";
+!defined $ENV{BENCH_SYNC_DIFF} || -x $SYNC_DIFF
+	or die "bench: BENCH_SYNC_DIFF=$SYNC_DIFF is not an executable\n";
 my %meminfo = (slurp('/proc/meminfo') // '') =~ /^(\w+):\s+(\d+)/mg;
 my %r = (
 	date => strftime('%Y-%m-%d %H:%M:%S %z', localtime),
@@ -738,6 +932,8 @@ my %r = (
 		tichaos => first_line($TICHAOS, '--version'),
 		sysbench => first_line('sysbench', '--version'),
 		percona_toolkit => first_line('pt-table-checksum', '--version'),
+		sync_diff_inspector => $SYNC_DIFF ? sync_diff_version()
+					   : "sync-diff-inspector $NOT_BUILT",
 		commit => first_line('git', 'describe', '--always', '--dirty'),
 	},
 );
