@@ -128,6 +128,11 @@ const struct cluster_type *cluster_type_find(const char *name)
 	return NULL;
 }
 
+const struct cluster_type *cluster_type_of(const char *cluster)
+{
+	return cluster_type_find(cluster_kind(cluster));
+}
+
 int cluster_open(struct cluster *c, const struct cluster_options *o,
 		 struct err *e)
 {

@@ -146,9 +146,22 @@ struct cluster_options {
 #define DEFAULT_PORT_BASE 24000
 #define PORTS_PER_CLUSTER 8
 
+/* What of the command line a cluster kind takes (struct cluster_type's
+ * `takes`); the commands refuse the rest. */
+#define CLUSTER_TAKES_PORT_BASE 1u	/* --port-base */
+#define CLUSTER_TAKES_HOSTS 2u		/* --hosts, and up's --sshd */
+#define CLUSTER_TAKES_DIR 4u		/* --dir */
+#define CLUSTER_TAKES_PURGE 8u		/* down's --purge */
+
 struct cluster_type {
 	const char *name;
 	const char *doc;
+	/* CLUSTER_TAKES_*: the options that apply to this kind. */
+	unsigned takes;
+	/* The servers it never has (REQUIRE_* of core/suite.h: the local
+	 * cluster's MariaDB is no TiDB, its replication no TiCDC): a suite
+	 * that requires one is skipped there before anything starts. */
+	unsigned lacks;
 	/* 1: tichaos makes this cluster, and a run that started it tears it
 	 * down; 0: it is attached to, and left running. */
 	unsigned made:1;
@@ -247,6 +260,9 @@ extern const struct cluster_type *const cluster_types[];
  * "playground" or "playground:VERSION", else a topology file: "static".
  */
 const char *cluster_kind(const char *cluster);
+
+/* The kind itself (cluster_kind's) of a --cluster value. */
+const struct cluster_type *cluster_type_of(const char *cluster);
 
 /* 1 once the cluster's token reached c->give_up_at. */
 int cluster_interrupted(const struct cluster *c);

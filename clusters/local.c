@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/netns.h"
@@ -967,6 +968,9 @@ static int local_made_in(const char *dir)
 
 const struct cluster_type cluster_local = {
 	.name = "local",
+	.takes = CLUSTER_TAKES_PORT_BASE | CLUSTER_TAKES_HOSTS |
+		 CLUSTER_TAKES_DIR | CLUSTER_TAKES_PURGE,
+	.lacks = REQUIRE_TIDB | REQUIRE_TICDC,
 	.made = 1,
 	.made_in = local_made_in,
 	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "

@@ -709,6 +709,7 @@ static int playground_made_in(const char *dir)
 
 const struct cluster_type cluster_playground = {
 	.name = "playground",
+	.takes = CLUSTER_TAKES_DIR,
 	.made = 1,
 	.made_in = playground_made_in,
 	.doc = "tiup playground: TiDB, PD, TiKV and TiCDC, replicating to a "

@@ -447,10 +447,11 @@ int cmd_cluster(int argc, char **argv)
 		die(EXIT_USAGE, "cluster: %s takes no arguments", action);
 	if (verbose)
 		log_set_level(LOG_DEBUG);
-	if (cluster && strcmp(cluster, "local") && port_base)
+	if (port_base && !(cluster_type_of(cluster)->takes &
+			   CLUSTER_TAKES_PORT_BASE))
 		die(EXIT_USAGE, "cluster: --port-base applies to the local "
 		    "cluster, not to '%s'", cluster);
-	if (dir && !strcmp(cluster_kind(cluster), "static"))
+	if (dir && !(cluster_type_of(cluster)->takes & CLUSTER_TAKES_DIR))
 		die(EXIT_USAGE, "cluster: --dir applies to the local cluster "
 		    "and the playground, not to '%s'", cluster);
 	if (purge && strcmp(action, "down"))
@@ -460,13 +461,13 @@ int cmd_cluster(int argc, char **argv)
 	if (signal_name && !(sig = parse_signal(signal_name)))
 		die(EXIT_USAGE, "cluster: --signal: unknown signal '%s' "
 		    "(expected KILL, TERM, INT, QUIT or HUP)", signal_name);
-	if (cluster && strcmp(cluster, "local") && hosts)
+	if (hosts && !(cluster_type_of(cluster)->takes & CLUSTER_TAKES_HOSTS))
 		die(EXIT_USAGE, "cluster: --hosts applies to the local "
 		    "cluster, not to '%s'", cluster);
 	if (hosts && strcmp(action, "up"))
 		die(EXIT_USAGE, "cluster: --hosts goes with 'up'");
-	if (sshd && (strcmp(action, "up") || (cluster && strcmp(cluster,
-								"local"))))
+	if (sshd && (strcmp(action, "up") ||
+		     !(cluster_type_of(cluster)->takes & CLUSTER_TAKES_HOSTS)))
 		die(EXIT_USAGE, "cluster: --sshd goes with 'up' of the local "
 		    "cluster");
 	o.sshd = sshd;
@@ -486,7 +487,7 @@ int cmd_cluster(int argc, char **argv)
 	} else if (!strcmp(action, "down")) {
 		if (cluster_down(&c, &e))
 			rc = (int)e.class;
-		else if (purge && c.type == cluster_type_find("local")) {
+		else if (purge && (c.type->takes & CLUSTER_TAKES_PURGE)) {
 			const char *rm[] = { "rm", "-rf", "--", c.dir, NULL };
 
 			if (proc_capture(rm, NULL, NULL, 60 * NS_PER_SEC,

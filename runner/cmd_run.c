@@ -38,8 +38,7 @@ static int run_many(const struct args *a, char **suites, int n)
 	if (b.jobs > 1 && a->port_base && strcmp(a->port_base, "auto"))
 		die(EXIT_USAGE, "run: --port-base %s with -j: each suite needs "
 		    "ports of its own; use --port-base auto", a->port_base);
-	if (b.jobs > 1 && a->cluster &&
-	    !strcmp(cluster_kind(a->cluster), "static"))
+	if (b.jobs > 1 && !cluster_type_of(a->cluster)->made)
 		die(EXIT_USAGE, "run: -j %d with --cluster %s: the suites would "
 		    "run on that one cluster at once; -j 1 runs them on it "
 		    "one after another", b.jobs, a->cluster);
@@ -55,7 +54,8 @@ static int run_many(const struct args *a, char **suites, int n)
 		pass[np++] = "--keep-cluster";
 	if (a->keep_data)
 		pass[np++] = "--keep-data";
-	if (b.jobs > 1 && (!a->cluster || !strcmp(a->cluster, "local")))
+	if (b.jobs > 1 &&
+	    (cluster_type_of(a->cluster)->takes & CLUSTER_TAKES_PORT_BASE))
 		pass[np++] = "--port-base", pass[np++] = "auto";
 	else if (a->port_base)
 		pass[np++] = "--port-base", pass[np++] = a->port_base;
@@ -120,9 +120,11 @@ int cmd_run(int argc, char **argv)
 		    "other");
 	if (a.out && n > 1)
 		die(EXIT_USAGE, "run: --out takes one suite");
-	if (a.cluster && strcmp(a.cluster, "local") && a.port_base)
+	if (a.port_base &&
+	    !(cluster_type_of(a.cluster)->takes & CLUSTER_TAKES_PORT_BASE))
 		die(EXIT_USAGE, "run: --port-base applies to the local cluster");
-	if (a.cluster && strcmp(a.cluster, "local") && a.hosts)
+	if (a.hosts &&
+	    !(cluster_type_of(a.cluster)->takes & CLUSTER_TAKES_HOSTS))
 		die(EXIT_USAGE, "run: --hosts applies to the local cluster");
 	if (a.dry_run && (a.jobs || a.shard))
 		die(EXIT_USAGE, "run: --dry-run prints one plan, not -j or "

@@ -631,7 +631,8 @@ static int lock_cluster(struct state *st, const struct run_options *o,
 	pid_t holder;
 	int rc;
 
-	if (strcmp(cluster_kind(o->cluster), "static"))
+	/* An attached cluster; one a run makes is its own. */
+	if (cluster_type_of(o->cluster)->made)
 		return 0;
 	rc = proc_lock_file(o->cluster, &st->cluster_lock, &holder, e);
 	if (rc == 1 && holder)
@@ -696,10 +697,11 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	st->cluster.cancel = &cancel;
 	st->cluster.give_up_at = CANCEL_HURRY;
 	st->cluster.sweep = fault_sweep;
-	if (st->cluster.type == cluster_type_find("local") &&
-	    (st->suite.requires & (REQUIRE_TIDB | REQUIRE_TICDC))) {
-		/* Known without starting anything: MariaDB, no TiCDC. */
-		*skip = st->suite.requires & REQUIRE_TIDB ? "tidb" : "ticdc";
+	if (st->suite.requires & st->cluster.type->lacks) {
+		/* Known without starting anything (the local cluster:
+		 * MariaDB, no TiCDC). */
+		*skip = st->suite.requires & st->cluster.type->lacks &
+			REQUIRE_TIDB ? "tidb" : "ticdc";
 		return REPORT;
 	}
 	/* Only a cluster the run made is the run's to tear down; an
