@@ -763,7 +763,7 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 		struct buf *msg, struct buf *nums, struct err *e)
 {
 	const struct bank_check_opts *o = it->opts;
-	const struct component *up = NULL, *down = NULL;
+	const struct component *up, *down;
 	struct sql conn[2] = { SQL_INIT, SQL_INIT };
 	size_t n = (size_t)b->w->accounts;
 	long long *bal = xcalloc(2 * n, sizeof(*bal));
@@ -772,14 +772,8 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	int64_t took = 0;
 	int rc;
 
-	for (size_t i = 0; i < ctx->cluster->ncomps; i++) {
-		const struct component *c = &ctx->cluster->comps[i];
-
-		if (!up && (c->roles & ROLE_UPSTREAM) && c->sql_port)
-			up = c;
-		if (!down && (c->roles & ROLE_DOWNSTREAM) && c->sql_port)
-			down = c;
-	}
+	up = cluster_first_sql(ctx->cluster, ROLE_UPSTREAM);
+	down = cluster_first_sql(ctx->cluster, ROLE_DOWNSTREAM);
 	rc = !up || !down ? err_set(e, ERR_INFRA, "the cluster has no %s SQL "
 				    "node", up ? "downstream" : "upstream")
 	     : component_connect(up, &conn[0], NULL, 60, e) ||
@@ -813,15 +807,6 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	free(bal);
 	free(present);
 	return rc;
-}
-
-static const struct component *first_sql(const struct cluster *c,
-					 unsigned role)
-{
-	for (size_t i = 0; i < c->ncomps; i++)
-		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
-			return &c->comps[i];
-	return NULL;
 }
 
 /* The balances of `c` at TSO `ts` (tidb_snapshot). */
@@ -954,9 +939,10 @@ static int at_syncpoints(struct bank *b, const struct check_ctx *ctx,
 			 struct buf *nums, struct err *e)
 {
 	const char *cf = cluster_changefeed_id(ctx->cluster, o->changefeed);
-	const struct component *up = first_sql(ctx->cluster, ROLE_UPSTREAM);
-	const struct component *down = first_sql(ctx->cluster,
-						 ROLE_DOWNSTREAM);
+	const struct component *up = cluster_first_sql(ctx->cluster,
+						       ROLE_UPSTREAM);
+	const struct component *down = cluster_first_sql(ctx->cluster,
+							 ROLE_DOWNSTREAM);
 	size_t n = 0, na = (size_t)b->w->accounts, bad = 0, unread = 0, i;
 	long long *bal = xcalloc(2 * na, sizeof(*bal));
 	unsigned char *present = xcalloc(2 * na, 1);

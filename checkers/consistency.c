@@ -56,14 +56,6 @@ static const struct optspec opts[] = {
 	TABLEDIFF_COMPARE_OPTS(struct consistency_opts),
 };
 
-static const struct component *first_with(struct cluster *c, unsigned role)
-{
-	for (size_t i = 0; i < c->ncomps; i++)
-		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
-			return &c->comps[i];
-	return NULL;
-}
-
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
@@ -78,8 +70,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	char halted[300] = "";
 	int rc = 0;
 
-	sides[UP].comp = first_with(ctx->cluster, ROLE_UPSTREAM);
-	sides[DOWN].comp = first_with(ctx->cluster, ROLE_DOWNSTREAM);
+	sides[UP].comp = cluster_first_sql(ctx->cluster, ROLE_UPSTREAM);
+	sides[DOWN].comp = cluster_first_sql(ctx->cluster, ROLE_DOWNSTREAM);
 	if (!sides[UP].comp || !sides[DOWN].comp) {
 		check_verdict(r, VERDICT_SKIP, "the cluster has no %s SQL node",
 			      sides[UP].comp ? "downstream" : "upstream");

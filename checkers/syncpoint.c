@@ -83,14 +83,6 @@ struct point {
 	struct check_result res;
 };
 
-static const struct component *first_with(struct cluster *c, unsigned role)
-{
-	for (size_t i = 0; i < c->ncomps; i++)
-		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
-			return &c->comps[i];
-	return NULL;
-}
-
 /* Compare the tables at point `p` into p->res. */
 static void compare_point(const struct check_ctx *ctx,
 			  const struct syncpoint_opts *o,
@@ -185,8 +177,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	char why[ERR_MSG_MAX + 200] = "";
 	int rc;
 
-	up = first_with(ctx->cluster, ROLE_UPSTREAM);
-	down = first_with(ctx->cluster, ROLE_DOWNSTREAM);
+	up = cluster_first_sql(ctx->cluster, ROLE_UPSTREAM);
+	down = cluster_first_sql(ctx->cluster, ROLE_DOWNSTREAM);
 	if (!up || !down) {
 		check_verdict(r, VERDICT_SKIP, "the cluster has no %s SQL node",
 			      up ? "downstream" : "upstream");

@@ -281,6 +281,15 @@ struct component *cluster_find(struct cluster *c, const char *name)
 	return NULL;
 }
 
+const struct component *cluster_first_sql(const struct cluster *c,
+					  unsigned role)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if ((c->comps[i].roles & role) && c->comps[i].sql_port)
+			return &c->comps[i];
+	return NULL;
+}
+
 struct host *component_host(const struct cluster *c,
 			    const struct component *comp)
 {

@@ -298,6 +298,10 @@ int cluster_down(struct cluster *c, struct err *e);
 /* The component called `name`, or NULL. */
 struct component *cluster_find(struct cluster *c, const char *name);
 
+/* The first component with role `role` that serves SQL, or NULL. */
+const struct component *cluster_first_sql(const struct cluster *c,
+					  unsigned role);
+
 /*
  * The component an owner value names, when it does: its name is the
  * value, or its SQL address or HTTP host:port appears in it whole (TiDB's

@@ -307,7 +307,7 @@ static size_t instances_of(pid_t root, struct instance **out)
 		if (parse_int64(d->d_name, 1, INT32_MAX, &num, &bad))
 			continue;
 		pid = (pid_t)num;
-		if (!below(pid, root, NULL, 0) || !below(pid, root, NULL, 0) ||
+		if (!below(pid, root, NULL, 0) ||
 		    proc_argv(pid, &argv, NULL))
 			continue;
 		if ((p = argv_program(argv, &args)) < 0) {

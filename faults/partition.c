@@ -514,7 +514,8 @@ static int ssh_probe(struct host *h, struct netns_probe *p, size_t n,
 		for (at = buf_str(&out); at && strncmp(at, want, strlen(want));
 		     at = strchr(at, '\n') ? strchr(at, '\n') + 1 : NULL)
 			;
-		p[i].answered = at && strtol(at + strlen(want), NULL, 10) != 124;
+		p[i].answered = at &&
+				strtol(at + strlen(want), NULL, 10) != 124;
 		if (!p[i].answered)
 			snprintf(p[i].why, sizeof(p[i].why), "no answer from "
 				 "%s:%d within %lld ms (from %s)", p[i].addr,
@@ -835,10 +836,9 @@ static const char *target(struct fault_ctx *ctx, const struct suite_item *it)
 
 /* Who was cut from whom: its "cuts" (describe). */
 /*
- * What component `comp`'s host drops by the cuts of a partition
- * (faults/partition.c), into `found`: its namespace's here, or its SSH
- * host's (a host without nftables, or that does not let us list it, has
- * none).
+ * What component `comp`'s host drops by the cuts of a partition, into
+ * `found`: its namespace's here, or its SSH host's (a host without
+ * nftables, or that does not let us list it, has none).
  */
 static int cuts_of(struct cluster *c, const struct component *comp,
 		   struct buf *found, struct err *e)
@@ -857,26 +857,17 @@ static int cuts_of(struct cluster *c, const struct component *comp,
 }
 
 /*
- * What a run killed while a partition held left: the tables of the
- * loopback's classes (lib/netcls.h) and the cuts on the components'
- * hosts, here or over SSH; removed, each said (the fault's sweep).
+ * What a run killed while a partition held left: the cuts on the
+ * components' hosts, here or over SSH; removed, each said (the fault's
+ * sweep). A cut on the loopback is a table of the components' classes
+ * (lib/netcls.h), which goes with them when cluster_up removes them,
+ * said as one an earlier run left.
  */
 static int sweep(struct cluster *c, struct err *e)
 {
 	struct buf found = BUF_INIT;
-	char prefix[64];
 	int rc = 0;
 
-	for (size_t i = 0; i < c->ncomps; i++)
-		if (component_on_loopback(c, &c->comps[i])) {
-			cluster_netcls_prefix(c, prefix, sizeof(prefix));
-			rc = netcls_remove(prefix, &found, NULL, e);
-			if (!rc && found.len)
-				log_warn("removed a partition an earlier run "
-					 "left on the loopback (nftables %s)",
-					 buf_str(&found));
-			break;
-		}
 	for (size_t i = 0; !rc && i < c->ncomps; i++) {
 		const struct component *comp = &c->comps[i];
 		struct host *h = component_host(c, comp);

@@ -52,8 +52,8 @@ void netns_plan(struct netns_net *net, int tag, const char *const *names)
 	}
 }
 
-#define IP(e, ...) nettool_run("ip", (const char *const[]){ __VA_ARGS__, NULL }, \
-			NULL, e)
+#define IP(e, ...) nettool_run("ip", \
+			       (const char *const[]){ __VA_ARGS__, NULL }, NULL, e)
 
 static int exists_ns(const char *ns)
 {

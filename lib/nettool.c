@@ -53,7 +53,8 @@ int nettool_nft(const char *ns, const char *script, struct buf *out,
 {
 	const char *argv[] = { "netns", "exec", ns, "nft", script, NULL };
 
-	return ns ? nettool_run("ip", argv, out, e) : nettool_run("nft", argv + 4, out, e);
+	return ns ? nettool_run("ip", argv, out, e)
+		  : nettool_run("nft", argv + 4, out, e);
 }
 
 void nettool_at_ns(struct nettool_at *at, const char *ns)

@@ -255,7 +255,8 @@ static inline void tap_skip(int n, const char *reason, int setup)
 			tap_failed++;
 			printf("not ok %d - ", ++tap_count);
 			tap_put_escaped(stdout, reason, strlen(reason));
-			fputs(" (a setup that failed: CI=true runs every test)\n", stdout);
+			fputs(" (a setup that failed: CI=true runs every "
+			      "test)\n", stdout);
 			continue;
 		}
 		printf("ok %d # skip ", ++tap_count);
