@@ -159,43 +159,75 @@ static void pd_members(struct cluster *c)
 	free(m);
 }
 
+/* One line of `cluster status`, kept until every column's width is known. */
+struct status_row {
+	char roles[128], addr[256], pid[16], lag[32];
+	const char *state;
+};
+
+static void width_at_least(int *w, const char *text)
+{
+	int n = (int)strlen(text);
+
+	if (n > *w)
+		*w = n;
+}
+
+/*
+ * The component table. Columns are as wide as their longest cell (the
+ * header's at least), so that an address of a host of its own, longer
+ * than 127.0.0.1's, still leaves two spaces before its state.
+ */
 static int status(struct cluster *c)
 {
-	int all_up = 1;
+	struct status_row *rows = xcalloc(c->ncomps ? c->ncomps : 1,
+					  sizeof(*rows));
+	int all_up = 1, wname = 4, wroles = 5, wpid = 3, waddr = 7, wstate = 5;
 
-	printf("%-10s %-20s %-8s %-26s %-10s %s\n", "NAME", "ROLES", "PID",
-	       "ADDRESS", "STATE", "LAG");
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
+		struct status_row *r = &rows[i];
 		enum component_state st = component_state(c, comp);
-		const char *state = component_state_name(st);
-		char roles[128], addr[256], pid[16] = "-", lag[32] = "-";
 		struct err e = ERR_INIT;
 		pid_t p = component_pid(c, comp);
 		long behind;
 
+		r->state = component_state_name(st);
+		snprintf(r->pid, sizeof(r->pid), "-");
+		snprintf(r->lag, sizeof(r->lag), "-");
 		if (p > 0)
-			snprintf(pid, sizeof(pid), "%ld", (long)p);
+			snprintf(r->pid, sizeof(r->pid), "%ld", (long)p);
 		if (st == STATE_RUNNING || st == STATE_UNKNOWN) {
 			if (component_ready(c, comp, &e)) {
-				state = st == STATE_RUNNING ? "not-ready"
-							    : "down";
+				r->state = st == STATE_RUNNING ? "not-ready"
+							       : "down";
 				log_warn("%s", e.msg);
 			} else {
-				state = "running";
+				r->state = "running";
 			}
 		}
-		if (strcmp(state, "running"))
+		if (strcmp(r->state, "running"))
 			all_up = 0;
-		behind = strcmp(state, "running") ? -1
-						  : component_lag(c, comp);
+		behind = strcmp(r->state, "running") ? -1
+						     : component_lag(c, comp);
 		if (behind >= 0)
-			snprintf(lag, sizeof(lag), "%lds", behind);
-		roles_text(comp->roles, roles, sizeof(roles));
-		address_text(comp, addr, sizeof(addr));
-		printf("%-10s %-20s %-8s %-26s %-10s %s\n", comp->name, roles,
-		       pid, addr, state, lag);
+			snprintf(r->lag, sizeof(r->lag), "%lds", behind);
+		roles_text(comp->roles, r->roles, sizeof(r->roles));
+		address_text(comp, r->addr, sizeof(r->addr));
+		width_at_least(&wname, comp->name);
+		width_at_least(&wroles, r->roles);
+		width_at_least(&wpid, r->pid);
+		width_at_least(&waddr, r->addr);
+		width_at_least(&wstate, r->state);
 	}
+	printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wname, "NAME", wroles,
+	       "ROLES", wpid, "PID", waddr, "ADDRESS", wstate, "STATE", "LAG");
+	for (size_t i = 0; i < c->ncomps; i++)
+		printf("%-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wname,
+		       c->comps[i].name, wroles, rows[i].roles, wpid,
+		       rows[i].pid, waddr, rows[i].addr, wstate, rows[i].state,
+		       rows[i].lag);
+	free(rows);
 	owners(c);
 	if (cluster_has_api(c, ROLE_PD))
 		pd_members(c);
