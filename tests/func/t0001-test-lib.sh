@@ -2,7 +2,8 @@
 # The harness itself: a file that skips for want of a server or a tool
 # (need, skip_all) fails under CI (CI=true), where `make test` has
 # installed them all; a skip for what the kernel cannot do (skip_machine)
-# stays a skip; test_skip_missing fails its test point under CI.
+# stays a skip; test_skip_missing fails its test point under CI; a
+# cluster test_cluster_setup cannot bring up fails the file, CI or not.
 . "$(dirname "$0")/test-lib.sh"
 
 # inner BODY: a test file of its own, $TRASH/inner.sh, sourcing the
@@ -49,6 +50,25 @@ test_expect_success 'test_skip_missing: a skip off CI, a failed point under CI=t
 	CI=true sh "$TRASH/t/func/inner.sh" >out; test $? = 1 &&
 	printf "%s\n" "not ok 1 - clock over SSH: skipped: faketime is not installed (make deps) (CI=true runs every test)" "1..1" >expect &&
 	test_cmp expect out
+'
+
+test_expect_success 'test_cluster_setup: a cluster that cannot come up bails out, CI or not' '
+	base=$(free_port_base) || return 1
+	perl -MIO::Socket::INET -e "\$s = IO::Socket::INET->new(LocalAddr => qq(127.0.0.1:\$ARGV[0]), Listen => 1, ReuseAddr => 1) or die; sleep 600" "$base" &
+	test_track_pid $! &&
+	wait_for_condition 10 "listening $base" &&
+	inner "test_cluster_setup \"set up a cluster to attach to\" \"\" --port-base $base
+test_expect_success \"never run\" true
+test_done" &&
+	printf "%s\n" "not ok 1 - set up a cluster to attach to" \
+		"Bail out! the cluster in C did not come up: no test here can run" >expect &&
+	for ci in true false; do
+		CI=$ci sh "$TRASH/t/func/inner.sh" >out 2>err; test $? = 1 &&
+		sed -e "s|in /[^ ]*/c did|in C did|" out >actual &&
+		test_cmp expect actual &&
+		grep -q "^# tichaos: port $base of up-0 is already in use" err ||
+		return 1
+	done
 '
 
 test_done

@@ -8,8 +8,9 @@
 #   test_done
 #
 # Every test file gets its own scratch directory ($TRASH) and cleans up
-# what it started: clusters registered with test_cluster_up are brought
-# down, pids registered with test_track_pid are killed, by pid.
+# what it started: clusters registered with test_cluster_up (which
+# test_cluster_setup calls) are brought down, pids registered with
+# test_track_pid are killed, by pid.
 #
 # The shell has one namespace: every variable of this file's own is named
 # test_* (or ends in _), so that a test file's variables (out, dir, base,
@@ -170,6 +171,43 @@ port_of() {
 	etcd-0) echo $((test_base_ + 2)) ;;
 	*) return 1 ;;
 	esac
+}
+
+# test_cluster_setup DESCRIPTION [SCRIPT [ARGS...]]: the set-up of a
+# file whose tests attach to one local cluster, as its first test point,
+# DESCRIPTION: test_cluster_up "$C" ARGS (C is $TRASH/c unless the file
+# set it), then SCRIPT, more set-up in the same point, which may use
+# what this sets: T (unless the file set it, $C/topology.yaml), B (the
+# port base), UP and DOWN (the SQL ports of up-0 and down-0). When the
+# point fails, no test after it has a cluster to run on: the file bails
+# out (exit 1), never skips and never goes on. The servers are the
+# file's to `need` first, before anything else is printed.
+test_cluster_setup() {
+	test_desc_=$1
+	test_setup_script_=${2:-}
+	shift
+	[ $# = 0 ] || shift
+	C=${C:-$TRASH/c}
+	T=${T:-$C/topology.yaml}
+	test_failed_before_=$test_failed
+	test_expect_success "$test_desc_" '
+		test_cluster_up "$C"'"$(test_sq_ "$@")"' &&
+		B=$(cat "$C/port-base") &&
+		UP=$(port_of "$C" up-0) && DOWN=$(port_of "$C" down-0) &&
+		test_run_ "$test_setup_script_"
+	'
+	if [ "$test_failed" != "$test_failed_before_" ]; then
+		echo "Bail out! the cluster in $C did not come up: no test here can run"
+		exit 1
+	fi
+}
+
+# test_sq_ ARGS...: each ARG single-quoted for the shell, each after a
+# space, to be pasted into a test's script.
+test_sq_() {
+	for test_arg_ in "$@"; do
+		printf " '%s'" "$(printf '%s' "$test_arg_" | sed -e "s/'/'\\\\''/g")"
+	done
 }
 
 # insert_suite NAME DURATION SEED DATABASE RATE: the head of a suite with
