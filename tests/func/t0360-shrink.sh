@@ -7,11 +7,7 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster every run attaches to' '
-	test_cluster_up "$C"
-'
-T="$C/topology.yaml"
+test_cluster_setup 'set up a cluster every run attaches to'
 
 {
 	insert_suite shrinkme 8s 7 shrinkme 100

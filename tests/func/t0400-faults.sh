@@ -6,16 +6,10 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
 CAMPAIGNER="$ROOT/tests/helpers/campaigner"
 [ -x "$CAMPAIGNER" ] || { echo "Bail out! $CAMPAIGNER is not built (make unit-tests)"; exit 1; }
 
-test_expect_success 'set up a cluster to attach to' '
-	test_cluster_up "$C"
-'
-T="$C/topology.yaml"
-UP=$(port_of "$C" up-0)
-DOWN=$(port_of "$C" down-0)
+test_cluster_setup 'set up a cluster to attach to'
 E="http://127.0.0.1:$(port_of "$C" etcd-0)"
 
 # nemesis RUN F TYPE: the nemesis records of F with TYPE, one per line.

@@ -9,13 +9,7 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster to attach to' '
-	test_cluster_up "$C"
-'
-T="$C/topology.yaml"
-UP=$(port_of "$C" up-0)
-DOWN=$(port_of "$C" down-0)
+test_cluster_setup 'set up a cluster to attach to'
 
 # synced: the replica has applied everything the upstream has logged.
 synced() {

@@ -5,13 +5,7 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster to attach to' '
-	test_cluster_up "$C"
-'
-T="$C/topology.yaml"
-UP=$(port_of "$C" up-0)
-DOWN=$(port_of "$C" down-0)
+test_cluster_setup 'set up a cluster to attach to'
 
 cat >"$TRASH/composite.yaml" <<EOF
 name: composite

@@ -62,13 +62,7 @@ test_expect_success 'offline, a read of the replica that saw 390 fails naming th
 	expect_result off-replica "\$c->{numbers}" "reads=2 replica_reads=1 bad_reads=1"
 '
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster to attach to' '
-	test_cluster_up "$C"
-'
-T="$C/topology.yaml"
-UP=$(port_of "$C" up-0)
-DOWN=$(port_of "$C" down-0)
+test_cluster_setup 'set up a cluster to attach to'
 
 # balances A1 A2 A3 A4: the final balances upstream, replicated.
 balances() {

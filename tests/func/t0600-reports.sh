@@ -6,11 +6,7 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster to attach to' '
-	test_cluster_up "$C"
-'
-T="$C/topology.yaml"
+test_cluster_setup 'set up a cluster to attach to'
 
 cat >"$TRASH/mixed.yaml" <<EOF
 name: mixed

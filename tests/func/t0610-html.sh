@@ -7,10 +7,7 @@
 
 need mariadbd etcd chromium
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster to attach to' '
-	test_cluster_up "$C"
-'
+test_cluster_setup 'set up a cluster to attach to'
 
 cat >"$TRASH/html.yaml" <<EOF
 name: html
