@@ -43,13 +43,13 @@ fake_tidb() {
 	alive $test_fake_pid_ || { cat "$TRASH/fake-$1.log"; return 1; }
 }
 
-# fake_tidb_cluster DIR: a local cluster in DIR and a fake TiDB in front
-# of each side, on the ports it takes as UPT and DOWNT.
-fake_tidb_cluster() {
-	test_cluster_up "$1" &&
+# fake_tidbs: a fake TiDB in front of each side of the local cluster
+# test_cluster_setup started (at UP and DOWN), on the ports it takes as
+# UPT and DOWNT.
+fake_tidbs() {
 	take_port UPT && take_port DOWNT &&
-	fake_tidb up $UPT $(port_of "$1" up-0) &&
-	fake_tidb down $DOWNT $(port_of "$1" down-0)
+	fake_tidb up $UPT $UP &&
+	fake_tidb down $DOWNT $DOWN
 }
 
 # check DIR: tichaos check DIR, its TAP in DIR.tap, its exit code in $rc.

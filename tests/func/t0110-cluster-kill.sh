@@ -5,11 +5,7 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
-
-test_expect_success 'set up a cluster and a table' '
-	test_cluster_up "$C" &&
-	UP=$(port_of "$C" up-0) && DOWN=$(port_of "$C" down-0) &&
+test_cluster_setup 'set up a cluster and a table' '
 	sql "$UP" "create database k; create table k.t (id int primary key auto_increment, v int, s varchar(40))"
 '
 

@@ -5,11 +5,7 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
-
-test_expect_success 'set up' '
-	test_cluster_up "$C" &&
-	UP=$(port_of "$C" up-0) && DOWN=$(port_of "$C" down-0) &&
+test_cluster_setup 'set up' '
 	sql "$UP" "create database o; create table o.t (id int primary key)"
 '
 

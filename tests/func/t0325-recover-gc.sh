@@ -46,12 +46,10 @@ run() {
 		>"$TRASH/$1.ops"
 }
 
-test_expect_success 'set up: MariaDB saying it is TiDB, with mysql.tidb and no safe point' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: MariaDB saying it is TiDB, with mysql.tidb and no safe point' '
 	printf "version=%s\n" "$TIDB_VERSION" >>"$C/up-0/my.cnf" &&
 	"$TICHAOS" cluster kill up-0 --dir "$C" --signal TERM &&
 	"$TICHAOS" cluster start up-0 --dir "$C" &&
-	UP=$(port_of "$C" up-0) &&
 	sql "$UP" "CREATE TABLE mysql.tidb (VARIABLE_NAME VARCHAR(64) NOT NULL PRIMARY KEY, VARIABLE_VALUE VARCHAR(1024) DEFAULT NULL, COMMENT VARCHAR(1024))" &&
 	echo "$TIDB_VERSION" >expect && sql "$UP" "SELECT VERSION()" >got &&
 	test_cmp expect got

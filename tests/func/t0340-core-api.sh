@@ -10,7 +10,6 @@
 need mariadbd etcd
 
 DRIVE="$ROOT/tests/helpers/core-drive"
-C="$TRASH/c"
 
 {
 	insert_suite core 30s 1 core 0
@@ -31,9 +30,7 @@ workloads:
     tables: t
 EOF
 
-test_expect_success 'set up a cluster and the suite'"'"'s table' '
-	test_cluster_up "$C" &&
-	UP=$(port_of "$C" up-0) &&
+test_cluster_setup 'set up a cluster and the suite'"'"'s table' '
 	sql "$UP" "CREATE DATABASE core" &&
 	sql "$UP" "CREATE TABLE core.t (id INT AUTO_INCREMENT PRIMARY KEY, data VARCHAR(255))"
 '

@@ -143,8 +143,7 @@ fakes() {
 	done
 }
 
-test_expect_success 'set up: a local cluster, fakes, a topology with both' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: a local cluster, fakes, a topology with both' '
 	E="http://127.0.0.1:$(port_of "$C" etcd-0)" &&
 	take_port port_tidb_0 && take_port port_tidb_1 &&
 	take_port port_pd_0 && take_port port_cdc_0 &&

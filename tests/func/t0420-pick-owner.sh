@@ -7,11 +7,9 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
 FAKE="$ROOT/tests/helpers/fake-http.pl"
 
-test_expect_success 'set up a cluster and two fake TiCDC captures' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up a cluster and two fake TiCDC captures' '
 	P0=$(free_port_base $(( $(cat "$C/port-base") + 100 ))) &&
 	P1=$((P0 + 1)) &&
 	for n in 0 1; do

@@ -10,7 +10,6 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
 T="$TRASH/topology.yaml"
 
 # serve NAME SET...: (re)start the fake NAME on its port ($port_NAME) with
@@ -90,8 +89,7 @@ diag() {
 		"  replay: \"tichaos replay $TRASH/$1\"" "  ..."
 }
 
-test_expect_success 'set up: a local cluster, a fake TiCDC, a topology with both' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: a local cluster, a fake TiCDC, a topology with both' '
 	take_port port_cdc_0 &&
 	serve cdc-0 cdc-changefeed-pause &&
 	{

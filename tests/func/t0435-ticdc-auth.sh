@@ -100,9 +100,7 @@ sed -e "s/cf1/cf2/" -e "s/pause$/recreate/" "$TRASH/pause.yaml" >"$TRASH/recreat
 { insert_suite plain 2s 7 auth 50 && echo "requires: [ticdc]"; } >"$TRASH/plain.yaml"
 AT="$TRASH/pause.yaml:14:5"
 
-test_expect_success 'set up: a local cluster with a TiDB user cdc, topologies with and without it' '
-	test_cluster_up "$C" &&
-	UP=$(port_of "$C" up-0) &&
+test_cluster_setup 'set up: a local cluster with a TiDB user cdc, topologies with and without it' '
 	sql "$UP" "create user cdc@\"%\" identified by \"$PW\"" &&
 	take_port port_cdc_0 &&
 	CDC="http://127.0.0.1:$port_cdc_0" &&

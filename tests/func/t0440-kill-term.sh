@@ -10,7 +10,6 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
 T="$TRASH/topology.yaml"
 
 # suite NAME TARGET WAIT: 6 s of inserts; a TERM of TARGET at 1 s,
@@ -51,8 +50,7 @@ cat >"$TRASH/stubborn.yaml.part" <<END
     log: $TRASH/stubborn.log
 END
 
-test_expect_success 'set up: a cluster, and a topology with a process that ignores TERM' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: a cluster, and a topology with a process that ignores TERM' '
 	{
 		sed -n "/^components:/,\$p" "$C/topology.yaml" &&
 		cat "$TRASH/stubborn.yaml.part"

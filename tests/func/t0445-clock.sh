@@ -72,10 +72,7 @@ near() {
 	test $(( $1 - $2 )) -le "$3" && test $(( $2 - $1 )) -le "$3"
 }
 
-test_expect_success 'set up a cluster' '
-	test_cluster_up "$C" &&
-	UP=$(port_of "$C" up-0)
-'
+test_cluster_setup 'set up a cluster'
 
 suite ahead +1h up-0
 

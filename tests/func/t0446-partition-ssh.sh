@@ -18,9 +18,7 @@ over_ssh() {
 		-o BatchMode=yes "root@$(addr_of "$C" "$1")" "$2"
 }
 
-test_expect_success 'up --sshd: an sshd in each host, and the topology over SSH' '
-	test_cluster_up "$C" --port-base auto --hosts on --sshd &&
-	B=$(cat "$C/port-base") &&
+test_cluster_setup 'up --sshd: an sshd in each host, and the topology over SSH' '
 	grep -q "info  sshd on every host; the cluster over SSH: $T$" "$C.up.out" &&
 	for h in up-0 down-0 etcd-0 etcd-1 etcd-2; do
 		pid=$(cat "$C/ssh/$h.pid") &&
@@ -30,7 +28,7 @@ test_expect_success 'up --sshd: an sshd in each host, and the topology over SSH'
 	done &&
 	test "$(grep -c "^      address: \"198\.18\.[0-9.]*\"$" "$T")" = 5 &&
 	test "$(over_ssh down-0 "ip -4 -o addr show dev eth0" | awk "{print \$4}")" = "$(addr_of "$C" down-0)/28"
-'
+' --port-base auto --hosts on --sshd
 
 # The hosts share this machine'"'"'s root, whose bash sources ~/.bashrc for a
 # command over SSH unless SHLVL is set: the sshd sets SHLVL=1, which the

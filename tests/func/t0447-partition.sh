@@ -8,8 +8,6 @@
 need mariadbd etcd
 need_hosts
 
-C="$TRASH/c"
-
 # suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
 # consistency and progress checks.
 suite() {
@@ -39,13 +37,11 @@ tables() {
 	return 0
 }
 
-test_expect_success 'set-up: a cluster on hosts' '
-	test_cluster_up "$C" --port-base auto --hosts on &&
-	B=$(cat "$C/port-base") &&
+test_cluster_setup 'set-up: a cluster on hosts' '
 	UPA=$(addr_of "$C" up-0) && DOWNA=$(addr_of "$C" down-0) &&
 	E0=$(addr_of "$C" etcd-0) && E1=$(addr_of "$C" etcd-1) &&
 	E2=$(addr_of "$C" etcd-2)
-'
+' --port-base auto --hosts on
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, healed, no row lost' '
 	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1

@@ -9,8 +9,6 @@
 need mariadbd etcd tc
 need_hosts
 
-C="$TRASH/c"
-
 # on_host COMPONENT COMMAND: COMMAND in COMPONENT's host (its namespace).
 on_host() {
 	ip netns exec "tichaos-$B-$1" sh -c "$2"
@@ -27,11 +25,9 @@ sql_ms() {
 	echo $(( $(test_now_ms_) - sql_start ))
 }
 
-test_expect_success 'set-up: a cluster on hosts' '
-	test_cluster_up "$C" --port-base auto --hosts on &&
-	B=$(cat "$C/port-base") &&
+test_cluster_setup 'set-up: a cluster on hosts' '
 	UPA=$(addr_of "$C" up-0)
-'
+' --port-base auto --hosts on
 
 netem_loss_test 'loss and duplicate on cdc: the counters moved by the percentages, healed, no row lost' \
 	"$C/topology.yaml" 9s 4s 30

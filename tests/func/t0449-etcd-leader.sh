@@ -18,9 +18,7 @@ leader() {
 		tr "{" "\n" | grep "\"ID\":\"$id\"" | sed -n "s/.*\"name\":\"\([^\"]*\)\".*/\1/p"
 }
 
-test_expect_success 'on hosts, etcd is three members, each on its own host, one leader' '
-	test_cluster_up "$C" --port-base auto --hosts on &&
-	B=$(cat "$C/port-base") &&
+test_cluster_setup 'on hosts, etcd is three members, each on its own host, one leader' '
 	for m in 0 1 2; do
 		grep -q "^etcd-$m  *etcd  *[0-9]*  *http://198\.18\.[0-9.]*:$((B + 2 + 2 * m))  *running" "$C.up.out" &&
 		test "$(ip netns identify "$(cat "$C/etcd-$m/tichaos.pid")")" = "tichaos-$B-etcd-$m" ||
@@ -28,7 +26,7 @@ test_expect_success 'on hosts, etcd is three members, each on its own host, one 
 	done &&
 	first=$(leader) &&
 	case $first in etcd-[012]) ;; *) false ;; esac
-'
+' --port-base auto --hosts on
 
 test_expect_success 'resign service etcd, until_back: moved away and back, every move watched' '
 	insert_suite mv 5s 3 mvdb 20 >mv.yaml &&

@@ -66,8 +66,7 @@ resigned() {
 	    -e "s/,\"fault\":[0-9]*}\$/}/"
 }
 
-test_expect_success 'set up a cluster; solo campaigns alone' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up a cluster; solo campaigns alone' '
 	E="http://127.0.0.1:$(port_of "$C" etcd-0)" &&
 	campaign solo /tichaos-test/solo &&
 	wait_for_condition 5 "grep -q become \"$TRASH/camp-solo.log\""

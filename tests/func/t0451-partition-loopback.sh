@@ -11,8 +11,6 @@
 need mariadbd etcd
 why=$(netcls_missing) && skip_machine "$why"
 
-C="$TRASH/c"
-
 # suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
 # consistency and progress checks.
 suite() {
@@ -58,11 +56,10 @@ label_drops() {
 		awk '{ n += $1 } END { print n + 0 }'
 }
 
-test_expect_success 'set-up: a cluster on 127.0.0.1' '
-	test_cluster_up "$C" --port-base auto --hosts off &&
-	B=$(cat "$C/port-base") && P=$(class_prefix "$C") &&
+test_cluster_setup 'set-up: a cluster on 127.0.0.1' '
+	P=$(class_prefix "$C") &&
 	test "$(cat "$C/hosts")" = "off"
-'
+' --port-base auto --hosts off
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, the open replication cut, healed, no row lost' '
 	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1

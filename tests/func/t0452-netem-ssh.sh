@@ -27,11 +27,9 @@ on_host() {
 
 . "$ROOT/tests/func/lib-netem.sh"
 
-test_expect_success 'set-up: the hosts with an sshd each, the topology over SSH' '
-	test_cluster_up "$C" --port-base auto --hosts on --sshd &&
-	B=$(cat "$C/port-base") &&
+test_cluster_setup 'set-up: the hosts with an sshd each, the topology over SSH' '
 	test -s "$T"
-'
+' --port-base auto --hosts on --sshd
 
 netem_loss_test 'loss and duplicate on cdc over SSH: the table made there, counters by the percentages, healed' \
 	"$T" 14s 8s 90

@@ -16,7 +16,6 @@
 
 need mariadbd
 
-C="$TRASH/c"
 T="$TRASH/topology.yaml"
 TIDB_VERSION=8.0.11-TiDB-v8.5.0
 
@@ -132,13 +131,12 @@ T102="7480000000000000FF6600000000000000F8"
 T102R="7480000000000000FF665F720000000000FA"
 T103="7480000000000000FF6700000000000000F8"
 
-test_expect_success 'set up: MariaDB saying it is TiDB, the fake PD, a topology with both' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: MariaDB saying it is TiDB, the fake PD, a topology with both' '
 	printf "version=%s\n" "$TIDB_VERSION" >>"$C/up-0/my.cnf" &&
 	"$TICHAOS" cluster kill up-0 --dir "$C" --signal TERM &&
 	"$TICHAOS" cluster start up-0 --dir "$C" &&
 	echo "$TIDB_VERSION" >expect &&
-	sql "$(port_of "$C" up-0)" "SELECT VERSION()" >got && test_cmp expect got &&
+	sql "$UP" "SELECT VERSION()" >got && test_cmp expect got &&
 	take_port port_pd && take_port port_tidb && pd_up &&
 	{
 		echo "components:" &&

@@ -44,11 +44,10 @@ refused() {
 	echo "tichaos: $msg" >expect && test_cmp expect "$1.err" &&
 	echo "Bail out! $msg" >expect && test_cmp expect "$1.tap" &&
 	test ! -e "$TRASH/$1" &&
-	test "$(sql "$(port_of "$C" up-0)" "select count(*) from elig.t")" = 0
+	test "$(sql "$UP" "select count(*) from elig.t")" = 0
 }
 
-test_expect_success 'set up: the local cluster and a fake TiCDC capture beside it' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: the local cluster and a fake TiCDC capture beside it' '
 	take_port port_cdc &&
 	cp -R "$DATA/http/cdc-owner" "$TRASH/cdc" &&
 	test_capture_files "$TRASH/cdc" x "$port_cdc" &&

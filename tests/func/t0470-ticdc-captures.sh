@@ -21,7 +21,6 @@
 
 need mariadbd etcd etcdctl
 
-C="$TRASH/c"
 T="$TRASH/topology.yaml"
 OWNER=/tidb/cdc/default/__cdc_meta__/owner
 
@@ -81,8 +80,7 @@ nemesis() {
 		    -e "s/,\"fault\":[0-9]*}\$/}/"
 }
 
-test_expect_success 'set up: a local cluster; cdc-0, a capture, owns' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: a local cluster; cdc-0, a capture, owns' '
 	E="http://127.0.0.1:$(port_of "$C" etcd-0)" &&
 	take_port port_0 && take_port port_1 &&
 	{ sed -n "/^components:/,\$p" "$C/topology.yaml" && capture 0 && capture 1; } >"$T" &&

@@ -46,8 +46,7 @@ refused() {
 	EOF
 } >"$TRASH/autoid.yaml"
 
-test_expect_success 'set up: a local cluster; a TiCDC 6.5, one without /api/v2, TiDB 6.1 and 7.5' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: a local cluster; a TiCDC 6.5, one without /api/v2, TiDB 6.1 and 7.5' '
 	take_port p_old && take_port p_none && take_port p_tidb61 && take_port p_tidb75 &&
 	mkdir old none tidb61 tidb75 &&
 	test_capture_files old x $p_old &&

@@ -10,12 +10,7 @@
 . "$(dirname "$0")/test-lib.sh"
 . "$ROOT/tests/func/lib-syncpoint.sh"
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster and a fake TiDB in front of each side' '
-	fake_tidb_cluster "$C"
-'
-UP=$(port_of "$C" up-0)
-DOWN=$(port_of "$C" down-0)
+test_cluster_setup 'set up a cluster and a fake TiDB in front of each side' fake_tidbs
 
 # run_dir DIR UPPORT DOWNPORT [CHECK OPTION LINES]: a run directory whose
 # suite has one syncpoint check (changefeed cf-sp).

@@ -8,7 +8,6 @@
 
 need mariadbd etcd
 
-C="$TRASH/c"
 test_sshd_up "$TRASH/sshd"
 
 # accepted: how many SSH connections sshd has let in so far.
@@ -16,8 +15,7 @@ accepted() {
 	grep -c "Accepted publickey for $SSH_USER" "$TRASH/sshd/sshd.log" || :
 }
 
-test_expect_success 'set up: a local cluster, described as on an SSH host' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up: a local cluster, described as on an SSH host' '
 	{
 		printf "hosts:\n  - name: box\n    ssh:\n" &&
 		printf "      %s\n" "address: 127.0.0.1" "port: $SSHD_PORT" \

@@ -60,9 +60,7 @@ do "$ROOT/tests/helpers/fake-http.pl";
 die \$@ if \$@;
 EOF
 
-C="$TRASH/c"
-test_expect_success 'set up a cluster to attach to, with a server that starts once' '
-	test_cluster_up "$C" &&
+test_cluster_setup 'set up a cluster to attach to, with a server that starts once' '
 	touch "$TRASH/s/flag" &&
 	take_port once_port && echo "$once_port" >"$TRASH/s/port" &&
 	{
@@ -75,8 +73,6 @@ test_expect_success 'set up a cluster to attach to, with a server that starts on
 	"$TICHAOS" cluster up --cluster "$TRASH/t.yaml" >/dev/null &&
 	test_track_pid "$(cat "$TRASH/s/once.pid")"
 '
-UP=$(port_of "$C" up-0)
-DOWN=$(port_of "$C" down-0)
 
 # suite NAME DURATION: inserts (errors ignored: the servers, not the
 # workload, are on trial), then the faults and checks on stdin.
@@ -109,8 +105,6 @@ checks:
   - kind: consistency
     sync_timeout: 5s
 EOF
-
-T="$C/topology.yaml"
 
 test_expect_success 'the upstream stopped for good (SIGSTOP): no hang, no pass, exit 3' '
 	up=$(cat "$C/up-0/tichaos.pid") &&
