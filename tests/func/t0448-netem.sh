@@ -32,37 +32,14 @@ test_cluster_setup 'set-up: a cluster on hosts' '
 netem_loss_test 'loss and duplicate on cdc: the counters moved by the percentages, healed, no row lost' \
 	"$C/topology.yaml" 9s 4s 30
 
-test_expect_success 'rate on upstream: at most 1mbit measured by the fault and by a query, above it once healed' '
-	suite rate 14s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml || return 1
-	"$TICHAOS" run rate.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	tc -n "tichaos-$B-up-0" qdisc show dev eth0 >qdisc &&
-	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
+netem_rate_test 'rate on upstream: at most 1mbit measured by the fault and by a query, above it once healed' \
+	"$C/topology.yaml" 14s 30 '
 	ms=$(sql_ms "SELECT REPEAT(\"x\", 250000)") &&
-	wait $run &&
 	echo "250000 bytes in $ms ms while degraded" &&
-	test "$ms" -ge 1600 &&
-	nemesis_value "$TRASH/r2/history.jsonl" netem >value &&
-	echo "{\"rate\":\"1mbit\",\"degraded\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
-	masked "bytes|ms|kbit_per_s" <value >actual &&
-	test_cmp expect actual &&
-	kbit=$(number kbit_per_s <value) &&
-	test "$kbit" -le 1100 && test "$kbit" -ge 500 &&
-	test "$(number ms <value)" -ge 900 &&
-	nemesis_value "$TRASH/r2/history.jsonl" restore_link >value &&
-	echo "{\"restored\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
-	masked "bytes|ms|kbit_per_s" <value >actual &&
-	test_cmp expect actual &&
-	test "$(number kbit_per_s <value)" -gt 1000 &&
-	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
+	test "$ms" -ge 1600' '
 	ms=$(sql_ms "SELECT REPEAT(\"x\", 250000)") &&
 	echo "250000 bytes in $ms ms once healed" &&
-	test "$ms" -lt 1000 &&
-	links >after &&
-	test ! -s after
-'
+	test "$ms" -lt 1000'
 
 if [ "$NETEM" = yes ]; then
 	test_expect_success 'delay on cdc: connects take 90 ms at least, less once healed' '
@@ -93,18 +70,8 @@ if [ "$NETEM" = yes ]; then
 else
 	test_skip "delay on cdc: connects take 90 ms at least, less once healed" \
 		"the kernel has no netem queueing discipline (sch_netem)"
-	test_expect_success 'refused where the kernel has no netem: delay, one line, exit 2' '
-		suite nonetem 5s nonetemdb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 2s" >nonetem.yaml &&
-		"$TICHAOS" run nonetem.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>all
-		test $? = 2 &&
-		grep -v "^[0-9:.]* info  " all >err &&
-		kline=$(grep -n "kind: netem" nonetem.yaml | cut -d: -f1) &&
-		echo "tichaos: nonetem.yaml:$((kline + 2)):12: fault '\''netem'\'': the kernel has no netem queueing discipline (sch_netem), which delay, delay_jitter and reorder need" >expect &&
-		test_cmp expect err &&
-		test ! -e "$TRASH/r3/history.jsonl" &&
-		tc -n "tichaos-$B-down-0" qdisc show dev lo >lo &&
-		! grep -q netem lo
-	'
+	netem_refused_test 'refused where the kernel has no netem: delay, one line, exit 2' \
+		"$C/topology.yaml"
 fi
 
 # The suite of the interrupt tests: loss and rate on cdc, down long
@@ -130,27 +97,8 @@ test_expect_success 'SIGINT while degraded: restored (restore_link recorded), ex
 	test ! -s after
 '
 
-test_expect_success 'SIGKILL while degraded: the next run restores the link, and says so' '
-	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	kill -9 $run &&
-	{ wait $run; code=$?; } &&
-	test "$code" = 137 &&
-	links >left &&
-	echo down-0 >expect &&
-	test_cmp expect left &&
-	insert_suite next 2s 1 nextdb 10 >next.yaml &&
-	"$TICHAOS" run next.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &&
-	grep "warn  " err | sed -e "s/^[0-9:.]* //" >warnings &&
-	echo "warn  down-0: removing a degraded link an earlier run left (rate 1Mbit, loss 10.0%)" >expect &&
-	test_cmp expect warnings &&
-	links >after &&
-	test ! -s after &&
-	tc -n "tichaos-$B-down-0" qdisc show dev eth0 >qdisc &&
-	grep -q "^qdisc noqueue 0: root" qdisc
-'
+netem_sigkill_test 'SIGKILL while degraded: the next run restores the link, and says so' \
+	"$C/topology.yaml" 30
 
 test_expect_success 'refused (exit 2, one line): no host of its own, no option, down 0, bad values' '
 	D="$TRASH/d" &&

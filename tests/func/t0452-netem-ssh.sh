@@ -34,72 +34,21 @@ test_cluster_setup 'set-up: the hosts with an sshd each, the topology over SSH' 
 netem_loss_test 'loss and duplicate on cdc over SSH: the table made there, counters by the percentages, healed' \
 	"$T" 14s 8s 90
 
-test_expect_success 'rate on upstream over SSH: tbf made there, at most 1mbit out of the host, above it once healed' '
-	suite rate 16s ratedb "target: upstream" "rate: 1mbit" "at: [1s]" "down: 8s" >rate.yaml || return 1
-	"$TICHAOS" run rate.yaml --cluster "$T" --out "$TRASH/r2" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 90 "nemesis_value $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	over_ssh up-0 "tc qdisc show dev eth0" >qdisc &&
-	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
-	wait $run &&
-	nemesis_value "$TRASH/r2/history.jsonl" netem >value &&
-	echo "{\"rate\":\"1mbit\",\"degraded\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
-	masked "bytes|ms|kbit_per_s" <value >actual &&
-	test_cmp expect actual &&
-	kbit=$(number kbit_per_s <value) &&
-	test "$kbit" -le 1100 && test "$kbit" -ge 500 &&
-	test "$(number ms <value)" -ge 900 &&
-	nemesis_value "$TRASH/r2/history.jsonl" restore_link >value &&
-	echo "{\"restored\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&
-	masked "bytes|ms|kbit_per_s" <value >actual &&
-	test_cmp expect actual &&
-	test "$(number kbit_per_s <value)" -gt 1000 &&
-	grep -qx "ok 2 - fault 1 netem: 1 of 1 injected, 1 healed" tap &&
-	links >after &&
-	test ! -s after
-'
+netem_rate_test 'rate on upstream over SSH: tbf made there, at most 1mbit out of the host, above it once healed' \
+	"$T" 16s 90
 
 if [ "$NETEM" = yes ]; then
 	test_skip "refused over SSH where the kernel has no netem" \
 		"this kernel has netem"
 else
-	test_expect_success 'refused over SSH where the kernel has no netem: delay, one line, exit 2' '
-		suite nonetem 5s nonetemdb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 2s" >nonetem.yaml &&
-		"$TICHAOS" run nonetem.yaml --cluster "$T" --out "$TRASH/r3" >tap 2>all
-		test $? = 2 &&
-		grep -v "^[0-9:.]* info  " all >err &&
-		kline=$(grep -n "kind: netem" nonetem.yaml | cut -d: -f1) &&
-		echo "tichaos: nonetem.yaml:$((kline + 2)):12: fault '\''netem'\'': the kernel has no netem queueing discipline (sch_netem), which delay, delay_jitter and reorder need" >expect &&
-		test_cmp expect err &&
-		test ! -e "$TRASH/r3/history.jsonl" &&
-		over_ssh down-0 "tc qdisc show dev lo" >lo &&
-		! grep -q netem lo
-	'
+	netem_refused_test 'refused over SSH where the kernel has no netem: delay, one line, exit 2' \
+		"$T"
 fi
 
-test_expect_success 'SIGKILL while degraded over SSH: the next run restores the link over SSH, and says so' '
-	suite int 45s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 30s" >int.yaml || return 1
-	"$TICHAOS" run int.yaml --cluster "$T" --out "$TRASH/r5" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 90 "nemesis_value $TRASH/r5/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	kill -9 $run &&
-	{ wait $run; code=$?; } &&
-	test "$code" = 137 &&
-	links >left &&
-	echo down-0 >expect &&
-	test_cmp expect left &&
-	insert_suite next 2s 1 nextdb 10 >next.yaml &&
-	"$TICHAOS" run next.yaml --cluster "$T" --out "$TRASH/r6" >tap 2>err &&
-	grep "warn  " err | sed -e "s/^[0-9:.]* //" >warnings &&
-	echo "warn  down-0: removing a degraded link an earlier run left (rate 1Mbit, loss 10.0%)" >expect &&
-	test_cmp expect warnings &&
-	links >after &&
-	test ! -s after &&
-	over_ssh down-0 "tc qdisc show dev eth0" >qdisc &&
-	grep -q "^qdisc noqueue 0: root" qdisc
-'
+suite int 45s intdb "target: cdc" "loss: 10" "rate: 1mbit" "at: [1s]" "down: 30s" >"$TRASH/int.yaml"
+
+netem_sigkill_test 'SIGKILL while degraded over SSH: the next run restores the link over SSH, and says so' \
+	"$T" 90
 
 # The clock fault over SSH: the server restarted on its SSH host under
 # libfaketime (found there), its clock read back through SQL.
