@@ -8,18 +8,7 @@
 need mariadbd etcd
 need_hosts
 
-# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
-# consistency and progress checks.
-suite() {
-	insert_suite "$1" "$2" 5 "$3" 50
-	shift 3
-	echo "faults:"
-	echo "  - kind: partition"
-	for opt_ in "$@"; do
-		echo "    $opt_"
-	done
-	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
-}
+. "$ROOT/tests/func/lib-partition.sh"
 
 # tcp_from COMPONENT ADDR PORT: a TCP connect from COMPONENT's host to
 # ADDR:PORT is answered within 2 s.
@@ -113,20 +102,7 @@ test_expect_success 'halves: a seed draws the same sides again' '
 	grep -Eq "\"sides\":\[\[$h,$h\],\[$h,$h,$h\]\]" a
 '
 
-test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
-	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml || return 1
-	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r6" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r6/history.jsonl partition 2>/dev/null | grep -q probes" &&
-	test "$(tables | wc -l)" = 5 &&
-	kill -INT $run &&
-	{ wait $run; code=$?; } &&
-	test "$code" = 4 &&
-	nemesis_value "$TRASH/r6/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":25" &&
-	tables >after &&
-	test ! -s after
-'
+partition_sigint_test r6 5 25
 
 test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &

@@ -11,18 +11,7 @@
 need mariadbd etcd
 why=$(netcls_missing) && skip_machine "$why"
 
-# suite NAME DURATION DB FAULT-LINES...: inserts at 50/s, the fault, the
-# consistency and progress checks.
-suite() {
-	insert_suite "$1" "$2" 5 "$3" 50
-	shift 3
-	echo "faults:"
-	echo "  - kind: partition"
-	for opt_ in "$@"; do
-		echo "    $opt_"
-	done
-	printf 'checks:\n  - kind: consistency\n  - kind: progress\n'
-}
+. "$ROOT/tests/func/lib-partition.sh"
 
 # tables: the components of the cluster with a table of cuts.
 tables() {
@@ -123,19 +112,7 @@ test_expect_success 'a component restarted during a cut joins its class: the cut
 	grep -q "^ok 4 - consistency: " tap
 '
 
-test_expect_success 'SIGINT during a cut: healed (rejoin recorded), exit 4' '
-	suite int 30s intdb "target: cdc" "at: [1s]" "down: 20s" >int.yaml || return 1
-	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
-	run=$! && test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r4/history.jsonl partition | grep -q probes" &&
-	test "$(tables | wc -l)" = 3 &&
-	kill -INT $run &&
-	{ wait $run; code=$?; } &&
-	test "$code" = 4 &&
-	nemesis_value "$TRASH/r4/history.jsonl" rejoin | grep -q "\"unanswered\":0,\"answered\":9" &&
-	tables >after &&
-	test ! -s after
-'
+partition_sigint_test r4 3 9
 
 test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
