@@ -7,10 +7,13 @@ need mariadbd etcd
 
 test_cluster_setup 'set up a cluster to attach to'
 
-cat >"$TRASH/composite.yaml" <<EOF
-name: composite
-duration: 3s
-seed: 2
+# ck_suite NAME DURATION SEED RATE: a suite of inserts at RATE into
+# comp.ck, whose key is two columns; its checks from stdin.
+ck_suite() {
+	cat <<EOF
+name: $1
+duration: $2
+seed: $3
 database: comp
 tables:
   - name: ck
@@ -19,8 +22,13 @@ tables:
 workloads:
   - kind: insert
     tables: ck
-    rate: 200
+    rate: $4
 checks:
+EOF
+	cat
+}
+
+ck_suite composite 3s 2 200 >"$TRASH/composite.yaml" <<EOF
   - kind: consistency
     sync_timeout: 30s
   - kind: logscan
@@ -102,20 +110,7 @@ test_expect_success 'progress fails when the replica is stopped' '
 # event it could not apply), the last GTID applied and the source's binlog
 # position, instead of waiting out its timeout (30 s here: a check that
 # waited would fail on the message).
-cat >"$TRASH/stop.yaml" <<EOF
-name: stop
-duration: 4s
-seed: 3
-database: comp
-tables:
-  - name: ck
-    columns: "id INT AUTO_INCREMENT, k VARCHAR(8) NOT NULL DEFAULT 'x',
-      data VARCHAR(255), PRIMARY KEY (id, k)"
-workloads:
-  - kind: insert
-    tables: ck
-    rate: 100
-checks:
+ck_suite stop 4s 3 100 >"$TRASH/stop.yaml" <<EOF
   - kind: progress
     timeout: 30s
 EOF
@@ -159,33 +154,28 @@ test_expect_success 'during a run: the progress line shows the replica STOPPED, 
 # Keys that are not one integer: chunked at keys taken from the data (every
 # one of sk's chunk bounds holds a quote), bisected at the middle key when
 # a chunk is too large to compare row by row (mk: one chunk of 6000 rows).
-cat >"$TRASH/keys.yaml" <<EOF
-name: keys
-duration: 1s
-seed: 4
-database: kdb
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY"
+# kdb_suite NAME TABLE:CHUNK_ROWS...: a suite of 1 s of inserts into
+# kdb.t, the tables of stdin besides, and a consistency check of each
+# TABLE alone in chunks of CHUNK_ROWS, two threads.
+kdb_suite() {
+	printf "%s\n" "name: $1" "duration: 1s" "seed: 4" "database: kdb" \
+		"tables:" "  - name: t" "    columns: \"id INT AUTO_INCREMENT PRIMARY KEY\""
+	cat
+	printf "%s\n" "workloads:" "  - kind: insert" "    tables: t" "checks:"
+	shift
+	for kdb_check_ in "$@"; do
+		printf "%s\n" "  - kind: consistency" "    sync_timeout: 30s" \
+			"    tables: [${kdb_check_%:*}]" \
+			"    chunk_rows: ${kdb_check_#*:}" "    threads: 2"
+	done
+}
+
+kdb_suite keys sk:100 mk:10000 >"$TRASH/keys.yaml" <<EOF
   - name: sk
     columns: "k VARCHAR(16) NOT NULL, v INT, d DATETIME NULL, PRIMARY KEY (k)"
   - name: mk
     columns: "a INT NOT NULL, b VARCHAR(8) NOT NULL, v VARCHAR(32) NULL,
       PRIMARY KEY (a, b)"
-workloads:
-  - kind: insert
-    tables: t
-checks:
-  - kind: consistency
-    sync_timeout: 30s
-    tables: [sk]
-    chunk_rows: 100
-    threads: 2
-  - kind: consistency
-    sync_timeout: 30s
-    tables: [mk]
-    chunk_rows: 10000
-    threads: 2
 EOF
 
 # table_field RUN CHECK FIELD...: those fields of the first table of check
@@ -261,10 +251,18 @@ test_expect_success 'threads 1: the whole table first, then chunks where it diff
 	fields_are "$TRASH/r4w" 1 "6000 5999 a=45,b=b7 a=12,b=b34 2 5999" up_rows down_rows missing_keys changed_keys chunks rows_compared
 '
 
+# fix RUN TABLE...: each TABLE's fix SQL of RUN applied downstream.
+fix() {
+	fix_run_=$1
+	shift
+	for fix_table_ in "$@"; do
+		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot \
+			<"$fix_run_/fix-sql/$fix_table_.sql" || return 1
+	done
+}
+
 test_expect_success 'their fix SQL repairs both tables' '
-	for f in kdb.sk kdb.mk; do
-		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r4/fix-sql/$f.sql" || return 1
-	done &&
+	fix "$TRASH/r4" kdb.sk kdb.mk &&
 	"$TICHAOS" check "$TRASH/r4" >tap8 2>err8 &&
 	grep -Eqx "ok 1 - consistency: 1 tables, 5000 rows equal .*" tap8 &&
 	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal .*" tap8
@@ -281,32 +279,11 @@ test_expect_success 'threads 1, equal tables: one checksum a side, no chunk' '
 # up to 2^64 - 1 (cut at keys from the data: its values do not fit an
 # int64). Every row is in exactly one chunk: the rows deleted downstream at
 # either end are missing, the one changed in the middle is changed.
-cat >"$TRASH/ends.yaml" <<EOF
-name: ends
-duration: 1s
-seed: 4
-database: kdb
-tables:
-  - name: t
-    columns: "id INT AUTO_INCREMENT PRIMARY KEY"
+kdb_suite ends ends:100 uends:100 >"$TRASH/ends.yaml" <<EOF
   - name: ends
     columns: "id BIGINT NOT NULL, v INT, PRIMARY KEY (id)"
   - name: uends
     columns: "id BIGINT UNSIGNED NOT NULL, v INT, PRIMARY KEY (id)"
-workloads:
-  - kind: insert
-    tables: t
-checks:
-  - kind: consistency
-    sync_timeout: 30s
-    tables: [ends]
-    chunk_rows: 100
-    threads: 2
-  - kind: consistency
-    sync_timeout: 30s
-    tables: [uends]
-    chunk_rows: 100
-    threads: 2
 EOF
 
 cat >"$TRASH/ends.sql" <<'EOF'
@@ -338,9 +315,7 @@ test_expect_success 'keys at INT64_MIN, INT64_MAX and 2^64 - 1: none missed' '
 	{ "$TICHAOS" check "$TRASH/r7" >tap13 2>err13; test $? = 1; } &&
 	fields_are "$TRASH/r7" 0 "307 305 id=-9223372036854775808,id=9223372036854775807 id=0 4" up_rows down_rows missing_keys changed_keys chunks &&
 	fields_are "$TRASH/r7" 1 "306 304 id=18446744073709551615,id=9223372036854775808 id=0 4" up_rows down_rows missing_keys changed_keys chunks &&
-	for f in kdb.ends kdb.uends; do
-		mariadb --no-defaults -h127.0.0.1 -P"$DOWN" -uroot <"$TRASH/r7/fix-sql/$f.sql" || return 1
-	done &&
+	fix "$TRASH/r7" kdb.ends kdb.uends &&
 	"$TICHAOS" check "$TRASH/r7" >tap14 2>err14 &&
 	grep -Eqx "ok 1 - consistency: 1 tables, 307 rows equal .*" tap14 &&
 	grep -Eqx "ok 2 - consistency: 1 tables, 306 rows equal .*" tap14
