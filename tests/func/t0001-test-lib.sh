@@ -61,10 +61,10 @@ test_expect_success 'test_cluster_setup: a cluster that cannot come up bails out
 test_expect_success \"never run\" true
 test_done" &&
 	printf "%s\n" "not ok 1 - set up a cluster to attach to" \
-		"Bail out! the cluster in C did not come up: no test here can run" >expect &&
+		"Bail out! the set-up of the cluster in C failed: no test here can run" >expect &&
 	for ci in true false; do
 		CI=$ci sh "$TRASH/t/func/inner.sh" >out 2>err; test $? = 1 &&
-		sed -e "s|in /[^ ]*/c did|in C did|" out >actual &&
+		sed -e "s|in /[^ ]*/c failed|in C failed|" out >actual &&
 		test_cmp expect actual &&
 		grep -q "^# tichaos: port $base of up-0 is already in use" err ||
 		return 1

@@ -197,7 +197,7 @@ test_cluster_setup() {
 		test_run_ "$test_setup_script_"
 	'
 	if [ "$test_failed" != "$test_failed_before_" ]; then
-		echo "Bail out! the cluster in $C did not come up: no test here can run"
+		echo "Bail out! the set-up of the cluster in $C failed: no test here can run"
 		exit 1
 	fi
 }
