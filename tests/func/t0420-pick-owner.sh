@@ -10,7 +10,7 @@ need mariadbd etcd
 FAKE="$ROOT/tests/helpers/fake-http.pl"
 
 test_cluster_setup 'set up a cluster and two fake TiCDC captures' '
-	P0=$(free_port_base $(( $(cat "$C/port-base") + 100 ))) &&
+	P0=$(free_port_base $((B + 100))) &&
 	P1=$((P0 + 1)) &&
 	for n in 0 1; do
 		mkdir -p "$TRASH/cdc-$n" || return 1
