@@ -54,6 +54,7 @@ LIB_OBJS += lib/buf.o
 LIB_OBJS += lib/cancel.o
 LIB_OBJS += lib/clock.o
 LIB_OBJS += lib/err.o
+LIB_OBJS += lib/faultspan.o
 LIB_OBJS += lib/etcd.o
 LIB_OBJS += lib/hist.o
 LIB_OBJS += lib/histread.o
@@ -181,6 +182,7 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks), no cluster: linked with them, without main().
 CORE_UNIT_TESTS = tests/unit/t-ids tests/unit/t-plan tests/unit/t-tabledef \
+	tests/unit/t-holds \
 	tests/unit/t-tablerange tests/unit/t-tablerows
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)

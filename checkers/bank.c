@@ -46,8 +46,8 @@
 #include "checkers/syncpoint_store.h"
 #include "clusters/cluster.h"
 #include "core/suite.h"
-#include "faults/fault.h"
 #include "lib/clock.h"
+#include "lib/faultspan.h"
 #include "lib/history.h"
 #include "lib/sql.h"
 #include "lib/ynode.h"
@@ -96,7 +96,7 @@ struct op {
 	int applied;		/* unknown: 1 yes, 0 no, -1 unresolved */
 };
 
-struct fault_span {
+struct fault_window {
 	int64_t start, end;
 	char *text;
 };
@@ -119,14 +119,10 @@ struct bank {
 	int64_t *good_before;	/* per bad read: the last good read's
 				 * completion before it, or 0 */
 	int64_t last_good;
-	/* Faults, and the nemesis's open invoke. */
-	struct fault_span *faults;
+	/* Faults, from the nemesis's records read so far. */
+	struct fault_window *faults;
 	size_t nfaults, cfaults;
-	int64_t nemesis_at;
-	char nemesis_f[64];
-	int64_t *in_effect;	/* per fault item: its injection's index
-				 * + 1 while it is in effect */
-	size_t nin_effect;
+	struct fault_spans spans;
 	char bad_line[300];	/* a history that cannot be judged */
 	char at_points[300];	/* the sync points' pass, or "" */
 };
@@ -151,42 +147,25 @@ static void add_fault(struct bank *b, int64_t start, int64_t end,
 	b->faults[b->nfaults++].text = text;
 }
 
-/* A nemesis record: a fault that took effect, and its time in effect. */
-static void nemesis(struct bank *b, const struct history_line *l)
+/*
+ * A span of the faults (lib/faultspan.h): a step that took effect, and a
+ * time in effect by its injection's text, "... in effect". An invoke that
+ * never completed is not shown.
+ */
+static int fault_span(const struct fault_span *s, size_t *tag, void *arg)
 {
-	const struct fault_type *t = fault_type_named(l->f);
-	size_t at = l->fault >= 0 && l->fault < 100000 ? (size_t)l->fault
-						       : SIZE_MAX;
+	struct bank *b = arg;
+	const struct history_line *l = s->line;
 
-	if (!strcmp(l->type, "invoke")) {
-		b->nemesis_at = l->time;
-		snprintf(b->nemesis_f, sizeof(b->nemesis_f), "%s", l->f);
-		return;
+	if (s->kind == FAULT_SPAN_STEP) {
+		*tag = b->nfaults;
+		add_fault(b, s->start, s->end, xprintf("%s%s%s", l->f,
+			  l->target ? " " : "", l->target ? l->target : ""));
+	} else if (s->kind == FAULT_SPAN_IN_EFFECT) {
+		add_fault(b, s->start, s->end, xprintf("%s in effect",
+			  b->faults[s->inject].text));
 	}
-	if (!strcmp(l->type, "fail"))
-		return;
-	add_fault(b, strcmp(b->nemesis_f, l->f) ? l->time : b->nemesis_at,
-		  l->time, xprintf("%s%s%s", l->f, l->target ? " " : "",
-				   l->target ? l->target : ""));
-	if (at == SIZE_MAX)
-		return;
-	if (at >= b->nin_effect) {
-		b->in_effect = xrealloc(b->in_effect, (at + 1) *
-					sizeof(*b->in_effect));
-		memset(b->in_effect + b->nin_effect, 0, (at + 1 -
-		       b->nin_effect) * sizeof(*b->in_effect));
-		b->nin_effect = at + 1;
-	}
-	if (fault_healed_by(l->f) && b->in_effect[at]) {
-		const struct fault_span *inj =
-			&b->faults[b->in_effect[at] - 1];
-
-		add_fault(b, inj->end, l->time, xprintf("%s in effect",
-							inj->text));
-		b->in_effect[at] = 0;
-	} else if (t && t->heal) {
-		b->in_effect[at] = (int64_t)b->nfaults;
-	}
+	return 0;
 }
 
 static void push(struct op **v, size_t *n, size_t *cap, const struct op *o)
@@ -328,10 +307,8 @@ static int record(const struct history_line *l, void *arg)
 {
 	struct bank *b = arg;
 
-	if (l->process == HISTORY_NEMESIS) {
-		nemesis(b, l);
-		return 0;
-	}
+	if (l->process == HISTORY_NEMESIS)
+		return fault_spans_line(&b->spans, l);
 	if (l->process < 0 || (strcmp(l->f, "transfer") &&
 			       strcmp(l->f, "read") &&
 			       strcmp(l->f, "replica_read")))
@@ -359,7 +336,7 @@ static void between(const struct bank *b, int64_t lo, int64_t hi,
 
 	buf_addch(json, '[', NULL);
 	for (size_t i = 0; i < b->nfaults && n < MAX_BETWEEN; i++) {
-		const struct fault_span *f = &b->faults[i];
+		const struct fault_window *f = &b->faults[i];
 		char *one;
 
 		if (f->end < lo || f->start > hi)
@@ -1017,7 +994,7 @@ static void bank_release(struct bank *b)
 	for (size_t i = 0; i < b->nfaults; i++)
 		free(b->faults[i].text);
 	free(b->faults);
-	free(b->in_effect);
+	fault_spans_release(&b->spans);
 	free(b->open);
 	free(b->is_open);
 	free(b->ok);
@@ -1031,7 +1008,7 @@ static void bank_release(struct bank *b)
 /* Faults by start, then end (named in that order). */
 static int by_start(const void *pa, const void *pb)
 {
-	const struct fault_span *a = pa, *b = pb;
+	const struct fault_window *a = pa, *b = pb;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;
@@ -1104,6 +1081,7 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	int rc;
 
 	memset(&b, 0, sizeof(b));
+	fault_spans_init(&b.spans, fault_span, &b);
 	b.w = workload_of(ctx->suite);
 	if (!b.w) {
 		check_verdict(r, VERDICT_UNKNOWN, "the suite has no workload "

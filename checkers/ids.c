@@ -72,8 +72,8 @@
 
 #include "checkers/checker.h"
 #include "core/suite.h"
-#include "faults/fault.h"
 #include "lib/clock.h"
+#include "lib/faultspan.h"
 #include "lib/history.h"
 #include "lib/intern.h"
 #include "lib/ynode.h"
@@ -252,14 +252,7 @@ struct ids {
 	size_t npend, pend_slots;
 	struct event *events;
 	size_t nevents, events_cap;
-	/* in_effect[i]: 1 + the event of fault item i's injection not
-	 * healed yet, 0: none (faults that are healed later). */
-	size_t *in_effect;
-	size_t nin_effect;
-	int nemesis_open;	/* the nemesis's invoke awaiting completion */
-	int64_t nemesis_time;
-	char nemesis_f[64];
-	char nemesis_target[256];
+	struct fault_spans spans;	/* the nemesis's records read */
 	int64_t last_time;
 	/* The reorder window: SIZE_MAX holds all, in `all`, sorted at the
 	 * end; else lanes merged through a heap of lanes by their first. */
@@ -1066,110 +1059,35 @@ static int add_event(struct ids *x, const struct history_line *r, int64_t start,
 	return 0;
 }
 
-/* The nemesis's open invoke never completed: it may last until `until`. */
-static int open_fault(struct ids *x, int64_t until, struct err *e)
+/*
+ * A span of the faults (lib/faultspan.h) as an event: a step, and an
+ * invoke that never completed, by their records; a time in effect by its
+ * injection's text, "... in effect".
+ */
+static int fault_event(const struct fault_span *s, size_t *tag, void *arg)
 {
-	struct history_line open;
-
-	memset(&open, 0, sizeof(open));
-	open.time = until;
-	open.f = x->nemesis_f;
-	open.target = x->nemesis_target[0] ? x->nemesis_target : NULL;
-	if (add_event(x, &open, x->nemesis_time, 1, e))
-		return -1;
-	x->events[x->nevents - 1].unfinished = 1;
-	x->nemesis_open = 0;
-	return 0;
-}
-
-/* The span [from, to] of fault `inject` in effect, as an event. */
-static int add_span(struct ids *x, size_t inject, int64_t to, struct err *e)
-{
-	struct history_line span;
+	struct ids *x = arg;
+	struct history_line l;
 	char *text;
 	int rc;
 
-	memset(&span, 0, sizeof(span));
-	span.time = to;
-	text = xprintf("%s in effect", x->events[inject].text);
-	span.f = text;
-	rc = add_event(x, &span, x->events[inject].end, 1, e);
+	if (s->kind != FAULT_SPAN_IN_EFFECT) {
+		l = *s->line;
+		l.time = s->end;
+		*tag = x->nevents;
+		if (add_event(x, &l, s->start, 1, x->e))
+			return -1;
+		x->events[x->nevents - 1].unfinished =
+			s->kind == FAULT_SPAN_UNFINISHED;
+		return 0;
+	}
+	memset(&l, 0, sizeof(l));
+	l.time = s->end;
+	text = xprintf("%s in effect", x->events[s->inject].text);
+	l.f = text;
+	rc = add_event(x, &l, s->start, 1, x->e);
 	free(text);
 	return rc;
-}
-
-/*
- * An injection of a fault that is healed later opens its time in effect;
- * its heal (the same fault item) closes it as an event of its own.
- */
-static int in_effect(struct ids *x, const struct history_line *r,
-		     struct err *e)
-{
-	const struct fault_type *injected = fault_type_named(r->f);
-	size_t at;
-
-	if (r->fault < 0 || r->fault >= 100000)
-		return 0;
-	at = (size_t)r->fault;
-	if (at >= x->nin_effect) {
-		x->in_effect = xrealloc(x->in_effect, (at + 1) *
-					sizeof(*x->in_effect));
-		memset(x->in_effect + x->nin_effect, 0, (at + 1 -
-		       x->nin_effect) * sizeof(*x->in_effect));
-		x->nin_effect = at + 1;
-	}
-	if (fault_healed_by(r->f) && x->in_effect[at]) {
-		size_t inject = x->in_effect[at] - 1;
-
-		x->in_effect[at] = 0;
-		return add_span(x, inject, r->time, e);
-	}
-	if (injected && injected->heal)
-		x->in_effect[at] = x->nevents;
-	return 0;
-}
-
-/* Faults still in effect when the history ends: until its last time. */
-static int close_in_effect(struct ids *x, struct err *e)
-{
-	for (size_t i = 0; i < x->nin_effect; i++)
-		if (x->in_effect[i]) {
-			size_t inject = x->in_effect[i] - 1;
-
-			x->in_effect[i] = 0;
-			if (add_span(x, inject, x->last_time, e))
-				return -1;
-		}
-	return 0;
-}
-
-static int nemesis(struct ids *x, const struct history_line *r, struct err *e)
-{
-	int64_t start = r->time;
-
-	if (!strcmp(r->type, "invoke")) {
-		if (x->nemesis_open) {
-			/* Its completion never came: keep it as unfinished. */
-			if (open_fault(x, r->time, e))
-				return -1;
-		}
-		x->nemesis_open = 1;
-		x->nemesis_time = r->time;
-		snprintf(x->nemesis_f, sizeof(x->nemesis_f), "%s", r->f);
-		snprintf(x->nemesis_target, sizeof(x->nemesis_target), "%s",
-			 r->target ? r->target : "");
-		return 0;
-	}
-	if (x->nemesis_open && !strcmp(x->nemesis_f, r->f))
-		start = x->nemesis_time;
-	else if (x->nemesis_open && open_fault(x, r->time, e))
-		return -1;
-	x->nemesis_open = 0;
-	if (!strcmp(r->type, "fail"))
-		return 0;
-	if (add_event(x, r, start, 1, e))
-		return -1;
-	return in_effect(x, r, e);
 }
 
 static int make_op(struct ids *x, const struct history_line *r,
@@ -1404,7 +1322,7 @@ static int record(const struct history_line *r, void *arg)
 	if (r->time > x->last_time)
 		x->last_time = r->time;
 	if (r->process == HISTORY_NEMESIS)
-		return nemesis(x, r, x->e);
+		return fault_spans_line(&x->spans, r);
 	if (r->process == HISTORY_MONITOR)
 		return strcmp(r->type, "info") ? 0
 		       : add_event(x, r, r->time, 0, x->e);
@@ -1444,9 +1362,7 @@ static int read_history(struct ids *x, struct err *e)
 		if (x->pend[i].process >= 0)
 			unfinished(x, &x->pend[i]);
 	drain(x);
-	if (x->nemesis_open && open_fault(x, x->last_time, e))
-		return -1;
-	return close_in_effect(x, e);
+	return fault_spans_end(&x->spans, x->last_time);
 }
 
 /* ---- judging ----------------------------------------------------------- */
@@ -1915,7 +1831,7 @@ static void ids_release(struct ids *x)
 	for (size_t i = 0; i < x->nevents; i++)
 		free(x->events[i].text);
 	free(x->events);
-	free(x->in_effect);
+	fault_spans_release(&x->spans);
 	free(x->flights);
 	for (size_t i = 0; i < x->nlanes; i++)
 		free(x->lanes[i].v);
@@ -1942,6 +1858,7 @@ static void ids_init(struct ids *x, size_t window)
 	x->max_report = (size_t)o->max_report;
 	x->window = window;
 	x->free_flight = NONE32;
+	fault_spans_init(&x->spans, fault_event, x);
 }
 
 static int scope(struct ids *x, const struct optlist *tables,

@@ -14,7 +14,6 @@
 #include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "core/suite.h"
-#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/http.h"
@@ -106,7 +105,7 @@ struct before {
 	int64_t last;		/* the history's last time */
 	size_t lines;
 	int64_t crash;		/* the last fault that heals, before it */
-	const char *crash_f;	/* its fault kind: "kill", "pause", ... */
+	char crash_f[64];	/* its fault kind: "kill", "pause", ... */
 	char table[200];	/* "db.t" the error names, or "" */
 	char same[320];		/* the stop's error and GTID, as recorded */
 	struct events faults, ddl;
@@ -147,18 +146,17 @@ static int find_stop(const struct history_line *l, void *arg)
 static int find_faults(const struct history_line *l, void *arg)
 {
 	struct before *b = arg;
-	const struct fault_type *t;
 
 	if (l->process != HISTORY_NEMESIS || strcmp(l->type, "info") ||
 	    l->time > b->stop || l->time < b->stop - BEFORE_FAULTS_NS)
 		return 0;
 	keep(&b->faults, l->time, l->f, l->target ? l->target : "");
-	/* A fault that takes something down until healed (a kill, a
-	 * pause): what can cut a statement from its GTID. */
-	t = fault_type_named(l->f);
-	if (t && t->heal) {
+	/* A fault that holds something until healed (a kill, a pause;
+	 * the history marks its injection "holds"): what can cut a
+	 * statement from its GTID. */
+	if (l->holds) {
 		b->crash = l->time;
-		b->crash_f = t->kind.name;
+		snprintf(b->crash_f, sizeof(b->crash_f), "%s", l->f);
 	}
 	return 0;
 }

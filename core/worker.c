@@ -114,7 +114,7 @@ static void record(struct worker *w, int64_t time, const char *type,
 	struct history_event ev = { time, w->process, type, f, NULL, w->node,
 				    NULL, id, error, value,
 				    (w->item->type->flags & KIND_DDL) != 0, 0,
-				    0 };
+				    0, NULL, 0 };
 
 	if (table)
 		ev.table = qualified(w, table);

@@ -375,8 +375,10 @@ static const struct fault_detail details[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 
-static const struct fault_holds holds = { FAULT_HELD_SKEWED, "moved",
-					  details };
+/* Its components, named in its value's "moved", are drawn clock skewed. */
+static const struct fault_holds holds = { "skewed", "clock skewed",
+					  "had its clock skewed", "#bcbd22", 5,
+					  "moved", details };
 
 const struct fault_type fault_clock = {
 	.kind = { "clock", "move SQL servers' clocks by `offset`, running at "

@@ -171,16 +171,29 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 	return 0;
 }
 
-/* One step of fault item `item` in the history. */
+/*
+ * One step of fault item `item` in the history: `holds` on an injection's
+ * completion when the kind heals (what it holds), `heal` on every record
+ * of its heal, so that readers tell the fault's spans from the history
+ * alone (docs/internals.md, History).
+ */
 static void record(struct fault_ctx *ctx, int item, const char *type,
 		   const char *f, const char *target, const char *value,
-		   const char *error)
+		   const char *error, const char *holds, int heal)
 {
 	struct history_event ev = { history_now(ctx->history),
 				    HISTORY_NEMESIS, type, f, NULL, NULL,
-				    target, -1, error, value, 0, 1, item };
+				    target, -1, error, value, 0, 1, item,
+				    holds, heal };
 
 	history_record(ctx->slot, &ev);
+}
+
+/* The history's "holds" of an injection of kind `t`: NULL when it does
+ * not heal. */
+static const char *holds_of(const struct fault_type *t)
+{
+	return !t->heal ? NULL : t->holds ? t->holds->name : FAULT_HOLDS_OTHER;
 }
 
 const char *fault_component_target(struct fault_ctx *ctx,
@@ -218,12 +231,13 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 	memset(act, 0, sizeof(*act));
 	act->item = it;
 	act->item_index = item_index;
-	record(ctx, item_index, "invoke", it->kind, target, NULL, NULL);
+	record(ctx, item_index, "invoke", it->kind, target, NULL, NULL, NULL,
+	       0);
 	rc = t->inject(ctx, it, ev, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);
 	if (rc) {
 		record(ctx, item_index, "fail", it->kind, target,
-		       buf_str(&value), e->msg);
+		       buf_str(&value), e->msg, holds_of(t), 0);
 		log_warn("fault %s %s did not take effect: %s", it->kind,
 			 target ? target : "", e->msg);
 		/* What did go down before it failed (a kill of two whose
@@ -233,7 +247,7 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 			fault_action_release(act);
 	} else {
 		record(ctx, item_index, "info", it->kind, target,
-		       buf_str(&value), NULL);
+		       buf_str(&value), NULL, holds_of(t), 0);
 		log_info("fault %s %s: %s", it->kind, target ? target : "",
 			 buf_str(&value));
 		act->heal_at_ns = history_now(ctx->history) +
@@ -260,11 +274,11 @@ int fault_heal(struct fault_ctx *ctx, struct fault_action *act,
 		return 0;
 	target = target_of(ctx, act->item);
 	record(ctx, act->item_index, "invoke", t->heal_name, target, NULL,
-	       NULL);
+	       NULL, NULL, 1);
 	rc = t->heal(ctx, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);
 	record(ctx, act->item_index, rc ? "fail" : "info", t->heal_name,
-	       target, buf_str(&value), rc ? e->msg : NULL);
+	       target, buf_str(&value), rc ? e->msg : NULL, NULL, 1);
 	if (rc)
 		log_error("heal %s %s failed: %s", t->heal_name,
 			  target ? target : "", e->msg);

@@ -19,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/held.h"
 #include "core/kind.h"
 #include "core/suite.h"
 #include "lib/buf.h"
@@ -148,42 +149,6 @@ struct fault_election {
 	const char *service;
 };
 
-/*
- * What a fault makes of the components it acts on while it holds (from
- * its injection to its heal), as report.html's lanes show it
- * (reports/timeline.h).
- */
-enum fault_held {
-	FAULT_HELD_NONE,	/* no component (a changefeed paused) */
-	FAULT_HELD_DOWN,
-	FAULT_HELD_PAUSED,
-	FAULT_HELD_CUT,		/* cut off from other hosts */
-	FAULT_HELD_DEGRADED,	/* its link */
-	FAULT_HELD_SKEWED,	/* its clock */
-	FAULT_HELD_KINDS
-};
-
-/* A member of an injection's value that says how ("loss": 5). */
-struct fault_detail {
-	const char *member;	/* "loss" */
-	const char *label;	/* "loss" */
-	const char *unit;	/* "%"; "" */
-	const char *unless;	/* MAY: left out when it is this ("1") */
-};
-
-/* Where an injection's value says which components it held, and how. */
-struct fault_holds {
-	int held;		/* enum fault_held */
-	/*
-	 * The member listing them, each {"component": NAME, ...}; NULL:
-	 * its "cuts" do, [{"host": NAME, "drops": [NAME, ...]}, ...] (who
-	 * dropped what came from whom).
-	 */
-	const char *list;
-	/* MAY: what says how, {NULL}-terminated. */
-	const struct fault_detail *details;
-};
-
 struct fault_type {
 	/* Name, doc, options (FAULT_COMMON_OPTS first, then its own), and
 	 * the core's hooks: `check` (calling fault_check), `plan` (always
@@ -237,8 +202,9 @@ struct fault_type {
 			struct fault_election *out, struct err *e);
 	/*
 	 * MAY (a kind that heals): what the components it acts on are
-	 * while it holds, and where its info value names them, for
-	 * report.html's lanes; NULL: it holds no component.
+	 * while it holds, and where its info value names them, for the
+	 * history ("holds") and report.html's lanes (core/held.h); NULL:
+	 * it holds no component (the history says "holds": "other").
 	 */
 	const struct fault_holds *holds;
 	/*
@@ -261,17 +227,18 @@ fault_type_of(const struct suite_item *it)
 /* Let go of what `act` holds (its kind's state), healed or not. */
 void fault_action_release(struct fault_action *act);
 
-/* The fault kind called `name`, or NULL. */
-const struct fault_type *fault_type_named(const char *name);
-
 /*
  * Every fault kind's sweep, in the registry's order: what a killed run's
  * faults left on `c`'s hosts, removed (a struct cluster's sweep).
  */
 int fault_sweep(struct cluster *c, struct err *e);
 
-/* The fault kind whose heal step (heal_name) is `name`, or NULL. */
-const struct fault_type *fault_healed_by(const char *name);
+/*
+ * Every fault kind's way of holding its components (fault_type.holds), in
+ * the registry's order, NULL-terminated: what the history's "holds" name,
+ * for the reports (struct report_run).
+ */
+const struct fault_holds *const *fault_holds_all(void);
 
 /* Every fault kind, NULL-terminated. */
 extern const struct fault_type *const fault_types[];

@@ -145,7 +145,9 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	return rc;
 }
 
-static const struct fault_holds holds = { FAULT_HELD_DOWN, "killed", NULL };
+/* Its components, named in its value's "killed", are drawn down. */
+static const struct fault_holds holds = { "down", "down", "down", "#d62728", 1,
+					  "killed", NULL };
 
 const struct fault_type fault_kill = {
 	.kind = { "kill", "KILL or TERM components of a role, restart them "

@@ -668,8 +668,9 @@ static int sweep(struct cluster *c, struct err *e)
 	return 0;
 }
 
-static const struct fault_holds holds = { FAULT_HELD_DEGRADED, "degraded",
-					  details };
+/* Its links, named in its value's "degraded", are drawn degraded. */
+static const struct fault_holds holds = { "degraded", "degraded", "degraded",
+					  "#17becf", 4, "degraded", details };
 
 const struct fault_type fault_netem = {
 	.kind = { "netem", "degrade what the target's hosts send for `down`: "

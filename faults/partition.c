@@ -890,7 +890,9 @@ static int sweep(struct cluster *c, struct err *e)
 	return rc;
 }
 
-static const struct fault_holds holds = { FAULT_HELD_CUT, NULL, NULL };
+/* Its hosts, named in its value's "cuts", are drawn cut off. */
+static const struct fault_holds holds = { "cut", "cut off", "cut off",
+					  "#9467bd", 3, NULL, NULL };
 
 const struct fault_type fault_partition = {
 	.kind = { "partition", "cut the network between hosts for `down`: "

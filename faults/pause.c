@@ -63,8 +63,9 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	return rc;
 }
 
-static const struct fault_holds holds = { FAULT_HELD_PAUSED, "paused",
-					  NULL };
+/* Its components, named in its value's "paused", are drawn paused. */
+static const struct fault_holds holds = { "paused", "paused", "paused",
+					  "#ff7f0e", 2, "paused", NULL };
 
 const struct fault_type fault_pause = {
 	.kind = { "pause", "SIGSTOP components of a role for `down`, then "

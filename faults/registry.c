@@ -1,6 +1,6 @@
 #include "faults/fault.h"
 
-#include <string.h>
+#include <pthread.h>
 
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
@@ -34,21 +34,25 @@ const struct kind *fault_kind(size_t i)
 	return NULL;
 }
 
-const struct fault_type *fault_type_named(const char *name)
+/* Filled once: every kind's holds, and the NULL after them. */
+static const struct fault_holds *holds_all[sizeof(fault_types) /
+					   sizeof(fault_types[0])];
+static pthread_once_t holds_once = PTHREAD_ONCE_INIT;
+
+static void fill_holds(void)
 {
+	size_t k = 0;
+
 	for (size_t n = 0; fault_types[n]; n++)
-		if (!strcmp(fault_types[n]->kind.name, name))
-			return fault_types[n];
-	return NULL;
+		if (fault_types[n]->holds)
+			holds_all[k++] = fault_types[n]->holds;
+	holds_all[k] = NULL;
 }
 
-const struct fault_type *fault_healed_by(const char *name)
+const struct fault_holds *const *fault_holds_all(void)
 {
-	for (size_t n = 0; fault_types[n]; n++)
-		if (fault_types[n]->heal_name &&
-		    !strcmp(fault_types[n]->heal_name, name))
-			return fault_types[n];
-	return NULL;
+	pthread_once(&holds_once, fill_holds);
+	return holds_all;
 }
 
 int fault_sweep(struct cluster *c, struct err *e)

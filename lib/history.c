@@ -131,6 +131,9 @@ int history_format(struct buf *out, const struct history_event *ev,
 		     buf_addstr(out, ev->value, e);
 	if (!rc && ev->ddl)
 		rc = ADD_LITERAL(out, ",\"ddl\":true", e);
+	rc = rc || FIELD(out, "holds", ev->holds, e);
+	if (!rc && ev->heal)
+		rc = ADD_LITERAL(out, ",\"heal\":true", e);
 	if (!rc && ev->has_fault)
 		rc = ADD_LITERAL(out, ",\"fault\":", e) ||
 		     buf_addint(out, ev->fault, e);

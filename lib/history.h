@@ -43,6 +43,10 @@ struct history_event {
 	int ddl;		/* a DDL operation: "ddl": true */
 	int has_fault;		/* a fault's step: "fault": the index of */
 	int fault;		/* its item in the suite's faults */
+	/* MAY: an injection of a fault that holds until its heal:
+	 * "holds": what it holds its components as ("down", "cut"). */
+	const char *holds;
+	int heal;		/* a heal step of a fault: "heal": true */
 };
 
 /*
@@ -114,6 +118,8 @@ struct history_line {
 	int64_t id;		/* -1 when there is none */
 	int ddl;		/* "ddl": true */
 	int fault;		/* "fault": its item; -1 when there is none */
+	const char *holds;	/* MAY: "holds": an injection that holds */
+	int heal;		/* "heal": true: a fault's heal step */
 	/* MAY: the "value" JSON, as written (not NUL-terminated). */
 	const char *value;
 	size_t value_len;

@@ -84,20 +84,21 @@ static int scan_process(struct json_cursor *c, struct histrec *r,
 }
 
 /*
- * "ddl": true or false. Any other value is checked, and "ddl" named in
- * `bad_str` unless a field is already.
+ * The true or false of field `key` ("ddl", "heal") into `out`. Any other
+ * value is checked, and `key` named in `bad_str` unless a field is
+ * already.
  */
-static int scan_ddl(struct json_cursor *c, struct histrec *r,
-		    const char **bad_str)
+static int scan_bool(struct json_cursor *c, const char *key, int *out,
+		     const char **bad_str)
 {
 	const char *v = c->p;
 
 	if (json_scan_value(c))
 		return -1;
 	if (c->p - v == 4 && !memcmp(v, "true", 4))
-		r->ddl = 1;
+		*out = 1;
 	else if (!(c->p - v == 5 && !memcmp(v, "false", 5)) && !*bad_str)
-		*bad_str = "ddl";
+		*bad_str = key;
 	return 0;
 }
 
@@ -119,7 +120,7 @@ static int scan_string_field(struct json_cursor *c, const char *key, char **out,
 
 enum field {
 	F_NONE, F_OTHER, F_TIME, F_ID, F_FAULT, F_DDL, F_PROCESS, F_TYPE,
-	F_F, F_TABLE, F_NODE, F_TARGET, F_ERROR, F_VALUE
+	F_F, F_TABLE, F_NODE, F_TARGET, F_ERROR, F_VALUE, F_HOLDS, F_HEAL
 };
 
 /*
@@ -171,6 +172,10 @@ static enum field plain_key(struct json_cursor *c)
 	case 'd':
 		KEY("\"ddl\":", F_DDL);
 		break;
+	case 'h':
+		KEY("\"holds\":", F_HOLDS);
+		KEY("\"heal\":", F_HEAL);
+		break;
 	}
 #undef KEY
 	return F_NONE;
@@ -191,6 +196,8 @@ static enum field field_of(const char *key, size_t len)
 		return IS("id") ? F_ID : F_OTHER;
 	case 'd':
 		return IS("ddl") ? F_DDL : F_OTHER;
+	case 'h':
+		return IS("holds") ? F_HOLDS : IS("heal") ? F_HEAL : F_OTHER;
 	case 'p':
 		return IS("process") ? F_PROCESS : F_OTHER;
 	case 'n':
@@ -234,7 +241,11 @@ static int scan_field(struct json_cursor *c, enum field key, struct histrec *r,
 		r->has_fault = 1;
 		return 0;
 	case F_DDL:
-		return scan_ddl(c, r, bad_str);
+		return scan_bool(c, "ddl", &r->ddl, bad_str);
+	case F_HEAL:
+		return scan_bool(c, "heal", &r->heal, bad_str);
+	case F_HOLDS:
+		return scan_string_field(c, "holds", &r->holds, bad_str);
 	case F_PROCESS:
 		return scan_process(c, r, bad_int, bad_str);
 	case F_TYPE:
@@ -287,7 +298,8 @@ static int check_record(const struct histrec *r, const char *bad_str, char *msg,
 		snprintf(msg, msgsize, "\"%s\" is not %s", bad_str,
 			 !strcmp(bad_str, "process")
 			 ? "a number, \"nemesis\" or \"monitor\""
-			 : !strcmp(bad_str, "ddl") ? "true or false"
+			 : !strcmp(bad_str, "ddl") || !strcmp(bad_str, "heal")
+			 ? "true or false"
 			 : !strcmp(bad_str, "fault") ? "a fault item's index"
 			 : "a string");
 		return -1;
@@ -378,6 +390,10 @@ static int written_rest(struct json_cursor *c, struct histrec *r, char **s,
 	}
 	if (AT(c, ",\"ddl\":true"))
 		r->ddl = 1;
+	if (AT(c, ",\"holds\":") && plain_string(c, &s[6], &end[6]))
+		return -1;
+	if (AT(c, ",\"heal\":true"))
+		r->heal = 1;
 	if (AT(c, ",\"fault\":")) {
 		if (scan_int(c, "fault", &r->fault, &why) || r->fault < 0 ||
 		    r->fault > INT32_MAX)
@@ -406,9 +422,9 @@ static int written_type(const char *s, const char *end)
 static int parse_written(char *line, size_t len, struct histrec *r)
 {
 	struct json_cursor c = JSON_CURSOR_INIT(line, len);
-	char *s[6] = { NULL }, *end[6] = { NULL };
-	char **out[6] = { &r->type, &r->f, &r->table, &r->node, &r->target,
-			  &r->error };
+	char *s[7] = { NULL }, *end[7] = { NULL };
+	char **out[7] = { &r->type, &r->f, &r->table, &r->node, &r->target,
+			  &r->error, &r->holds };
 	const char *why = NULL;
 
 	if (!AT(&c, "{\"time\":") || scan_int(&c, "time", &r->time, &why) ||
@@ -419,7 +435,7 @@ static int parse_written(char *line, size_t len, struct histrec *r)
 	    written_rest(&c, r, s, end))
 		return -1;
 	/* Read whole: now the strings are ended where their quotes were. */
-	for (int i = 0; i < 6; i++)
+	for (int i = 0; i < 7; i++)
 		if (s[i]) {
 			*end[i] = '\0';
 			*out[i] = s[i];

@@ -23,11 +23,11 @@ enum proc_kind { PROC_NONE, PROC_WORKER, PROC_NEMESIS, PROC_MONITOR };
 
 /* A record as read; its strings point into the line, NULL when absent. */
 struct histrec {
-	int has_time, has_id, has_fault, ddl;
+	int has_time, has_id, has_fault, ddl, heal;
 	int64_t time, id, fault;
 	enum proc_kind proc;
 	int64_t process;
-	char *type, *f, *table, *node, *target, *error;
+	char *type, *f, *table, *node, *target, *error, *holds;
 	const char *value;	/* its JSON text, not terminated */
 	size_t value_len;
 };
@@ -61,6 +61,8 @@ static inline void histrec_to_line(const struct histrec *r, size_t number,
 	l->has_id = r->has_id;
 	l->id = r->has_id ? r->id : -1;
 	l->ddl = r->ddl;
+	l->holds = r->holds;
+	l->heal = r->heal;
 	l->fault = r->has_fault ? (int)r->fault : -1;
 	l->value = r->value;
 	l->value_len = r->value_len;

@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "faults/fault.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "reports/report.h"
@@ -29,23 +28,20 @@ struct series {
 	int step;		/* seconds */
 };
 
+/* Ways of holding a page knows at most (the kinds' and the other). */
+#define MAX_HOLDS 32
+
 struct page {
 	struct timeline t;
+	/* The ways of holding, by rank: the kinds' (struct report_run),
+	 * then timeline_other; each drawn in class s-NAME. */
+	const struct fault_holds *holds[MAX_HOLDS];
+	size_t nholds;
 	struct series *s;
 	size_t ns;
 	int seconds;
 };
 
-/* Per enum fault_held: its class (colour); timeline_held_name says what
- * it means. */
-static const char *const held_class[FAULT_HELD_KINDS] = {
-	"s-other", "s-down", "s-paused", "s-cut", "s-degraded", "s-skewed",
-};
-/* The order of a legend: components' states first. */
-static const int held_order[FAULT_HELD_KINDS] = {
-	FAULT_HELD_DOWN, FAULT_HELD_PAUSED, FAULT_HELD_CUT,
-	FAULT_HELD_DEGRADED, FAULT_HELD_SKEWED, FAULT_HELD_NONE,
-};
 
 /* Per enum timeline_mark_kind. */
 static const char *const mark_class[MARK_KINDS] = {
@@ -100,9 +96,10 @@ enum swatch { AREA, LINE, DOT };
 
 /* What a legend lists: swatches with their meaning. */
 struct legend {
-	const char *cls[FAULT_HELD_KINDS + MARK_KINDS + 2];
-	const char *label[FAULT_HELD_KINDS + MARK_KINDS + 2];
-	int shape[FAULT_HELD_KINDS + MARK_KINDS + 2];	/* enum swatch */
+	const char *cls[MAX_HOLDS + MARK_KINDS + 2];
+	const char *label[MAX_HOLDS + MARK_KINDS + 2];
+	int shape[MAX_HOLDS + MARK_KINDS + 2];	/* enum swatch */
+	char held_cls[MAX_HOLDS][40];	/* "s-down" */
 	size_t n;
 };
 
@@ -113,6 +110,15 @@ static void legend_add(struct legend *l, const char *cls, const char *label,
 	l->label[l->n] = label;
 	l->shape[l->n] = shape;
 	l->n++;
+}
+
+/* A way of holding in the legend, as AREA, in its class s-NAME. */
+static void legend_held(struct legend *l, const struct fault_holds *h)
+{
+	char *cls = l->held_cls[l->n < MAX_HOLDS ? l->n : MAX_HOLDS - 1];
+
+	snprintf(cls, sizeof(l->held_cls[0]), "s-%s", h->name);
+	legend_add(l, cls, h->label, AREA);
 }
 
 /*
@@ -178,9 +184,9 @@ static void shade(struct buf *out, const struct page *p, int bottom)
 		double b = x_of(w->to >= 0 ? w->to : p->t.end, p->seconds);
 
 		buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"10\" width=\"%.1f\" "
-			   "height=\"%d\" class=\"fault %s\"><title>", a,
+			   "height=\"%d\" class=\"fault s-%s\"><title>", a,
 			   b - a > 1 ? b - a : 1, bottom - 10,
-			   held_class[w->held]);
+			   w->held->name);
 		html(out, w->what);
 		span(out, w);
 		note(out, w);
@@ -216,18 +222,18 @@ static double value(const struct series *s, const json_t *a, int sec,
 /* The legend of a plot: its lines, then what its shading means. */
 static int plot_legend(struct buf *out, const struct page *p, int latency)
 {
-	struct legend l = { { NULL }, { NULL }, { 0 }, 0 };
-	int seen[FAULT_HELD_KINDS] = { 0 };
+	struct legend l;
 
+	memset(&l, 0, sizeof(l));
 	legend_add(&l, latency ? "p50" : "ops", latency ? "p50" : "ok", LINE);
 	legend_add(&l, latency ? "p99" : "errors",
 		   latency ? "p99" : "errors", LINE);
-	for (size_t i = 0; i < p->t.nw; i++)
-		seen[p->t.w[i].held] = 1;
-	for (int i = 0; i < FAULT_HELD_KINDS; i++)
-		if (seen[held_order[i]])
-			legend_add(&l, held_class[held_order[i]],
-				   timeline_held_name(held_order[i]), AREA);
+	for (size_t k = 0; k < p->nholds; k++)
+		for (size_t i = 0; i < p->t.nw; i++)
+			if (p->t.w[i].held == p->holds[k]) {
+				legend_held(&l, p->holds[k]);
+				break;
+			}
 	return legend_svg(out, &l);
 }
 
@@ -306,9 +312,9 @@ static void segment_svg(struct buf *out, const struct page *p,
 	double b = x_of(w->to >= 0 ? w->to : p->t.end, p->seconds);
 
 	buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
-		   "height=\"%d\" class=\"seg %s\"><title>", a,
+		   "height=\"%d\" class=\"seg s-%s\"><title>", a,
 		   y + 3 + s->row * ROW, b - a > 1 ? b - a : 1, BAR,
-		   held_class[w->held]);
+		   w->held->name);
 	if (lane->group == LANE_COMPONENT) {
 		html(out, lane->name);
 		buf_addstr(out, ": ", NULL);
@@ -401,17 +407,18 @@ static size_t group_svg(struct buf *out, const struct page *p, size_t i,
 /* The timeline's legend: the states and marks it shows. */
 static int timeline_legend(struct buf *out, const struct page *p)
 {
-	struct legend l = { { NULL }, { NULL }, { 0 }, 0 };
-	int held[FAULT_HELD_KINDS] = { 0 }, marks[MARK_KINDS] = { 0 };
+	struct legend l;
+	int marks[MARK_KINDS] = { 0 };
 
-	for (size_t i = 0; i < p->t.nseg; i++)
-		held[p->t.w[p->t.seg[i].window].held] = 1;
+	memset(&l, 0, sizeof(l));
 	for (size_t i = 0; i < p->t.nm; i++)
 		marks[p->t.m[i].kind] = 1;
-	for (int i = 0; i < FAULT_HELD_KINDS; i++)
-		if (held[held_order[i]])
-			legend_add(&l, held_class[held_order[i]],
-				   timeline_held_name(held_order[i]), AREA);
+	for (size_t k = 0; k < p->nholds; k++)
+		for (size_t i = 0; i < p->t.nseg; i++)
+			if (p->t.w[p->t.seg[i].window].held == p->holds[k]) {
+				legend_held(&l, p->holds[k]);
+				break;
+			}
 	for (int k = 0; k < MARK_KINDS; k++)
 		if (marks[k])
 			legend_add(&l, mark_class[k], mark_label[k], DOT);
@@ -689,10 +696,11 @@ static void id_plot(struct buf *out, const struct page *p,
 		"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
 	};
 	struct id_points *c = xcalloc(1, sizeof(*c));
-	struct legend l = { { NULL }, { NULL }, { 0 }, 0 };
+	struct legend l;
 	struct buf body = BUF_INIT;
 	int secs, top;
 
+	memset(&l, 0, sizeof(l));
 	c->table = table;
 	c->min = INT64_MAX;
 	c->max = INT64_MIN;
@@ -718,8 +726,9 @@ static void id_plot(struct buf *out, const struct page *p,
 		double b = x_of(w->to >= 0 ? w->to : secs, secs);
 
 		buf_printf(&body, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\""
-			   " height=\"%d\" class=\"fault %s\"><title>", a, top,
-			   b - a > 1 ? b - a : 1, ID_H - 30, held_class[w->held]);
+			   " height=\"%d\" class=\"fault s-%s\"><title>", a,
+			   top, b - a > 1 ? b - a : 1, ID_H - 30,
+			   w->held->name);
 		html(&body, w->what);
 		span(&body, w);
 		buf_addstr(&body, "</title></rect>\n", NULL);
@@ -874,7 +883,8 @@ static void read_series(struct page *p, const json_t *results)
 	}
 }
 
-/* The colours: of the states (lanes, shading), the marks, the lines. */
+/* The colours: of the states (lanes, shading), the marks, the lines;
+ * each way of holding brings its own. */
 static const char style[] =
 	"<style>\nbody{font:14px/1.4 sans-serif;margin:2em;color:#222}\n"
 	"table{border-collapse:collapse}\ntd,th{border:1px solid #ccc;"
@@ -882,9 +892,9 @@ static const char style[] =
 	".v-fail,.v-unknown,.v-error{background:#fdd}.v-skip{background:"
 	"#eee}.v-known{background:#fe9}\n.axis{stroke:#888}.tick{font-size:"
 	"11px;fill:#555}.lane{font-size:11px;fill:#222}.more{font-size:11px;"
-	"fill:#a00}.lane-sep{stroke:#eee}\n.fault{opacity:.25}.s-down{fill:"
-	"#d62728}.s-paused{fill:#ff7f0e}.s-cut{fill:#9467bd}.s-degraded{fill:"
-	"#17becf}.s-skewed{fill:#bcbd22}.s-other{fill:#7f7f7f}.none{fill:"
+	"fill:#a00}.lane-sep{stroke:#eee}\n.fault{opacity:.25}";
+/* ... each way of holding's .s-NAME{fill:COLOUR} (held_style), then: */
+static const char style_rest[] = ".none{fill:"
 	"#fff;stroke:#ccc}\n.ops{fill:none;stroke:#36c;stroke-width:1.5}"
 	".errors{fill:none;stroke:#c00;stroke-width:1}.p50{fill:none;stroke:"
 	"#393;stroke-width:1.5}.p99{fill:none;stroke:#c63;stroke-width:1.5}"
@@ -899,13 +909,57 @@ static const char style[] =
 	"#8c564b;stroke-dasharray:2 4}\n"
 	"</style>";
 
-static void head(struct buf *out, const json_t *results, struct err *e)
+/* The ways of holding of `run`, by rank, then timeline_other. */
+static void ranked_holds(struct page *p, const struct report_run *run)
+{
+	for (size_t i = 0; run->holds && run->holds[i] &&
+	     p->nholds < MAX_HOLDS - 1; i++) {
+		size_t at = p->nholds++;
+
+		while (at > 0 && p->holds[at - 1]->rank > run->holds[i]->rank) {
+			p->holds[at] = p->holds[at - 1];
+			at--;
+		}
+		p->holds[at] = run->holds[i];
+	}
+	p->holds[p->nholds++] = &timeline_other;
+}
+
+static void held_style(struct buf *out, const struct page *p,
+		       struct err *e)
+{
+	for (size_t i = 0; i < p->nholds; i++)
+		buf_printf(out, e, ".s-%s{fill:%s}", p->holds[i]->name,
+			   p->holds[i]->colour);
+}
+
+/* "down, paused, cut off, degraded or had its clock skewed". */
+static void held_prose(struct buf *out, const struct page *p,
+		       struct err *e)
+{
+	size_t n = 0, said = 0;
+
+	for (size_t i = 0; i < p->nholds; i++)
+		n += p->holds[i]->prose != NULL;
+	for (size_t i = 0; i < p->nholds; i++)
+		if (p->holds[i]->prose) {
+			buf_printf(out, e, "%s%s", !said ? ""
+				   : said + 1 == n ? " or " : ", ",
+				   p->holds[i]->prose);
+			said++;
+		}
+}
+
+static void head(struct buf *out, const struct page *p,
+		 const json_t *results, struct err *e)
 {
 	buf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
 		   "charset=\"utf-8\"><title>tichaos: ", e);
 	html(out, str(results, "suite"));
 	buf_addstr(out, "</title>\n", e);
 	buf_addstr(out, style, e);
+	held_style(out, p, e);
+	buf_addstr(out, style_rest, e);
 	buf_addstr(out, "</head><body>\n<h1>", e);
 	html(out, str(results, "suite"));
 	buf_printf(out, e, ": <span class=\"v-%s\">%s</span></h1>\n<p>seed "
@@ -935,24 +989,27 @@ static void head(struct buf *out, const json_t *results, struct err *e)
 	}
 }
 
-static int build(const json_t *results, const char *run_dir,
-		 struct buf *out, struct err *e)
+static int build(const struct report_run *run, struct buf *out,
+		 struct err *e)
 {
+	const json_t *results = run->results;
 	struct page p;
 	char path[4200];
 
 	memset(&p, 0, sizeof(p));
+	ranked_holds(&p, run);
 	p.seconds = (int)(json_integer_value(json_object_get(results,
 							      "duration_ns"))
 			  / NS_PER_SEC);
 	read_series(&p, results);
-	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
-	timeline_read(&p.t, path, p.seconds);
-	head(out, results, e);
+	snprintf(path, sizeof(path), "%s/history.jsonl", run->run_dir);
+	timeline_read(&p.t, path, p.seconds, run->holds);
+	head(out, &p, results, e);
 	verdicts(out, results);
 	buf_addstr(out, "<h2>Timeline</h2>\n<p>A lane for each component a "
-		   "fault acted on, coloured while it was down, paused, cut "
-		   "off, degraded or had its clock skewed (states that "
+		   "fault acted on, coloured while it was ", e);
+	held_prose(out, &p, e);
+	buf_addstr(out, " (states that "
 		   "overlap stack); a lane for the other faults, one for "
 		   "owner changes, one for the replica, one for each table "
 		   "with DDL. Hover for details.</p>\n", e);

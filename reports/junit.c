@@ -37,12 +37,13 @@ static int is(const json_t *it, const char *verdict)
 	return !strcmp(str(it, "verdict"), verdict);
 }
 
-static int build(const json_t *results, const char *run_dir,
-		 struct buf *out, struct err *e)
+static int build(const struct report_run *run, struct buf *out,
+		 struct err *e)
 {
 	static const char *const sections[] = {
 		"workloads", "faults", "checks", NULL,
 	};
+	const json_t *results = run->results;
 	const char *suite = str(results, "suite");
 	const char *skip = json_string_value(json_object_get(results, "skip"));
 	int tests = 0, failures = 0, errors = 0, skipped = 0;
@@ -50,7 +51,6 @@ static int build(const json_t *results, const char *run_dir,
 		results, "duration_ns")) / 1e9;
 	struct buf summary = BUF_INIT;
 
-	(void)run_dir;
 	for (int s = 0; sections[s]; s++) {
 		const json_t *items = json_object_get(results, sections[s]);
 

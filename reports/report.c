@@ -170,11 +170,10 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 	return err_isset(e) ? -1 : 0;
 }
 
-static int build_tap(const json_t *results, const char *run_dir,
-		     struct buf *out, struct err *e)
+static int build_tap(const struct report_run *run, struct buf *out,
+		     struct err *e)
 {
-	(void)run_dir;
-	return report_tap_sections(results, all_sections, out, e);
+	return report_tap_sections(run->results, all_sections, out, e);
 }
 
 const struct report_type report_tap = {
@@ -371,7 +370,7 @@ int results_recount(json_t *results, const char *run_dir, struct err *e)
 	return 0;
 }
 
-int reports_write(const json_t *results, const char *run_dir, struct err *e)
+int reports_write(const struct report_run *run, struct err *e)
 {
 	for (int i = 0; report_types[i]; i++) {
 		const struct report_type *t = report_types[i];
@@ -379,8 +378,8 @@ int reports_write(const json_t *results, const char *run_dir, struct err *e)
 		char path[4200];
 		int rc;
 
-		snprintf(path, sizeof(path), "%s/%s", run_dir, t->file);
-		rc = t->build(results, run_dir, &out, e) ||
+		snprintf(path, sizeof(path), "%s/%s", run->run_dir, t->file);
+		rc = t->build(run, &out, e) ||
 		     buf_write_file(&out, path, 0644, e);
 		buf_release(&out);
 		if (rc)

@@ -19,13 +19,27 @@
 #include "lib/buf.h"
 #include "lib/err.h"
 
+struct fault_holds;
+
+/* What a report is built from. */
+struct report_run {
+	const json_t *results;
+	const char *run_dir;
+	/*
+	 * The ways the fault kinds hold components (core/held.h),
+	 * NULL-terminated: what the history's "holds" name. The runner
+	 * hands every kind's (faults/fault.h, fault_holds_all).
+	 */
+	const struct fault_holds *const *holds;
+};
+
 struct report_type {
 	const char *name;	/* "tap", "junit", ... */
 	const char *file;	/* in the run directory */
 	const char *doc;
-	/* MUST: the report of `results` (of the run in `run_dir`). */
-	int (*build)(const json_t *results, const char *run_dir,
-		     struct buf *out, struct err *e);
+	/* MUST: the report of run->results (of the run in run->run_dir). */
+	int (*build)(const struct report_run *run, struct buf *out,
+		     struct err *e);
 };
 
 /* Every report, NULL-terminated (reports/registry.c). */
@@ -52,7 +66,7 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 			struct buf *out, struct err *e);
 
 /* Build every report into the run directory. */
-int reports_write(const json_t *results, const char *run_dir, struct err *e);
+int reports_write(const struct report_run *run, struct err *e);
 
 /* A member's string, "" when it is missing or no string. */
 const char *report_str(const json_t *o, const char *key);

@@ -59,11 +59,10 @@ int report_summary_text(const json_t *results, struct buf *out,
 	return err_isset(e) ? -1 : 0;
 }
 
-static int build(const json_t *results, const char *run_dir,
-		 struct buf *out, struct err *e)
+static int build(const struct report_run *run, struct buf *out,
+		 struct err *e)
 {
-	(void)run_dir;
-	return report_summary_text(results, out, e);
+	return report_summary_text(run->results, out, e);
 }
 
 const struct report_type report_summary = {

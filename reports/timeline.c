@@ -8,12 +8,13 @@
 
 #include <float.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "faults/fault.h"
+#include "core/held.h"
 #include "lib/buf.h"
 #include "lib/history.h"
 
@@ -22,17 +23,22 @@
 /* Hosts of one cut, at most (lib/netns.h has 32). */
 #define MAX_HOSTS 64
 
-/* What a kind that holds no component makes of it: its window. */
-static const struct fault_holds holds_none = { FAULT_HELD_NONE, NULL, NULL };
+const struct fault_holds timeline_other = {
+	FAULT_HOLDS_OTHER, "other fault", NULL, "#7f7f7f", INT_MAX, NULL, NULL,
+};
 
-const char *timeline_held_name(int held)
+/*
+ * The way of holding the history's "holds" names: one of t->holds;
+ * timeline_other for a fault that holds no component, and for one this
+ * build does not know (a history of another build).
+ */
+static const struct fault_holds *holds_named(const struct timeline *t,
+					     const char *name)
 {
-	static const char *const names[FAULT_HELD_KINDS] = {
-		"other fault", "down", "paused", "cut off", "degraded",
-		"clock skewed",
-	};
-
-	return held >= 0 && held < FAULT_HELD_KINDS ? names[held] : "?";
+	for (size_t i = 0; t->holds && t->holds[i]; i++)
+		if (!strcmp(t->holds[i]->name, name))
+			return t->holds[i];
+	return &timeline_other;
 }
 
 static void *grow(void *p, size_t n, size_t size)
@@ -135,7 +141,8 @@ static void sides_of(const json_t *v, char *out, size_t size)
 
 /* A window for the injection `l` made, from `from`; its index. */
 static size_t open_window(struct timeline *t, const struct history_line *l,
-			  const json_t *v, double from, int held)
+			  const json_t *v, double from,
+			  const struct fault_holds *held)
 {
 	struct timeline_window *w;
 	char sides[120];
@@ -198,7 +205,7 @@ static char *held_what(const struct fault_holds *h, const json_t *v)
 {
 	struct buf b = BUF_INIT;
 
-	buf_addstr(&b, timeline_held_name(h->held), NULL);
+	buf_addstr(&b, h->label, NULL);
 	details_of(&b, h, v);
 	return buf_detach(&b, NULL);
 }
@@ -342,7 +349,7 @@ static void injected(struct timeline *t, const struct history_line *l,
 
 	t->invoke_fault = -2;
 	if (!strcmp(l->type, "fail") &&
-	    !json_array_size(json_object_get(v, h->held == FAULT_HELD_NONE
+	    !json_array_size(json_object_get(v, h == &timeline_other
 						? "" : h->list ? h->list
 						: "cuts"))) {
 		char what[320];
@@ -354,11 +361,11 @@ static void injected(struct timeline *t, const struct history_line *l,
 		json_decref(v);
 		return;
 	}
-	w = open_window(t, l, v, from, h->held);
-	if (h->held != FAULT_HELD_NONE)
+	w = open_window(t, l, v, from, h);
+	if (h != &timeline_other)
 		n = h->list ? listed_segments(t, w, h, v)
 			    : cut_segments(t, w, v);
-	if (!n && h->held != FAULT_HELD_NONE && l->target && *l->target) {
+	if (!n && h != &timeline_other && l->target && *l->target) {
 		char *what = held_what(h, v);
 
 		add_segment(t, w, LANE_COMPONENT, l->target, what);
@@ -392,19 +399,18 @@ static void healed(struct timeline *t, const struct history_line *l,
 static void nemesis_line(struct timeline *t, const struct history_line *l,
 			 double at)
 {
-	const struct fault_type *f = fault_type_named(l->f);
 	char what[320];
 
 	if (!strcmp(l->type, "invoke")) {
-		if (f) {
+		if (!l->heal) {
 			t->invoke_at = at;
 			t->invoke_fault = l->fault;
 			snprintf(t->invoke_f, sizeof(t->invoke_f), "%s", l->f);
 		}
-	} else if (fault_healed_by(l->f)) {
+	} else if (l->heal) {
 		healed(t, l, at);
-	} else if (f && f->heal) {
-		injected(t, l, f->holds ? f->holds : &holds_none, at);
+	} else if (l->holds) {
+		injected(t, l, holds_named(t, l->holds), at);
 	} else {
 		if (!strcmp(l->type, "fail"))
 			snprintf(what, sizeof(what), "%.40s %.100s did not "
@@ -566,10 +572,12 @@ static void stack_lane(struct timeline *t, size_t lane)
 	free(s);
 }
 
-void timeline_read(struct timeline *t, const char *path, double end)
+void timeline_read(struct timeline *t, const char *path, double end,
+		   const struct fault_holds *const *holds)
 {
 	memset(t, 0, sizeof(*t));
 	t->end = end;
+	t->holds = holds;
 	t->invoke_fault = -2;
 	lane_of(t, LANE_OWNERS, "owners");
 	/* An unreadable history draws no lanes, a line that is no record

@@ -6,7 +6,8 @@
  * report.html's timeline (docs/results.md, The HTML timeline):
  *
  *   one lane per component a fault acted on: the components its records
- *   name where its kind says (fault_type.holds: killed, paused, moved,
+ *   name where the way it holds them says (its "holds", one of the
+ *   kinds' struct fault_holds, core/held.h: killed, paused, moved,
  *   degraded), every host of a partition (its sides and cuts); a record
  *   that names none puts its target on a lane of its own;
  *   "other faults": faults that hold no component (a changefeed
@@ -22,6 +23,8 @@
  */
 
 #include <stddef.h>
+
+#include "core/held.h"
 
 enum timeline_mark_kind {
 	MARK_DDL,
@@ -45,7 +48,9 @@ enum timeline_group {
 struct timeline_window {
 	double from, to;	/* seconds from the start; to < 0: not healed */
 	int fault;		/* its fault item: its heal closes it */
-	int held;		/* enum fault_held (faults/fault.h) */
+	/* How it holds what it holds: one of the kinds', or
+	 * timeline_other. */
+	const struct fault_holds *held;
 	int settled;		/* its heal came (to < 0: and failed) */
 	char target[96];
 	char what[200];		/* "partition cdc (down-0 | up-0)" */
@@ -88,21 +93,24 @@ struct timeline {
 	double invoke_at;
 	int invoke_fault;
 	char invoke_f[32];
+	const struct fault_holds *const *holds;	/* timeline_read's */
 };
 
 /*
  * Read the history at `path` of a run `end` seconds long into `t`, in
- * lanes sorted and with each segment's row. A history that cannot be
- * read gives no lanes but "owners"; a line that is no record is left out.
- * Free with timeline_release.
+ * lanes sorted and with each segment's row, the injections' "holds" told
+ * by `holds` (NULL-terminated; struct report_run.holds). A history that
+ * cannot be read gives no lanes but "owners"; a line that is no record is
+ * left out. Free with timeline_release.
  */
-void timeline_read(struct timeline *t, const char *path, double end);
+void timeline_read(struct timeline *t, const char *path, double end,
+		   const struct fault_holds *const *holds);
 
 /* Free what `t` holds. */
 void timeline_release(struct timeline *t);
 
-/* What a component held in state `held` (enum fault_held) was: "down",
- * "cut off"; "other fault" for FAULT_HELD_NONE. */
-const char *timeline_held_name(int held);
+/* How a fault that heals and holds no component holds: its window, grey
+ * ("other fault"). */
+extern const struct fault_holds timeline_other;
 
 #endif

@@ -162,7 +162,8 @@ static void record_owner(struct election_watch *w, const struct etcd_kv *o)
 	struct buf value = BUF_INIT;
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", "owner", NULL,
-				    NULL, w->prefix, -1, NULL, NULL, 0, 0, 0 };
+				    NULL, w->prefix, -1, NULL, NULL, 0, 0, 0,
+				    NULL, 0 };
 
 	buf_addstr(&value, "{\"from\":", NULL);
 	string_or_null(&value, w->seen ? w->owner : NULL);
@@ -295,7 +296,7 @@ static void record_replica(struct nemesis *n, struct history_slot *slot,
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", f, NULL, NULL,
 				    comp->name, -1, NULL, buf_str(value), 0,
-				    0, 0 };
+				    0, 0, NULL, 0 };
 
 	history_record(slot, &ev);
 }
@@ -374,7 +375,7 @@ static void record_leader(struct nemesis *n, struct history_slot *slot,
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", "owner", NULL,
 				    NULL, "etcd/leader", -1, NULL, NULL, 0, 0,
-				    0 };
+				    0, NULL, 0 };
 
 	buf_addstr(&value, "{\"from\":", NULL);
 	string_or_null(&value, from);

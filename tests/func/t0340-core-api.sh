@@ -69,9 +69,9 @@ test_expect_success 'the kill fault: up-0 killed and restarted, each step in the
 		-e "s/\"ready_ms\":[0-9]*/\"ready_ms\":N/" "$TRASH/f.jsonl" >got &&
 	printf "%s\n" \
 		"\"process\":\"nemesis\",\"type\":\"invoke\",\"f\":\"kill\",\"target\":\"up-0\",\"fault\":0}" \
-		"\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"kill\",\"target\":\"up-0\",\"value\":{\"signal\":\"KILL\",\"killed\":[{\"component\":\"up-0\",\"pid\":$old}],\"took_ms\":N},\"fault\":0}" \
-		"\"process\":\"nemesis\",\"type\":\"invoke\",\"f\":\"restart\",\"target\":\"up-0\",\"fault\":0}" \
-		"\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"restart\",\"target\":\"up-0\",\"value\":{\"restarted\":[{\"component\":\"up-0\",\"pid\":$new,\"ready_ms\":N}],\"took_ms\":N},\"fault\":0}" >expect &&
+		"\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"kill\",\"target\":\"up-0\",\"value\":{\"signal\":\"KILL\",\"killed\":[{\"component\":\"up-0\",\"pid\":$old}],\"took_ms\":N},\"holds\":\"down\",\"fault\":0}" \
+		"\"process\":\"nemesis\",\"type\":\"invoke\",\"f\":\"restart\",\"target\":\"up-0\",\"heal\":true,\"fault\":0}" \
+		"\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"restart\",\"target\":\"up-0\",\"value\":{\"restarted\":[{\"component\":\"up-0\",\"pid\":$new,\"ready_ms\":N}],\"took_ms\":N},\"heal\":true,\"fault\":0}" >expect &&
 	test_cmp expect got &&
 	test "$(sql "$UP" "SELECT COUNT(*) FROM core.t")" = "$ok"
 '

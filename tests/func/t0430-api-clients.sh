@@ -125,9 +125,9 @@ test_expect_success 'pause: paused, seen stopped, resumed after down, seen norma
 	test ! -e "$TRASH/srv/cdc-0/POST_api_v2_changefeeds_cf1_pause.body" &&
 	cat >expect <<-EOF &&
 	{"process":"nemesis","type":"invoke","f":"changefeed","target":"cf1"}
-	{"process":"nemesis","type":"info","f":"changefeed","target":"cf1","value":{"changefeed":"cf1","action":"pause","via":"cdc-0","state":"stopped","checkpoint_ts":449555003904131073,"took_ms":N}}
-	{"process":"nemesis","type":"invoke","f":"restore","target":"cf1"}
-	{"process":"nemesis","type":"info","f":"restore","target":"cf1","value":{"changefeed":"cf1","action":"resume","state":"normal","checkpoint_ts":449555004166275074,"took_ms":N}}
+	{"process":"nemesis","type":"info","f":"changefeed","target":"cf1","value":{"changefeed":"cf1","action":"pause","via":"cdc-0","state":"stopped","checkpoint_ts":449555003904131073,"took_ms":N},"holds":"other"}
+	{"process":"nemesis","type":"invoke","f":"restore","target":"cf1","heal":true}
+	{"process":"nemesis","type":"info","f":"restore","target":"cf1","value":{"changefeed":"cf1","action":"resume","state":"normal","checkpoint_ts":449555004166275074,"took_ms":N},"heal":true}
 	EOF
 	test_cmp expect pause.nemesis
 '
@@ -158,9 +158,9 @@ test_expect_success 'recreate: removed, seen gone, created again from its checkp
 	test_cmp expect "$TRASH/srv/cdc-0/POST_api_v2_changefeeds.body" &&
 	cat >expect <<-EOF &&
 	{"process":"nemesis","type":"invoke","f":"changefeed","target":"cf2"}
-	{"process":"nemesis","type":"info","f":"changefeed","target":"cf2","value":{"changefeed":"cf2","action":"recreate","state":"normal","checkpoint_ts":449555004166275074,"sink_uri":"mysql://root@127.0.0.1:3306/?worker-count=16","via":"cdc-0","took_ms":N}}
-	{"process":"nemesis","type":"invoke","f":"restore","target":"cf2"}
-	{"process":"nemesis","type":"info","f":"restore","target":"cf2","value":{"changefeed":"cf2","action":"create","start_ts":449555004166275074,"state":"normal","checkpoint_ts":449555029332099073,"took_ms":N}}
+	{"process":"nemesis","type":"info","f":"changefeed","target":"cf2","value":{"changefeed":"cf2","action":"recreate","state":"normal","checkpoint_ts":449555004166275074,"sink_uri":"mysql://root@127.0.0.1:3306/?worker-count=16","via":"cdc-0","took_ms":N},"holds":"other"}
+	{"process":"nemesis","type":"invoke","f":"restore","target":"cf2","heal":true}
+	{"process":"nemesis","type":"info","f":"restore","target":"cf2","value":{"changefeed":"cf2","action":"create","start_ts":449555004166275074,"state":"normal","checkpoint_ts":449555029332099073,"took_ms":N},"heal":true}
 	EOF
 	test_cmp expect recreate.nemesis
 '

@@ -86,7 +86,7 @@ test_expect_success 'an hour ahead: measured, healed, measured again; checks pas
 	grep -q "^ok 4 - progress: 1 replica running" tap &&
 	moved=$(skews a clock) && near "$moved" 3600000 2000 &&
 	back=$(skews a reset_clock) && near "$back" 0 2000 &&
-	grep -q "\"type\":\"info\",\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"offset\":\"+1h\",\"rate\":1,\"moved\":\[{\"component\":\"up-0\",\"pid\":[0-9]*,\"skew_ms\":$moved}\],\"took_ms\":[0-9]*},\"fault\":0}" "$TRASH/a/history.jsonl" &&
+	grep -q "\"type\":\"info\",\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"offset\":\"+1h\",\"rate\":1,\"moved\":\[{\"component\":\"up-0\",\"pid\":[0-9]*,\"skew_ms\":$moved}\],\"took_ms\":[0-9]*},\"holds\":\"skewed\",\"fault\":0}" "$TRASH/a/history.jsonl" &&
 	new=$(cat "$C/up-0/tichaos.pid") && test "$new" != "$old" &&
 	alive "$new" && ! grep -q faketime "/proc/$new/environ" &&
 	now=$(sql "$UP" "SELECT UNIX_TIMESTAMP()") && near "$now" "$(date +%s)" 2

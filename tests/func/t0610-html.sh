@@ -84,11 +84,11 @@ test_expect_success 'overlapping faults: each heal closes its own window' '
 	mkdir over && cp "$R/results.json" over/ &&
 	cat >over/history.jsonl <<-\EOF &&
 	{"time":1000000000,"process":"nemesis","type":"invoke","f":"kill","target":"cdc","fault":0}
-	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":0}
-	{"time":2000000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{},"fault":1}
-	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"fault":0}
-	{"time":3500000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":0}
-	{"time":4000000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{},"fault":1}
+	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"holds":"down","fault":0}
+	{"time":2000000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{},"holds":"paused","fault":1}
+	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"heal":true,"fault":0}
+	{"time":3500000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"holds":"down","fault":0}
+	{"time":4000000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{},"heal":true,"fault":1}
 	EOF
 	"$TICHAOS" report over >/dev/null &&
 	grep -o "class=\"fault [^\"]*\"><title>[^<]*</title>" over/report.html | sort -u >windows &&
@@ -108,10 +108,10 @@ test_expect_success 'overlapping faults: each heal closes its own window' '
 test_expect_success 'two items of one kind on one target: each heal closes its item'"'"'s window' '
 	mkdir same && cp "$R/results.json" same/ &&
 	cat >same/history.jsonl <<-\EOF &&
-	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":0}
-	{"time":2000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"fault":1}
-	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"fault":1}
-	{"time":5000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"fault":0}
+	{"time":1000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"holds":"down","fault":0}
+	{"time":2000000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{},"holds":"down","fault":1}
+	{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"heal":true,"fault":1}
+	{"time":5000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{},"heal":true,"fault":0}
 	EOF
 	"$TICHAOS" report same >/dev/null &&
 	grep -o "class=\"fault [^\"]*\"><title>[^<]*</title>" same/report.html | sort -u >windows &&
@@ -135,28 +135,28 @@ EOF
 cat >lanes/history.jsonl <<\EOF
 {"time":500000000,"process":"monitor","type":"info","f":"owner","target":"etcd/leader","value":{"from":null,"to":"etcd-0","to_component":"etcd-0"}}
 {"time":1000000000,"process":"nemesis","type":"invoke","f":"kill","target":"cdc","fault":0}
-{"time":1100000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{"signal":"KILL","killed":[{"component":"down-0","pid":10}],"took_ms":100},"fault":0}
+{"time":1100000000,"process":"nemesis","type":"info","f":"kill","target":"cdc","value":{"signal":"KILL","killed":[{"component":"down-0","pid":10}],"took_ms":100},"holds":"down","fault":0}
 {"time":1500000000,"process":"nemesis","type":"invoke","f":"pause","target":"upstream","fault":1}
-{"time":1500000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{"paused":[{"component":"up-0","pid":11}],"took_ms":0},"fault":1}
+{"time":1500000000,"process":"nemesis","type":"info","f":"pause","target":"upstream","value":{"paused":[{"component":"up-0","pid":11}],"took_ms":0},"holds":"paused","fault":1}
 {"time":2000000000,"process":"nemesis","type":"invoke","f":"partition","target":"down-0","fault":2}
 {"time":2500000000,"process":"monitor","type":"info","f":"owner","target":"/tidb/ddl/fg/owner","value":{"from":"abc","to":"def","to_component":"tidb-1"}}
-{"time":3000000000,"process":"nemesis","type":"info","f":"partition","target":"down-0","value":{"shape":"one","direction":"both","sides":[["down-0"],["etcd-0","up-0"]],"cuts":[{"host":"down-0","drops":["etcd-0","up-0"]},{"host":"etcd-0","drops":["down-0"]},{"host":"up-0","drops":["down-0"]}],"took_ms":1000},"fault":2}
-{"time":3000000000,"process":"nemesis","type":"invoke","f":"restart","target":"cdc","fault":0}
-{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{"restarted":[{"component":"down-0","pid":12,"ready_ms":0}],"took_ms":0},"fault":0}
-{"time":3500000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{"continued":[{"component":"up-0","pid":11}],"took_ms":0},"fault":1}
+{"time":3000000000,"process":"nemesis","type":"info","f":"partition","target":"down-0","value":{"shape":"one","direction":"both","sides":[["down-0"],["etcd-0","up-0"]],"cuts":[{"host":"down-0","drops":["etcd-0","up-0"]},{"host":"etcd-0","drops":["down-0"]},{"host":"up-0","drops":["down-0"]}],"took_ms":1000},"holds":"cut","fault":2}
+{"time":3000000000,"process":"nemesis","type":"invoke","f":"restart","target":"cdc","heal":true,"fault":0}
+{"time":3000000000,"process":"nemesis","type":"info","f":"restart","target":"cdc","value":{"restarted":[{"component":"down-0","pid":12,"ready_ms":0}],"took_ms":0},"heal":true,"fault":0}
+{"time":3500000000,"process":"nemesis","type":"info","f":"continue","target":"upstream","value":{"continued":[{"component":"up-0","pid":11}],"took_ms":0},"heal":true,"fault":1}
 {"time":4000000000,"process":"nemesis","type":"invoke","f":"netem","target":"etcd-0","fault":3}
 {"time":4200000000,"process":"monitor","type":"info","f":"owner","target":"etcd/leader","value":{"from":"etcd-0","to":null,"to_component":null}}
-{"time":4500000000,"process":"nemesis","type":"info","f":"netem","target":"etcd-0","value":{"delay":"100ms","loss":5,"degraded":[{"component":"etcd-0","connect":{}}],"took_ms":500},"fault":3}
+{"time":4500000000,"process":"nemesis","type":"info","f":"netem","target":"etcd-0","value":{"delay":"100ms","loss":5,"degraded":[{"component":"etcd-0","connect":{}}],"took_ms":500},"holds":"degraded","fault":3}
 {"time":5000000000,"process":"nemesis","type":"invoke","f":"clock","target":"up-0","fault":4}
-{"time":6000000000,"process":"nemesis","type":"info","f":"clock","target":"up-0","value":{"offset":"+1h","rate":2,"moved":[{"component":"up-0","pid":13,"skew_ms":3600000}],"took_ms":1000},"fault":4}
-{"time":6000000000,"process":"nemesis","type":"invoke","f":"rejoin","target":"down-0","fault":2}
-{"time":6000000000,"process":"nemesis","type":"info","f":"rejoin","target":"down-0","value":{"rejoined":["down-0","etcd-0","up-0"]},"fault":2}
+{"time":6000000000,"process":"nemesis","type":"info","f":"clock","target":"up-0","value":{"offset":"+1h","rate":2,"moved":[{"component":"up-0","pid":13,"skew_ms":3600000}],"took_ms":1000},"holds":"skewed","fault":4}
+{"time":6000000000,"process":"nemesis","type":"invoke","f":"rejoin","target":"down-0","heal":true,"fault":2}
+{"time":6000000000,"process":"nemesis","type":"info","f":"rejoin","target":"down-0","value":{"rejoined":["down-0","etcd-0","up-0"]},"heal":true,"fault":2}
 {"time":6500000000,"process":"nemesis","type":"invoke","f":"partition","target":"up-0","fault":5}
-{"time":6500000000,"process":"nemesis","type":"info","f":"partition","target":"up-0","value":{"shape":"one","direction":"in","sides":[["up-0"],["down-0","etcd-0"]],"cuts":[{"host":"up-0","drops":["down-0","etcd-0"]}],"took_ms":0},"fault":5}
-{"time":7000000000,"process":"nemesis","type":"info","f":"restore_link","target":"etcd-0","value":{"restored":[{"component":"etcd-0"}]},"fault":3}
+{"time":6500000000,"process":"nemesis","type":"info","f":"partition","target":"up-0","value":{"shape":"one","direction":"in","sides":[["up-0"],["down-0","etcd-0"]],"cuts":[{"host":"up-0","drops":["down-0","etcd-0"]}],"took_ms":0},"holds":"cut","fault":5}
+{"time":7000000000,"process":"nemesis","type":"info","f":"restore_link","target":"etcd-0","value":{"restored":[{"component":"etcd-0"}]},"heal":true,"fault":3}
 {"time":7000000000,"process":0,"type":"invoke","f":"truncate","table":"db.p","ddl":true}
 {"time":7100000000,"process":0,"type":"ok","f":"truncate","table":"db.p","ddl":true}
-{"time":7500000000,"process":"nemesis","type":"info","f":"rejoin","target":"up-0","value":{"rejoined":["up-0"]},"fault":5}
+{"time":7500000000,"process":"nemesis","type":"info","f":"rejoin","target":"up-0","value":{"rejoined":["up-0"]},"heal":true,"fault":5}
 {"time":7500000000,"process":0,"type":"invoke","f":"add_partition","table":"db.p","ddl":true}
 {"time":8000000000,"process":1,"type":"invoke","f":"create_table","table":"db.a","ddl":true}
 {"time":8200000000,"process":0,"type":"invoke","f":"truncate","table":"db.p","ddl":true}
@@ -276,13 +276,13 @@ test_expect_success 'other faults have a lane; a failed heal leaves the state to
 	mkdir other && cp lanes/results.json other/ &&
 	cat >other/history.jsonl <<-\EOF &&
 	{"time":1000000000,"process":"nemesis","type":"info","f":"resign","target":"autoid","value":{"took_ms":3},"fault":0}
-	{"time":1500000000,"process":"nemesis","type":"info","f":"changefeed","target":"cf-1","value":{"changefeed":"cf-1","action":"pause"},"fault":1}
-	{"time":2000000000,"process":"nemesis","type":"fail","f":"kill","target":"cdc","value":{"signal":"KILL","killed":[]},"error":"no running component with role or name '"'"'cdc'"'"'","fault":2}
-	{"time":2500000000,"process":"nemesis","type":"info","f":"pause","target":"pd","value":{"paused":[{"component":"pd-0","pid":3}]},"fault":3}
-	{"time":3000000000,"process":"nemesis","type":"fail","f":"continue","target":"pd","value":{"continued":[]},"error":"pd-0 is gone","fault":3}
-	{"time":3500000000,"process":"nemesis","type":"info","f":"clock","target":"tidb","value":{"offset":"-30m","rate":1,"moved":[{"component":"tidb-0","pid":4,"skew_ms":-1800000}]},"fault":4}
-	{"time":4000000000,"process":"nemesis","type":"info","f":"reset_clock","target":"tidb","value":{"restored":[{"component":"tidb-0","pid":5,"skew_ms":0}]},"fault":4}
-	{"time":5000000000,"process":"nemesis","type":"info","f":"restore","target":"cf-1","value":{},"fault":1}
+	{"time":1500000000,"process":"nemesis","type":"info","f":"changefeed","target":"cf-1","value":{"changefeed":"cf-1","action":"pause"},"holds":"other","fault":1}
+	{"time":2000000000,"process":"nemesis","type":"fail","f":"kill","target":"cdc","value":{"signal":"KILL","killed":[]},"error":"no running component with role or name '"'"'cdc'"'"'","holds":"down","fault":2}
+	{"time":2500000000,"process":"nemesis","type":"info","f":"pause","target":"pd","value":{"paused":[{"component":"pd-0","pid":3}]},"holds":"paused","fault":3}
+	{"time":3000000000,"process":"nemesis","type":"fail","f":"continue","target":"pd","value":{"continued":[]},"error":"pd-0 is gone","heal":true,"fault":3}
+	{"time":3500000000,"process":"nemesis","type":"info","f":"clock","target":"tidb","value":{"offset":"-30m","rate":1,"moved":[{"component":"tidb-0","pid":4,"skew_ms":-1800000}]},"holds":"skewed","fault":4}
+	{"time":4000000000,"process":"nemesis","type":"info","f":"reset_clock","target":"tidb","value":{"restored":[{"component":"tidb-0","pid":5,"skew_ms":0}]},"heal":true,"fault":4}
+	{"time":5000000000,"process":"nemesis","type":"info","f":"restore","target":"cf-1","value":{},"heal":true,"fault":1}
 	EOF
 	"$TICHAOS" report other >/dev/null &&
 	grep -o "class=\"lane\" text-anchor=\"end\">[^<]*<" other/report.html |

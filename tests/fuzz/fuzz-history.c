@@ -20,6 +20,7 @@
 
 #include "checkers/checker.h"
 #include "core/suite.h"
+#include "faults/fault.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/log.h"
@@ -130,7 +131,8 @@ int fuzz_history(const uint8_t *data, size_t size)
 	if (!results)
 		fuzz_fail("the harness's results.json does not parse");
 	json_object_set_new(results, "checks", items);
-	html_report()->build(results, ctx.run_dir, &html, &e);
+	html_report()->build(&(struct report_run){ results, ctx.run_dir,
+				     fault_holds_all() }, &html, &e);
 	json_decref(results);
 	buf_release(&html);
 	checks_release(s, res);

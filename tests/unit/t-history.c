@@ -25,14 +25,16 @@ static void test_format(void)
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct history_event ok = { 1209100, 3, "ok", "insert", "test.t",
-				    "up-0", NULL, 4001, NULL, NULL, 0, 0, 0 };
+				    "up-0", NULL, 4001, NULL, NULL, 0, 0, 0,
+				    NULL, 0 };
 	struct history_event nem = { 5160000, HISTORY_NEMESIS, "info",
 				     "resign", NULL, NULL, "autoid", -1,
 				     NULL,
-				     "{\"from\":\"tidb-0\",\"to\":\"tidb-1\"}", 0, 0, 0 };
+				     "{\"from\":\"tidb-0\",\"to\":\"tidb-1\"}", 0, 0, 0,
+				     NULL, 0 };
 	struct history_event bad = { 7, HISTORY_MONITOR, "fail", "x\"y",
 				     NULL, NULL, NULL, -1, "line\nbreak\t\x01",
-				     NULL, 0, 0, 0 };
+				     NULL, 0, 0, 0, NULL, 0 };
 
 	history_format(&b, &ok, &e);
 	is_str(buf_str(&b), "{\"time\":1209100,\"process\":3,\"type\":\"ok\","
@@ -64,7 +66,8 @@ static void test_format(void)
 	{
 		struct history_event big = { INT64_MAX, 2147483647, "ok",
 					     "ddl", "d.t", NULL, NULL,
-					     INT64_MAX, "", NULL, 1, 1, -1 };
+					     INT64_MAX, "", NULL, 1, 1, -1,
+					     NULL, 0 };
 
 		history_format(&b, &big, &e);
 		is_str(buf_str(&b), "{\"time\":9223372036854775807,"
@@ -94,7 +97,8 @@ static void *write_many(void *arg)
 		struct history_event ev = { history_now(w->h), w->process,
 					    i % 2 ? "ok" : "invoke", "insert",
 					    "test.t", "up-0", NULL,
-					    i % 2 ? i : -1, NULL, NULL, 0, 0, 0 };
+					    i % 2 ? i : -1, NULL, NULL, 0, 0, 0,
+					    NULL, 0 };
 
 		history_record(s, &ev);
 	}
@@ -165,7 +169,7 @@ static void test_flush_interval(struct tmpdir *t)
 	struct history_slot *s;
 	struct err e = ERR_INIT;
 	struct history_event ev = { 1, 0, "invoke", "insert", NULL, NULL,
-				    NULL, -1, NULL, NULL, 0, 0, 0 };
+				    NULL, -1, NULL, NULL, 0, 0, 0, NULL, 0 };
 	int complete, n = 0;
 	int64_t start;
 
@@ -190,7 +194,7 @@ static void test_flush(struct tmpdir *t)
 	struct history_slot *s[2];
 	struct err e = ERR_INIT;
 	struct history_event ev = { 1, 0, "ok", "insert", "d.t", NULL,
-				    NULL, 7, NULL, NULL, 0, 0, 0 };
+				    NULL, 7, NULL, NULL, 0, 0, 0, NULL, 0 };
 	int complete = 0;
 
 	if (history_open(&h, path, clock_mono_ns(), &e)) {
@@ -225,7 +229,8 @@ static void test_sigkill(struct tmpdir *t)
 		for (int64_t i = 0;; i++) {
 			struct history_event ev = { i, 0, "invoke", "insert",
 						    "test.t", "up-0", NULL, i,
-						    NULL, NULL, 0, 0, 0 };
+						    NULL, NULL, 0, 0, 0,
+						    NULL, 0 };
 
 			history_record(s, &ev);
 			if (i % 1000 == 0)
@@ -247,7 +252,8 @@ static void record_ids(struct history_slot *s, int64_t from, int64_t to)
 {
 	for (int64_t i = from; i < to; i++) {
 		struct history_event ev = { i, 0, "ok", "insert", "d.t", NULL,
-					    NULL, i, NULL, NULL, 0, 0, 0 };
+					    NULL, i, NULL, NULL, 0, 0, 0,
+					    NULL, 0 };
 
 		history_record(s, &ev);
 	}
@@ -382,10 +388,11 @@ static void test_marks(struct tmpdir *t)
 	struct buf b = BUF_INIT;
 	struct err e = ERR_INIT;
 	struct history_event ddl = { 2000, 2, "ok", "truncate", "test.t",
-				     "up-0", NULL, -1, NULL, NULL, 1, 0, 0 };
+				     "up-0", NULL, -1, NULL, NULL, 1, 0, 0,
+				     NULL, 0 };
 	struct history_event heal = { 3000, HISTORY_NEMESIS, "info",
 				      "restart", NULL, NULL, "cdc", -1, NULL,
-				      "{}", 0, 1, 2 };
+				      "{}", 0, 1, 2, NULL, 0 };
 	struct history_reading info;
 	struct marks m = { 0, { 0 }, { 0 }, { "" } };
 	const char *path = tmpdir_path(t, "marks.jsonl");
@@ -679,7 +686,8 @@ static void test_buffer_reuse(struct tmpdir *t)
 		for (int i = 0; i < lines; i++, id++) {
 			struct history_event ev = { id, 0, "ok", "insert",
 						    "d.t", "up-0", NULL, id,
-						    NULL, NULL, 0, 0, 0 };
+						    NULL, NULL, 0, 0, 0,
+						    NULL, 0 };
 
 			history_record(s[round % 2 && round != 3], &ev);
 		}
@@ -692,7 +700,7 @@ static void test_buffer_reuse(struct tmpdir *t)
 	{
 		struct history_event ev = { id, 1, "ok", "insert", "d.t",
 					    NULL, NULL, id, NULL, NULL, 0, 0,
-					    0 };
+					    0, NULL, 0 };
 
 		history_record(s[1], &ev);
 	}

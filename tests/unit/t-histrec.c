@@ -12,23 +12,37 @@
 #define OR_NONE(s) ((s) ? (s) : "-")
 
 /*
+ * `text` parsed as line 7 into `l`, its strings in `line`: 0, or -1 with
+ * "COL: MESSAGE" in `said`.
+ */
+static int parse_as_line_7(const char *text, char *line, size_t size,
+			   struct history_line *l, char *said, size_t saidsize)
+{
+	char msg[200];
+	struct histrec r;
+	size_t col = 99;
+
+	snprintf(line, size, "%s", text);
+	if (histrec_parse(line, strlen(line), &r, msg, sizeof(msg), &col)) {
+		snprintf(said, saidsize, "%zu: %s", col, msg);
+		return -1;
+	}
+	histrec_to_line(&r, 7, l);
+	return 0;
+}
+
+/*
  * `text` parsed as line 7: the record as readers see it, every field
  * ("line 7 time 1 process 3 ..."), or "COL: MESSAGE".
  */
 static const char *parsed(const char *text)
 {
 	static char said[512];
-	char line[512], msg[200];
+	char line[512];
 	struct history_line l;
-	struct histrec r;
-	size_t col = 99;
 
-	snprintf(line, sizeof(line), "%s", text);
-	if (histrec_parse(line, strlen(line), &r, msg, sizeof(msg), &col)) {
-		snprintf(said, sizeof(said), "%zu: %s", col, msg);
+	if (parse_as_line_7(text, line, sizeof(line), &l, said, sizeof(said)))
 		return said;
-	}
-	histrec_to_line(&r, 7, &l);
 	snprintf(said, sizeof(said), "line %zu time %lld process %d type %s "
 		 "f %s table %s node %s target %s error %s id %d:%lld ddl %d "
 		 "fault %d value %.*s", l.line, (long long)l.time, l.process,
@@ -60,11 +74,11 @@ static void test_same_record(void)
 	static const struct history_event op = {
 		1209100, 3, "ok", "insert", "test.t", "up-0", NULL, 4001,
 		"lost connection", "{\"from\":3,\"to\":7,\"amount\":5}", 1, 0,
-		0
+		0, NULL, 0
 	};
 	static const struct history_event step = {
 		5160000, HISTORY_NEMESIS, "info", "resign", NULL, NULL,
-		"autoid", -1, NULL, "{\"from\":\"tidb-0\"}", 0, 1, 2
+		"autoid", -1, NULL, "{\"from\":\"tidb-0\"}", 0, 1, 2, NULL, 0
 	};
 	static const char op_record[] =
 		"line 7 time 1209100 process 3 type ok f insert table test.t "
@@ -100,6 +114,63 @@ static void test_same_record(void)
 		      "\"f\":\"owner\"}"), "line 7 time 5 process -2 type fail "
 	       "f owner table - node - target - error - id 0:-1 ddl 0 fault -1 "
 	       "value -", "the monitor, the least a record holds");
+}
+
+/* `text` parsed: its "holds" and "heal" ("holds down heal 0"), or what
+ * is wrong ("0: MESSAGE"). */
+static const char *marks(const char *text)
+{
+	static char said[256];
+	char line[512];
+	struct history_line l;
+
+	if (parse_as_line_7(text, line, sizeof(line), &l, said, sizeof(said)))
+		return said;
+	snprintf(said, sizeof(said), "holds %s heal %d fault %d",
+		 OR_NONE(l.holds), l.heal, l.fault);
+	return said;
+}
+
+/* The marks of a fault's spans (lib/faultspan.h): an injection that
+ * holds, a heal step; as written and read the general way. */
+static void test_fault_marks(void)
+{
+	static const struct history_event inject = {
+		1100, HISTORY_NEMESIS, "info", "kill", NULL, NULL, "cdc", -1,
+		NULL, "{\"killed\":[]}", 0, 1, 0, "down", 0
+	};
+	static const struct history_event heal = {
+		3000, HISTORY_NEMESIS, "invoke", "restart", NULL, NULL, "cdc",
+		-1, NULL, NULL, 0, 1, 0, NULL, 1
+	};
+	char line[512];
+
+	written(line, sizeof(line), &inject);
+	is_str(line, "{\"time\":1100,\"process\":\"nemesis\",\"type\":"
+	       "\"info\",\"f\":\"kill\",\"target\":\"cdc\",\"value\":"
+	       "{\"killed\":[]},\"holds\":\"down\",\"fault\":0}",
+	       "an injection that holds, as written");
+	is_str(marks(line), "holds down heal 0 fault 0",
+	       "an injection that holds: read straight through");
+	written(line, sizeof(line), &heal);
+	is_str(line, "{\"time\":3000,\"process\":\"nemesis\",\"type\":"
+	       "\"invoke\",\"f\":\"restart\",\"target\":\"cdc\",\"heal\":"
+	       "true,\"fault\":0}", "a heal step, as written");
+	is_str(marks(line), "holds - heal 1 fault 0",
+	       "a heal step: read straight through");
+	is_str(marks("{\"heal\" : true, \"holds\":\"c\\u0075t\",\"fault\":3,"
+		     "\"f\":\"x\",\"type\":\"info\",\"process\":\"nemesis\","
+		     "\"time\":1}"), "holds cut heal 1 fault 3",
+	       "both marks, keys reordered and escaped: read the general way");
+	is_str(marks("{\"time\":1,\"process\":\"nemesis\",\"type\":\"info\","
+		     "\"f\":\"x\",\"heal\":false}"), "holds - heal 0 fault -1",
+	       "heal false");
+	is_str(marks("{\"time\":1,\"process\":\"nemesis\",\"type\":\"info\","
+		     "\"f\":\"x\",\"heal\":1}"),
+	       "0: \"heal\" is not true or false", "heal: 1");
+	is_str(marks("{\"time\":1,\"process\":\"nemesis\",\"type\":\"info\","
+		     "\"f\":\"x\",\"holds\":2}"),
+	       "0: \"holds\" is not a string", "holds: 2");
 }
 
 /* What is wrong with a line, as history_read says it after its number. */
@@ -153,6 +224,7 @@ static void test_messages(void)
 int main(void)
 {
 	test_same_record();
+	test_fault_marks();
 	test_messages();
 	return done_testing();
 }
