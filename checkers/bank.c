@@ -45,13 +45,14 @@
 #include "checkers/checker.h"
 #include "checkers/syncpoint_store.h"
 #include "clusters/cluster.h"
+#include "core/ledger.h"
 #include "core/suite.h"
+#include "core/worker.h"
 #include "lib/clock.h"
 #include "lib/faultspan.h"
 #include "lib/history.h"
 #include "lib/sql.h"
 #include "lib/ynode.h"
-#include "workloads/bank.h"
 
 struct bank_check_opts {
 	int64_t sync_timeout;
@@ -102,7 +103,7 @@ struct fault_window {
 };
 
 struct bank {
-	const struct bank_opts *w;	/* the workload's options */
+	struct ledger w;	/* the workload's accounts */
 	long long expected;		/* accounts * initial */
 	size_t max_report;
 	/* Open invokes, by process. */
@@ -215,8 +216,8 @@ static int invoked(struct bank *b, const struct history_line *l)
 		o->to = member(v, "to");
 		o->amount = member(v, "amount");
 		json_decref(v);
-		if (o->from < 1 || o->from > b->w->accounts || o->to < 1 ||
-		    o->to > b->w->accounts || o->amount < 0) {
+		if (o->from < 1 || o->from > b->w.accounts || o->to < 1 ||
+		    o->to > b->w.accounts || o->amount < 0) {
 			snprintf(b->bad_line, sizeof(b->bad_line),
 				 "history.jsonl:%zu: a transfer without "
 				 "from, to and amount of the accounts",
@@ -239,7 +240,7 @@ static void read_done(struct bank *b, struct op *o,
 	json_decref(v);
 	b->reads++;
 	b->replica_reads += o->replica;
-	if (o->total == b->expected && o->accounts == b->w->accounts) {
+	if (o->total == b->expected && o->accounts == b->w.accounts) {
 		b->last_good = o->complete;
 		return;
 	}
@@ -399,7 +400,7 @@ static void judge_reads(const struct bank *b, struct check_result *r,
 			buf_printf(msg, NULL, "%zu of %zu reads saw other "
 				   "than %lld in %lld accounts; first: %s",
 				   b->bad_total, b->reads, b->expected,
-				   (long long)b->w->accounts, buf_str(&text));
+				   (long long)b->w.accounts, buf_str(&text));
 		buf_release(&text);
 		buf_release(&json);
 	}
@@ -411,12 +412,12 @@ static int read_balances(struct sql *s, const struct bank *b,
 			 const char *db, long long *bal,
 			 unsigned char *present, struct err *e)
 {
-	const struct bank_opts *w = b->w;
+	const struct ledger *w = &b->w;
 	struct buf q = BUF_INIT;
 	int rc = 0;
 
 	memset(present, 0, (size_t)w->accounts);
-	for (size_t t = 0; !rc && t < w->common.tables.n; t++) {
+	for (size_t t = 0; !rc && t < w->ntables; t++) {
 		struct sql_result res = SQL_RESULT_INIT;
 
 		buf_reset(&q);
@@ -426,7 +427,7 @@ static int read_balances(struct sql *s, const struct bank *b,
 		     sql_quote_ident(&q, w->column, e) ||
 		     buf_addstr(&q, " AS v FROM ", e) ||
 		     sql_quote_ident(&q, db, e) || buf_addch(&q, '.', e) ||
-		     sql_quote_ident(&q, w->common.tables.v[t], e) ||
+		     sql_quote_ident(&q, w->tables[t], e) ||
 		     sql_query(s, buf_str(&q), &res, e);
 		for (size_t i = 0; !rc && i < res.nrows; i++) {
 			const char *k = sql_cell(&res, i, "k");
@@ -468,7 +469,7 @@ static int fits(const struct bank *b, const long long *residual,
  */
 static uint64_t resolve(struct bank *b, const long long *residual)
 {
-	size_t n = (size_t)b->w->accounts, ntouched = 0;
+	size_t n = (size_t)b->w.accounts, ntouched = 0;
 	size_t *touched = xcalloc(2 * b->nunknown + 1, sizeof(*touched));
 	unsigned char *is_touched = xcalloc(n, 1);
 	long long *scratch = xcalloc(n, sizeof(*scratch));
@@ -573,14 +574,14 @@ static int judge_balances(struct bank *b, const long long *final,
 			  struct check_result *r, struct buf *msg,
 			  struct buf *nums)
 {
-	size_t n = (size_t)b->w->accounts, differing = 0, listed = 0;
+	size_t n = (size_t)b->w.accounts, differing = 0, listed = 0;
 	long long *residual = xcalloc(n, sizeof(*residual));
 	struct buf *d = &r->details;
 	size_t counts[3] = { 0, 0, 0 };
 	uint64_t ways;
 
 	for (size_t k = 0; k < n; k++) {
-		residual[k] = (present[k] ? final[k] : 0) - b->w->initial -
+		residual[k] = (present[k] ? final[k] : 0) - b->w.initial -
 			      b->delta[k];
 		differing += residual[k] != 0;
 	}
@@ -602,14 +603,14 @@ static int judge_balances(struct bank *b, const long long *final,
 	buf_printf(d, NULL, ",\"fitting_ways\":%llu,\"differing_accounts\":[",
 		   (unsigned long long)ways);
 	for (size_t k = 0, i = 0; !ways && k < n; k++) {
-		long long want = b->w->initial + b->delta[k];
+		long long want = b->w.initial + b->delta[k];
 
 		if (!residual[k])
 			continue;
 		if (i < b->max_report) {
 			buf_printf(d, NULL, "%s{\"account\":%zu,\"table\":",
 				   i ? "," : "", k + 1);
-			json_quote(d, bank_table(b->w, (int64_t)k + 1), NULL);
+			json_quote(d, ledger_table(&b->w, (int64_t)k + 1), NULL);
 			if (present[k])
 				buf_printf(d, NULL, ",\"final\":%lld",
 					   final[k]);
@@ -662,7 +663,7 @@ static void judge_downstream(const struct bank *b, const long long *up,
 			     struct check_result *r, struct buf *msg,
 			     struct buf *nums)
 {
-	size_t n = (size_t)b->w->accounts, differing = 0;
+	size_t n = (size_t)b->w.accounts, differing = 0;
 	long long total[2] = { 0, 0 };
 	struct buf *d = &r->details;
 
@@ -676,7 +677,7 @@ static void judge_downstream(const struct bank *b, const long long *up,
 		if (differing < b->max_report) {
 			buf_printf(d, NULL, "%s{\"account\":%zu,\"table\":",
 				   differing ? "," : "", k + 1);
-			json_quote(d, bank_table(b->w, (int64_t)k + 1), NULL);
+			json_quote(d, ledger_table(&b->w, (int64_t)k + 1), NULL);
 			buf_addstr(d, ",\"upstream\":", NULL);
 			number_or_null(d, up_present[k], up[k]);
 			buf_addstr(d, ",\"downstream\":", NULL);
@@ -686,7 +687,7 @@ static void judge_downstream(const struct bank *b, const long long *up,
 		if (!differing)
 			buf_printf(msg, NULL, "%sthe downstream differs: "
 				   "account %zu (%s) is ", msg->len ? "; " : "",
-				   k + 1, bank_table(b->w, (int64_t)k + 1));
+				   k + 1, ledger_table(&b->w, (int64_t)k + 1));
 		if (!differing && down_present[k])
 			buf_printf(msg, NULL, "%lld", down[k]);
 		else if (!differing)
@@ -707,13 +708,15 @@ static void judge_downstream(const struct bank *b, const long long *up,
 	buf_printf(nums, NULL, " downstream_differing=%zu", differing);
 }
 
-/* The suite's bank workload (kind `check` makes sure there is one). */
-static const struct bank_opts *workload_of(const struct suite *s)
+/* The suite's workload that keeps a ledger, into `out` (kind `check`
+ * makes sure there is one): 0, or -1 when there is none. */
+static int ledger_of(const struct suite *s, struct ledger *out)
 {
 	for (size_t i = 0; i < s->nworkloads; i++)
-		if (!strcmp(s->workloads[i].kind, "bank"))
-			return s->workloads[i].opts;
-	return NULL;
+		if (s->workloads[i].type->ledger)
+			return s->workloads[i].type->ledger(&s->workloads[i],
+							    out);
+	return -1;
 }
 
 static int check(const struct suite *s, const struct suite_item *it,
@@ -723,7 +726,7 @@ static int check(const struct suite *s, const struct suite_item *it,
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->nworkloads; i++)
-		n += !strcmp(s->workloads[i].kind, "bank");
+		n += s->workloads[i].type->ledger != NULL;
 	if (n != 1)
 		return ynode_error(e, s->path, &at, "check 'bank' needs one "
 				   "workload of kind 'bank' (the suite has "
@@ -742,7 +745,7 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	const struct bank_check_opts *o = it->opts;
 	const struct component *up, *down;
 	struct sql conn[2] = { SQL_INIT, SQL_INIT };
-	size_t n = (size_t)b->w->accounts;
+	size_t n = (size_t)b->w.accounts;
 	long long *bal = xcalloc(2 * n, sizeof(*bal));
 	unsigned char *present = xcalloc(2 * n, 1);
 	char halted[300] = "";
@@ -814,7 +817,7 @@ static int judge_point(const struct bank *b, const struct sync_point *p,
 		       const long long *bal, const unsigned char *present,
 		       struct buf *d, struct buf *why)
 {
-	size_t n = (size_t)b->w->accounts, first = SIZE_MAX;
+	size_t n = (size_t)b->w.accounts, first = SIZE_MAX;
 	long long total[2] = { 0, 0 }, count[2] = { 0, 0 };
 	const long long *down = bal + n;
 	const unsigned char *dp = present + n;
@@ -843,17 +846,17 @@ static int judge_point(const struct bank *b, const struct sync_point *p,
 		buf_addch(d, '}', NULL);
 	}
 	if (total[0] == b->expected && total[1] == b->expected &&
-	    count[0] == b->w->accounts && count[1] == b->w->accounts &&
+	    count[0] == b->w.accounts && count[1] == b->w.accounts &&
 	    first == SIZE_MAX)
 		return 0;
 	buf_printf(why, NULL, "at sync point primary_ts %s, secondary_ts %s: "
 		   "upstream %lld in %lld accounts, downstream %lld in %lld "
 		   "accounts (expected %lld in %lld)", p->primary_ts,
 		   p->secondary_ts, total[0], count[0], total[1], count[1],
-		   b->expected, (long long)b->w->accounts);
+		   b->expected, (long long)b->w.accounts);
 	if (first != SIZE_MAX) {
 		buf_printf(why, NULL, "; account %zu (%s) is ", first + 1,
-			   bank_table(b->w, (int64_t)first + 1));
+			   ledger_table(&b->w, (int64_t)first + 1));
 		if (dp[first])
 			buf_printf(why, NULL, "%lld", down[first]);
 		buf_addstr(why, dp[first] ? " downstream, " :
@@ -920,7 +923,7 @@ static int at_syncpoints(struct bank *b, const struct check_ctx *ctx,
 						       ROLE_UPSTREAM);
 	const struct component *down = cluster_first_sql(ctx->cluster,
 							 ROLE_DOWNSTREAM);
-	size_t n = 0, na = (size_t)b->w->accounts, bad = 0, unread = 0, i;
+	size_t n = 0, na = (size_t)b->w.accounts, bad = 0, unread = 0, i;
 	long long *bal = xcalloc(2 * na, sizeof(*bal));
 	unsigned char *present = xcalloc(2 * na, 1);
 	struct buf why = BUF_INIT, first = BUF_INIT;
@@ -1082,15 +1085,14 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 
 	memset(&b, 0, sizeof(b));
 	fault_spans_init(&b.spans, fault_span, &b);
-	b.w = workload_of(ctx->suite);
-	if (!b.w) {
+	if (ledger_of(ctx->suite, &b.w)) {
 		check_verdict(r, VERDICT_UNKNOWN, "the suite has no workload "
 			      "of kind 'bank'");
 		return 0;
 	}
-	b.expected = b.w->accounts * b.w->initial;
+	b.expected = b.w.accounts * b.w.initial;
 	b.max_report = (size_t)o->max_report;
-	b.delta = xcalloc((size_t)b.w->accounts, sizeof(*b.delta));
+	b.delta = xcalloc((size_t)b.w.accounts, sizeof(*b.delta));
 	rc = read_run(&b, ctx, r, e);
 	if (!rc) {
 		buf_printf(&r->details, NULL, "\"expected_total\":%lld",

@@ -18,6 +18,7 @@
 #include "lib/err.h"
 #include "lib/optspec.h"
 
+struct ledger;
 struct suite;
 struct suite_item;
 struct plan;
@@ -70,6 +71,11 @@ struct kind {
 	const char *refuse_why;
 	/* KIND_* */
 	unsigned flags;
+	/*
+	 * MAY (a workload that keeps a ledger, core/ledger.h): fill `out`
+	 * from item `it`'s options, for the check that judges it. 0.
+	 */
+	int (*ledger)(const struct suite_item *it, struct ledger *out);
 };
 
 /*

@@ -24,6 +24,7 @@
 
 #include "core/suite.h"
 #include "lib/sql.h"
+#include "core/ledger.h"
 #include "workloads/bank.h"
 #include "workloads/common.h"
 
@@ -373,11 +374,25 @@ static void run(struct worker *w)
 	}
 }
 
+/* Its accounts, for the bank check (core/ledger.h). */
+static int ledger(const struct suite_item *it, struct ledger *out)
+{
+	const struct bank_opts *o = it->opts;
+
+	out->tables = o->common.tables.v;
+	out->ntables = o->common.tables.n;
+	out->key = o->key;
+	out->column = o->column;
+	out->accounts = o->accounts;
+	out->initial = o->initial;
+	return 0;
+}
+
 const struct workload_type workload_bank = {
 	.kind = { "bank", "transfers between accounts in transactions and "
 		  "reads of the whole total (Jepsen's bank)", opts,
 		  sizeof(opts) / sizeof(opts[0]), sizeof(struct bank_opts),
-		  .check = check },
+		  .check = check, .ledger = ledger },
 	.threads = threads,
 	.run = run,
 	.setup = setup,

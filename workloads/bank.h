@@ -2,9 +2,9 @@
 #define TICHAOS_WORKLOADS_BANK_H
 
 /*
- * The bank workload's options and layout, shared with the bank check
- * (checkers/bank.c), which judges its history against them
- * (docs/suite-format.md, bank; docs/checkers.md, bank).
+ * The bank workload's options and layout (docs/suite-format.md, bank).
+ * The bank check (checkers/bank.c, docs/checkers.md) sees them through
+ * the kind's ledger hook (core/ledger.h), not this header.
  *
  * Accounts 1..accounts live in the item's tables round robin: account
  * `id` is the row with key `id` of tables[(id - 1) % ntables], its money

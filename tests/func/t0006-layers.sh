@@ -76,13 +76,12 @@ test_expect_success 'the kinds are read from the registries' '
 	test "$(wc -l <kinds)" -ge 20
 '
 
-# What the tree has today (issue 36): a check that knows a workload.
-# (Checks and reports no longer read the fault registry: they read the
-# history's marks, lib/faultspan.h, and the ways of holding the runner
-# hands the reports, core/held.h.)
-cat >known <<EOF
-checkers/bank.c includes workloads/bank.h
-EOF
+# What the tree has today: no known breakage. (Issue 36 mended the last:
+# checks and reports read the history's marks, lib/faultspan.h, and the
+# ways of holding the runner hands the reports, core/held.h; the bank
+# check reads its workload's accounts through the kind's ledger hook,
+# core/ledger.h.) A breakage found later is declared here, one a line.
+: >known
 
 c_files '*.[ch]' >files
 (cd "$ROOT" && violations $(cat "$TRASH/files")) | sort >found

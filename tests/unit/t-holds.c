@@ -25,7 +25,7 @@ int main(void)
 			twice += !strcmp(h[j]->name, h[n]->name) ||
 				 h[j]->rank == h[n]->rank;
 	}
-	ok(n == kinds && n == 5, "every kind's holds, listed (%zu of %zu)",
+	ok(n == kinds && n > 0, "every kind's holds, listed (%zu of %zu)",
 	   n, kinds);
 	ok(!bad, "each has a name (not \"other\"), a label, a colour");
 	ok(!twice, "no name or rank twice");
