@@ -84,6 +84,7 @@ struct component {
 };
 
 struct cluster;
+struct suite_section_type;
 
 /*
  * What TiCDC's Open API asks of its clients (docs/topology.md, ticdc:):
@@ -129,15 +130,13 @@ struct cluster_options {
 	int pd;
 	int kv;
 	int captures;
-	/* The suite's settings for the local cluster (cluster.local; the
-	 * other kinds have no servers of tichaos's configuration): errors
-	 * the replica skips, and server options (name, value, ...,
-	 * NULL) of the upstream [0] and the downstream [1]. */
-	const long *skip_errors;
-	size_t nskip_errors;
-	char *const *options[2];
+	/* MAY: the suite's section for this kind (cluster.<its name>), as
+	 * the kind's suite hook parsed it (struct cluster_type's suite);
+	 * NULL: none. Borrowed; the kind copies what it keeps. */
+	const void *section;
 	/* The local cluster's hosts (docs/topology.md): one network
-	 * namespace per component, or all on 127.0.0.1. */
+	 * namespace per component, or all on 127.0.0.1; HOSTS_DEFAULT:
+	 * the suite's section says, else TICHAOS_HOSTS. */
 	enum hosts_mode hosts;
 	/* On hosts: an sshd on each, and DIR/ssh-topology.yaml (up). */
 	int sshd;
@@ -172,6 +171,13 @@ struct cluster_type {
 	 * brought down (runner/rundir.c) without knowing the kinds' files.
 	 */
 	int (*made_in)(const char *dir);
+	/*
+	 * MAY: its own section of a suite (cluster.<name>), which the core
+	 * hands it to parse (core/suite.h); what it parsed reaches open as
+	 * o->section. A suite that has one run on another kind is warned
+	 * about, naming both.
+	 */
+	const struct suite_section_type *suite;
 	/*
 	 * MUST: fill c->comps (and anything private in c->priv) from the
 	 * options. Starts nothing. 0, or -1 with `e` set (ERR_USAGE for bad
@@ -235,6 +241,11 @@ struct cluster {
 	char *sink_uri;
 	/* MAY: how TiCDC's Open API is asked (the topology's ticdc:). */
 	struct ticdc_access ticdc;
+	/* MAY: the errors its replicas are told to skip (the local
+	 * cluster's cluster.local.replica_skip_errors), set by open; what
+	 * a report of the events they skipped names. */
+	const long *skip_errors;
+	size_t nskip_errors;
 	/* Skipped replication events per component (component_replica_
 	 * skipped), under a lock of cluster.c's; NULL until asked. */
 	struct replica_tally *tally;
