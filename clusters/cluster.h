@@ -84,7 +84,39 @@ struct component {
 };
 
 struct cluster;
+struct history;
+struct history_slot;
 struct suite_section_type;
+
+/*
+ * A watcher a cluster kind offers (struct cluster_type's watchers): the
+ * nemesis runs each in a thread of its own while the workloads drive,
+ * and it records in the history, as process "monitor", what it sees
+ * happen to the cluster (docs/results.md), so that the nemesis knows no
+ * kind's servers.
+ */
+struct cluster_watcher {
+	/* What it is, for errors: "replica watch". */
+	const char *name;
+	/* MUST: 1 when cluster `c` has anything for it to watch. */
+	int (*wanted)(const struct cluster *c);
+	/*
+	 * MUST: watch until `cancel` reaches CANCEL_STOP, recording through
+	 * `slot` (the calling thread's, of history `h`: its clock). Runs on
+	 * the caller's thread, which joins it once the run stops.
+	 */
+	void (*run)(struct cluster *c, struct history *h,
+		    struct history_slot *slot, const struct cancel *cancel);
+};
+
+/*
+ * The MariaDB replica watch (clusters/replica.c), for every component
+ * that replicates: four times a second, whether its SQL thread stopped
+ * on an error and how many events it skipped; each change is f
+ * "replica_stopped" (the error, the GTID, the source's position),
+ * "replica_running" or "replica_skipped" (the total so far).
+ */
+extern const struct cluster_watcher cluster_replica_watch;
 
 /*
  * What TiCDC's Open API asks of its clients (docs/topology.md, ticdc:):
@@ -178,6 +210,9 @@ struct cluster_type {
 	 * about, naming both.
 	 */
 	const struct suite_section_type *suite;
+	/* MAY: the watchers it offers, NULL-terminated (struct
+	 * cluster_watcher). */
+	const struct cluster_watcher *const *watchers;
 	/*
 	 * MUST: fill c->comps (and anything private in c->priv) from the
 	 * options. Starts nothing. 0, or -1 with `e` set (ERR_USAGE for bad

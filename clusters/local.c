@@ -972,6 +972,11 @@ static int local_made_in(const char *dir)
 	return read_recorded_base(dir) > 0;
 }
 
+/* down-0 may stop, restart and skip. */
+static const struct cluster_watcher *const watchers[] = {
+	&cluster_replica_watch, NULL,
+};
+
 const struct cluster_type cluster_local = {
 	.name = "local",
 	.takes = CLUSTER_TAKES_PORT_BASE | CLUSTER_TAKES_HOSTS |
@@ -980,6 +985,7 @@ const struct cluster_type cluster_local = {
 	.made = 1,
 	.made_in = local_made_in,
 	.suite = &local_suite_section,
+	.watchers = watchers,
 	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "
 	       "role) and etcd, each on a host of its own (a network "
 	       "namespace) or all on 127.0.0.1",
