@@ -8,8 +8,9 @@
  * has a name ("up-0"), roles, a host, the addresses it offers, how to start
  * it, how to find its pid and where it logs. What a kind of cluster does
  * is produce that list (and, for the local cluster, create the servers'
- * data); starting, stopping, killing, pausing and readiness are the same
- * for every kind and live in cluster.c, on top of the component model.
+ * data); pids and states (pid.c), readiness (ready.c), replicas
+ * (replica.c), starting, stopping, killing and pausing (lifecycle.c) are
+ * the same for every kind, on top of the component model (cluster.c).
  *
  * The component list of a cluster is also its topology file
  * (docs/topology.md): topology.c writes it and reads it back.
@@ -282,7 +283,7 @@ struct cluster {
 	const long *skip_errors;
 	size_t nskip_errors;
 	/* Skipped replication events per component (component_replica_
-	 * skipped), under a lock of cluster.c's; NULL until asked. */
+	 * skipped), under a lock of replica.c's; NULL until asked. */
 	struct replica_tally *tally;
 	/* Every etcd and pd client URL, comma-separated (cluster_etcd_url);
 	 * NULL until asked. */

@@ -1,25 +1,44 @@
 /*
- * The replica watch (clusters/replica.c), a watcher the cluster kinds
- * offer (struct cluster_watcher), without a server: which kinds offer
- * it, which clusters it has something to watch on, that it stops with
- * the token, and that a replica it cannot ask is never recorded as
- * stopped, running or skipping (what a server says is tested against
- * real replicas, tests/func/t0500, t0510).
+ * MariaDB replicas (clusters/replica.c) without a server: the count of
+ * skipped events over a server's lives; the replica watch, a watcher the
+ * cluster kinds offer (struct cluster_watcher): which kinds offer it,
+ * which clusters it has something to watch on, that it stops with the
+ * token, and that a replica it cannot ask is never recorded as stopped,
+ * running or skipping (what a server says is tested against real
+ * replicas, tests/func/t0500, t0510, t0530).
  */
-#include <netinet/in.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
-#include "clusters/cluster.h"
+#include "clusters/internal.h"
 #include "lib/cancel.h"
 #include "lib/clock.h"
 #include "lib/history.h"
+#include "tests/unit/port.h"
 #include "tests/unit/tap.h"
 #include "tests/unit/tmpdir.h"
 
 static struct tmpdir dir;
+
+static void test_tally(void)
+{
+	struct replica_tally t = { 0 };
+
+	replica_tally_add(&t, 3, 10);
+	is_int(t.before + t.last, 3, "the first ask: what the server says");
+	is_int(t.lives, 1, "one life");
+	replica_tally_add(&t, 5, 20);
+	is_int(t.before + t.last, 5, "the counter grew: its total");
+	replica_tally_add(&t, 1, 4);
+	is_int(t.before + t.last, 6, "Uptime went back: a restart, added");
+	is_int(t.lives - 1, 1, "one restart");
+	replica_tally_add(&t, 0, 30);
+	is_int(t.before + t.last, 6, "a counter gone down is a new life too");
+	is_int(t.lives - 1, 2, "two restarts");
+	replica_tally_add(&t, 0, 31);
+	is_int(t.lives - 1, 2, "the same life while Uptime grows");
+}
 
 /* Does kind `name` offer the replica watch? */
 static int offers(const char *name)
@@ -30,22 +49,6 @@ static int offers(const char *name)
 		if (t->watchers[i] == &cluster_replica_watch)
 			return 1;
 	return 0;
-}
-
-/* A port of 127.0.0.1 nothing listens on (bound, then closed). */
-static int closed_port(void)
-{
-	struct sockaddr_in a = { .sin_family = AF_INET };
-	socklen_t len = sizeof(a);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port = 0;
-
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
-	    !getsockname(fd, (struct sockaddr *)&a, &len))
-		port = ntohs(a.sin_port);
-	if (fd >= 0)
-		close(fd);
-	return port;
 }
 
 struct watch {
@@ -105,6 +108,7 @@ int main(void)
 		ok(0, "a scratch directory");
 		return exit_status();
 	}
+	test_tally();
 	ok(offers("local"), "the local cluster offers the replica watch");
 	ok(offers("static"), "so does a topology, which may have replicas");
 	ok(!offers("playground"), "a playground has none");
