@@ -84,9 +84,14 @@ CORE_OBJS += core/worker.o
 KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/host.o
+KIND_OBJS += clusters/lifecycle.o
 KIND_OBJS += clusters/local.o
 KIND_OBJS += clusters/local_ssh.o
+KIND_OBJS += clusters/local_suite.o
+KIND_OBJS += clusters/pid.o
 KIND_OBJS += clusters/playground.o
+KIND_OBJS += clusters/ready.o
+KIND_OBJS += clusters/replica.o
 KIND_OBJS += clusters/static.o
 KIND_OBJS += clusters/topology.o
 
@@ -180,9 +185,11 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
-# hooks), no cluster: linked with them, without main().
-CORE_UNIT_TESTS = tests/unit/t-ids tests/unit/t-plan tests/unit/t-tabledef \
-	tests/unit/t-holds \
+# hooks; the component model on this machine), no cluster: linked with
+# them, without main().
+CORE_UNIT_TESTS = tests/unit/t-holds tests/unit/t-ids tests/unit/t-lifecycle \
+	tests/unit/t-local-suite tests/unit/t-pid tests/unit/t-plan \
+	tests/unit/t-ready tests/unit/t-replica tests/unit/t-tabledef \
 	tests/unit/t-tablerange tests/unit/t-tablerows
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)

@@ -291,7 +291,8 @@ static void evidence(const struct check_ctx *ctx, const char *comp,
 static void skipped(const struct check_ctx *ctx, const struct component *comp,
 		    struct buf *msg, struct buf *details, long *sum)
 {
-	const struct suite_local *l = &ctx->suite->local;
+	/* The errors the replica skips, as the cluster's kind set them. */
+	const struct cluster *l = ctx->cluster;
 	struct err why = ERR_INIT;
 	long total = 0;
 	int restarts = 0;

@@ -8,8 +8,9 @@
  * has a name ("up-0"), roles, a host, the addresses it offers, how to start
  * it, how to find its pid and where it logs. What a kind of cluster does
  * is produce that list (and, for the local cluster, create the servers'
- * data); starting, stopping, killing, pausing and readiness are the same
- * for every kind and live in cluster.c, on top of the component model.
+ * data); pids and states (pid.c), readiness (ready.c), replicas
+ * (replica.c), starting, stopping, killing and pausing (lifecycle.c) are
+ * the same for every kind, on top of the component model (cluster.c).
  *
  * The component list of a cluster is also its topology file
  * (docs/topology.md): topology.c writes it and reads it back.
@@ -84,6 +85,39 @@ struct component {
 };
 
 struct cluster;
+struct history;
+struct history_slot;
+struct suite_section_type;
+
+/*
+ * A watcher a cluster kind offers (struct cluster_type's watchers): the
+ * nemesis runs each in a thread of its own while the workloads drive,
+ * and it records in the history, as process "monitor", what it sees
+ * happen to the cluster (docs/results.md), so that the nemesis knows no
+ * kind's servers.
+ */
+struct cluster_watcher {
+	/* What it is, for errors: "replica watch". */
+	const char *name;
+	/* MUST: 1 when cluster `c` has anything for it to watch. */
+	int (*wanted)(const struct cluster *c);
+	/*
+	 * MUST: watch until `cancel` reaches CANCEL_STOP, recording through
+	 * `slot` (the calling thread's, of history `h`: its clock). Runs on
+	 * the caller's thread, which joins it once the run stops.
+	 */
+	void (*run)(struct cluster *c, struct history *h,
+		    struct history_slot *slot, const struct cancel *cancel);
+};
+
+/*
+ * The MariaDB replica watch (clusters/replica.c), for every component
+ * that replicates: four times a second, whether its SQL thread stopped
+ * on an error and how many events it skipped; each change is f
+ * "replica_stopped" (the error, the GTID, the source's position),
+ * "replica_running" or "replica_skipped" (the total so far).
+ */
+extern const struct cluster_watcher cluster_replica_watch;
 
 /*
  * What TiCDC's Open API asks of its clients (docs/topology.md, ticdc:):
@@ -129,15 +163,13 @@ struct cluster_options {
 	int pd;
 	int kv;
 	int captures;
-	/* The suite's settings for the local cluster (cluster.local; the
-	 * other kinds have no servers of tichaos's configuration): errors
-	 * the replica skips, and server options (name, value, ...,
-	 * NULL) of the upstream [0] and the downstream [1]. */
-	const long *skip_errors;
-	size_t nskip_errors;
-	char *const *options[2];
+	/* MAY: the suite's section for this kind (cluster.<its name>), as
+	 * the kind's suite hook parsed it (struct cluster_type's suite);
+	 * NULL: none. Borrowed; the kind copies what it keeps. */
+	const void *section;
 	/* The local cluster's hosts (docs/topology.md): one network
-	 * namespace per component, or all on 127.0.0.1. */
+	 * namespace per component, or all on 127.0.0.1; HOSTS_DEFAULT:
+	 * the suite's section says, else TICHAOS_HOSTS. */
 	enum hosts_mode hosts;
 	/* On hosts: an sshd on each, and DIR/ssh-topology.yaml (up). */
 	int sshd;
@@ -172,6 +204,16 @@ struct cluster_type {
 	 * brought down (runner/rundir.c) without knowing the kinds' files.
 	 */
 	int (*made_in)(const char *dir);
+	/*
+	 * MAY: its own section of a suite (cluster.<name>), which the core
+	 * hands it to parse (core/suite.h); what it parsed reaches open as
+	 * o->section. A suite that has one run on another kind is warned
+	 * about, naming both.
+	 */
+	const struct suite_section_type *suite;
+	/* MAY: the watchers it offers, NULL-terminated (struct
+	 * cluster_watcher). */
+	const struct cluster_watcher *const *watchers;
 	/*
 	 * MUST: fill c->comps (and anything private in c->priv) from the
 	 * options. Starts nothing. 0, or -1 with `e` set (ERR_USAGE for bad
@@ -235,8 +277,13 @@ struct cluster {
 	char *sink_uri;
 	/* MAY: how TiCDC's Open API is asked (the topology's ticdc:). */
 	struct ticdc_access ticdc;
+	/* MAY: the errors its replicas are told to skip (the local
+	 * cluster's cluster.local.replica_skip_errors), set by open; what
+	 * a report of the events they skipped names. */
+	const long *skip_errors;
+	size_t nskip_errors;
 	/* Skipped replication events per component (component_replica_
-	 * skipped), under a lock of cluster.c's; NULL until asked. */
+	 * skipped), under a lock of replica.c's; NULL until asked. */
 	struct replica_tally *tally;
 	/* Every etcd and pd client URL, comma-separated (cluster_etcd_url);
 	 * NULL until asked. */

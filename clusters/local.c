@@ -295,14 +295,14 @@ static void fill_all(struct cluster *c)
 							     : "etcd");
 }
 
-/* What was asked of the hosts: the option, else TICHAOS_HOSTS, else
+/* What was asked of the hosts: `asked`, else TICHAOS_HOSTS, else
  * auto. */
-static int hosts_asked(const struct cluster_options *o,
-		       enum hosts_mode *mode, struct err *e)
+static int hosts_asked(enum hosts_mode asked, enum hosts_mode *mode,
+		       struct err *e)
 {
 	const char *env = getenv("TICHAOS_HOSTS");
 
-	*mode = o->hosts;
+	*mode = asked;
 	if (*mode != HOSTS_DEFAULT)
 		return 0;
 	if (!env || !*env) {
@@ -341,8 +341,9 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 		      struct err *e)
 {
 	struct local *l = xcalloc(1, sizeof(*l));
+	const struct local_suite *suite = o->section;
 	const char *dir = o->dir ? o->dir : "cluster";
-	enum hosts_mode mode;
+	enum hosts_mode asked = o->hosts, mode;
 	int running = 0;
 
 	c->priv = l;
@@ -350,21 +351,26 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	if (strlen(dir) > 200)
 		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
 			       "long (at most 200 bytes)", dir);
-	if (hosts_asked(o, &mode, e))
+	/* The command line, else the suite, else TICHAOS_HOSTS. */
+	if (asked == HOSTS_DEFAULT && suite)
+		asked = suite->hosts;
+	if (hosts_asked(asked, &mode, e))
 		return -1;
 	c->dir = absolute_dir(dir);
 	c->topology_path = xprintf("%s/topology.yaml", c->dir);
-	if (o->nskip_errors) {
-		l->skip_errors = xcalloc(o->nskip_errors,
+	if (suite && suite->nskip_errors) {
+		l->skip_errors = xcalloc(suite->nskip_errors,
 					sizeof(*l->skip_errors));
-		memcpy(l->skip_errors, o->skip_errors,
-		       o->nskip_errors * sizeof(*l->skip_errors));
-		l->nskip_errors = o->nskip_errors;
+		memcpy(l->skip_errors, suite->skip_errors,
+		       suite->nskip_errors * sizeof(*l->skip_errors));
+		l->nskip_errors = suite->nskip_errors;
+		c->skip_errors = l->skip_errors;
+		c->nskip_errors = l->nskip_errors;
 	}
-	for (int side = 0; side < 2; side++)
-		if (o->options[side])
+	for (int side = 0; suite && side < 2; side++)
+		if (suite->options[side])
 			l->options[side] = argv_dup((const char **)
-						    o->options[side]);
+						    suite->options[side]);
 	l->recorded_base = read_recorded_base(c->dir);
 	l->recorded_hosts = read_recorded_hosts(c->dir);
 	l->mariadbd = find_program("mariadbd");
@@ -386,8 +392,8 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 				       "'cluster down' first", c->dir,
 				       c->port_base);
 		/* TICHAOS_HOSTS is a default: what runs wins over it. */
-		if ((o->hosts == HOSTS_ON && !l->hosts) ||
-		    (o->hosts == HOSTS_OFF && l->hosts))
+		if ((asked == HOSTS_ON && !l->hosts) ||
+		    (asked == HOSTS_OFF && l->hosts))
 			return err_set(e, ERR_USAGE, "the cluster in '%s' is "
 				       "running with hosts %s; run 'cluster "
 				       "down' first", c->dir,
@@ -399,7 +405,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 		else if (o->port_base < 0 &&
 			 (c->port_base = find_free_base(e)) < 0)
 			return -1;
-		choose_hosts(c, mode, o->hosts == HOSTS_DEFAULT);
+		choose_hosts(c, mode, asked == HOSTS_DEFAULT);
 		for (size_t i = 0; i < c->ncomps; i++)
 			component_release(&c->comps[i]);
 		fill_all(c);
@@ -966,6 +972,11 @@ static int local_made_in(const char *dir)
 	return read_recorded_base(dir) > 0;
 }
 
+/* down-0 may stop, restart and skip. */
+static const struct cluster_watcher *const watchers[] = {
+	&cluster_replica_watch, NULL,
+};
+
 const struct cluster_type cluster_local = {
 	.name = "local",
 	.takes = CLUSTER_TAKES_PORT_BASE | CLUSTER_TAKES_HOSTS |
@@ -973,6 +984,8 @@ const struct cluster_type cluster_local = {
 	.lacks = REQUIRE_TIDB | REQUIRE_TICDC,
 	.made = 1,
 	.made_in = local_made_in,
+	.suite = &local_suite_section,
+	.watchers = watchers,
 	.doc = "MariaDB upstream, replicating MariaDB downstream (the cdc "
 	       "role) and etcd, each on a host of its own (a network "
 	       "namespace) or all on 127.0.0.1",

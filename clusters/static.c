@@ -29,8 +29,14 @@ static int static_open(struct cluster *c, const struct cluster_options *o,
 	return 0;
 }
 
+/* A topology's MariaDB replicas may stop, restart and skip. */
+static const struct cluster_watcher *const watchers[] = {
+	&cluster_replica_watch, NULL,
+};
+
 const struct cluster_type cluster_static = {
 	.name = "static",
 	.doc = "the components described by a topology file (--cluster FILE)",
 	.open = static_open,
+	.watchers = watchers,
 };

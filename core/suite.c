@@ -86,24 +86,6 @@ enum { CATCH_BUG, CATCH_SERVER, CATCH_FIXED_IN, NCATCH };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *const cluster_local_key[] = { "local", NULL };
-static const char *const local_keys[] = {
-	"replica_skip_errors", "upstream", "downstream", "hosts", NULL,
-};
-static const char *const server_keys[] = { "options", NULL };
-
-/*
- * Server options tichaos sets itself on the local cluster (its layout,
- * ports, identity, binlog and relay log): a suite cannot move them.
- * Compared with '_' read as '-'.
- */
-static const char *const owned_options[] = {
-	"datadir", "port", "bind-address", "socket", "tmpdir", "pid-file",
-	"log-error", "user", "server-id", "log-bin", "relay-log",
-	"skip-slave-start", "skip-networking", "defaults-file",
-	"defaults-extra-file", NULL,
-};
-
 static const char *const kind_key[] = { "kind", NULL };
 
 /* A section of items, resolved in its registry (struct suite_kinds). */
@@ -311,149 +293,6 @@ static int check_refused(const struct suite *s, const char *what,
 	return 0;
 }
 
-/* An option name as the server reads it: '_' is '-'. */
-static void option_key(const char *name, char *out, size_t size)
-{
-	size_t i;
-
-	for (i = 0; name[i] && i + 1 < size; i++)
-		out[i] = name[i] == '_' ? '-' : name[i];
-	out[i] = '\0';
-}
-
-static int load_options(struct suite *s, const char *file,
-			const struct ynode *server, int side, struct err *e)
-{
-	static const char *const what[] = { "upstream", "downstream" };
-	const struct ynode *map;
-	char where[64];
-
-	snprintf(where, sizeof(where), "cluster.local.%s", what[side]);
-	if (ynode_check_map(file, server, server_keys, where, e))
-		return -1;
-	map = ynode_get(server, "options");
-	if (!map)
-		return 0;
-	if (map->kind != YNODE_MAP)
-		return ynode_error(e, file, map, "options in %s must be a "
-				   "mapping of server options, not %s", where,
-				   ynode_kind_name(map->kind));
-	s->local.options[side] = xcalloc(map->n + 1,
-					sizeof(*s->local.options[side]));
-	for (size_t i = 0; i + 1 < map->n; i += 2) {
-		const struct ynode *k = map->items[i], *v = map->items[i + 1];
-		char key[80];
-		size_t len = strlen(k->value);
-
-		option_key(k->value, key, sizeof(key));
-		if (!len || len > 64 || strspn(k->value, "abcdefghijklmnopq"
-		    "rstuvwxyz0123456789_-") != len || k->value[0] == '-' ||
-		    k->value[0] == '_')
-			return ynode_error(e, file, k, "'%s' in %s options "
-					   "is not a server option name "
-					   "(lower-case letters, digits, '_' "
-					   "and '-', up to 64)", k->value,
-					   where);
-		if (!strcmp(key, "slave-skip-errors") ||
-		    !strcmp(key, "replica-skip-errors"))
-			return ynode_error(e, file, k, "'%s' in %s options: "
-					   "errors the replica skips are "
-					   "cluster.local.replica_skip_errors "
-					   "(counted and reported)", k->value,
-					   where);
-		for (int j = 0; owned_options[j]; j++)
-			if (!strcmp(key, owned_options[j]))
-				return ynode_error(e, file, k, "'%s' in %s "
-						   "options is set by tichaos "
-						   "(docs/suite-format.md)",
-						   k->value, where);
-		if (v->kind != YNODE_SCALAR || !v->value[0] ||
-		    strcspn(v->value, "\"'#\\\n\r\t") != strlen(v->value))
-			return ynode_error(e, file, v, "option '%s' in %s "
-					   "must be one plain value (no "
-					   "quotes, '#', backslashes or line "
-					   "breaks)", k->value, where);
-		for (size_t j = 0; j < i; j += 2) {
-			char other[80];
-
-			option_key(map->items[j]->value, other, sizeof(other));
-			if (!strcmp(other, key))
-				return ynode_error(e, file, k, "option '%s' in "
-						   "%s is given twice (as "
-						   "'%s' on line %d)", k->value,
-						   where, map->items[j]->value,
-						   map->items[j]->line);
-		}
-		s->local.options[side][i] = xstrdup(k->value);
-		s->local.options[side][i + 1] = xstrdup(v->value);
-		s->local.noptions[side]++;
-	}
-	return 0;
-}
-
-static int load_local(struct suite *s, const char *file,
-		      const struct ynode *local, struct err *e)
-{
-	const struct ynode *n;
-
-	if (ynode_check_map(file, local, local_keys, "cluster.local", e))
-		return -1;
-	n = ynode_get(local, "replica_skip_errors");
-	if (n) {
-		size_t count = n->kind == YNODE_SEQ ? n->n : 1;
-
-		if (n->kind == YNODE_MAP || !count)
-			return ynode_error(e, file, n, "replica_skip_errors "
-					   "must be a list of MariaDB error "
-					   "codes");
-		s->local.skip_errors = xcalloc(count,
-					      sizeof(*s->local.skip_errors));
-		for (size_t i = 0; i < count; i++) {
-			const struct ynode *code = n->kind == YNODE_SEQ
-						   ? n->items[i] : n;
-			int64_t v;
-
-			if (code->kind != YNODE_SCALAR ||
-			    parse_int64(code->value, 1, 65535, &v, NULL))
-				return ynode_error(e, file, code, "replica_"
-						   "skip_errors: '%s' is not "
-						   "an error code (1 to 65535)",
-						   code->kind == YNODE_SCALAR
-						   ? code->value : "?");
-			for (size_t j = 0; j < i; j++)
-				if (s->local.skip_errors[j] == v)
-					return ynode_error(e, file, code,
-							   "replica_skip_"
-							   "errors: %lld is "
-							   "listed twice",
-							   (long long)v);
-			s->local.skip_errors[i] = (long)v;
-			s->local.nskip_errors++;
-		}
-		s->local.skip_line = n->line;
-		s->local.skip_col = n->col;
-	}
-	for (int side = 0; side < 2; side++) {
-		n = ynode_get(local, side ? "downstream" : "upstream");
-		if (n && load_options(s, file, n, side, e))
-			return -1;
-	}
-	n = ynode_get(local, "hosts");
-	if (n) {
-		static const char *const names[] = {
-			"", "true", "false", "auto", NULL,
-		};
-
-		for (int i = 1; n->kind == YNODE_SCALAR && names[i]; i++)
-			if (!strcmp(n->value, names[i]))
-				s->local.hosts = i;
-		if (!s->local.hosts)
-			return ynode_error(e, file, n, "cluster.local.hosts "
-					   "must be true, false or auto");
-	}
-	return 0;
-}
-
 static int has_check(const struct suite *s, const char *kind)
 {
 	for (size_t k = 0; k < s->nchecks; k++)
@@ -637,26 +476,17 @@ static int check_section(const struct suite *s, const char *what,
 	return 0;
 }
 
-/* Skipped replica events must be counted by a check that says so. */
-static int check_skips_counted(const struct suite *s,
-			       const struct suite_kinds *kinds, struct err *e)
+static int check_cluster_sections(const struct suite *s,
+				  const struct suite_kinds *kinds,
+				  struct err *e)
 {
-	const struct kind *k, *counter = NULL;
-	struct ynode at = { YNODE_SCALAR, s->local.skip_line,
-			    s->local.skip_col, NULL, 0, NULL, 0 };
+	for (size_t i = 0; i < s->nsections; i++) {
+		const struct suite_section *x = &s->sections[i];
 
-	if (!s->local.nskip_errors)
-		return 0;
-	for (size_t i = 0; i < s->nchecks; i++)
-		if (s->checks[i].type->flags & KIND_COUNTS_SKIPS)
-			return 0;
-	for (size_t i = 0; !counter && (k = kinds->checks(i)); i++)
-		if (k->flags & KIND_COUNTS_SKIPS)
-			counter = k;
-	return ynode_error(e, s->path, &at, "replica_skip_errors needs a "
-			   "%s check: it counts and reports every event the "
-			   "replica skips", counter ? counter->name
-						    : "counting");
+		if (x->type->check && x->type->check(s, x->data, kinds, e))
+			return -1;
+	}
+	return 0;
 }
 
 static int check_items(const struct suite *s,
@@ -665,7 +495,58 @@ static int check_items(const struct suite *s,
 	return check_section(s, "workload", s->workloads, s->nworkloads, e) ||
 	       check_section(s, "fault", s->faults, s->nfaults, e) ||
 	       check_section(s, "check", s->checks, s->nchecks, e) ||
-	       check_skips_counted(s, kinds, e) ? -1 : 0;
+	       check_cluster_sections(s, kinds, e) ? -1 : 0;
+}
+
+/*
+ * cluster: the hints of every kind (cl), and each kind's own section,
+ * routed to the kind of its name, in the order of the kinds.
+ */
+static int load_cluster(struct suite *s, const char *path,
+			const struct ynode *n, const struct suite_kinds *kinds,
+			struct optval *cl, struct err *e)
+{
+	const struct suite_section_type *types[SUITE_MAX_CLUSTER_KINDS];
+	const char *names[SUITE_MAX_CLUSTER_KINDS + 1];
+	size_t nnames = 0;
+
+	for (size_t i = 0; kinds->cluster_section && s->cluster_kinds[i];
+	     i++) {
+		types[nnames] = kinds->cluster_section(i);
+		if (types[nnames])
+			names[nnames++] = s->cluster_kinds[i];
+	}
+	names[nnames] = NULL;
+	if (optspec_parse(path, n, cluster_specs, N(cluster_specs), names,
+			  "cluster", cl, e))
+		return -1;
+	for (size_t i = 0; i < nnames; i++) {
+		const struct ynode *node = ynode_get(n, names[i]);
+		struct suite_section *x = &s->sections[s->nsections];
+		void *data = NULL;
+
+		if (!node)
+			continue;
+		if (types[i]->load(s, path, node, &data, e)) {
+			types[i]->free(data);
+			return -1;
+		}
+		if (!data)
+			continue;
+		x->kind = names[i];
+		x->type = types[i];
+		x->data = data;
+		s->nsections++;
+	}
+	return 0;
+}
+
+const void *suite_cluster_section(const struct suite *s, const char *kind)
+{
+	for (size_t i = 0; i < s->nsections; i++)
+		if (!strcmp(s->sections[i].kind, kind))
+			return s->sections[i].data;
+	return NULL;
 }
 
 int suite_load(struct suite *s, const char *path,
@@ -723,10 +604,7 @@ int suite_load(struct suite *s, const char *path,
 	s->database = xstrdup(top[TOP_DATABASE].s);
 	n = ynode_get(root, "cluster");
 	if (n) {
-		if (optspec_parse(path, n, cluster_specs, N(cluster_specs),
-				  cluster_local_key, "cluster", cl, e) ||
-		    (ynode_get(n, "local") &&
-		     load_local(s, path, ynode_get(n, "local"), e)))
+		if (load_cluster(s, path, n, kinds, cl, e))
 			goto out;
 		s->captures = (int)cl[0].i;
 		s->tidb = (int)cl[1].i;
@@ -792,12 +670,8 @@ void suite_release(struct suite *s)
 	free(s->expects);
 	free(s->catches.bug);
 	free(s->catches.fixed_in);
-	for (int side = 0; side < 2; side++) {
-		for (size_t i = 0; i < 2 * s->local.noptions[side]; i++)
-			free(s->local.options[side][i]);
-		free(s->local.options[side]);
-	}
-	free(s->local.skip_errors);
+	for (size_t i = 0; i < s->nsections; i++)
+		s->sections[i].type->free(s->sections[i].data);
 	free(s->path);
 	free(s->name);
 	free(s->description);
@@ -917,50 +791,6 @@ static int write_items(struct buf *out, const char *key,
 	return 0;
 }
 
-static int local_empty(const struct suite_local *l)
-{
-	return !l->nskip_errors && !l->noptions[0] && !l->noptions[1] &&
-	       !l->hosts;
-}
-
-static int write_local(struct buf *out, const struct suite_local *l,
-		       struct err *e)
-{
-	const char *sep = "";
-	int rc;
-
-	if (local_empty(l))
-		return 0;
-	rc = buf_addstr(out, "  local: {", e);
-	if (!rc && l->nskip_errors)
-		rc = buf_addstr(out, " replica_skip_errors: [", e);
-	for (size_t i = 0; !rc && i < l->nskip_errors; i++)
-		rc = buf_printf(out, e, "%s%ld", i ? ", " : "",
-				l->skip_errors[i]);
-	if (!rc && l->nskip_errors) {
-		rc = buf_addch(out, ']', e);
-		sep = ",";
-	}
-	for (int side = 0; !rc && side < 2; side++) {
-		if (!l->noptions[side])
-			continue;
-		rc = buf_printf(out, e, "%s %s: { options: {", sep,
-				side ? "downstream" : "upstream");
-		for (size_t i = 0; !rc && i < l->noptions[side]; i++)
-			rc = buf_printf(out, e, "%s %s: ", i ? "," : "",
-					l->options[side][2 * i]) ||
-			     ynode_quote(out, l->options[side][2 * i + 1], e);
-		rc = rc || buf_addstr(out, " } }", e);
-		sep = ",";
-	}
-	if (!rc && l->hosts)
-		rc = buf_printf(out, e, "%s hosts: %s", sep,
-				l->hosts == SUITE_HOSTS_ON ? "true"
-				: l->hosts == SUITE_HOSTS_OFF ? "false"
-				: "auto");
-	return rc || buf_addstr(out, " } }\n", e) ? -1 : 0;
-}
-
 static int write_catches(struct buf *out, const struct suite_catch *c,
 			 struct err *e)
 {
@@ -1002,10 +832,12 @@ int suite_write(const struct suite *s, uint64_t seed, int64_t duration_ns,
 	if (!rc && s->requires)
 		rc = buf_addstr(out, "]\n", e);
 	rc = rc || buf_printf(out, e, "cluster: { captures: %d, tidb: %d, "
-			      "pd: %d, kv: %d%s\n", s->captures, s->tidb,
-			      s->pd, s->kv, local_empty(&s->local) ? " }"
-			      : ",") ||
-	     write_local(out, &s->local, e) ||
+			      "pd: %d, kv: %d", s->captures, s->tidb, s->pd,
+			      s->kv);
+	for (size_t i = 0; !rc && i < s->nsections; i++)
+		rc = buf_printf(out, e, ",\n  %s: ", s->sections[i].kind) ||
+		     s->sections[i].type->write(s->sections[i].data, out, e);
+	rc = rc || buf_addstr(out, " }\n", e) ||
 	     buf_printf(out, e, "duration: %s\n",
 			format_duration(s->duration_ns, d, sizeof(d)));
 	/* The schedules are the suite's; --duration changes how many

@@ -52,26 +52,47 @@ enum suite_require {
 
 extern const char *const suite_require_names[];
 
+struct suite;
+struct suite_kinds;
+struct ynode;
+
 /*
- * The suite's settings for the local cluster's servers
- * (cluster: { local: ... }, docs/suite-format.md#the-local-cluster): the
- * errors the replica may skip, and server options for each side. Options
- * are name and value pairs, names as written ('-' or '_').
+ * A cluster kind's own section of a suite (cluster.<kind>: the local
+ * cluster's servers, docs/suite-format.md#the-local-cluster). The core
+ * knows no kind's settings: it hands the section to the kind of that
+ * name (struct suite_kinds' cluster_section), which parses it into a
+ * struct of its own and answers for it; the cluster kind reads it back
+ * when it is opened (struct cluster_options' section).
  */
-struct suite_local {
-	long *skip_errors;		/* replica_skip_errors */
-	size_t nskip_errors;
-	int skip_line;			/* where they were given (0: not) */
-	int skip_col;
-	char **options[2];		/* [0] upstream, [1] downstream: name,
-					 * value, ..., NULL */
-	size_t noptions[2];		/* pairs */
-	/* hosts: the components each on a host of their own:
-	 * SUITE_HOSTS_* (docs/suite-format.md). */
-	int hosts;
+struct suite_section_type {
+	/*
+	 * MUST: parse `node`, the section in `file`, into *out, a struct
+	 * of the kind's own (NULL when the section sets nothing). `s` is
+	 * the suite being loaded. 0, or -1 with "FILE:L:C: message"
+	 * (ERR_USAGE); *out is freed by `free` either way.
+	 */
+	int (*load)(struct suite *s, const char *file,
+		    const struct ynode *node, void **out, struct err *e);
+	/*
+	 * MAY: cross-check the section against the whole suite once its
+	 * items are loaded (a check it needs, found in `kinds`). 0, or -1
+	 * with "FILE:L:C: message" (ERR_USAGE).
+	 */
+	int (*check)(const struct suite *s, const void *section,
+		     const struct suite_kinds *kinds, struct err *e);
+	/* MUST: write the section as one YAML flow mapping ("{ ... }")
+	 * that `load` reads back the same (the suite as run). */
+	int (*write)(const void *section, struct buf *out, struct err *e);
+	/* MUST: free what `load` made (NULL is fine). */
+	void (*free)(void *section);
 };
 
-enum { SUITE_HOSTS_UNSET, SUITE_HOSTS_ON, SUITE_HOSTS_OFF, SUITE_HOSTS_AUTO };
+/* A cluster kind's section as the suite gave it. */
+struct suite_section {
+	const char *kind;		/* the cluster kind's name; borrowed */
+	const struct suite_section_type *type;
+	void *data;			/* type->load's */
+};
 
 /*
  * A failure the suite declares known (expect:, docs/suite-format.md): a
@@ -121,7 +142,9 @@ struct suite {
 	int tidb;
 	int pd;
 	int kv;
-	struct suite_local local;
+	/* The cluster kinds' own sections, in the order of the kinds. */
+	struct suite_section sections[SUITE_MAX_CLUSTER_KINDS];
+	size_t nsections;
 	int64_t duration_ns;
 	uint64_t seed;			/* 0: pick one at run time */
 	char *database;
@@ -150,7 +173,14 @@ struct suite_kinds {
 	/* MAY: the name of the i-th cluster kind, NULL past the last: what
 	 * an expect's `cluster:` may name (NULL: none). */
 	const char *(*cluster_kind)(size_t i);
+	/* MAY: the i-th cluster kind's own section of a suite
+	 * (cluster.<its name>), NULL when it has none. */
+	const struct suite_section_type *(*cluster_section)(size_t i);
 };
+
+/* The section cluster kind `kind` parsed (its own struct), or NULL when
+ * the suite gave none. */
+const void *suite_cluster_section(const struct suite *s, const char *kind);
 
 /* Load and validate `path`. The caller releases the suite. */
 int suite_load(struct suite *s, const char *path,

@@ -17,9 +17,19 @@ static const char *cluster_kind_name(size_t i)
 	return NULL;
 }
 
+/* The i-th cluster kind's own section of a suite, or NULL. */
+static const struct suite_section_type *cluster_section(size_t i)
+{
+	for (size_t n = 0; cluster_types[n]; n++)
+		if (n == i)
+			return cluster_types[n]->suite;
+	return NULL;
+}
+
 const struct suite_kinds tichaos_kinds = {
 	.workloads = workload_kind,
 	.faults = fault_kind,
 	.checks = checker_kind,
 	.cluster_kind = cluster_kind_name,
+	.cluster_section = cluster_section,
 };

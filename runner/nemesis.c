@@ -13,7 +13,6 @@
 #include "lib/etcd.h"
 #include "lib/history.h"
 #include "lib/log.h"
-#include "lib/sql.h"
 #include "runner/run.h"
 
 static int stopping(const struct nemesis *n)
@@ -282,85 +281,14 @@ static void *monitor_main(void *arg)
 	return NULL;
 }
 
-/* What the replica watch last recorded of one component. */
-struct replica_seen {
-	long skipped;
-	int stopped;
-	struct sql conn;	/* kept open between asks */
-};
-
-static void record_replica(struct nemesis *n, struct history_slot *slot,
-			   const struct component *comp, const char *f,
-			   const struct buf *value)
+/* A watcher of the cluster's kind, on this thread till the run stops. */
+static void *watcher_main(void *arg)
 {
-	struct history_event ev = { history_now(n->run->history),
-				    HISTORY_MONITOR, "info", f, NULL, NULL,
-				    comp->name, -1, NULL, buf_str(value), 0,
-				    0, 0, NULL, 0 };
+	struct watcher_thread *t = arg;
+	struct nemesis *n = t->nemesis;
 
-	history_record(slot, &ev);
-}
-
-static void watch_replica(struct nemesis *n, struct history_slot *slot,
-			  const struct component *comp,
-			  struct replica_seen *seen)
-{
-	struct cluster *c = n->ctx.cluster;
-	struct replica_stop stop;
-	struct buf v = BUF_INIT;
-	long skipped = 0;
-	int restarts = 0, rc;
-
-	if (!component_replica_skipped_on(c, comp, &seen->conn, &skipped,
-					  &restarts, NULL) &&
-	    skipped > seen->skipped) {
-		buf_printf(&v, NULL, "{\"skipped\":%ld,\"new\":%ld,"
-			   "\"restarts\":%d}", skipped,
-			   skipped - seen->skipped, restarts);
-		record_replica(n, slot, comp, "replica_skipped", &v);
-		seen->skipped = skipped;
-	}
-	rc = component_replica_stopped_on(c, comp, &seen->conn, &stop, NULL);
-	if (rc == 1 && !seen->stopped) {
-		buf_reset(&v);
-		buf_printf(&v, NULL, "{\"sql_errno\":%ld,\"gtid\":",
-			   stop.sql_errno);
-		json_quote(&v, stop.gtid, NULL);
-		buf_addstr(&v, ",\"position\":", NULL);
-		json_quote(&v, stop.position, NULL);
-		buf_addstr(&v, ",\"error\":", NULL);
-		json_quote(&v, stop.error, NULL);
-		buf_addch(&v, '}', NULL);
-		record_replica(n, slot, comp, "replica_stopped", &v);
-		seen->stopped = 1;
-	} else if (rc == 0 && seen->stopped &&
-		   !component_ready(c, comp, NULL)) {
-		buf_reset(&v);
-		buf_addstr(&v, "{}", NULL);
-		record_replica(n, slot, comp, "replica_running", &v);
-		seen->stopped = 0;
-	}
-	buf_release(&v);
-}
-
-static void *replica_main(void *arg)
-{
-	struct nemesis *n = arg;
-	struct cluster *c = n->ctx.cluster;
-	struct history_slot *slot = history_slot(n->run->history);
-	struct replica_seen *seen = xcalloc(c->ncomps + 1, sizeof(*seen));
-
-	sql_thread_init();
-	while (!stopping(n)) {
-		for (size_t i = 0; i < c->ncomps; i++)
-			if (c->comps[i].replicates && c->comps[i].sql_port)
-				watch_replica(n, slot, &c->comps[i], &seen[i]);
-		cancel_sleep(n->run->cancel, CANCEL_STOP, 250 * NS_PER_MS);
-	}
-	for (size_t i = 0; i < c->ncomps; i++)
-		sql_close(&seen[i].conn);
-	sql_thread_end();
-	free(seen);
+	t->watcher->run(n->ctx.cluster, n->run->history,
+			history_slot(n->run->history), n->run->cancel);
 	return NULL;
 }
 
@@ -456,6 +384,34 @@ static void add_watches(struct nemesis *n, struct cluster *c,
 	}
 }
 
+/* The watchers the cluster's kind offers that have something to watch. */
+static int start_watchers(struct nemesis *n, struct cluster *c,
+			  struct err *e)
+{
+	const struct cluster_watcher *const *w = c->type->watchers;
+	size_t count = 0;
+	int rc;
+
+	while (w && w[count])
+		count++;
+	n->watchers = xcalloc(count + 1, sizeof(*n->watchers));
+	for (size_t i = 0; i < count; i++) {
+		struct watcher_thread *t = &n->watchers[n->nwatchers];
+
+		if (!w[i]->wanted(c))
+			continue;
+		t->nemesis = n;
+		t->watcher = w[i];
+		n->nwatchers++;
+		rc = pthread_create(&t->thread, NULL, watcher_main, t);
+		if (rc)
+			return err_errno(e, rc, "cannot start the %s",
+					 w[i]->name);
+		t->started = 1;
+	}
+	return 0;
+}
+
 int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 		  struct err *e)
 {
@@ -483,15 +439,8 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 			return err_errno(e, rc, "cannot start the nemesis");
 		n->thread_started = 1;
 	}
-	for (size_t i = 0; i < c->ncomps && !n->replica_started; i++) {
-		if (!c->comps[i].replicates || !c->comps[i].sql_port)
-			continue;
-		rc = pthread_create(&n->replica_thread, NULL, replica_main, n);
-		if (rc)
-			return err_errno(e, rc, "cannot start the replica "
-					 "watch");
-		n->replica_started = 1;
-	}
+	if (start_watchers(n, c, e))
+		return -1;
 	for (size_t i = 0, members = 0; i < c->ncomps; i++)
 		if ((c->comps[i].roles & ROLE_ETCD) && c->comps[i].etcd_url &&
 		    ++members == 2)
@@ -523,9 +472,11 @@ void nemesis_stop(struct nemesis *n)
 			pthread_join(n->watches[i].thread, NULL);
 	for (size_t i = 0; i < n->nwatches; i++)
 		n->watches[i].started = 0;
-	if (n->replica_started)
-		pthread_join(n->replica_thread, NULL);
-	n->replica_started = 0;
+	for (size_t i = 0; i < n->nwatchers; i++)
+		if (n->watchers[i].started)
+			pthread_join(n->watchers[i].thread, NULL);
+	for (size_t i = 0; i < n->nwatchers; i++)
+		n->watchers[i].started = 0;
 	if (n->leader_started)
 		pthread_join(n->leader_thread, NULL);
 	n->leader_started = 0;
@@ -546,6 +497,7 @@ void nemesis_release(struct nemesis *n)
 	free(n->actions);
 	free(n->counts);
 	free(n->watches);
+	free(n->watchers);
 	pthread_mutex_destroy(&n->lock);
 	memset(n, 0, sizeof(*n));
 }

@@ -8,14 +8,12 @@
  * (their kind's `election` hook: resign's) and records every owner
  * change as process "monitor" — whatever caused it.
  *
- * A third thread, the replica watch, asks every replicating component
- * (a MariaDB replica) four times a second whether its SQL thread stopped
- * on an error and how many events it skipped, and records each change as
- * process "monitor": f "replica_stopped" (the error, the GTID) and
- * "replica_running", and f "replica_skipped" (the total so far).
+ * Each watcher the cluster's kind offers (struct cluster_watcher: the
+ * MariaDB replica watch) runs in a thread of its own and records what it
+ * sees as process "monitor" too.
  *
  * When the run ends (duration over, error, SIGINT), nemesis_stop() joins
- * both threads and nemesis_heal_all() heals every fault still in effect:
+ * every thread and nemesis_heal_all() heals every fault still in effect:
  * a run never leaves a killed or paused server behind.
  */
 
@@ -60,6 +58,14 @@ struct election_watch {
 	int started;
 };
 
+/* A watcher of the cluster's kind, in a thread of its own. */
+struct watcher_thread {
+	struct nemesis *nemesis;
+	const struct cluster_watcher *watcher;
+	pthread_t thread;
+	int started;
+};
+
 struct nemesis {
 	struct fault_ctx ctx;
 	struct run *run;
@@ -71,8 +77,8 @@ struct nemesis {
 	struct nemesis_counts *counts;
 	struct election_watch *watches;
 	size_t nwatches;
-	pthread_t replica_thread;
-	int replica_started;
+	struct watcher_thread *watchers;
+	size_t nwatchers;
 	/* The etcd leader's watch, on a cluster of 2 etcd members or more:
 	 * the URL it lists the members from. */
 	const char *leader_url;

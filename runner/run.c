@@ -656,6 +656,7 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 			  const char **skip, int *refused, int *rc,
 			  struct err *e)
 {
+	const struct cluster_type *type = cluster_type_of(o->cluster);
 	struct cluster_options co = { .cluster = NULL };
 	char path[PATH_MAX + 16];
 
@@ -667,16 +668,9 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	co.pd = st->suite.pd;
 	co.kv = st->suite.kv;
 	co.captures = st->suite.captures;
-	co.skip_errors = st->suite.local.skip_errors;
-	co.nskip_errors = st->suite.local.nskip_errors;
-	co.options[0] = st->suite.local.options[0];
-	co.options[1] = st->suite.local.options[1];
 	co.hosts = o->hosts;
-	if (co.hosts == HOSTS_DEFAULT)
-		co.hosts = st->suite.local.hosts == SUITE_HOSTS_ON ? HOSTS_ON
-			   : st->suite.local.hosts == SUITE_HOSTS_OFF ? HOSTS_OFF
-			   : st->suite.local.hosts == SUITE_HOSTS_AUTO
-			   ? HOSTS_AUTO : HOSTS_DEFAULT;
+	if (type)
+		co.section = suite_cluster_section(&st->suite, type->name);
 	if (cluster_open(&st->cluster, &co, e)) {
 		/* A topology tichaos cannot read: refused, like a suite. */
 		if (e->class == ERR_USAGE) {
@@ -685,12 +679,15 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 		}
 		return STOP;
 	}
-	if (st->cluster.type != cluster_type_find("local") &&
-	    (co.nskip_errors || co.options[0] || co.options[1] ||
-	     st->suite.local.hosts))
-		log_warn("%s: cluster.local applies to the local cluster; "
-			 "this %s cluster's servers run as they are",
-			 st->suite.path, st->cluster.type->name);
+	for (size_t i = 0; i < st->suite.nsections; i++) {
+		const char *kind = st->suite.sections[i].kind;
+
+		if (strcmp(kind, st->cluster.type->name))
+			log_warn("%s: cluster.%s applies to the %s cluster; "
+				 "this %s cluster's servers run as they are",
+				 st->suite.path, kind, kind,
+				 st->cluster.type->name);
+	}
 	st->cluster_open = 1;
 	/* ^C while the cluster starts stops it; later, heals still wait
 	 * for their servers unless ^C comes twice. */

@@ -50,7 +50,8 @@ static const struct kind *checks(size_t i)
 	return NULL;
 }
 
-static const struct suite_kinds kinds = { workloads, faults, checks, NULL };
+static const struct suite_kinds kinds = { workloads, faults, checks, NULL,
+					  NULL };
 
 static struct component *first_upstream(struct cluster *c)
 {

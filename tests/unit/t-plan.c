@@ -39,7 +39,8 @@ static const struct kind *checks(size_t i)
 	return NULL;
 }
 
-static const struct suite_kinds kinds = { workloads, faults, checks, NULL };
+static const struct suite_kinds kinds = { workloads, faults, checks, NULL,
+					  NULL };
 
 static const char suite_text[] =
 	"name: p\n"

@@ -1,0 +1,45 @@
+#ifndef TICHAOS_CLUSTER_INTERNAL_H
+#define TICHAOS_CLUSTER_INTERNAL_H
+
+/*
+ * What the modules of the component model share and no kind needs
+ * (clusters/cluster.h is their public contract): included by
+ * clusters/ready.c and replica.c, and their unit tests, only.
+ */
+
+#include <stdint.h>
+
+#include "clusters/cluster.h"
+#include "lib/sql.h"
+
+/* The component `comp` replicates from, or NULL when it replicates from
+ * none (or from one the cluster does not have). */
+struct component *component_source(const struct cluster *c,
+				   const struct component *comp);
+
+/* component_connect with no database and a 5 s timeout: how the
+ * cluster's own asks (readiness, replication) connect. */
+int component_sql_open(const struct component *comp, struct sql *s,
+		       struct err *e);
+
+/*
+ * One replica's skipped events over the lives of its server
+ * (component_replica_skipped): what the lives that ended skipped, and
+ * the counter and Uptime at the last ask.
+ */
+struct replica_tally {
+	long before;		/* skipped in the lives that ended */
+	long last;		/* the counter at the last ask */
+	int64_t uptime;		/* the server's Uptime then */
+	int lives;
+};
+
+/*
+ * Fold one ask into `t`: the server's Slave_skipped_errors `skipped`
+ * and its Uptime `uptime`. An Uptime gone back, or a counter gone down,
+ * is a new life of the server, whose counter began at 0.
+ */
+void replica_tally_add(struct replica_tally *t, long skipped,
+		       int64_t uptime);
+
+#endif

@@ -1,0 +1,416 @@
+/*
+ * Starting, stopping, killing and pausing a component, and bringing a
+ * whole cluster up and down (clusters/cluster.h): the same for every
+ * kind, on the hosts' operations (clusters/host.h).
+ */
+#include "clusters/cluster.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/netcls.h"
+#include "lib/parse.h"
+
+/* How long a server just started, or stopped by an interrupted run, may
+ * take to go on TERM before it is killed. */
+#define STOP_GRACE_NS (5 * NS_PER_SEC)
+
+static int spawn(struct cluster *c, struct component *comp,
+		 const char *const *prefix, struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+	const char *netns[] = { "ip", "netns", "exec", comp->netns, NULL };
+	/* Started while a partition has its class: it joins the class
+	 * first, so that the cut holds for it too (lib/netcls.h). */
+	const char *join[] = { "/bin/sh", "-c", "echo $$ >\"$0\" && exec "
+			       "\"$@\"", NULL, NULL };
+	const char **host_prefix = comp->netns ? netns : NULL;
+	char **argv, procs[700];
+	size_t n = 0, k = 0, j = 0;
+	pid_t pid;
+	int rc;
+
+	if (!comp->start)
+		return err_set(e, ERR_INFRA, "%s: no start command in the "
+			       "topology", comp->name);
+	if (component_on_loopback(c, comp)) {
+		struct netcls_host cls;
+
+		component_netcls(c, comp, &cls);
+		if (netcls_dir(cls.name, procs, sizeof(procs) - 16)) {
+			size_t len = strlen(procs);
+
+			snprintf(procs + len, sizeof(procs) - len,
+				 "/cgroup.procs");
+			join[3] = procs;
+			host_prefix = join;
+		}
+	}
+	/* Its host's namespace or class, then the caller's prefix, then
+	 * the command: each execs the next, so the pid stays the
+	 * server's. */
+	while (host_prefix && host_prefix[n])
+		n++;
+	while (prefix && prefix[k])
+		k++;
+	while (comp->start[j])
+		j++;
+	argv = xcalloc(n + k + j + 1, sizeof(*argv));
+	if (n)
+		memcpy(argv, (char *const *)host_prefix, n * sizeof(*argv));
+	if (k)
+		memcpy(argv + n, (char *const *)prefix, k * sizeof(*argv));
+	memcpy(argv + n + k, comp->start, j * sizeof(*argv));
+	rc = h->ops->spawn(h, argv, comp->dir, comp->log, &pid, e);
+	free(argv);
+	if (rc)
+		return -1;
+	log_debug("started %s on %s (pid %ld)", comp->name, h->name,
+		  (long)pid);
+	rc = comp->pidfile ? buf_printf(&text, e, "%ld\n", (long)pid) ||
+			     h->ops->write_file(h, comp->pidfile, &text, e)
+			   : 0;
+	buf_release(&text);
+	if (rc) {
+		h->ops->signal(h, pid, SIGKILL, NULL);
+		h->ops->wait_gone(h, pid, 5 * NS_PER_SEC, NULL);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A replica whose SQL thread stopped on an error: that does not mend by
+ * waiting. 1 (with `stop`) when `comp` is one, else 0.
+ */
+static int halted(struct cluster *c, struct component *comp,
+		  struct replica_stop *stop)
+{
+	return comp->replicates &&
+	       component_replica_stopped(c, comp, stop, NULL) == 1;
+}
+
+/*
+ * Wait until the component is ready (ping_only: answers at all). Fails
+ * early when its process is gone, or when it lacks what tichaos needs
+ * (ERR_USAGE from ready()). A replica stopped on an SQL error fails at
+ * once too — unless `restart`: then the server is up, which is what a
+ * restart does, and its replication is a failure of its own, for the
+ * progress check to report (said here as a warning).
+ */
+static int await(struct cluster *c, struct component *comp, int ping_only,
+		 int restart, struct err *e)
+{
+	struct replica_stop stop;
+	int64_t deadline = clock_mono_ns() + c->timeout_ns;
+	struct err last = ERR_INIT;
+	struct buf line = BUF_INIT;
+	char d[32];
+
+	for (;;) {
+		enum component_state state = component_state(c, comp);
+
+		if (cluster_interrupted(c))
+			return err_set(e, ERR_INTERRUPTED, "interrupted while "
+				       "waiting for %s", comp->name);
+		err_clear(&last);
+		if ((state == STATE_RUNNING || state == STATE_UNKNOWN) &&
+		    !(ping_only ? component_answers(c, comp, &last)
+				: component_ready(c, comp, &last)))
+			return 0;
+		/* What waiting cannot mend: a server without the API that
+		 * tichaos needs (capture_listed). */
+		if (last.class == ERR_USAGE)
+			return err_set(e, ERR_USAGE, "%s", last.msg);
+		if (!ping_only && state == STATE_RUNNING &&
+		    halted(c, comp, &stop)) {
+			if (!restart)
+				return err_set(e, ERR_INFRA, "%s: replication "
+					       "stopped on SQL error %ld after "
+					       "GTID %s: %s", comp->name,
+					       stop.sql_errno, stop.gtid,
+					       stop.error);
+			log_warn("%s is up; its replication stopped on SQL "
+				 "error %ld after GTID %s: %s", comp->name,
+				 stop.sql_errno, stop.gtid, stop.error);
+			return 0;
+		}
+		if (state == STATE_STOPPED || state == STATE_PAUSED ||
+		    clock_mono_ns() >= deadline) {
+			component_last_log_line(c, comp, &line);
+			if (state == STATE_STOPPED)
+				err_set(e, ERR_INFRA, "%s exited while "
+					"starting; last log line: %s",
+					comp->name, line.len ? buf_str(&line)
+					: "(none)");
+			else if (state == STATE_PAUSED)
+				err_set(e, ERR_INFRA, "%s is paused (SIGSTOP)",
+					comp->name);
+			else
+				err_set(e, ERR_INFRA, "%s not ready after %s: "
+					"%s; last log line: %s", comp->name,
+					format_duration(c->timeout_ns, d,
+							sizeof(d)),
+					last.msg, line.len ? buf_str(&line)
+					: "(none)");
+			buf_release(&line);
+			return -1;
+		}
+		clock_sleep_ns(100 * NS_PER_MS);
+	}
+}
+
+int component_start(struct cluster *c, struct component *comp, struct err *e)
+{
+	return component_start_under(c, comp, NULL, e);
+}
+
+int component_start_under(struct cluster *c, struct component *comp,
+			  const char *const *prefix, struct err *e)
+{
+	if (component_state(c, comp) != STATE_STOPPED)
+		return err_set(e, ERR_INFRA, "%s is already running",
+			       comp->name);
+	return spawn(c, comp, prefix, e) || await(c, comp, 0, 1, e) ? -1 : 0;
+}
+
+/* Send `sig`, then wait at most `timeout_ns` for the process to go. */
+static int kill_within(struct cluster *c, struct component *comp, int sig,
+		       int64_t timeout_ns, struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	pid_t pid = component_pid(c, comp);
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	if (h->ops->signal(h, pid, sig, e))
+		return -1;
+	/* A stopped process does not die of TERM until continued. */
+	if (sig != SIGKILL)
+		h->ops->signal(h, pid, SIGCONT, NULL);
+	if (h->ops->wait_gone(h, pid, timeout_ns, e))
+		return -1;
+	log_debug("%s (pid %ld) is gone after signal %d", comp->name,
+		  (long)pid, sig);
+	return 0;
+}
+
+int component_kill(struct cluster *c, struct component *comp, int sig,
+		   struct err *e)
+{
+	return kill_within(c, comp, sig, c->timeout_ns, e);
+}
+
+/*
+ * TERM, KILL when it is not gone within `grace_ns`; KILL at once after a
+ * second ^C. The pidfile is removed.
+ */
+static int stop_within(struct cluster *c, struct component *comp,
+		       int64_t grace_ns, struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+	struct err ignored = ERR_INIT;
+
+	if (pid > 0 && cancelled(c->cancel, CANCEL_KILL)) {
+		if (component_kill(c, comp, SIGKILL, e))
+			return -1;
+	} else if (pid > 0 && kill_within(c, comp, SIGTERM, grace_ns,
+					  &ignored)) {
+		log_warn("%s (pid %ld) did not stop on TERM: %s; killing it",
+			 comp->name, (long)pid, ignored.msg);
+		if (component_kill(c, comp, SIGKILL, e))
+			return -1;
+	}
+	/* Remove the pidfile: ours is stale now, and one whose pid belongs
+	 * to another program never was ours to act on. */
+	if (comp->pidfile) {
+		struct host *h = component_host(c, comp);
+
+		return h->ops->remove(h, comp->pidfile, e);
+	}
+	return 0;
+}
+
+int component_stop(struct cluster *c, struct component *comp, struct err *e)
+{
+	/* Interrupted, the run must end soon: a server that ignores TERM
+	 * (mariadbd does in its first moments) is not waited for long. */
+	int64_t grace = cancelled(c->cancel, CANCEL_HURRY) ? STOP_GRACE_NS
+							   : c->timeout_ns;
+
+	return stop_within(c, comp, grace, e);
+}
+
+static int signal_checked(struct host *h, struct component *comp, pid_t pid,
+			  int sig, int stopped, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + 5 * NS_PER_SEC;
+
+	if (h->ops->signal(h, pid, sig, e))
+		return -1;
+	while ((h->ops->state(h, pid) == 'T') != stopped) {
+		if (clock_mono_ns() >= deadline)
+			return err_set(e, ERR_INFRA, "%s (pid %ld) did not "
+				       "%s", comp->name, (long)pid,
+				       stopped ? "stop" : "continue");
+		clock_sleep_ns(5 * NS_PER_MS);
+	}
+	return 0;
+}
+
+int component_pause(struct cluster *c, struct component *comp, struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	return signal_checked(component_host(c, comp), comp, pid, SIGSTOP, 1,
+			      e);
+}
+
+int component_continue(struct cluster *c, struct component *comp,
+		       struct err *e)
+{
+	pid_t pid = component_pid(c, comp);
+
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	return signal_checked(component_host(c, comp), comp, pid, SIGCONT, 0,
+			      e);
+}
+
+static int all_stopped(const struct cluster *c)
+{
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+			return 0;
+	return 1;
+}
+
+/*
+ * The kind's prepare, which may start components itself (a playground
+ * does): those running after it that did not before are marked in
+ * *started (one byte per component; the caller frees it), for a failed
+ * up to stop.
+ */
+static int prepare(struct cluster *c, unsigned char **started,
+		   struct err *e)
+{
+	char **before = xcalloc(c->ncomps + 1, sizeof(*before));
+	size_t nbefore = 0;
+	int rc = 0;
+
+	*started = NULL;
+	for (size_t i = 0; c->type->prepare && i < c->ncomps; i++)
+		if (component_state(c, &c->comps[i]) != STATE_STOPPED)
+			before[nbefore++] = xstrdup(c->comps[i].name);
+	if (c->type->prepare)
+		rc = c->type->prepare(c, e);
+	if (!rc)
+		*started = xcalloc(c->ncomps + 1, 1);
+	for (size_t i = 0; !rc && c->type->prepare && i < c->ncomps; i++) {
+		size_t j = 0;
+
+		while (j < nbefore && strcmp(before[j], c->comps[i].name))
+			j++;
+		(*started)[i] = j == nbefore && component_state(c,
+					&c->comps[i]) != STATE_STOPPED;
+	}
+	for (size_t j = 0; j < nbefore; j++)
+		free(before[j]);
+	free(before);
+	return rc;
+}
+
+/*
+ * The partitions' tables and classes of the components on this machine's
+ * loopback (lib/netcls.h): removed; a table left is a cut an earlier run
+ * left, said when `say`.
+ */
+static int remove_classes(struct cluster *c, int say, struct err *e)
+{
+	struct buf tables = BUF_INIT;
+	char prefix[64];
+	int any = 0, rc;
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		any |= component_on_loopback(c, &c->comps[i]);
+	if (!any)
+		return 0;
+	cluster_netcls_prefix(c, prefix, sizeof(prefix));
+	rc = netcls_remove(prefix, &tables, NULL, e);
+	if (say && tables.len)
+		log_warn("removed a partition an earlier run left on the "
+			 "loopback (nftables %s)", buf_str(&tables));
+	buf_release(&tables);
+	return rc;
+}
+
+int cluster_up(struct cluster *c, struct err *e)
+{
+	unsigned char *started;
+	int rc = -1;
+
+	if (prepare(c, &started, e))
+		return -1;
+	/* What a killed run's faults left (c->sweep), then the classes. */
+	if ((c->sweep && c->sweep(c, e)) || remove_classes(c, 1, e))
+		goto out;
+	for (size_t i = 0; i < c->ncomps; i++) {
+		struct component *comp = &c->comps[i];
+		enum component_state state = component_state(c, comp);
+
+		if (state == STATE_PAUSED) {
+			err_set(e, ERR_INFRA, "%s is paused (SIGSTOP); continue "
+				"it or run 'cluster down'", comp->name);
+			goto out;
+		}
+		if (state == STATE_STOPPED) {
+			if (spawn(c, comp, NULL, e))
+				goto out;
+			started[i] = 1;
+		}
+	}
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (await(c, &c->comps[i], 1, 0, e))
+			goto out;
+	if (c->type->setup && c->type->setup(c, e))
+		goto out;
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (await(c, &c->comps[i], 0, 0, e))
+			goto out;
+	if (c->topology_path && topology_write(c, c->topology_path, e))
+		goto out;
+	rc = 0;
+out:
+	/* A failed up leaves things as they were: what it started, it
+	 * stops (the error already names what went wrong). */
+	for (size_t i = c->ncomps; rc && i-- > 0;)
+		if (started[i])
+			stop_within(c, &c->comps[i], STOP_GRACE_NS, NULL);
+	/* Down to nothing: the kind's clean-up after a down, too. */
+	if (rc && c->type->down && all_stopped(c))
+		c->type->down(c, NULL);
+	free(started);
+	return rc;
+}
+
+int cluster_down(struct cluster *c, struct err *e)
+{
+	int rc = 0;
+
+	/* Last started, first stopped: replicas before their sources. */
+	for (size_t i = c->ncomps; i-- > 0;)
+		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
+			rc = -1;
+	if (!rc && remove_classes(c, 0, e))
+		rc = -1;
+	if (!rc && c->type->down && c->type->down(c, e))
+		rc = -1;
+	return rc;
+}

@@ -1,0 +1,147 @@
+/*
+ * A component's process (clusters/cluster.h): its pid, from a pidfile
+ * checked against the start command, a pid command or TiCDC's status;
+ * its state; the last line of its log.
+ */
+#include "clusters/cluster.h"
+
+#include <jansson.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/http.h"
+#include "lib/parse.h"
+
+/* Is `pid` running the component's start command (perhaps through the
+ * interpreter of a script)? */
+static int runs_component(struct host *h, pid_t pid,
+			  const struct component *comp)
+{
+	struct buf cmdline = BUF_INIT, want = BUF_INIT;
+	int same;
+
+	if (!comp->start)
+		return h->ops->state(h, pid) != 0;
+	/* A process between two execs (a start under a prefix that execs
+	 * the component: component_start_under) shows no command line for
+	 * a moment (the cmdline op fails on an empty one); a kernel thread
+	 * or a zombie shows none for good, a process gone has no state. */
+	for (int tries = 0; h->ops->cmdline(h, pid, &cmdline, NULL); tries++) {
+		char state = h->ops->state(h, pid);
+
+		if (tries == 50 || !state || state == 'Z' || state == 'X') {
+			buf_release(&cmdline);
+			return 0;
+		}
+		clock_sleep_ns(NS_PER_MS);
+	}
+	for (char **a = comp->start; *a; a++)
+		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
+			   *a);
+	/* A script's interpreter comes first: "/usr/bin/perl SCRIPT ...". */
+	same = !strcmp(buf_str(&cmdline), buf_str(&want)) ||
+	       (cmdline.len > want.len &&
+		cmdline.data[cmdline.len - want.len - 1] == ' ' &&
+		!strcmp(buf_str(&cmdline) + cmdline.len - want.len,
+			buf_str(&want)));
+	buf_release(&cmdline);
+	buf_release(&want);
+	return same;
+}
+
+/* A pid printed by a pidfile or a command: 0 when there is none. */
+static pid_t parse_pid(struct buf *text)
+{
+	int64_t v;
+
+	buf_rtrim(text);
+	return parse_int64(buf_str(text), 1, INT32_MAX, &v, NULL) ? 0
+								: (pid_t)v;
+}
+
+/* TiCDC's GET /api/v2/status at http_url's origin: {"pid": N, ...}. */
+static pid_t status_pid(const struct component *comp)
+{
+	struct buf body = BUF_INIT;
+	char url[512];
+	json_t *doc, *pid;
+	long status;
+	pid_t v = -1;
+
+	if (!comp->http_url)
+		return -1;
+	url_origin(comp->http_url, "/api/v2/status", url, sizeof(url));
+	if (http_request("GET", url, NULL, &body, &status, 2 * NS_PER_SEC,
+			 NULL))
+		return 0;	/* nobody answers: not running */
+	doc = status == 200 ? json_loads(buf_str(&body), 0, NULL) : NULL;
+	pid = json_object_get(doc, "pid");
+	if (json_is_integer(pid) && json_integer_value(pid) > 0 &&
+	    json_integer_value(pid) <= INT32_MAX)
+		v = (pid_t)json_integer_value(pid);
+	json_decref(doc);
+	buf_release(&body);
+	return v;
+}
+
+pid_t component_pid(const struct cluster *c, const struct component *comp)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+	pid_t pid = -1;
+
+	if (comp->pidfile) {
+		if (h->ops->read_file(h, comp->pidfile, 0, 64, &text, NULL))
+			pid = 0;
+		else if ((pid = parse_pid(&text)) &&
+			 !runs_component(h, pid, comp))
+			pid = 0;
+	} else if (comp->pid_command) {
+		pid = h->ops->shell(h, comp->pid_command, &text, NULL) ? 0
+		      : parse_pid(&text);
+		if (pid && !h->ops->state(h, pid))
+			pid = 0;
+	} else if (comp->status_pid) {
+		pid = status_pid(comp);
+	}
+	buf_release(&text);
+	return pid;
+}
+
+enum component_state component_state(const struct cluster *c,
+				      const struct component *comp)
+{
+	struct host *h = component_host(c, comp);
+	pid_t pid = component_pid(c, comp);
+
+	if (pid < 0)
+		return STATE_UNKNOWN;
+	if (pid == 0)
+		return STATE_STOPPED;
+	return h->ops->state(h, pid) == 'T' ? STATE_PAUSED : STATE_RUNNING;
+}
+
+void component_last_log_line(const struct cluster *c,
+			     const struct component *comp, struct buf *out)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+	const char *end, *start;
+	int64_t size;
+
+	buf_reset(out);
+	if (!comp->log || (size = h->ops->file_size(h, comp->log)) < 0)
+		return;
+	if (h->ops->read_file(h, comp->log, size > 8192 ? size - 8192 : 0,
+			      8192, &text, NULL)) {
+		buf_release(&text);
+		return;
+	}
+	buf_rtrim(&text);
+	end = buf_str(&text) + text.len;
+	start = end;
+	while (start > buf_str(&text) && start[-1] != '\n')
+		start--;
+	buf_add(out, start, (size_t)(end - start), NULL);
+	buf_release(&text);
+}
