@@ -259,13 +259,14 @@ test_expect_success 'resign cdc via http on the new architecture: the coordinato
 # What the refusal spares: the coordinator's key deleted, the next
 # capture is elected at once, and the old coordinator stops only when its
 # node manager reads the other's id first (coordinator/coordinator.go);
-# alone, it coordinates on with no key, and nobody campaigns.
+# alone, it coordinates on with no key, and nobody campaigns. cdc-3 can
+# read cdc-2's key before cdc-2 logs its win: the test waits for both.
 test_expect_success 'the new coordinator'"'"'s key deleted: on until another owns; alone, on with no key' '
 	id2=$(ids 2) && id3=$(ids 3) &&
 	key=$(owner_key) && test "$(etcdctl --endpoints "$E" get --print-value-only "$key")" = "$id3" &&
 	etcdctl --endpoints "$E" del "$key" >/dev/null &&
 	wait_for_condition 10 "grep -q \"coordinator stop $id3: $id2 owns\" \"$TRASH/cdc-3.log\"" &&
-	test "$(grep -c "become owner $id2" "$TRASH/cdc-2.log")" = 2 &&
+	wait_for_condition 10 "test \$(grep -c \"become owner $id2\" \"$TRASH/cdc-2.log\") = 2" &&
 	! grep -q suicide "$TRASH/cdc-3.log" && test "$(ids 3)" = "$id3" &&
 	wait_for_condition 10 "test \$(grep -c \"campaign $OWNER/\" \"$TRASH/cdc-3.log\") = 2" &&
 	"$TICHAOS" cluster kill cdc-3 --signal TERM --cluster "$T2" &&
