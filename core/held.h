@@ -24,7 +24,7 @@ struct fault_detail {
 
 struct fault_holds {
 	/* The history's "holds": a word, unique among the fault kinds
-	 * (tests/unit/t-registry checks it); report.html's class s-NAME. */
+	 * (tests/unit/t-holds checks it); report.html's class s-NAME. */
 	const char *name;
 	/* What a held component is, as a report says it: "down", "cut
 	 * off", "clock skewed". */

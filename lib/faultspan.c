@@ -15,22 +15,23 @@ void fault_spans_init(struct fault_spans *s, fault_span_fn fn, void *arg)
 	s->arg = arg;
 }
 
-static int emit(struct fault_spans *s, enum fault_span_kind kind,
-		int64_t start, int64_t end, const struct history_line *line,
+/* Hand `span` to the callback; a STEP's tag into *tag (MAY be NULL). */
+static int emit(struct fault_spans *s, const struct fault_span *span,
 		size_t *tag)
 {
-	struct fault_span span = { kind, start, end, line, 0, 0 };
 	size_t unused = 0;
 
-	return s->fn(&span, tag ? tag : &unused, s->arg);
+	return s->fn(span, tag ? tag : &unused, s->arg);
 }
 
 /* The open invoke never completed: it may have lasted until `until`. */
 static int unfinished(struct fault_spans *s, int64_t until)
 {
+	struct fault_span span = { FAULT_SPAN_UNFINISHED, s->invoke.time,
+				   until, &s->invoke, 0, 0 };
+
 	s->open = 0;
-	return emit(s, FAULT_SPAN_UNFINISHED, s->invoke.time, until,
-		    &s->invoke, NULL);
+	return emit(s, &span, NULL);
 }
 
 static int in_effect(struct fault_spans *s, size_t at, int64_t until,
@@ -38,10 +39,9 @@ static int in_effect(struct fault_spans *s, size_t at, int64_t until,
 {
 	struct fault_span span = { FAULT_SPAN_IN_EFFECT, s->held[at].since,
 				   until, NULL, s->held[at].tag, healed };
-	size_t unused = 0;
 
 	s->held[at].open = 0;
-	return s->fn(&span, &unused, s->arg);
+	return emit(s, &span, NULL);
 }
 
 static struct fault_held_open *held_of(struct fault_spans *s, size_t at)
@@ -57,6 +57,7 @@ static struct fault_held_open *held_of(struct fault_spans *s, size_t at)
 
 int fault_spans_line(struct fault_spans *s, const struct history_line *l)
 {
+	struct fault_span step = { FAULT_SPAN_STEP, 0, 0, NULL, 0, 0 };
 	int64_t start = l->time;
 	struct fault_held_open *h;
 	size_t tag = 0;
@@ -86,7 +87,10 @@ int fault_spans_line(struct fault_spans *s, const struct history_line *l)
 	s->open = 0;
 	if (strcmp(l->type, "info"))
 		return 0;
-	if (emit(s, FAULT_SPAN_STEP, start, l->time, l, &tag))
+	step.start = start;
+	step.end = l->time;
+	step.line = l;
+	if (emit(s, &step, &tag))
 		return -1;
 	if (l->fault < 0 || l->fault >= MAX_ITEMS)
 		return 0;

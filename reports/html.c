@@ -99,7 +99,7 @@ struct legend {
 	const char *cls[MAX_HOLDS + MARK_KINDS + 2];
 	const char *label[MAX_HOLDS + MARK_KINDS + 2];
 	int shape[MAX_HOLDS + MARK_KINDS + 2];	/* enum swatch */
-	char held_cls[MAX_HOLDS][40];	/* "s-down" */
+	char held_cls[MAX_HOLDS + MARK_KINDS + 2][40];	/* cls[i], "s-down" */
 	size_t n;
 };
 
@@ -115,7 +115,7 @@ static void legend_add(struct legend *l, const char *cls, const char *label,
 /* A way of holding in the legend, as AREA, in its class s-NAME. */
 static void legend_held(struct legend *l, const struct fault_holds *h)
 {
-	char *cls = l->held_cls[l->n < MAX_HOLDS ? l->n : MAX_HOLDS - 1];
+	char *cls = l->held_cls[l->n];
 
 	snprintf(cls, sizeof(l->held_cls[0]), "s-%s", h->name);
 	legend_add(l, cls, h->label, AREA);
