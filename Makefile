@@ -70,6 +70,7 @@ LIB_OBJS += lib/throughput.o
 LIB_OBJS += lib/netcls.o
 LIB_OBJS += lib/optspec.o
 LIB_OBJS += lib/parse.o
+LIB_OBJS += lib/svg.o
 LIB_OBJS += lib/proc.o
 LIB_OBJS += lib/rand.o
 LIB_OBJS += lib/sql.o
@@ -126,6 +127,7 @@ KIND_OBJS += checkers/bank.o
 KIND_OBJS += checkers/barrier.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
+KIND_OBJS += checkers/idplot.o
 KIND_OBJS += checkers/ids.o
 KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/progress.o
@@ -134,6 +136,7 @@ KIND_OBJS += checkers/syncpoint.o
 KIND_OBJS += checkers/syncpoint_store.o
 KIND_OBJS += checkers/tabledef.o
 KIND_OBJS += checkers/tablediff.o
+KIND_OBJS += checkers/tableshow.o
 KIND_OBJS += checkers/tablepool.o
 KIND_OBJS += checkers/tablerange.o
 KIND_OBJS += checkers/tablerows.o
@@ -187,10 +190,10 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks; the component model on this machine), no cluster: linked with
 # them, without main().
-CORE_UNIT_TESTS = tests/unit/t-holds tests/unit/t-ids tests/unit/t-lifecycle \
-	tests/unit/t-local-suite tests/unit/t-pid tests/unit/t-plan \
-	tests/unit/t-ready tests/unit/t-replica tests/unit/t-tabledef \
-	tests/unit/t-tablerange tests/unit/t-tablerows
+CORE_UNIT_TESTS = tests/unit/t-figure tests/unit/t-holds tests/unit/t-ids \
+	tests/unit/t-lifecycle tests/unit/t-local-suite tests/unit/t-pid \
+	tests/unit/t-plan tests/unit/t-ready tests/unit/t-replica \
+	tests/unit/t-tabledef tests/unit/t-tablerange tests/unit/t-tablerows
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

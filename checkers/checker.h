@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figure.h"
 #include "core/kind.h"
 #include "core/suite.h"
 #include "lib/buf.h"
@@ -80,6 +81,12 @@ struct checker_type {
 	 */
 	int (*run)(const struct check_ctx *ctx, const struct suite_item *it,
 		   struct check_result *r, struct err *e);
+	/*
+	 * MAY: draw on report.html what a failed verdict's details show
+	 * better drawn than printed (core/figure.h); the report asks it
+	 * through checker_drawers().
+	 */
+	figure_draw *draw;
 };
 
 /* The checker kind of item `it`. */
@@ -91,6 +98,10 @@ checker_type_of(const struct suite_item *it)
 
 /* Every checker kind, NULL-terminated. */
 extern const struct checker_type *const checker_types[];
+
+/* Every checker kind that draws, as the reports take them (struct
+ * report_run.drawers): ended by one whose kind is NULL. */
+const struct figure_drawer *checker_drawers(void);
 
 /* The i-th checker kind, NULL past the end. */
 const struct kind *checker_kind(size_t i);

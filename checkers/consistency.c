@@ -127,4 +127,5 @@ const struct checker_type checker_consistency = {
 		  sizeof(struct consistency_opts) },
 	.live = 1,
 	.run = run,
+	.draw = tablediff_draw,
 };

@@ -71,6 +71,7 @@
 #include <string.h>
 
 #include "checkers/checker.h"
+#include "checkers/idplot.h"
 #include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/faultspan.h"
@@ -1920,4 +1921,5 @@ const struct checker_type checker_ids = {
 		  sizeof(struct ids_opts), .check = check },
 	.live = 0,
 	.run = run,
+	.draw = ids_draw,
 };

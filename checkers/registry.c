@@ -1,5 +1,7 @@
 #include "checkers/checker.h"
 
+#include <pthread.h>
+
 extern const struct checker_type checker_bank;
 extern const struct checker_type checker_consistency;
 extern const struct checker_type checker_ids;
@@ -24,4 +26,27 @@ const struct kind *checker_kind(size_t i)
 		if (n == i)
 			return &checker_types[n]->kind;
 	return NULL;
+}
+
+/* Filled once: every kind's drawer, and the end after them. */
+static struct figure_drawer drawers_all[sizeof(checker_types) /
+					sizeof(checker_types[0])];
+static pthread_once_t drawers_once = PTHREAD_ONCE_INIT;
+
+static void fill_drawers(void)
+{
+	size_t k = 0;
+
+	for (size_t n = 0; checker_types[n]; n++)
+		if (checker_types[n]->draw)
+			drawers_all[k++] = (struct figure_drawer){
+				checker_types[n]->kind.name,
+				checker_types[n]->draw };
+	drawers_all[k] = (struct figure_drawer){ NULL, NULL };
+}
+
+const struct figure_drawer *checker_drawers(void)
+{
+	pthread_once(&drawers_once, fill_drawers);
+	return drawers_all;
 }

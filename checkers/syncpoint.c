@@ -235,4 +235,5 @@ const struct checker_type checker_syncpoint = {
 		  sizeof(struct syncpoint_opts) },
 	.live = 1,
 	.run = run,
+	.draw = tablediff_draw,
 };

@@ -19,6 +19,7 @@
  *                          differences and their fix SQL
  *   checkers/tablediff.c   the driver: every table, the details, the
  *                          fix-sql/ files
+ *   checkers/tableshow.c   the rows that differ, drawn on report.html
  *
  * Any check may include this header. Errors: -1 with `e` set (a failed
  * query says which server and statement, as lib/sql.h gives it), unless
@@ -28,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/figure.h"
 #include "lib/buf.h"
 #include "lib/err.h"
 #include "lib/optspec.h"
@@ -403,5 +405,13 @@ struct snapshot_pair {
 int tablediff_compare_at(const struct check_ctx *ctx,
 			 const struct snapshot_pair *at,
 			 struct check_result *r, struct err *e);
+
+/*
+ * The checks' draw (core/figure.h) of what they found: each table's rows
+ * that differ (details.tables[].rows, with its "columns"), both sides'
+ * values, those that differ marked, and each row's fix SQL. "rows" and
+ * "columns" leave the details' text.
+ */
+figure_draw tablediff_draw;
 
 #endif

@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/figure.h"
 #include "lib/clock.h"
 #include "lib/history.h"
+#include "lib/svg.h"
 #include "reports/report.h"
 #include "reports/timeline.h"
 
@@ -58,112 +60,18 @@ static const char *const mark_label[MARK_KINDS] = {
 
 void report_escape_html(struct buf *out, const char *s)
 {
-	for (; s && *s; s++)
-		switch (*s) {
-		case '&':
-			buf_addstr(out, "&amp;", NULL);
-			break;
-		case '<':
-			buf_addstr(out, "&lt;", NULL);
-			break;
-		case '>':
-			buf_addstr(out, "&gt;", NULL);
-			break;
-		case '"':
-			buf_addstr(out, "&quot;", NULL);
-			break;
-		default:
-			buf_addch(out, *s, NULL);
-		}
+	svg_text(out, s);
 }
 
-#define W 900
 #define H 160
-#define LEFT 150		/* lane names, the y axis' label */
-#define RIGHT 30
 
-static double x_of(double sec, int seconds)
+/* A way of holding in the legend, as SVG_AREA, in its class s-NAME. */
+static void legend_held(struct svg_legend *l, const struct fault_holds *h)
 {
-	double x = LEFT + (W - LEFT - RIGHT) * sec /
-		   (seconds > 0 ? seconds : 1);
+	char *cls = l->own_cls[l->n];
 
-	/* A heal at the end of the run comes after its last second. */
-	return x < LEFT ? LEFT : x > W - RIGHT ? W - RIGHT : x;
-}
-
-/* How a legend shows a colour: as the plot draws it. */
-enum swatch { AREA, LINE, DOT };
-
-/* What a legend lists: swatches with their meaning. */
-struct legend {
-	const char *cls[MAX_HOLDS + MARK_KINDS + 2];
-	const char *label[MAX_HOLDS + MARK_KINDS + 2];
-	int shape[MAX_HOLDS + MARK_KINDS + 2];	/* enum swatch */
-	char held_cls[MAX_HOLDS + MARK_KINDS + 2][40];	/* cls[i], "s-down" */
-	size_t n;
-};
-
-static void legend_add(struct legend *l, const char *cls, const char *label,
-		       int shape)
-{
-	l->cls[l->n] = cls;
-	l->label[l->n] = label;
-	l->shape[l->n] = shape;
-	l->n++;
-}
-
-/* A way of holding in the legend, as AREA, in its class s-NAME. */
-static void legend_held(struct legend *l, const struct fault_holds *h)
-{
-	char *cls = l->held_cls[l->n];
-
-	snprintf(cls, sizeof(l->held_cls[0]), "s-%s", h->name);
-	legend_add(l, cls, h->label, AREA);
-}
-
-/*
- * The legend at the top of a plot, in rows as wide as the plot; its
- * height.
- */
-static int legend_svg(struct buf *out, const struct legend *l)
-{
-	int x = 4, y = 4;
-
-	buf_addstr(out, "<g class=\"legend\">\n", NULL);
-	for (size_t i = 0; i < l->n; i++) {
-		int width = 16 + 6 * (int)strlen(l->label[i]) + 14;
-
-		if (x > 4 && x + width > W) {
-			x = 4;
-			y += 16;
-		}
-		if (l->shape[i] == LINE)
-			buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" "
-				   "x2=\"%d\" y2=\"%d\" class=\"%s\"/>", x,
-				   y + 5, x + 12, y + 5, l->cls[i]);
-		else if (l->shape[i] == DOT)
-			buf_printf(out, NULL, "<circle cx=\"%d\" cy=\"%d\" "
-				   "r=\"3\" class=\"%s\"/>", x + 6, y + 5,
-				   l->cls[i]);
-		else
-			buf_printf(out, NULL, "<rect x=\"%d\" y=\"%d\" "
-				   "width=\"12\" height=\"10\" class=\"%s\"/>",
-				   x, y, l->cls[i]);
-		buf_printf(out, NULL, "<text x=\"%d\" y=\"%d\" class=\"tick\">"
-			   "%s</text>\n", x + 16, y + 9, l->label[i]);
-		x += width;
-	}
-	buf_addstr(out, "</g>\n", NULL);
-	return y + 18;
-}
-
-/* ", 1.0s to 3.0s" or ", 3.5s, not healed". */
-static void span(struct buf *out, const struct timeline_window *w)
-{
-	if (w->to >= 0)
-		buf_printf(out, NULL, ", %.1fs to %.1fs", w->from, w->to);
-	else
-		buf_printf(out, NULL, ", %.1fs, not healed", w->from);
+	snprintf(cls, sizeof(l->own_cls[0]), "s-%s", h->name);
+	svg_legend_add(l, cls, h->label, SVG_AREA);
 }
 
 /* "; NOTE" when the window has one. */
@@ -180,32 +88,18 @@ static void shade(struct buf *out, const struct page *p, int bottom)
 {
 	for (size_t i = 0; i < p->t.nw; i++) {
 		const struct timeline_window *w = &p->t.w[i];
-		double a = x_of(w->from, p->seconds);
-		double b = x_of(w->to >= 0 ? w->to : p->t.end, p->seconds);
+		double a = svg_x(w->from, p->seconds);
+		double b = svg_x(w->to >= 0 ? w->to : p->t.end, p->seconds);
 
 		buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"10\" width=\"%.1f\" "
 			   "height=\"%d\" class=\"fault s-%s\"><title>", a,
 			   b - a > 1 ? b - a : 1, bottom - 10,
 			   w->held->name);
 		html(out, w->what);
-		span(out, w);
+		svg_span(out, w->from, w->to);
 		note(out, w);
 		buf_addstr(out, "</title></rect>\n", NULL);
 	}
-}
-
-/* The time axis at `y`, its ticks below; `label` (MAY) at the top. */
-static void axis(struct buf *out, int seconds, int y, const char *label)
-{
-	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		   "class=\"axis\"/>\n", LEFT, y, W - RIGHT, y);
-	for (int s = 0; s <= seconds; s += seconds > 20 ? seconds / 10 : 1)
-		buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" "
-			   "class=\"tick\">%ds</text>\n", x_of(s, seconds),
-			   y + 15, s);
-	if (label)
-		buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">"
-			   "%s</text>\n", label);
 }
 
 /* The value at second `sec` (steps of s->step seconds); latencies in ms,
@@ -222,19 +116,20 @@ static double value(const struct series *s, const json_t *a, int sec,
 /* The legend of a plot: its lines, then what its shading means. */
 static int plot_legend(struct buf *out, const struct page *p, int latency)
 {
-	struct legend l;
+	struct svg_legend l;
 
 	memset(&l, 0, sizeof(l));
-	legend_add(&l, latency ? "p50" : "ops", latency ? "p50" : "ok", LINE);
-	legend_add(&l, latency ? "p99" : "errors",
-		   latency ? "p99" : "errors", LINE);
+	svg_legend_add(&l, latency ? "p50" : "ops", latency ? "p50" : "ok",
+		       SVG_LINE);
+	svg_legend_add(&l, latency ? "p99" : "errors",
+		       latency ? "p99" : "errors", SVG_LINE);
 	for (size_t k = 0; k < p->nholds; k++)
 		for (size_t i = 0; i < p->t.nw; i++)
 			if (p->t.w[i].held == p->holds[k]) {
 				legend_held(&l, p->holds[k]);
 				break;
 			}
-	return legend_svg(out, &l);
+	return svg_legend(out, &l);
 }
 
 static void plot(struct buf *out, const struct page *p,
@@ -252,7 +147,7 @@ static void plot(struct buf *out, const struct page *p,
 	top = plot_legend(&body, p, latency);
 	buf_printf(&body, NULL, "<g transform=\"translate(0,%d)\">\n", top);
 	shade(&body, p, H - 20);
-	axis(&body, p->seconds, H - 20, latency ? "latency ms (p50, p99)"
+	svg_axis(&body, p->seconds, H - 20, latency ? "latency ms (p50, p99)"
 		   : "operations per second (ok, errors)");
 	/* Latency: p50 and p99; throughput: ok and errors. */
 	for (int line = 0; line < 2; line++) {
@@ -266,15 +161,15 @@ static void plot(struct buf *out, const struct page *p,
 			   : line ? "errors" : "ops");
 		for (int sec = 0; sec < p->seconds; sec++)
 			buf_printf(&body, NULL, "%.1f,%.1f ",
-				   x_of(sec + 0.5, p->seconds),
+				   svg_x(sec + 0.5, p->seconds),
 				   (H - 20) - (H - 40) *
 				   value(s, a, sec, latency) / max);
 		buf_addstr(&body, "\"/>\n", NULL);
 	}
 	buf_printf(&body, NULL, "<text x=\"%d\" y=\"24\" class=\"tick\">max "
-		   "%.1f</text>\n</g>\n", W - RIGHT - 80, max);
+		   "%.1f</text>\n</g>\n", SVG_W - SVG_RIGHT - 80, max);
 	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", W,
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", SVG_W,
 		   top + H, buf_str(&body));
 	buf_release(&body);
 }
@@ -286,7 +181,7 @@ static void plot(struct buf *out, const struct page *p,
 static void lane_name(struct buf *out, const char *name, int y)
 {
 	buf_printf(out, NULL, "<text x=\"%d\" y=\"%d\" class=\"lane\" "
-		   "text-anchor=\"end\">", LEFT - 6, y);
+		   "text-anchor=\"end\">", SVG_LEFT - 6, y);
 	if (strlen(name) > 24) {
 		struct buf cut = BUF_INIT;
 
@@ -308,8 +203,8 @@ static void segment_svg(struct buf *out, const struct page *p,
 {
 	const struct timeline_window *w = &p->t.w[s->window];
 	const struct timeline_lane *lane = &p->t.lanes[s->lane];
-	double a = x_of(w->from, p->seconds);
-	double b = x_of(w->to >= 0 ? w->to : p->t.end, p->seconds);
+	double a = svg_x(w->from, p->seconds);
+	double b = svg_x(w->to >= 0 ? w->to : p->t.end, p->seconds);
 
 	buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 		   "height=\"%d\" class=\"seg s-%s\"><title>", a,
@@ -319,14 +214,14 @@ static void segment_svg(struct buf *out, const struct page *p,
 		html(out, lane->name);
 		buf_addstr(out, ": ", NULL);
 		html(out, s->what);
-		span(out, w);
+		svg_span(out, w->from, w->to);
 		buf_addstr(out, " (", NULL);
 		html(out, w->what);
 		note(out, w);
 		buf_addch(out, ')', NULL);
 	} else {
 		html(out, w->what);
-		span(out, w);
+		svg_span(out, w->from, w->to);
 		note(out, w);
 	}
 	buf_addstr(out, "</title></rect>\n", NULL);
@@ -349,13 +244,13 @@ static int lane_svg(struct buf *out, const struct page *p, size_t i, int y)
 			continue;
 		buf_printf(out, NULL, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3\" "
 			   "class=\"%s\"><title>%.3fs ",
-			   x_of(m->at, p->seconds), y + height / 2,
+			   svg_x(m->at, p->seconds), y + height / 2,
 			   mark_class[m->kind], m->at);
 		html(out, m->what);
 		buf_addstr(out, "</title></circle>\n", NULL);
 	}
 	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		   "class=\"lane-sep\"/>\n", LEFT, y + height, W - RIGHT,
+		   "class=\"lane-sep\"/>\n", SVG_LEFT, y + height, SVG_W - SVG_RIGHT,
 		   y + height);
 	return height;
 }
@@ -393,7 +288,7 @@ static size_t group_svg(struct buf *out, const struct page *p, size_t i,
 	}
 	if (left) {
 		buf_printf(out, NULL, "<text x=\"%d\" y=\"%d\" class=\"more\">"
-			   "<title>", LEFT, *y + 12);
+			   "<title>", SVG_LEFT, *y + 12);
 		html(out, buf_str(&names));
 		buf_printf(out, NULL, "%s</title>+%zu more %s, with %zu %s, "
 			   "not drawn</text>\n", cut ? ", ..." : "",
@@ -407,7 +302,7 @@ static size_t group_svg(struct buf *out, const struct page *p, size_t i,
 /* The timeline's legend: the states and marks it shows. */
 static int timeline_legend(struct buf *out, const struct page *p)
 {
-	struct legend l;
+	struct svg_legend l;
 	int marks[MARK_KINDS] = { 0 };
 
 	memset(&l, 0, sizeof(l));
@@ -421,10 +316,12 @@ static int timeline_legend(struct buf *out, const struct page *p)
 			}
 	for (int k = 0; k < MARK_KINDS; k++)
 		if (marks[k])
-			legend_add(&l, mark_class[k], mark_label[k], DOT);
+			svg_legend_add(&l, mark_class[k], mark_label[k],
+				       SVG_DOT);
 	if (!l.n)
-		legend_add(&l, "none", "no fault, owner change or DDL", AREA);
-	return legend_svg(out, &l);
+		svg_legend_add(&l, "none", "no fault, owner change or DDL",
+			       SVG_AREA);
+	return svg_legend(out, &l);
 }
 
 static void timeline_svg(struct buf *out, const struct page *p)
@@ -434,9 +331,9 @@ static void timeline_svg(struct buf *out, const struct page *p)
 
 	for (size_t i = 0; i < p->t.nlanes;)
 		i = group_svg(&body, p, i, &y);
-	axis(&body, p->seconds, y + 4, NULL);
+	svg_axis(&body, p->seconds, y + 4, NULL);
 	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
-		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", W,
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", SVG_W,
 		   y + 26, buf_str(&body));
 	buf_release(&body);
 }
@@ -480,344 +377,61 @@ static void verdicts(struct buf *out, const json_t *results)
 	buf_addstr(out, "</table>\n", NULL);
 }
 
-/* The details as JSON, without the rows diff_rows shows. */
-static char *details_text(const json_t *details)
+/* The drawer of a check kind, NULL when it draws nothing. */
+static figure_draw *drawer_of(const struct report_run *run, const char *kind)
 {
-	json_t *copy = json_deep_copy(details);
-	json_t *tables = json_object_get(copy, "tables");
-	char *text;
-
-	for (size_t i = 0; i < json_array_size(tables); i++) {
-		json_object_del(json_array_get(tables, i), "rows");
-		json_object_del(json_array_get(tables, i), "columns");
-	}
-	text = json_dumps(copy ? copy : details, JSON_INDENT(2) |
-			  JSON_PRESERVE_ORDER);
-	json_decref(copy);
-	return text;
-}
-
-/* A value as a cell; NULL (JSON null) in italics. */
-static void value_cell(struct buf *out, const json_t *v, int differs)
-{
-	buf_addstr(out, differs ? "<td class=\"d\">" : "<td>", NULL);
-	if (json_is_string(v))
-		html(out, json_string_value(v));
-	else
-		buf_addstr(out, "<i>NULL</i>", NULL);
-	buf_addstr(out, "</td>", NULL);
+	for (const struct figure_drawer *d = run->drawers; d && d->kind; d++)
+		if (!strcmp(d->kind, kind))
+			return d->draw;
+	return NULL;
 }
 
 /*
- * The differing rows a consistency check kept (details.tables[].rows:
- * the first 100 of each table): the key, both sides' rows, the values
- * that differ marked, and the SQL that repairs the row downstream.
+ * What the page's timeline read, as the check kinds draw on it
+ * (core/figure.h); its arrays are `fig`'s to free.
  */
-static void diff_rows(struct buf *out, const json_t *details)
+static void figure_of(struct figure *fig, const struct page *p,
+		      const char *history)
 {
-	static const char *const kinds[] = { "missing", "extra", "changed",
-					     NULL };
-	const json_t *tables = json_object_get(details, "tables");
+	struct figure_window *w = xcalloc(p->t.nw + 1, sizeof(*w));
+	struct figure_mark *m = xcalloc(p->t.nm + 1, sizeof(*m));
 
-	for (size_t i = 0; i < json_array_size(tables); i++) {
-		const json_t *t = json_array_get(tables, i);
-		const json_t *cols = json_object_get(t, "columns");
-		const json_t *rows = json_object_get(t, "rows");
-		json_int_t total = 0;
-
-		if (!json_array_size(rows))
-			continue;
-		for (int k = 0; kinds[k]; k++)
-			total += json_integer_value(json_object_get(t,
-								    kinds[k]));
-		buf_addstr(out, "<h4>", NULL);
-		html(out, str(t, "table"));
-		buf_printf(out, NULL, ": %zu of %lld differing rows</h4>\n"
-			   "<table class=\"diff\"><tr><th>key</th><th>"
-			   "difference</th><th>side</th>",
-			   json_array_size(rows), (long long)total);
-		for (size_t c = 0; c < json_array_size(cols); c++) {
-			buf_addstr(out, "<th>", NULL);
-			html(out, json_string_value(json_array_get(cols, c)));
-			buf_addstr(out, "</th>", NULL);
-		}
-		buf_addstr(out, "<th>fix (downstream)</th></tr>\n", NULL);
-		for (size_t r = 0; r < json_array_size(rows); r++) {
-			const json_t *row = json_array_get(rows, r);
-			const json_t *side[2] = { json_object_get(row, "up"),
-						  json_object_get(row, "down") };
-
-			for (int s = 0; s < 2; s++) {
-				buf_addstr(out, "<tr class=\"diff-row\">", NULL);
-				if (!s) {
-					buf_addstr(out, "<td rowspan=\"2\">",
-						   NULL);
-					html(out, str(row, "key"));
-					buf_addstr(out, "</td><td rowspan=\"2\">",
-						   NULL);
-					html(out, str(row, "kind"));
-					buf_addstr(out, "</td>", NULL);
-				}
-				buf_addstr(out, s ? "<td>downstream</td>" :
-					   "<td>upstream</td>", NULL);
-				if (!json_is_array(side[s]))
-					buf_printf(out, NULL, "<td colspan=\"%zu\" "
-						   "class=\"d\"><i>no row</i>"
-						   "</td>", json_array_size(cols));
-				for (size_t c = 0; json_is_array(side[s]) &&
-				     c < json_array_size(cols); c++) {
-					const json_t *v = json_array_get(
-						side[s], c);
-					const json_t *o = json_array_get(
-						side[!s], c);
-
-					value_cell(out, v, !json_is_array(
-						side[!s]) || !json_equal(v, o));
-				}
-				if (!s) {
-					buf_addstr(out, "<td rowspan=\"2\"><code>",
-						   NULL);
-					html(out, str(row, "fix"));
-					buf_addstr(out, "</code></td>", NULL);
-				}
-				buf_addstr(out, "</tr>\n", NULL);
-			}
-		}
-		buf_addstr(out, "</table>\n", NULL);
-	}
-}
-
-/* ---- the ids of a table an ids check failed on, over time ---- */
-
-#define ID_NODES 8		/* servers drawn apart; the rest as one */
-#define ID_BUCKETS 400		/* time buckets: each server's lowest and
-				 * highest id in each */
-#define ID_H 220
-
-struct id_points {
-	const char *table;
-	char nodes[ID_NODES][64];
-	size_t nnodes;
-	/* Per server and bucket: its lowest and highest id; has: any. */
-	int64_t lo[ID_NODES][ID_BUCKETS], hi[ID_NODES][ID_BUCKETS];
-	char has[ID_NODES][ID_BUCKETS];
-	double width;		/* seconds per bucket */
-	int64_t min, max;
-	double last;		/* the last insert's time, seconds */
-};
-
-static int id_point(const struct history_line *l, void *arg)
-{
-	struct id_points *c = arg;
-	double at = (double)l->time / 1e9;
-	size_t n, b;
-
-	if (!l->has_id || strcmp(l->type, "ok") || !l->table ||
-	    strcmp(l->table, c->table) || at < 0)
-		return 0;
-	for (n = 0; n < c->nnodes; n++)
-		if (!strcmp(c->nodes[n], l->node ? l->node : "?"))
-			break;
-	if (n == c->nnodes && n < ID_NODES)
-		snprintf(c->nodes[c->nnodes++], sizeof(c->nodes[0]), "%s",
-			 n + 1 < ID_NODES ? (l->node ? l->node : "?")
-					  : "other servers");
-	if (n == ID_NODES)
-		n = ID_NODES - 1;
-	b = (size_t)(at / c->width);
-	if (b >= ID_BUCKETS)
-		b = ID_BUCKETS - 1;
-	if (!c->has[n][b] || l->id < c->lo[n][b])
-		c->lo[n][b] = l->id;
-	if (!c->has[n][b] || l->id > c->hi[n][b])
-		c->hi[n][b] = l->id;
-	c->has[n][b] = 1;
-	if (c->min > l->id)
-		c->min = l->id;
-	if (c->max < l->id)
-		c->max = l->id;
-	if (at > c->last)
-		c->last = at;
-	return 0;
-}
-
-/* The last insert's time into c->last (a run of unknown length). */
-static int id_last(const struct history_line *l, void *arg)
-{
-	struct id_points *c = arg;
-	double at = (double)l->time / 1e9;
-
-	if (l->has_id && !strcmp(l->type, "ok") && l->table &&
-	    !strcmp(l->table, c->table) && at > c->last)
-		c->last = at;
-	return 0;
-}
-
-static double id_y(const struct id_points *c, double id, int top)
-{
-	double span = c->max > c->min ? (double)(c->max - c->min) : 1;
-
-	return top + 10 + (ID_H - 40) * (1 - (id - (double)c->min) / span);
-}
-
-/* A violating pair: a line from the earlier insert to the later one. */
-static void id_pair(struct buf *out, const struct id_points *c,
-		    const json_t *v, int secs, int top)
-{
-	const json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
-	double ta = json_number_value(json_object_get(a, "complete"));
-	double tb = json_number_value(json_object_get(b, "complete"));
-	json_int_t ia = json_integer_value(json_object_get(a, "id"));
-	json_int_t ib = json_integer_value(json_object_get(b, "id"));
-
-	buf_printf(out, NULL, "<g class=\"viol\"><title>id %lld (", (long long)ib);
-	html(out, str(b, "node"));
-	buf_printf(out, NULL, ", %.3fs) after id %lld (", tb, (long long)ia);
-	html(out, str(a, "node"));
-	buf_printf(out, NULL, ", %.3fs)</title><line x1=\"%.1f\" y1=\"%.1f\" "
-		   "x2=\"%.1f\" y2=\"%.1f\"/><circle cx=\"%.1f\" cy=\"%.1f\" "
-		   "r=\"6\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/></g>\n",
-		   ta, x_of(ta, secs), id_y(c, (double)ia, top), x_of(tb, secs),
-		   id_y(c, (double)ib, top), x_of(ta, secs),
-		   id_y(c, (double)ia, top), x_of(tb, secs),
-		   id_y(c, (double)ib, top));
+	for (size_t i = 0; i < p->t.nw; i++)
+		w[i] = (struct figure_window){ p->t.w[i].from, p->t.w[i].to,
+					       p->t.w[i].held->name,
+					       p->t.w[i].what };
+	for (size_t i = 0; i < p->t.nm; i++)
+		m[i] = (struct figure_mark){ p->t.m[i].at,
+					     mark_class[p->t.m[i].kind],
+					     p->t.m[i].what };
+	*fig = (struct figure){ history, p->seconds, w, p->t.nw, m, p->t.nm };
 }
 
 /*
- * The plot of one table: each server's ids over time (its lowest and
- * highest in each of ID_BUCKETS slices of the run), the pairs the check
- * found out of order joined and circled, the faults' windows shaded.
+ * Each item that failed: its message, what its check kind draws of its
+ * details, and the rest of them as JSON.
  */
-static void id_plot(struct buf *out, const struct page *p,
-		    const char *history, const char *table,
-		    const json_t *first)
-{
-	static const char *const node_class[ID_NODES] = {
-		"n0", "n1", "n2", "n3", "n4", "n5", "n6", "n7",
-	};
-	struct id_points *c = xcalloc(1, sizeof(*c));
-	struct legend l;
-	struct buf body = BUF_INIT;
-	int secs, top;
-
-	memset(&l, 0, sizeof(l));
-	c->table = table;
-	c->min = INT64_MAX;
-	c->max = INT64_MIN;
-	/* The run's length; for a stored history without it, read first. */
-	if (p->seconds <= 0)
-		history_read(history, 0, id_last, c, NULL, NULL);
-	secs = p->seconds > 0 ? p->seconds : (int)c->last + 1;
-	c->width = (double)secs / ID_BUCKETS;
-	history_read(history, 0, id_point, c, NULL, NULL);
-	if (!c->nnodes) {
-		free(c);
-		return;
-	}
-	for (size_t n = 0; n < c->nnodes; n++)
-		legend_add(&l, node_class[n], c->nodes[n], DOT);
-	legend_add(&l, "viol", "out of order", LINE);
-	legend_add(&l, "at-instant", "instant fault", LINE);
-	legend_add(&l, "at-owner", "owner change", LINE);
-	top = legend_svg(&body, &l);
-	for (size_t i = 0; i < p->t.nw; i++) {
-		const struct timeline_window *w = &p->t.w[i];
-		double a = x_of(w->from, secs);
-		double b = x_of(w->to >= 0 ? w->to : secs, secs);
-
-		buf_printf(&body, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\""
-			   " height=\"%d\" class=\"fault s-%s\"><title>", a,
-			   top, b - a > 1 ? b - a : 1, ID_H - 30,
-			   w->held->name);
-		html(&body, w->what);
-		span(&body, w);
-		buf_addstr(&body, "</title></rect>\n", NULL);
-	}
-	/* Instant faults and owner changes: a line across the plot. */
-	for (size_t i = 0; i < p->t.nm; i++) {
-		const struct timeline_mark *m = &p->t.m[i];
-		double x = x_of(m->at, secs);
-
-		if (m->kind != MARK_FAULT && m->kind != MARK_OWNER)
-			continue;
-		buf_printf(&body, NULL, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" "
-			   "y2=\"%d\" class=\"at-%s\"><title>%.3fs ", x, top, x,
-			   top + ID_H - 20, mark_class[m->kind], m->at);
-		html(&body, m->what);
-		buf_addstr(&body, "</title></line>\n", NULL);
-	}
-	buf_printf(&body, NULL, "<g transform=\"translate(0,%d)\">\n", top);
-	axis(&body, secs, ID_H - 20, NULL);
-	buf_printf(&body, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">id "
-		   "%lld</text><text x=\"4\" y=\"%d\" class=\"tick\">id %lld"
-		   "</text>\n</g>\n", (long long)c->max, ID_H - 34,
-		   (long long)c->min);
-	for (size_t n = 0; n < c->nnodes; n++)
-		for (size_t b = 0; b < ID_BUCKETS; b++) {
-			double x = x_of((b + 0.5) * c->width, secs);
-
-			if (!c->has[n][b])
-				continue;
-			buf_printf(&body, NULL, "<circle cx=\"%.1f\" cy=\"%.1f\" "
-				   "r=\"2\" class=\"%s\"/>", x,
-				   id_y(c, (double)c->lo[n][b], top),
-				   node_class[n]);
-			if (c->hi[n][b] != c->lo[n][b])
-				buf_printf(&body, NULL, "<circle cx=\"%.1f\" "
-					   "cy=\"%.1f\" r=\"2\" class=\"%s\"/>",
-					   x, id_y(c, (double)c->hi[n][b], top),
-					   node_class[n]);
-		}
-	buf_addch(&body, '\n', NULL);
-	for (size_t i = 0; i < json_array_size(first); i++)
-		if (!strcmp(str(json_array_get(first, i), "table"), table))
-			id_pair(&body, c, json_array_get(first, i), secs, top);
-	buf_addstr(out, "<h4>", NULL);
-	html(out, table);
-	buf_printf(out, NULL, ": ids over time, per server</h4>\n<svg xmlns="
-		   "\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		   "role=\"img\" class=\"idsplot\">\n%s</svg>\n", W,
-		   top + ID_H, buf_str(&body));
-	buf_release(&body);
-	free(c);
-}
-
-/* Each table an ids check found out of order in, at most four. */
-static void id_plots(struct buf *out, const struct page *p,
-		     const char *history, const json_t *details)
-{
-	const json_t *first = json_object_get(details, "first");
-	const char *done[4];
-	size_t ndone = 0;
-
-	for (size_t i = 0; i < json_array_size(first) && ndone < 4; i++) {
-		const char *t = str(json_array_get(first, i), "table");
-		size_t k;
-
-		for (k = 0; k < ndone && strcmp(done[k], t); k++)
-			;
-		if (k < ndone || !*t)
-			continue;
-		done[ndone++] = t;
-		id_plot(out, p, history, t, first);
-	}
-}
-
 static void failures(struct buf *out, const struct page *p,
-		     const char *history, const json_t *results)
+		     const struct report_run *run, const char *history)
 {
 	static const char *const sections[] = {
 		"workloads", "faults", "checks", NULL,
 	};
+	struct figure fig;
 	int any = 0;
 
+	figure_of(&fig, p, history);
 	for (int s = 0; sections[s]; s++) {
-		const json_t *items = json_object_get(results, sections[s]);
+		const json_t *items = json_object_get(run->results,
+						      sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
+			const json_t *details = json_object_get(it, "details");
 			const char *v = str(it, "verdict");
-			char *details;
+			figure_draw *draw = NULL;
+			json_t *rest;
+			char *text;
 
 			if (strcmp(v, "fail") && strcmp(v, "unknown") &&
 			    strcmp(v, "error"))
@@ -829,19 +443,26 @@ static void failures(struct buf *out, const struct page *p,
 			buf_addstr(out, "</h3>\n<p>", NULL);
 			html(out, str(it, "message"));
 			buf_addstr(out, "</p>\n", NULL);
-			diff_rows(out, json_object_get(it, "details"));
-			if (!strcmp(str(it, "kind"), "ids"))
-				id_plots(out, p, history,
-					 json_object_get(it, "details"));
-			details = details_text(json_object_get(it, "details"));
-			if (details && strcmp(details, "{}")) {
+			/* Only checks draw: a workload may share a kind's
+			 * name ("bank"). */
+			if (!strcmp(sections[s], "checks"))
+				draw = drawer_of(run, str(it, "kind"));
+			rest = json_deep_copy(details);
+			if (draw && rest)
+				draw(&fig, details, rest, out);
+			text = json_dumps(rest ? rest : details, JSON_INDENT(2) |
+					  JSON_PRESERVE_ORDER);
+			if (text && strcmp(text, "{}")) {
 				buf_addstr(out, "<pre>", NULL);
-				html(out, details);
+				html(out, text);
 				buf_addstr(out, "</pre>\n", NULL);
 			}
-			free(details);
+			free(text);
+			json_decref(rest);
 		}
 	}
+	free((void *)fig.w);
+	free((void *)fig.m);
 }
 
 static void links(struct buf *out)
@@ -1021,7 +642,7 @@ static int build(const struct report_run *run, struct buf *out,
 		plot(out, &p, &p.s[i], 0);
 		plot(out, &p, &p.s[i], 1);
 	}
-	failures(out, &p, path, results);
+	failures(out, &p, run, path);
 	links(out);
 	buf_addstr(out, "</body></html>\n", e);
 	free(p.s);

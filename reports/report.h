@@ -20,6 +20,7 @@
 #include "lib/err.h"
 
 struct fault_holds;
+struct figure_drawer;
 
 /* What a report is built from. */
 struct report_run {
@@ -31,6 +32,12 @@ struct report_run {
 	 * hands every kind's (faults/fault.h, fault_holds_all).
 	 */
 	const struct fault_holds *const *holds;
+	/*
+	 * MAY: the check kinds that draw their part of report.html
+	 * (core/figure.h), ended by one whose kind is NULL; the runner
+	 * hands every kind's (checkers/checker.h, checker_drawers).
+	 */
+	const struct figure_drawer *drawers;
 };
 
 struct report_type {

@@ -6,7 +6,6 @@
 
 #include "clusters/cluster.h"
 #include "core/suite.h"
-#include "faults/fault.h"
 #include "lib/http.h"
 #include "lib/log.h"
 #include "lib/sql.h"
@@ -89,8 +88,7 @@ static int update_results(const char *dir, const struct suite *s,
 	snprintf(path, sizeof(path), "%s/results.json", dir);
 	rc = !text || buf_addstr(&out, text, e) || buf_addch(&out, '\n', e) ||
 	     buf_write_file(&out, path, 0644, e) ||
-	     reports_write(&(struct report_run){ doc, dir,
-					     fault_holds_all() }, e) ||
+	     kinds_reports_write(doc, dir, e) ||
 	     report_tap_sections(doc, checks_only, &tap, e);
 	free(text);
 	if (!rc) {

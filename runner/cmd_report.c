@@ -1,8 +1,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "faults/fault.h"
 #include "reports/report.h"
+#include "runner/kinds.h"
 #include "runner/runner.h"
 
 /* Rebuild every report of a run from its results.json; the TAP stream
@@ -42,8 +42,7 @@ int cmd_report(int argc, char **argv)
 	    (results_recount(results, argv[1], &e) ||
 	     results_save(results, argv[1], &e)))
 		die_err(&e);
-	if (reports_write(&(struct report_run){ results, argv[1],
-					     fault_holds_all() }, &e) ||
+	if (kinds_reports_write(results, argv[1], &e) ||
 	    report_tap_sections(results, sections, &tap, &e))
 		die_err(&e);
 	fputs(buf_str(&tap), stdout);

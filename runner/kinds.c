@@ -6,6 +6,7 @@
 #include "checkers/checker.h"
 #include "clusters/cluster.h"
 #include "faults/fault.h"
+#include "reports/report.h"
 #include "workloads/workload.h"
 
 /* The i-th cluster kind's name, from clusters/registry.c. */
@@ -33,3 +34,14 @@ const struct suite_kinds tichaos_kinds = {
 	.cluster_kind = cluster_kind_name,
 	.cluster_section = cluster_section,
 };
+
+int kinds_reports_write(const json_t *results, const char *dir,
+			struct err *e)
+{
+	return reports_write(&(struct report_run){
+		.results = results,
+		.run_dir = dir,
+		.holds = fault_holds_all(),
+		.drawers = checker_drawers(),
+	}, e);
+}

@@ -4,6 +4,7 @@
  * then every report from it.
  */
 #include "faults/fault.h"
+#include "runner/kinds.h"
 #include "runner/run_state.h"
 
 #include <ftw.h>
@@ -308,8 +309,7 @@ int run_finish(struct state *st, const char *skip,
 	/* An error already recorded (an interrupted start) must not stop
 	 * the reports of what was done: they get an error of their own. */
 	rc = results_save(r, st->dir, &re) ||
-	     reports_write(&(struct report_run){ r, st->dir,
-					     fault_holds_all() }, &re) ||
+	     kinds_reports_write(r, st->dir, &re) ||
 	     report_tap_sections(r, tap_sections, &tap, &re);
 	if (rc)
 		err_set(e, re.class ? re.class : ERR_INFRA, "%s", re.msg);

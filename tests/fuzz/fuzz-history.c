@@ -132,7 +132,8 @@ int fuzz_history(const uint8_t *data, size_t size)
 		fuzz_fail("the harness's results.json does not parse");
 	json_object_set_new(results, "checks", items);
 	html_report()->build(&(struct report_run){ results, ctx.run_dir,
-				     fault_holds_all() }, &html, &e);
+				     fault_holds_all(), checker_drawers() },
+			     &html, &e);
 	json_decref(results);
 	buf_release(&html);
 	checks_release(s, res);

@@ -1,0 +1,56 @@
+#ifndef TICHAOS_SVG_H
+#define TICHAOS_SVG_H
+
+/*
+ * The pieces report.html's plots share, for the report and for any kind
+ * that draws its own part of it (core/figure.h): the plots' width and
+ * margins, the x of a second of the run, a legend above a plot, the time
+ * axis, and text escaped for HTML and SVG. The classes named here are the
+ * page's stylesheet's (reports/html.c).
+ */
+
+#include <stddef.h>
+
+#include "buf.h"
+
+#define SVG_W 900		/* every plot's width */
+#define SVG_LEFT 150		/* lane names, the y axis' label */
+#define SVG_RIGHT 30
+
+/* The x of second `sec` of a run `seconds` long, within the margins. */
+double svg_x(double sec, int seconds);
+
+/* `s` as HTML or SVG text or attribute value (&, <, >, " escaped). */
+void svg_text(struct buf *out, const char *s);
+
+/* How a legend shows a colour: as the plot draws it. */
+enum svg_swatch { SVG_AREA, SVG_LINE, SVG_DOT };
+
+#define SVG_LEGEND_MAX 48
+
+/* What a legend lists: swatches with their meaning. */
+struct svg_legend {
+	const char *cls[SVG_LEGEND_MAX];
+	const char *label[SVG_LEGEND_MAX];
+	int shape[SVG_LEGEND_MAX];	/* enum svg_swatch */
+	/* MAY: the i-th entry's class, built by the caller (cls[i]). */
+	char own_cls[SVG_LEGEND_MAX][40];
+	size_t n;
+};
+
+/* Add a swatch of class `cls` meaning `label` (both kept, not copied);
+ * one past SVG_LEGEND_MAX is left out. */
+void svg_legend_add(struct svg_legend *l, const char *cls, const char *label,
+		    int shape);
+
+/* The legend at the top of a plot, in rows as wide as the plot; its
+ * height. */
+int svg_legend(struct buf *out, const struct svg_legend *l);
+
+/* ", 1.0s to 3.0s" or, when `to` < 0, ", 3.5s, not healed". */
+void svg_span(struct buf *out, double from, double to);
+
+/* The time axis at `y`, its ticks below; `label` (MAY) at the top. */
+void svg_axis(struct buf *out, int seconds, int y, const char *label);
+
+#endif
