@@ -195,7 +195,10 @@ static json_t *results_json(struct state *st, const char *skip,
 						  sizeof(d)),
 		      "duration_ns", (json_int_t)st->plan.duration_ns,
 		      "started", started, "cluster",
-		      o->cluster ? o->cluster : "local", "run_dir", st->dir);
+		      /* Without --cluster: the kind the cluster layer
+		       * opens then. */
+		      o->cluster ? o->cluster : cluster_kind(NULL),
+		      "run_dir", st->dir);
 	if (o->replay_of)
 		json_object_set_new(r, "replay_of", json_string(o->replay_of));
 	if (skip) {
