@@ -115,6 +115,7 @@ KIND_OBJS += reports/timeline.o
 KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/clock.o
 KIND_OBJS += faults/fault.o
+KIND_OBJS += faults/hog.o
 KIND_OBJS += faults/kill.o
 KIND_OBJS += faults/netem.o
 KIND_OBJS += faults/partition.o

@@ -4,6 +4,7 @@
 
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
+extern const struct fault_type fault_hog;
 extern const struct fault_type fault_kill;
 extern const struct fault_type fault_netem;
 extern const struct fault_type fault_partition;
@@ -23,6 +24,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_partition,
 	&fault_netem,
 	&fault_region,
+	&fault_hog,
 	NULL,
 };
 
