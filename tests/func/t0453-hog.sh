@@ -35,6 +35,22 @@ hogs() {
 	sed -n 's/.*"hogs":\[\([0-9,]*\)\].*/\1/p' | tr , '\n'
 }
 
+# hogging NAME SIGNAL: run suite NAME (20 s, down-0 starved from 1 s for
+# 15 s by one hog) in the background; once its hog spins, send the run
+# SIGNAL and wait for it: its exit code in $code, its hog's pid in $h.
+hogging() {
+	suite "$1" 20s 15s 1 &&
+	"$TICHAOS" run "$1.yaml" --cluster "$T" --out "$TRASH/$1" >tap 2>err &
+	run=$! &&
+	test_track_pid $run &&
+	wait_for_condition 30 "nemesis_value $TRASH/$1/history.jsonl hog | grep -q hogs" &&
+	h=$(hogs "$1") &&
+	test_track_pid $h &&
+	alive $h &&
+	kill -"$2" $run &&
+	{ wait $run; code=$?; }
+}
+
 # cpus PID: the CPUs PID may run on, as taskset lists them.
 cpus() {
 	taskset -pc "$1" | sed -e 's/.*: //'
@@ -94,15 +110,7 @@ test_expect_success 'report.html draws down-0 starved of CPU' '
 '
 
 test_expect_success '^C while the hogs spin: the heal kills them, recorded, exit 4' '
-	suite int 20s 15s 1 &&
-	"$TICHAOS" run int.yaml --cluster "$T" --out "$TRASH/int" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/int/history.jsonl hog | grep -q hogs" &&
-	h=$(hogs int) &&
-	alive $h &&
-	kill -INT $run &&
-	{ wait $run; code=$?; } &&
+	hogging int INT &&
 	test "$code" = 4 &&
 	! alive $h &&
 	test ! -e /run/tichaos/hogs/$h &&
@@ -110,14 +118,7 @@ test_expect_success '^C while the hogs spin: the heal kills them, recorded, exit
 '
 
 test_expect_success 'SIGKILL while the hogs spin: the next run kills them and says so' '
-	suite killed 20s 15s 1 &&
-	"$TICHAOS" run killed.yaml --cluster "$T" --out "$TRASH/killed" >tap 2>err &
-	run=$! &&
-	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/killed/history.jsonl hog | grep -q hogs" &&
-	h=$(hogs killed) &&
-	kill -9 $run &&
-	{ wait $run; code=$?; } &&
+	hogging killed KILL &&
 	test "$code" = 137 &&
 	alive $h &&
 	test -f /run/tichaos/hogs/$h &&
