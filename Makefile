@@ -125,9 +125,13 @@ KIND_OBJS += faults/region.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
 KIND_OBJS += checkers/bank.o
+KIND_OBJS += checkers/bankdiff.o
+KIND_OBJS += checkers/bankfit.o
+KIND_OBJS += checkers/bankops.o
 KIND_OBJS += checkers/barrier.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
+KIND_OBJS += checkers/faultwindow.o
 KIND_OBJS += checkers/idplot.o
 KIND_OBJS += checkers/ids.o
 KIND_OBJS += checkers/logscan.o
@@ -191,10 +195,12 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks; the component model on this machine), no cluster: linked with
 # them, without main().
-CORE_UNIT_TESTS = tests/unit/t-figure tests/unit/t-holds tests/unit/t-ids \
-	tests/unit/t-lifecycle tests/unit/t-local-suite tests/unit/t-pid \
-	tests/unit/t-plan tests/unit/t-ready tests/unit/t-replica \
-	tests/unit/t-tabledef tests/unit/t-tablerange tests/unit/t-tablerows
+CORE_UNIT_TESTS = tests/unit/t-bankdiff tests/unit/t-bankfit \
+	tests/unit/t-bankops tests/unit/t-faultwindow tests/unit/t-figure \
+	tests/unit/t-holds tests/unit/t-ids tests/unit/t-lifecycle \
+	tests/unit/t-local-suite tests/unit/t-pid tests/unit/t-plan \
+	tests/unit/t-ready tests/unit/t-replica tests/unit/t-tabledef \
+	tests/unit/t-tablerange tests/unit/t-tablerows
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
