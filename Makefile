@@ -126,7 +126,12 @@ KIND_OBJS += checkers/bank.o
 KIND_OBJS += checkers/barrier.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
+KIND_OBJS += checkers/idevents.o
+KIND_OBJS += checkers/idjudge.o
 KIND_OBJS += checkers/ids.o
+KIND_OBJS += checkers/idset.o
+KIND_OBJS += checkers/idverdict.o
+KIND_OBJS += checkers/idwindow.o
 KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
@@ -187,7 +192,9 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
 # hooks; the component model on this machine), no cluster: linked with
 # them, without main().
-CORE_UNIT_TESTS = tests/unit/t-holds tests/unit/t-ids tests/unit/t-lifecycle \
+CORE_UNIT_TESTS = tests/unit/t-holds tests/unit/t-idevents \
+	tests/unit/t-idjudge tests/unit/t-ids tests/unit/t-idset \
+	tests/unit/t-idverdict tests/unit/t-idwindow tests/unit/t-lifecycle \
 	tests/unit/t-local-suite tests/unit/t-pid tests/unit/t-plan \
 	tests/unit/t-ready tests/unit/t-replica tests/unit/t-tabledef \
 	tests/unit/t-tablerange tests/unit/t-tablerows
