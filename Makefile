@@ -132,8 +132,13 @@ KIND_OBJS += checkers/barrier.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
 KIND_OBJS += checkers/faultwindow.o
+KIND_OBJS += checkers/idevents.o
+KIND_OBJS += checkers/idjudge.o
 KIND_OBJS += checkers/idplot.o
 KIND_OBJS += checkers/ids.o
+KIND_OBJS += checkers/idset.o
+KIND_OBJS += checkers/idverdict.o
+KIND_OBJS += checkers/idwindow.o
 KIND_OBJS += checkers/logscan.o
 KIND_OBJS += checkers/progress.o
 KIND_OBJS += checkers/registry.o
@@ -197,10 +202,12 @@ tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 # them, without main().
 CORE_UNIT_TESTS = tests/unit/t-bankdiff tests/unit/t-bankfit \
 	tests/unit/t-bankops tests/unit/t-faultwindow tests/unit/t-figure \
-	tests/unit/t-holds tests/unit/t-ids tests/unit/t-lifecycle \
-	tests/unit/t-local-suite tests/unit/t-pid tests/unit/t-plan \
-	tests/unit/t-ready tests/unit/t-replica tests/unit/t-tabledef \
-	tests/unit/t-tablerange tests/unit/t-tablerows
+	tests/unit/t-holds tests/unit/t-idevents tests/unit/t-idjudge \
+	tests/unit/t-ids tests/unit/t-idset tests/unit/t-idverdict \
+	tests/unit/t-idwindow tests/unit/t-lifecycle tests/unit/t-local-suite \
+	tests/unit/t-pid tests/unit/t-plan tests/unit/t-ready \
+	tests/unit/t-replica tests/unit/t-tabledef tests/unit/t-tablerange \
+	tests/unit/t-tablerows
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

@@ -235,6 +235,36 @@ static long long dint(json_t *v, const char *path)
 	return json_is_integer(v) ? (long long)json_integer_value(v) : -1;
 }
 
+/*
+ * Judge h as the run in t: with the suite of `options` (NULL: the one
+ * written before), the history written in order (flush_ns 0) or as the
+ * flusher writes it (write_flushed), into r and *d (the caller releases
+ * both, judged_release). -1 with `n` tests skipped and h released when
+ * it cannot be written.
+ */
+static int judge_made(struct tmpdir *t, struct made *h, const char *options,
+		      long long flush_ns, int held, int n,
+		      struct check_result *r, json_t **d)
+{
+	if ((options && write_suite(t, options)) ||
+	    (flush_ns ? write_flushed(h, tmpdir_path(t, "history.jsonl"),
+				      flush_ns, held)
+		      : write_in_order(h, tmpdir_path(t, "history.jsonl"))) ||
+	    judge_dir(t->dir, r)) {
+		skip(n, "cannot write the history");
+		made_release(h);
+		return -1;
+	}
+	*d = details(r);
+	return 0;
+}
+
+static void judged_release(struct check_result *r, json_t *d)
+{
+	json_decref(d);
+	check_result_release(r);
+}
+
 /* ---- the reorder window ------------------------------------------------ */
 
 /*
@@ -286,35 +316,22 @@ static void test_window(struct tmpdir *t)
 	window_history(&h);
 	/* Flushed every 50 us: each slot's lines behind the others' by up
 	 * to 150 lines, within the window. */
-	if (write_suite(t, "") ||
-	    write_flushed(&h, tmpdir_path(t, "history.jsonl"), 50000, -1) ||
-	    judge_dir(t->dir, &r)) {
-		skip(14, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, "", 50000, -1, 14, &r, &d))
 		return;
-	}
 	expect_window_verdict(&r, "within the window");
-	d = details(&r);
 	is_str(dstr(d, "reread"), "(none)", "within the window: read once");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 
 	/* Process 2 stalled until the others were all written: its first
 	 * line, at 1.000s, comes after the window let out later ones; the
 	 * whole file is read again, the verdict the same. */
-	if (write_flushed(&h, tmpdir_path(t, "history.jsonl"), 50000, 2) ||
-	    judge_dir(t->dir, &r)) {
-		skip(7, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, NULL, 50000, 2, 7, &r, &d))
 		return;
-	}
 	expect_window_verdict(&r, "beyond the window");
-	d = details(&r);
 	is_str(dstr(d, "reread"), "history.jsonl:90002: the line at 1.000s "
 	       "came after the reorder window had let out a later one",
 	       "beyond the window: read again, saying why");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 }
 
@@ -339,14 +356,8 @@ static void test_other_table(struct tmpdir *t)
 	add_line(&h, 4, T0 + 41000000, "{\"time\":%lld,\"process\":4,"
 		 "\"type\":\"ok\",\"f\":\"insert\",\"table\":\"test.t\","
 		 "\"id\":40001}", T0 + 41000000);
-	if (write_suite(t, "") ||
-	    write_flushed(&h, tmpdir_path(t, "history.jsonl"), 50000, -1) ||
-	    judge_dir(t->dir, &r)) {
-		skip(3, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, "", 50000, -1, 3, &r, &d))
 		return;
-	}
-	d = details(&r);
 	is_str(r.message, "1 table, 40001 inserts: ids unique and "
 	       "increasing", "ok on another table: judged on it");
 	is_str(r.numbers, "inserts=40001 violations=0 duplicates=0",
@@ -354,8 +365,7 @@ static void test_other_table(struct tmpdir *t)
 	is_str(dstr(d, "reread"), "history.jsonl:80002: the line at 1.041s "
 	       "is an ok insert on another table than its invoke's",
 	       "ok on another table: read again, saying why");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 }
 
@@ -377,14 +387,8 @@ static void test_own_order(struct tmpdir *t)
 			       2000 + late), late++;
 		else
 			op(&h, i, i + 1);
-	if (write_suite(t, "") ||
-	    write_in_order(&h, tmpdir_path(t, "history.jsonl")) ||
-	    judge_dir(t->dir, &r)) {
-		skip(3, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, "", 0, -1, 3, &r, &d))
 		return;
-	}
-	d = details(&r);
 	is_str(r.message, "1 table, 1000 inserts: ids unique and increasing",
 	       "own order: pass");
 	is_str(r.numbers, "inserts=1000 violations=0 duplicates=0",
@@ -392,8 +396,7 @@ static void test_own_order(struct tmpdir *t)
 	is_str(dstr(d, "reread"), "history.jsonl:873: the line at 1.000s is "
 	       "out of its process's time order", "own order: read again, "
 	       "saying why");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 }
 
@@ -406,23 +409,19 @@ static void test_tie(struct tmpdir *t)
 {
 	struct made h = { 0 };
 	struct check_result r;
+	json_t *d;
 
 	insert(&h, 0, "test.t", "test.t", T0, T0 + 2000, 5);
 	insert(&h, 1, "test.t", "test.t", T0 + 1000, T0 + 1500, 5);
 	insert(&h, 2, "test.t", "test.t", T0 + 3000, T0 + 3500, 3);
-	if (write_suite(t, "") ||
-	    write_in_order(&h, tmpdir_path(t, "history.jsonl")) ||
-	    judge_dir(t->dir, &r)) {
-		skip(2, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, "", 0, -1, 2, &r, &d))
 		return;
-	}
 	is_str(r.message, "test.t: id 3 (tidb-0, invoked 1.000s) after id 5 "
 	       "(tidb-1, done 1.000s); no fault or owner change between",
 	       "a tie for the largest id: the first completed is A");
 	is_str(r.numbers, "inserts=3 violations=1 duplicates=1",
 	       "a tie: numbers");
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 }
 
@@ -455,14 +454,8 @@ static void test_dense(struct tmpdir *t)
 	json_t *d;
 
 	dense_history(&h);
-	if (write_suite(t, "") ||
-	    write_in_order(&h, tmpdir_path(t, "history.jsonl")) ||
-	    judge_dir(t->dir, &r)) {
-		skip(7, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, "", 0, -1, 7, &r, &d))
 		return;
-	}
-	d = details(&r);
 	is_str(r.message, "test.t: id 11 (tidb-1, invoked 1.000s) after id "
 	       "15 (tidb-0, done 1.000s); no fault or owner change between",
 	       "dense: the first violation");
@@ -476,18 +469,12 @@ static void test_dense(struct tmpdir *t)
 	       "dense: max_report duplicates listed");
 	is_int(dint(d, "duplicate_ids.0.id"), 7, "dense: the smallest first");
 	is_int(dint(d, "duplicate_ids.19.id"), 191, "dense: up to 191");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 
 	/* Without monotonic, the duplicates speak: id 7, 15 times, 10 of
 	 * its inserts listed by completion. */
-	if (write_suite(t, "    monotonic: false\n") ||
-	    judge_dir(t->dir, &r)) {
-		skip(6, "cannot write the suite");
-		made_release(&h);
+	if (judge_made(t, &h, "    monotonic: false\n", 0, -1, 6, &r, &d))
 		return;
-	}
-	d = details(&r);
 	is_str(r.message, "test.t: id 7 returned 15 times: tidb-0 (done "
 	       "1.000s), tidb-0 (done 1.150s), tidb-0 (done 1.150s) and 12 "
 	       "more", "dense: the first duplicate, 15 times");
@@ -503,8 +490,7 @@ static void test_dense(struct tmpdir *t)
 	is_int(dint(d, "duplicate_ids.1.count") * 1000 +
 	       dint(d, "duplicate_ids.1.id"), 2LL * 1000 + 11,
 	       "dense: then id 11, twice");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 }
 
@@ -526,14 +512,8 @@ static void test_sparse(struct tmpdir *t)
 	for (long long i = 0; i < 50000; i++)
 		op(&h, i, i == 40000 ? sparse(1) : i == 45000 ? sparse(30000)
 		   : sparse(i + 1));
-	if (write_suite(t, "") ||
-	    write_in_order(&h, tmpdir_path(t, "history.jsonl")) ||
-	    judge_dir(t->dir, &r)) {
-		skip(4, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, "", 0, -1, 4, &r, &d))
 		return;
-	}
-	d = details(&r);
 	is_str(r.message, "test.t: id -9223372036854775808 (tidb-0, invoked "
 	       "1.040s) after id -8519702187264180224 (tidb-1, done "
 	       "1.039s); no fault or owner change between",
@@ -544,21 +524,15 @@ static void test_sparse(struct tmpdir *t)
 	   dint(d, "duplicate_ids.0.count") == 2, "sparse: INT64_MIN twice");
 	is_int(dint(d, "duplicate_ids.1.id"), sparse(30000),
 	       "sparse: and the id of op 29999");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 
 	/* Dense ids, then one far off (2^62): the set turns into a hash
 	 * set, and a duplicate of an id from before is still found. */
 	for (long long i = 0; i < 20000; i++)
 		op(&h, i, i == 10000 ? 1LL << 62 : i == 15000 ? 5 : i + 1);
-	if (write_in_order(&h, tmpdir_path(t, "history.jsonl")) ||
-	    judge_dir(t->dir, &r)) {
-		skip(3, "cannot write the history");
-		made_release(&h);
+	if (judge_made(t, &h, NULL, 0, -1, 3, &r, &d))
 		return;
-	}
-	d = details(&r);
 	is_str(r.message, "test.t: id 10002 (tidb-1, invoked 1.010s) after "
 	       "id 4611686018427387904 (tidb-0, done 1.010s); no fault or "
 	       "owner change between", "dense then far: the first violation");
@@ -568,8 +542,7 @@ static void test_sparse(struct tmpdir *t)
 	is_int(dint(d, "duplicate_ids.0.id") * 10 +
 	       dint(d, "duplicate_ids.0.count"), 52, "dense then far: id 5, "
 	       "twice");
-	json_decref(d);
-	check_result_release(&r);
+	judged_release(&r, d);
 	made_release(&h);
 }
 
