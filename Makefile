@@ -124,6 +124,7 @@ KIND_OBJS += faults/registry.o
 KIND_OBJS += faults/region.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
+KIND_OBJS += faults/trigger.o
 KIND_OBJS += checkers/bank.o
 KIND_OBJS += checkers/bankdiff.o
 KIND_OBJS += checkers/bankfit.o
@@ -207,7 +208,7 @@ CORE_UNIT_TESTS = tests/unit/t-bankdiff tests/unit/t-bankfit \
 	tests/unit/t-idwindow tests/unit/t-lifecycle tests/unit/t-local-suite \
 	tests/unit/t-pid tests/unit/t-plan tests/unit/t-ready \
 	tests/unit/t-replica tests/unit/t-tabledef tests/unit/t-tablerange \
-	tests/unit/t-tablerows
+	tests/unit/t-tablerows tests/unit/t-trigger
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

@@ -35,6 +35,7 @@ int plan_add(struct plan *p, const struct plan_event *ev, struct err *e)
 	slot->op = dup_or_null(ev->op);
 	slot->table = dup_or_null(ev->table);
 	slot->with = dup_or_null(ev->with);
+	slot->on = dup_or_null(ev->on);
 	return 0;
 }
 
@@ -136,6 +137,10 @@ int plan_json(const struct plan *p, const struct suite *s, struct buf *out,
 					(long long)ev->heal_at_ns);
 		rc = rc || buf_addstr(out, "\"kind\": ", e) ||
 		     json_quote(out, kind, e);
+		/* A triggered fault: at_ns arms it. */
+		if (!rc && ev->on)
+			rc = buf_addstr(out, ", \"on\": ", e) ||
+			     json_quote(out, ev->on, e);
 		if (!rc && ev->op)
 			rc = buf_addstr(out, ", \"op\": ", e) ||
 			     json_quote(out, ev->op, e);
@@ -158,6 +163,7 @@ void plan_release(struct plan *p)
 		free(p->events[i].op);
 		free(p->events[i].table);
 		free(p->events[i].with);
+		free(p->events[i].on);
 	}
 	free(p->events);
 	p->events = NULL;

@@ -33,6 +33,9 @@ struct plan_event {
 				 * exact */
 	int64_t heal_at_ns;	/* MAY: when a fault's heal is due (0:
 				 * none planned) */
+	/* MAY: what fires the fault once at_ns has come ("ddl": the first
+	 * such record of the history after it; faults/trigger.h). */
+	char *on;
 };
 
 struct plan {

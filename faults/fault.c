@@ -25,15 +25,22 @@ int fault_check(const struct suite *s, const struct suite_item *it,
 	const struct fault_opts *o = fault_opts_of(it);
 	const struct optval *every = suite_optval(it, &o->every);
 	const struct optval *at = suite_optval(it, &o->at);
+	const struct optval *on = suite_optval(it, &o->on);
 	struct ynode where = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL,
 			       0 };
 
 	if (every->set && at->set)
 		return ynode_error(e, s->path, &where, "fault '%s' takes "
 				   "'every' or 'at', not both", it->kind);
-	if (!every->set && !at->set)
+	if (!every->set && !at->set && !on->set)
 		return ynode_error(e, s->path, &where, "fault '%s' needs "
-				   "'every' or 'at'", it->kind);
+				   "'every', 'at' or 'on'", it->kind);
+	if (o->on_ops.n && o->on != TRIGGER_DDL)
+		return fault_error_at(e, s, it, &o->on_ops, "on_ops in fault "
+				      "'%s' needs 'on: ddl'", it->kind);
+	if (suite_optval(it, &o->after)->set && !on->set)
+		return fault_error_at(e, s, it, &o->after, "after in fault "
+				      "'%s' needs 'on'", it->kind);
 	if (every->set && every->i < 100 * NS_PER_MS) {
 		where.line = every->line;
 		where.col = every->col;
@@ -55,13 +62,17 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 	(void)s;
 	for (size_t i = 0;; i++) {
 		struct plan_event ev = { 0, -1, item_index, NULL, NULL, NULL,
-					 0, 0 };
+					 0, 0, NULL };
 		int64_t when;
 
 		if (o->count && n >= o->count)
 			break;
-		/* An empty `at` is not set (lib/optspec.h). */
-		if (o->at.n) {
+		/* `on` alone: armed once, at the start. */
+		if (o->on >= 0 && !o->at.n && !o->every) {
+			if (i)
+				break;
+			when = 0;
+		} else if (o->at.n) {	/* an empty `at` is not set */
 			if (i >= o->at.n)
 				break;
 			when = o->at.v[i];
@@ -76,8 +87,10 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 			break;
 		}
 		ev.at_ns = when;
-		ev.heal_at_ns = down > 0 ? when + down : 0;
+		/* Triggered: its heal is `down` after it fires, not known. */
+		ev.heal_at_ns = down > 0 && o->on < 0 ? when + down : 0;
 		ev.op = (char *)it->kind;
+		ev.on = o->on >= 0 ? (char *)fault_trigger_names[o->on] : NULL;
 		ev.choice = plan_choice(r);
 		if (plan_add(p, &ev, e))
 			return -1;
@@ -104,6 +117,10 @@ size_t fault_targets(struct cluster *c, const char *target, int running,
 	}
 	return n;
 }
+
+const char *const fault_trigger_names[] = {
+	"ddl", "heal", "owner", NULL,
+};
 
 const char *const fault_pick_names[] = {
 	"one", "all", "minority", "majority", "owner", NULL,
@@ -220,7 +237,8 @@ static void finish_value(struct buf *out, const struct buf *members,
 
 int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		 int item_index, const struct plan_event *ev,
-		 struct fault_action *act, struct err *e)
+		 const char *trigger, struct fault_action *act,
+		 struct err *e)
 {
 	const struct fault_type *t = fault_type_of(it);
 	struct buf members = BUF_INIT, value = BUF_INIT;
@@ -231,8 +249,11 @@ int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 	memset(act, 0, sizeof(*act));
 	act->item = it;
 	act->item_index = item_index;
-	record(ctx, item_index, "invoke", it->kind, target, NULL, NULL, NULL,
-	       0);
+	if (trigger)
+		buf_printf(&value, NULL, "{\"trigger\":%s}", trigger);
+	record(ctx, item_index, "invoke", it->kind, target,
+	       trigger ? buf_str(&value) : NULL, NULL, NULL, 0);
+	buf_reset(&value);
 	rc = t->inject(ctx, it, ev, act, &members, e);
 	finish_value(&value, &members, clock_mono_ns() - start);
 	if (rc) {

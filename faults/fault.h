@@ -49,7 +49,16 @@ struct fault_opts {
 	int64_t start_after;
 	int64_t jitter;
 	int64_t down;
+	int on;			/* enum fault_trigger; -1: by time alone */
+	struct optlist on_ops;	/* on: ddl: only these operations */
+	int64_t after;		/* on: from the event to the injection */
 };
+
+/* `on:` values: the records of the history that fire a fault
+ * (faults/trigger.h). */
+extern const char *const fault_trigger_names[];
+
+enum fault_trigger { TRIGGER_DDL, TRIGGER_HEAL, TRIGGER_OWNER };
 
 #define FAULT_COMMON_OPTS                                                    \
 	{ "every", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
@@ -67,7 +76,18 @@ struct fault_opts {
 	  OPT_AT(struct fault_opts, jitter) },                               \
 	{ "down", OPT_DURATION, "0s", 0, NULL, 0, 0,                         \
 	  "heal (restart, continue) this long after the injection",          \
-	  OPT_AT(struct fault_opts, down) }
+	  OPT_AT(struct fault_opts, down) },                                 \
+	{ "on", OPT_ENUM, NULL, 0, fault_trigger_names, 0, 0,                \
+	  "inject on this event once armed (at its times; without at or "    \
+	  "every, at the start): ddl (a DDL completed upstream), heal "       \
+	  "(another fault healed), owner (an owner changed)",                \
+	  OPT_AT(struct fault_opts, on) },                                   \
+	{ "on_ops", OPT_STRING_LIST, NULL, 0, NULL, 0, 0,                    \
+	  "on: ddl: only a DDL of these operations (truncate, exchange, "    \
+	  "...)", OPT_AT(struct fault_opts, on_ops) },                       \
+	{ "after", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
+	  "on: this long after the event (default 0s)",                      \
+	  OPT_AT(struct fault_opts, after) }
 
 /* The common options of the item `it` of a fault kind. */
 static inline const struct fault_opts *
@@ -249,24 +269,29 @@ const struct kind *fault_kind(size_t i);
 /*
  * The plan of fault item `it` (index `item_index`): its injection times
  * from every/at/count/start_after/jitter, each with a `choice`; those at
- * or past `duration_ns` are left out.
+ * or past `duration_ns` are left out. With `on`, each is an arming
+ * (event.on, no heal time; without every and at, one at 0).
  */
 int fault_plan(const struct suite *s, const struct suite_item *it,
 	       int item_index, int64_t duration_ns, struct rand *r,
 	       struct plan *p, struct err *e);
 
-/* Check the common options of every fault item (every or at, not both). */
+/* Check the common options of every fault item: every or at (not both)
+ * or on; on_ops only with on: ddl, after only with on. */
 int fault_check(const struct suite *s, const struct suite_item *it,
 		struct err *e);
 
 /*
  * Inject planned event `ev` of fault item `it`: history invoke + info (or
  * fail), timing, verification by the kind. Fills `act`; act->heal_at_ns
- * is set from `down`. 0 when it took effect.
+ * is set from `down`. 0 when it took effect. `trigger` (MAY, an `on:`
+ * item's): what fired it, a JSON object (faults/trigger.h), the invoke's
+ * value's "trigger".
  */
 int fault_inject(struct fault_ctx *ctx, const struct suite_item *it,
 		 int item_index, const struct plan_event *ev,
-		 struct fault_action *act, struct err *e);
+		 const char *trigger, struct fault_action *act,
+		 struct err *e);
 
 /* Heal `act` (no-op when already healed or nothing to heal). */
 int fault_heal(struct fault_ctx *ctx, struct fault_action *act,

@@ -22,6 +22,7 @@ struct history_slot {
 	struct buf spare;
 	struct history_slot *next;
 	uint64_t *ok_inserts;		/* the history's counter */
+	struct history *h;
 };
 
 struct history {
@@ -42,6 +43,12 @@ struct history {
 	off_t written;
 	pthread_t flusher;
 	uint64_t ok_inserts;
+	/* history_observe's: set (atomically) once any observer was, so a
+	 * history never observed takes no lock for it. */
+	int observed;
+	pthread_rwlock_t observe_lock;	/* observer, observer_arg */
+	history_observer_fn *observer;
+	void *observer_arg;
 };
 
 /* Bytes json_quote copies as they are: printable ASCII but '"' and '\\'. */
@@ -256,6 +263,7 @@ int history_open(struct history **out, const char *path, int64_t start_ns,
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_init(&h->flush_lock, NULL);
 	pthread_cond_init(&h->wake, NULL);
+	pthread_rwlock_init(&h->observe_lock, NULL);
 	rc = pthread_create(&h->flusher, NULL, flusher, h);
 	if (rc) {
 		err_errno(e, rc, "cannot start the history flusher");
@@ -263,6 +271,7 @@ int history_open(struct history **out, const char *path, int64_t start_ns,
 		pthread_mutex_destroy(&h->lock);
 		pthread_mutex_destroy(&h->flush_lock);
 		pthread_cond_destroy(&h->wake);
+		pthread_rwlock_destroy(&h->observe_lock);
 		free(h->path);
 		free(h);
 		return -1;
@@ -285,6 +294,7 @@ struct history_slot *history_slot(struct history *h)
 	buf_init(&s->lines, (size_t)256 << 20);
 	buf_init(&s->spare, (size_t)256 << 20);
 	s->ok_inserts = &h->ok_inserts;
+	s->h = h;
 	pthread_mutex_lock(&h->lock);
 	s->next = h->slots;
 	h->slots = s;
@@ -308,6 +318,22 @@ void history_record(struct history_slot *s, const struct history_event *ev)
 	 * AUTO_INCREMENT insert), whichever workload did it. */
 	if (ev->id >= 0 && ev->type && !strcmp(ev->type, "ok"))
 		__atomic_add_fetch(s->ok_inserts, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&s->h->observed, __ATOMIC_ACQUIRE)) {
+		pthread_rwlock_rdlock(&s->h->observe_lock);
+		if (s->h->observer)
+			s->h->observer(s->h->observer_arg, ev);
+		pthread_rwlock_unlock(&s->h->observe_lock);
+	}
+}
+
+void history_observe(struct history *h, history_observer_fn *fn, void *arg)
+{
+	pthread_rwlock_wrlock(&h->observe_lock);
+	h->observer = fn;
+	h->observer_arg = arg;
+	pthread_rwlock_unlock(&h->observe_lock);
+	if (fn)
+		__atomic_store_n(&h->observed, 1, __ATOMIC_RELEASE);
 }
 
 uint64_t history_ok_inserts(const struct history *h)
@@ -382,6 +408,7 @@ int history_close(struct history *h, struct err *e)
 	pthread_mutex_destroy(&h->lock);
 	pthread_mutex_destroy(&h->flush_lock);
 	pthread_cond_destroy(&h->wake);
+	pthread_rwlock_destroy(&h->observe_lock);
 	free(h->path);
 	free(h);
 	return rc;

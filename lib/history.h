@@ -65,6 +65,17 @@ struct history_slot *history_slot(struct history *h);
 /* Append one event as a JSON line through a slot. */
 void history_record(struct history_slot *s, const struct history_event *ev);
 
+/* What sees every event as it is recorded (history_observe). */
+typedef void history_observer_fn(void *arg, const struct history_event *ev);
+
+/*
+ * Call `fn` with every event recorded from now on, right after its line,
+ * on the thread that records it, until another (or NULL) is set; when
+ * this returns, no call of the one before is running. One at a time.
+ * `fn` must not record, nor wait for a thread that records.
+ */
+void history_observe(struct history *h, history_observer_fn *fn, void *arg);
+
 /*
  * How many "ok" events with an id (an AUTO_INCREMENT insert, whichever
  * workload made it) were recorded so far: what a fault that must see the

@@ -213,7 +213,8 @@ static int ddmin(struct shrink *s, size_t *keep, size_t *n,
 }
 
 /* The last kept event's end (its heal, when it has one), whole seconds
- * up, and one more for what it set off. */
+ * up, and one more for what it set off. A triggered one (`on:`) may fire
+ * any time after its arming: it needs the whole run. */
 static int64_t needed_ns(const struct shrink *s, const size_t *keep,
 			 size_t n)
 {
@@ -223,6 +224,9 @@ static int64_t needed_ns(const struct shrink *s, const size_t *keep,
 		const json_t *ev = json_array_get(s->events, keep[i]);
 		int64_t at = json_integer_value(json_object_get(ev, "at_ns"));
 
+		if (json_object_get(ev, "on"))
+			return json_integer_value(json_object_get(
+				s->plan, "duration_ns"));
 		at += json_integer_value(json_object_get(ev, "heal_at_ns"));
 		if (at > end)
 			end = at;

@@ -3,7 +3,10 @@
 
 /*
  * The nemesis: the runner's thread that injects the plan's faults at
- * their times and heals each when its `down` is over; and the owner
+ * their times — a fault with `on:` at the first record of the history
+ * that fires it after its time (faults/trigger.h), seen as it is
+ * recorded (history_observe) — and heals each when its `down` is over;
+ * and the owner
  * monitor, a thread that watches the elections the suite's faults move
  * (their kind's `election` hook: resign's) and records every owner
  * change as process "monitor" — whatever caused it.
@@ -21,6 +24,7 @@
 #include <stdint.h>
 
 #include "faults/fault.h"
+#include "faults/trigger.h"
 #include "lib/etcd.h"
 
 struct run;
@@ -35,7 +39,21 @@ struct nemesis_counts {
 	uint64_t failed_broke;
 	uint64_t healed;
 	uint64_t heal_failed;
+	/* Of the planned, those armed (`on:`) whose event never came
+	 * before the run ended: counted by nemesis_stop. */
+	uint64_t unfired;
 	char first_error[ERR_MSG_MAX];
+};
+
+/* A planned injection, and when it is due. */
+struct nemesis_pending {
+	const struct plan_event *ev;
+	int done;		/* injected, or the run ended first */
+	/* `on:`: its record came (at or after ev->at_ns): what it was, and
+	 * the time it is due, the record's plus `after`. */
+	int fired;
+	struct fault_fired why;
+	int64_t due;
 };
 
 /* One election the monitor follows with an etcd watch. */
@@ -70,9 +88,21 @@ struct nemesis {
 	struct fault_ctx ctx;
 	struct run *run;
 	const struct plan *plan;
-	/* One action per planned fault event, in plan order. */
+	/* One action and one pending per planned fault event, in plan
+	 * order. */
 	struct fault_action *actions;
+	struct nemesis_pending *pending;
 	size_t nactions;
+	/*
+	 * Per fault item: the index in `pending` of its armed event, the
+	 * first of its own not fired yet (an `on:` item's events fire one
+	 * after the other), or -1: none (no `on:`, or none left).
+	 */
+	long *armed;
+	int observing;		/* the history's observer is ours */
+	int counted;		/* unfired counted */
+	pthread_mutex_t trig_lock;	/* pending's fired, why, due; armed */
+	pthread_cond_t trig_cond;	/* a trigger fired */
 	/* Per fault item of the suite. */
 	struct nemesis_counts *counts;
 	struct election_watch *watches;

@@ -157,6 +157,13 @@ static json_t *fault_items(struct state *st)
 		if (c && c->heal_failed)
 			buf_printf(&text, NULL, ", %llu heals failed",
 				   (unsigned long long)c->heal_failed);
+		/* Armed, and what fires it never came. */
+		if (c && c->unfired)
+			buf_printf(&text, NULL, ", %llu never fired (no %s "
+				   "record came once armed)",
+				   (unsigned long long)c->unfired,
+				   fault_trigger_names[
+					   fault_opts_of(it)->on]);
 		verdict = !c ? "skip" : c->failed || c->heal_failed ? "error"
 			  : planned ? "pass" : "skip";
 		snprintf(name, sizeof(name), "fault %zu %s", i + 1, it->kind);
@@ -168,6 +175,9 @@ static json_t *fault_items(struct state *st)
 			      "healed", (json_int_t)(c ? c->healed : 0),
 			      "heal_failed",
 			      (json_int_t)(c ? c->heal_failed : 0));
+		if (fault_opts_of(it)->on >= 0)
+			json_object_set_new(o, "unfired", json_integer(
+				(json_int_t)(c ? c->unfired : 0)));
 		set_item(o, name, verdict, buf_str(&text),
 			 c ? c->first_error : "", !c ? "not run"
 			 : !planned ? "nothing was due" : NULL);

@@ -98,7 +98,7 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		step = NS_PER_MS;
 	for (int64_t at = step; at < duration_ns; at += step) {
 		struct plan_event ev = { at, item_index, -1, NULL, NULL, NULL,
-					 0, 0 };
+					 0, 0, NULL };
 
 		ev.op = opv->v[rand_below(r, opv->n)];
 		ev.table = tables->v[rand_below(r, tables->n)];

@@ -116,7 +116,7 @@ static int drive_fault(struct suite *s, struct plan *p, struct cluster *c,
 			ev = &p->events[i];
 	if (!ev)
 		return err_set(e, ERR_USAGE, "fault 0 has no planned event");
-	rc = fault_inject(&ctx, &s->faults[0], 0, ev, &act, e);
+	rc = fault_inject(&ctx, &s->faults[0], 0, ev, NULL, &act, e);
 	printf("injected %s %zu\n", rc ? "fail" : "ok", act.ntargets);
 	/* Healed whatever the injection left, as the nemesis does. */
 	if (fault_heal(&ctx, &act, &healing)) {

@@ -173,13 +173,71 @@ static void test_duration(const struct suite *s)
 	free(short_text);
 }
 
+static const char triggered_text[] =
+	"name: t\n"
+	"duration: 30s\n"
+	"tables:\n"
+	"  - name: t\n"
+	"    columns: \"id INT AUTO_INCREMENT PRIMARY KEY\"\n"
+	"workloads:\n"
+	"  - kind: insert\n"
+	"    tables: t\n"
+	"faults:\n"
+	"  - kind: kill\n"
+	"    target: cdc\n"
+	"    at: [2s, 9s]\n"
+	"    down: 3s\n"
+	"    on: ddl\n"
+	"  - kind: kill\n"
+	"    target: upstream\n"
+	"    on: heal\n"
+	"    down: 1s\n";
+
+/* Triggered items: armed at their times, or once at the start. */
+static void test_triggered(struct tmpdir *t)
+{
+	struct suite s;
+	struct err e = ERR_INIT;
+	struct plan p;
+	char *text = NULL;
+	struct buf got = BUF_INIT;
+
+	if (write_text(tmpdir_path(t, "t.yaml"), triggered_text) ||
+	    suite_load(&s, tmpdir_path(t, "t.yaml"), &kinds, &e)) {
+		diag("set-up: %s", e.msg);
+		skip(4, "the triggered suite did not load");
+		return;
+	}
+	text = plan_text(&s, 7, 30 * NS_PER_SEC, &p);
+	for (size_t i = 0; i < p.n; i++)
+		buf_printf(&got, NULL, "%lld %d %s %lld\n",
+			   (long long)p.events[i].at_ns, p.events[i].fault,
+			   p.events[i].on ? p.events[i].on : "-",
+			   (long long)p.events[i].heal_at_ns);
+	is_str(buf_str(&got), "0 1 heal 0\n2000000000 0 ddl 0\n"
+	       "9000000000 0 ddl 0\n",
+	       "at: armed at each time; on alone: once at the start; no heal "
+	       "time known");
+	ok(text && strstr(text, "{\"at_ns\": 2000000000, \"fault\": 0, "
+			  "\"kind\": \"kill\", \"on\": \"ddl\", \"op\": "
+			  "\"kill\""), "plan.json says what arms each");
+	ok(text && strstr(text, "\"on\": \"heal\", \"on_ops\": null, "
+			  "\"after\": null"), "and its item's options");
+	ok(p.n == 3 && !strcmp(p.events[0].on, "heal"),
+	   "the heal trigger first, at 0");
+	buf_release(&got);
+	plan_release(&p);
+	free(text);
+	suite_release(&s);
+}
+
 int main(void)
 {
 	struct tmpdir t;
 	struct suite s;
 	struct err e = ERR_INIT;
 
-	plan(10);
+	plan(14);
 	if (tmpdir_create(&t) ||
 	    write_text(tmpdir_path(&t, "p.yaml"), suite_text) ||
 	    suite_load(&s, tmpdir_path(&t, "p.yaml"), &kinds, &e)) {
@@ -189,6 +247,7 @@ int main(void)
 	test_schedule(&s);
 	test_seeds(&s);
 	test_duration(&s);
+	test_triggered(&t);
 	suite_release(&s);
 	tmpdir_remove(&t);
 	return exit_status();

@@ -1,0 +1,88 @@
+/*
+ * The records that fire faults (faults/trigger.h).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "faults/fault.h"
+#include "faults/trigger.h"
+
+/* An op `on_ops` lists, or any when it lists none. */
+static int op_listed(const struct optlist *ops, const char *f)
+{
+	if (!ops->n)
+		return 1;
+	for (size_t i = 0; i < ops->n; i++)
+		if (f && !strcmp(ops->v[i], f))
+			return 1;
+	return 0;
+}
+
+static int is(const char *a, const char *b)
+{
+	return a && !strcmp(a, b);
+}
+
+int fault_trigger_matches(const struct suite_item *it, int item_index,
+			  const struct history_event *ev)
+{
+	const struct fault_opts *o = fault_opts_of(it);
+
+	switch (o->on) {
+	case TRIGGER_DDL:
+		return ev->process >= 0 && ev->ddl && is(ev->type, "ok") &&
+		       op_listed(&o->on_ops, ev->f);
+	case TRIGGER_HEAL:
+		return ev->process == HISTORY_NEMESIS && ev->heal &&
+		       is(ev->type, "info") && ev->has_fault &&
+		       ev->fault != item_index;
+	case TRIGGER_OWNER:
+		/* The monitor's first sight of an election is no change
+		 * (runner/nemesis.c writes "from" first). */
+		return ev->process == HISTORY_MONITOR && is(ev->f, "owner") &&
+		       is(ev->type, "info") && ev->value &&
+		       strncmp(ev->value, "{\"from\":null", 12);
+	}
+	return 0;
+}
+
+void fault_fired_from(struct fault_fired *f, const struct history_event *ev)
+{
+	f->time = ev->time;
+	f->process = ev->process;
+	snprintf(f->f, sizeof(f->f), "%s", ev->f ? ev->f : "");
+	snprintf(f->table, sizeof(f->table), "%s", ev->table ? ev->table : "");
+	snprintf(f->target, sizeof(f->target), "%s",
+		 ev->target ? ev->target : "");
+	f->fault = ev->has_fault ? ev->fault : -1;
+}
+
+void fault_fired_json(struct buf *out, const struct suite_item *it,
+		      const struct fault_fired *f, int64_t late_ns)
+{
+	const struct fault_opts *o = fault_opts_of(it);
+
+	buf_addstr(out, "{\"on\":", NULL);
+	json_quote(out, fault_trigger_names[o->on], NULL);
+	buf_printf(out, NULL, ",\"event\":{\"time\":%lld,\"process\":",
+		   (long long)f->time);
+	if (f->process >= 0)
+		buf_printf(out, NULL, "%d", f->process);
+	else
+		json_quote(out, f->process == HISTORY_NEMESIS ? "nemesis"
+			   : "monitor", NULL);
+	buf_addstr(out, ",\"f\":", NULL);
+	json_quote(out, f->f, NULL);
+	if (f->table[0]) {
+		buf_addstr(out, ",\"table\":", NULL);
+		json_quote(out, f->table, NULL);
+	}
+	if (f->target[0]) {
+		buf_addstr(out, ",\"target\":", NULL);
+		json_quote(out, f->target, NULL);
+	}
+	if (f->fault >= 0)
+		buf_printf(out, NULL, ",\"fault\":%d", f->fault);
+	buf_printf(out, NULL, "},\"after_ns\":%lld,\"late_ns\":%lld}",
+		   (long long)o->after, (long long)late_ns);
+}

@@ -1,0 +1,54 @@
+#ifndef TICHAOS_TRIGGER_H
+#define TICHAOS_TRIGGER_H
+
+/*
+ * What fires a fault item with `on:` (docs/faults.md, Triggers): a record
+ * of the run's history, as the nemesis sees it recorded
+ * (history_observe). Each planned event of such an item arms it at its
+ * time; it fires on the first matching record at or after that time, and
+ * is injected `after` later. The records, as their writers make them:
+ *
+ *   ddl    a worker's "ok" of a DDL operation ("ddl": true, from a kind
+ *          with KIND_DDL), of one of `on_ops` when it lists any;
+ *   heal   the nemesis's "info" of a heal step ("heal": true) of another
+ *          fault item;
+ *   owner  the monitor's "info" of an owner change ("f": "owner"), but
+ *          the first owner it saw of an election ("from": null).
+ *
+ * The injection's invoke says what fired it (fault_fired_json), so the
+ * history tells which record, and how long after it the fault came.
+ */
+
+#include <stdint.h>
+
+#include "core/suite.h"
+#include "lib/buf.h"
+#include "lib/history.h"
+
+/* A record that fired a fault, copied: its strings are the recorder's. */
+struct fault_fired {
+	int64_t time;		/* the record's, ns since the run started */
+	int process;		/* a worker's index, or HISTORY_* */
+	char f[64];
+	char table[192];	/* "" when it has none */
+	char target[192];	/* "" when it has none */
+	int fault;		/* heal: the item healed; else -1 */
+};
+
+/* Non-zero when record `ev` fires item `it` (index `item_index`). */
+int fault_trigger_matches(const struct suite_item *it, int item_index,
+			  const struct history_event *ev);
+
+/* Copy what a reader of the trigger needs of `ev` into `f`. */
+void fault_fired_from(struct fault_fired *f, const struct history_event *ev);
+
+/*
+ * The trigger as the invoke records it, a JSON object: {"on": "ddl",
+ * "event": {"time": NS, "process": P, "f": ..., "table"/"target"/"fault"
+ * when it has them}, "after_ns": the item's after, "late_ns": how much
+ * later than the event and `after` the injection began}.
+ */
+void fault_fired_json(struct buf *out, const struct suite_item *it,
+		      const struct fault_fired *f, int64_t late_ns);
+
+#endif
