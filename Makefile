@@ -91,6 +91,7 @@ KIND_OBJS += clusters/local_ssh.o
 KIND_OBJS += clusters/local_suite.o
 KIND_OBJS += clusters/pid.o
 KIND_OBJS += clusters/playground.o
+KIND_OBJS += clusters/ports.o
 KIND_OBJS += clusters/ready.o
 KIND_OBJS += clusters/replica.o
 KIND_OBJS += clusters/static.o
@@ -206,7 +207,7 @@ CORE_UNIT_TESTS = tests/unit/t-bankdiff tests/unit/t-bankfit \
 	tests/unit/t-holds tests/unit/t-idevents tests/unit/t-idjudge \
 	tests/unit/t-ids tests/unit/t-idset tests/unit/t-idverdict \
 	tests/unit/t-idwindow tests/unit/t-lifecycle tests/unit/t-local-suite \
-	tests/unit/t-pid tests/unit/t-plan tests/unit/t-ready \
+	tests/unit/t-pid tests/unit/t-plan tests/unit/t-ports tests/unit/t-ready \
 	tests/unit/t-replica tests/unit/t-tabledef tests/unit/t-tablerange \
 	tests/unit/t-tablerows tests/unit/t-trigger
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)

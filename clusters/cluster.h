@@ -77,6 +77,9 @@ struct component {
 	char *pid_command;
 	int status_pid;
 	char *log;		/* MAY: its log file */
+	/* Its log's size when tichaos last started it: where the lines of
+	 * that start begin (0: the whole log). */
+	int64_t log_from;
 	char *data_dir;		/* MAY: its data */
 	/* MAY: the network namespace (`ip netns`) on its host that it runs
 	 * in, a host of its own (lib/netns.h): started with `ip netns exec
@@ -519,6 +522,16 @@ int component_continue(struct cluster *c, struct component *comp,
 /* The last non-empty line of the component's log into `out`. */
 void component_last_log_line(const struct cluster *c,
 			     const struct component *comp, struct buf *out);
+
+/*
+ * The first line of the component's log since it was last started
+ * (comp->log_from; at most 64 KiB read) that the server wrote as an
+ * error: "[ERROR]" or "[FATAL]" (MariaDB, TiDB, TiKV, PD), zap's
+ * "level":"error" or "fatal" (etcd, TiCDC). Into `out`; empty: none.
+ */
+void component_first_error_line(const struct cluster *c,
+				const struct component *comp,
+				struct buf *out);
 
 /*
  * "http://host:port" of a component's URL, whatever path follows, then

@@ -66,6 +66,10 @@ static int spawn(struct cluster *c, struct component *comp,
 	if (k)
 		memcpy(argv + n, (char *const *)prefix, k * sizeof(*argv));
 	memcpy(argv + n + k, comp->start, j * sizeof(*argv));
+	/* What this start writes to its log begins here. */
+	comp->log_from = comp->log ? h->ops->file_size(h, comp->log) : 0;
+	if (comp->log_from < 0)
+		comp->log_from = 0;
 	rc = h->ops->spawn(h, argv, comp->dir, comp->log, &pid, e);
 	free(argv);
 	if (rc)
@@ -93,6 +97,29 @@ static int halted(struct cluster *c, struct component *comp,
 {
 	return comp->replicates &&
 	       component_replica_stopped(c, comp, stop, NULL) == 1;
+}
+
+/*
+ * The component exited while starting: its name, the first error of its
+ * log since it started when that is not the last line (the cause, such
+ * as a port another process took: MariaDB's last line is "Aborting"),
+ * and its last line.
+ */
+static void exited(struct cluster *c, struct component *comp,
+		   const struct buf *last, struct err *e)
+{
+	struct buf first = BUF_INIT;
+
+	component_first_error_line(c, comp, &first);
+	if (first.len && strcmp(buf_str(&first), buf_str(last)))
+		err_set(e, ERR_INFRA, "%s exited while starting: %s; last log "
+			"line: %s", comp->name, buf_str(&first),
+			buf_str(last));
+	else
+		err_set(e, ERR_INFRA, "%s exited while starting; last log "
+			"line: %s", comp->name, last->len ? buf_str(last)
+			: "(none)");
+	buf_release(&first);
 }
 
 /*
@@ -144,10 +171,7 @@ static int await(struct cluster *c, struct component *comp, int ping_only,
 		    clock_mono_ns() >= deadline) {
 			component_last_log_line(c, comp, &line);
 			if (state == STATE_STOPPED)
-				err_set(e, ERR_INFRA, "%s exited while "
-					"starting; last log line: %s",
-					comp->name, line.len ? buf_str(&line)
-					: "(none)");
+				exited(c, comp, &line, e);
 			else if (state == STATE_PAUSED)
 				err_set(e, ERR_INFRA, "%s is paused (SIGSTOP)",
 					comp->name);

@@ -21,21 +21,21 @@
  * come after tichaos's own in my.cnf, so they win; server_options reports
  * what each server runs with.
  *
- * Ports: base, base+1 (SQL), base+2 (etcd client), base+3 (etcd peer).
+ * Ports: base, base+1 (SQL), base+2 (etcd client), base+3 (etcd peer),
+ * held until their servers bind them (clusters/ports.h).
  * Layout of DIR: one directory per component (data/, my.cnf, log,
  * pidfile), DIR/port-base, DIR/topology.yaml.
  */
 #include "clusters/local.h"
+#include "clusters/ports.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <netinet/in.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,6 +77,10 @@ struct local {
 	int recorded_hosts;
 	/* An sshd on each host was asked for (cluster up --sshd). */
 	int sshd;
+	/* The ports of 127.0.0.1 held for the cluster (clusters/ports.h):
+	 * an auto block from its choice, a stopped server's from prepare
+	 * until just before it starts, the rest until setup. */
+	struct port_block held;
 };
 
 static const char *const host_names[] = {
@@ -89,71 +93,24 @@ static int etcd_port(const struct cluster *c, int m, int peer)
 	return c->port_base + 2 + 2 * m + peer;
 }
 
-static int port_free(int port)
+/* A cluster of another's hosts has the tag of base `base` (lib/netns.h). */
+static int hosts_taken(int base)
 {
-	struct sockaddr_in addr;
-	int fd, one = 1, ok;
-
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return 0;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	memset(&addr, 0, sizeof(addr));
-	addr.sin_family = AF_INET;
-	addr.sin_port = htons((uint16_t)port);
-	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ok = bind(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
-	close(fd);
-	return ok;
+	return netns_owner(base, NULL, 0);
 }
 
-static int block_free(int base)
+/* The ports on 127.0.0.1 of component `i` (UP, DOWN, ETCD + m) into
+ * ports[2], 0 for none; on hosts of their own, none. */
+static void loopback_ports(const struct cluster *c, int i, int ports[2])
 {
-	for (int i = 0; i < PORTS_PER_CLUSTER; i++)
-		if (!port_free(base + i))
-			return 0;
-	return 1;
-}
+	const struct local *l = c->priv;
 
-/*
- * Where the kernel's ephemeral ports begin (the first number of
- * /proc/sys/net/ipv4/ip_local_port_range): from there on any outgoing
- * connection may take a port between our check and the server's bind.
- */
-static int ephemeral_start(void)
-{
-	struct buf text = BUF_INIT;
-	int64_t v = 32768;
-	char first[16];
-
-	if (!buf_read_file(&text, "/proc/sys/net/ipv4/ip_local_port_range",
-			   NULL) &&
-	    sscanf(buf_str(&text), "%15s", first) == 1 &&
-	    parse_int64(first, 1, 65535, &v, NULL))
-		v = 32768;
-	buf_release(&text);
-	return (int)v;
-}
-
-/*
- * A free block of ports below the ephemeral range (from 20000), spread by
- * pid so parallel runs rarely meet.
- */
-static int find_free_base(struct err *e)
-{
-	int top = ephemeral_start();
-	int span = ((top > 21000 ? top : 60000) - 20000) / 10 - 1;
-	int start = (int)(getpid() % span);
-
-	for (int i = 0; i < span; i++) {
-		int base = 20000 + (start + i) % span * 10;
-
-		/* Nor the tag of another cluster's hosts. */
-		if (block_free(base) && !netns_owner(base, NULL, 0))
-			return base;
+	ports[0] = l->hosts ? 0 : c->comps[i].sql_port;
+	ports[1] = 0;
+	if (!l->hosts && i >= ETCD) {
+		ports[0] = etcd_port(c, i - ETCD, 0);
+		ports[1] = etcd_port(c, i - ETCD, 1);
 	}
-	return err_set(e, ERR_INFRA, "no free block of %d ports on "
-		       "127.0.0.1", PORTS_PER_CLUSTER);
 }
 
 static int read_recorded_base(const char *dir)
@@ -348,6 +305,7 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 
 	c->priv = l;
 	l->sshd = o->sshd;
+	port_block_init(&l->held, 0);
 	if (strlen(dir) > 200)
 		return err_set(e, ERR_USAGE, "cluster directory '%s' is too "
 			       "long (at most 200 bytes)", dir);
@@ -402,9 +360,12 @@ static int local_open(struct cluster *c, const struct cluster_options *o,
 	} else {
 		if (o->port_base > 0)
 			c->port_base = o->port_base;
-		else if (o->port_base < 0 &&
-			 (c->port_base = find_free_base(e)) < 0)
-			return -1;
+		else if (o->port_base < 0) {
+			/* Nor the tag of another cluster's hosts. */
+			if (port_block_auto(&l->held, hosts_taken, e))
+				return -1;
+			c->port_base = l->held.base;
+		}
 		choose_hosts(c, mode, asked == HOSTS_DEFAULT);
 		for (size_t i = 0; i < c->ncomps; i++)
 			component_release(&c->comps[i]);
@@ -739,23 +700,29 @@ static int local_prepare(struct cluster *c, struct err *e)
 			       "etcd-server, or run 'make deps')");
 	if (check_options(l, e))
 		return -1;
-	/* On hosts of their own, the ports are theirs. */
-	for (int i = 0; !l->hosts && i < (int)c->ncomps; i++) {
+	/* The stopped servers' ports are held until they start (on hosts
+	 * of their own, the ports are theirs): another's server taking one
+	 * after this check fails, not ours. */
+	if (!l->held.base)
+		port_block_init(&l->held, c->port_base);
+	for (int i = 0; i < (int)c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
-		int ports[2] = { comp->sql_port, 0 };
+		int ports[2];
 
 		if (component_state(c, comp) != STATE_STOPPED)
 			continue;
-		if (i >= ETCD) {
-			ports[0] = etcd_port(c, i - ETCD, 0);
-			ports[1] = etcd_port(c, i - ETCD, 1);
-		}
-		for (int p = 0; p < 2 && ports[p]; p++)
-			if (!port_free(ports[p]))
+		loopback_ports(c, i, ports);
+		for (int p = 0; p < 2 && ports[p]; p++) {
+			rc = port_block_hold(&l->held, ports[p] - c->port_base,
+					     e);
+			if (rc < 0)
+				return -1;
+			if (rc)
 				return err_set(e, ERR_INFRA, "port %d of %s is "
 					       "already in use (choose another "
 					       "--port-base)", ports[p],
 					       comp->name);
+		}
 	}
 	if (make_dir(c->dir, e))
 		return -1;
@@ -794,6 +761,14 @@ static int local_prepare(struct cluster *c, struct err *e)
 		l->recorded_base = c->port_base;
 		l->recorded_hosts = l->hosts;
 	}
+	/* cluster_up starts the stopped servers next: theirs to bind. */
+	for (int i = 0; !rc && i < (int)c->ncomps; i++) {
+		int ports[2];
+
+		loopback_ports(c, i, ports);
+		for (int p = 0; p < 2 && ports[p]; p++)
+			port_block_release(&l->held, ports[p] - c->port_base);
+	}
 	return rc ? -1 : 0;
 }
 
@@ -809,6 +784,8 @@ static int local_setup(struct cluster *c, struct err *e)
 	int64_t port_now = 0;
 	int rc;
 
+	/* Every server listens: its ports are its own to keep. */
+	port_block_release(&l->held, -1);
 	/* The replica connects from its own address. */
 	rc = sql_connect(&s, up->sql_host, up->sql_port, "root", NULL, NULL,
 			 10, e) ||
@@ -956,6 +933,7 @@ static void local_close(struct cluster *c)
 
 	if (!l)
 		return;
+	port_block_release(&l->held, -1);
 	free(l->mariadbd);
 	free(l->install_db);
 	free(l->etcd);

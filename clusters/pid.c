@@ -1,7 +1,7 @@
 /*
  * A component's process (clusters/cluster.h): its pid, from a pidfile
  * checked against the start command, a pid command or TiCDC's status;
- * its state; the last line of its log.
+ * its state; the last line of its log, and its first error line.
  */
 #include "clusters/cluster.h"
 
@@ -143,5 +143,52 @@ void component_last_log_line(const struct cluster *c,
 	while (start > buf_str(&text) && start[-1] != '\n')
 		start--;
 	buf_add(out, start, (size_t)(end - start), NULL);
+	buf_release(&text);
+}
+
+/* Does `line` (`len` bytes) say it is an error? */
+static int error_line(const char *line, size_t len)
+{
+	static const char *const marks[] = {
+		"[ERROR]", "[FATAL]", "\"level\":\"error\"",
+		"\"level\":\"fatal\"", NULL,
+	};
+
+	for (int i = 0; marks[i]; i++)
+		if (memmem(line, len, marks[i], strlen(marks[i])))
+			return 1;
+	return 0;
+}
+
+void component_first_error_line(const struct cluster *c,
+				const struct component *comp,
+				struct buf *out)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT;
+	int64_t size, from = comp->log_from;
+	const char *p, *end, *nl;
+
+	buf_reset(out);
+	if (!comp->log || (size = h->ops->file_size(h, comp->log)) < 0)
+		return;
+	/* Made anew since the start: all of it is this start's. */
+	if (from > size)
+		from = 0;
+	if (h->ops->read_file(h, comp->log, from, 65536, &text, NULL)) {
+		buf_release(&text);
+		return;
+	}
+	end = buf_str(&text) + text.len;
+	for (p = buf_str(&text); p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			nl = end;
+		if (error_line(p, (size_t)(nl - p))) {
+			buf_add(out, p, (size_t)(nl - p), NULL);
+			buf_rtrim(out);
+			break;
+		}
+	}
 	buf_release(&text);
 }

@@ -51,4 +51,50 @@ test_expect_success 'cluster down of one leaves the other running' '
 	test "$(grep -c " running" out)" = 3
 '
 
+# In a network namespace of its own (every port free, none of this
+# machine's taken): base+7 of every auto block held but of 25000 and
+# 25010; then two `up --port-base auto` at once, and a third once they
+# are up. Both find 25000 free first from nearly any start: a choice that
+# only looked gave it to both, and one's mariadbd found its port taken.
+cat >"$TRASH/at-once.pl" <<'PERL'
+use IO::Socket::INET;
+my @held;
+for (my $b = 20000; $b + 8 <= 32768; $b += 10) {
+	next if $b == 25000 || $b == 25010;
+	push @held, IO::Socket::INET->new(LocalAddr => "127.0.0.1",
+		LocalPort => $b + 7, Listen => 1, ReuseAddr => 1)
+		or die "cannot hold $b: $!\n";
+}
+sub up {
+	my $pid = fork // die "fork: $!\n";
+	exec "sh", "-c", 'exec "$0" cluster up --dir "$1" --port-base auto ' .
+	    '>"$1.out" 2>&1', $ENV{TICHAOS}, $_[0] unless $pid;
+	return $pid;
+}
+sub rc { waitpid $_[0], 0; return $? >> 8 }
+my ($a, $b, $c) = @ARGV;
+my @at_once = (up($a), up($b));
+print "$a ", rc($at_once[0]), "\n", "$b ", rc($at_once[1]), "\n";
+print "$c ", rc(up($c)), "\n";
+PERL
+
+if [ "$(id -u)" = 0 ] && unshare -n true 2>/dev/null; then
+test_expect_success 'two auto bases chosen at once never share a block; a third finds none' '
+	test_clusters="$test_clusters $TRASH/at-a $TRASH/at-b $TRASH/at-c" &&
+	unshare -n sh -c "ip link set lo up && exec perl \"\$0\" \"\$@\"" \
+		"$TRASH/at-once.pl" at-a at-b at-c >rcs &&
+	printf "%s\n" "at-a 0" "at-b 0" "at-c 3" >expect &&
+	{ test_cmp expect rcs || { cat at-?.out; false; }; } &&
+	cat at-a/port-base at-b/port-base | sort >bases &&
+	printf "%s\n" 25000 25010 >expect &&
+	test_cmp expect bases &&
+	echo "tichaos: no free block of 8 ports on 127.0.0.1 from 20000 to 32767" >expect &&
+	test_cmp expect at-c.out &&
+	"$TICHAOS" cluster down --dir at-a && "$TICHAOS" cluster down --dir at-b
+'
+else
+	test_skip 'two auto bases chosen at once never share a block' \
+		'a network namespace of its own needs root'
+fi
+
 test_done

@@ -53,14 +53,20 @@ test_expect_success 'a pidfile that holds no pid: status says stopped' '
 	grep -Eq "^up-0 .* stopped " out
 '
 
-test_expect_success 'a component that cannot start: its name and last log line' '
+# Its first error is of this start: the log holds the earlier starts too.
+test_expect_success 'a component that cannot start: its name, first error and last log line' '
 	rm -f "$C/up-0/tichaos.pid" &&
 	mv "$C/up-0/data" "$C/up-0/data.saved" && mkdir "$C/up-0/data" &&
 	"$TICHAOS" cluster up --dir "$C" >out 2>all; test $? = 3 &&
 	grep -v "^[0-9:.]* info  " all >err &&
 	test "$(wc -l <err)" = 1 &&
+	test "$(grep -c "\[Note\] Starting MariaDB" "$C/up-0/mariadbd.log")" -gt 1 &&
+	first=$(awk "/\[Note\] Starting MariaDB/ { first = \"\" }
+		first == \"\" && /\[ERROR\]/ { first = \$0 } END { print first }" \
+		"$C/up-0/mariadbd.log") &&
+	test -n "$first" &&
 	last=$(grep -v "^$" "$C/up-0/mariadbd.log" | tail -n 1) &&
-	echo "tichaos: up-0 exited while starting; last log line: $last" >expect &&
+	echo "tichaos: up-0 exited while starting: $first; last log line: $last" >expect &&
 	test_cmp expect err
 '
 

@@ -384,10 +384,12 @@ listening() {
 	ss -ltnH "sport = :$1" | grep -q .
 }
 
-# free_port_base [AFTER]: the first of four free ports on 127.0.0.1, above
-# AFTER when given (else from a per-run start), below the kernel's
-# ephemeral range (where a client socket could take one after the check),
-# for tests that need a specific base of their own.
+# free_port_base [AFTER]: the first of a block of eight free ports on
+# 127.0.0.1 (a local cluster's, clusters/ports.h: one that a cluster
+# starting holds even a port of is passed over), above AFTER when given
+# (else from a per-run start), below the kernel's ephemeral range (where
+# a client socket could take one after the check), for tests that need a
+# specific base of their own.
 free_port_base() {
 	test_top_=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
 	[ "${test_top_:-0}" -gt 21000 ] 2>/dev/null || test_top_=32768
@@ -395,10 +397,9 @@ free_port_base() {
 	test_n_=0
 	while [ "$test_n_" -lt 2000 ]; do
 		test_b_=$((test_b_ + 10)) test_n_=$((test_n_ + 1))
-		[ $((test_b_ + 3)) -lt "$test_top_" ] || test_b_=20000
-		listening "$test_b_" || listening $((test_b_ + 1)) ||
-		listening $((test_b_ + 2)) || listening $((test_b_ + 3)) ||
-		{ echo "$test_b_"; return 0; }
+		[ $((test_b_ + 7)) -lt "$test_top_" ] || test_b_=20000
+		ss -ltnH "sport >= :$test_b_ and sport <= :$((test_b_ + 7))" |
+			grep -q . || { echo "$test_b_"; return 0; }
 	done
 	return 1
 }
@@ -467,11 +468,14 @@ test_sshd_up() {
 
 # take_port VAR: a port for a fake server, from a base derived from our
 # pid below the ephemeral range (where a client socket could take it after
-# the check), skipping any port a socket uses; take them once the local
-# cluster listens (its block is not ours to extend).
-test_next_port_=$((20000 + $$ % 600 * 20))
+# the check), skipping any port a socket uses, and every port a local
+# cluster's block may have: the blocks begin at multiples of ten and are
+# eight ports long (clusters/ports.h), so only ports ending in 8 or 9 are
+# never one whose server is about to bind it.
+test_next_port_=$((20008 + $$ % 600 * 20))
 take_port() {
-	while ss -tanH "sport = :$test_next_port_" | grep -q .; do
+	while [ $((test_next_port_ % 10)) -lt 8 ] ||
+	      ss -tanH "sport = :$test_next_port_" | grep -q .; do
 		test_next_port_=$((test_next_port_ + 1))
 	done
 	eval "$1=$test_next_port_"

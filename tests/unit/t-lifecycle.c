@@ -3,7 +3,8 @@
  * `sleep` as the server and a kind of the test's own: a start records
  * the pid and waits for it, a second start is refused, pause and
  * continue are seen in the process state, a stop removes the pidfile, a
- * server that exits while starting is named with its last log line, and
+ * server that exits while starting is named with its last log line (and
+ * with the first error line of that start before it, its cause), and
  * a cluster comes up whole, calls its kind's hooks, and a failed up
  * stops what it started.
  */
@@ -43,6 +44,13 @@ static char sleep_[] = "sleep", thirty[] = "30";
 static char sh[] = "/bin/sh", dash_c[] = "-c", bye[] = "echo bye; exit 3";
 static char *sleeps[] = { sleep_, thirty, NULL };
 static char *exits[] = { sh, dash_c, bye, NULL };
+static char old[] = "echo '0 [ERROR] old cause'; echo gone; exit 1";
+static char bind_[] = "echo '0 [Note] starting'; echo '0 [ERROR] Can'\\''t "
+		      "start server: Bind on TCP/IP port. Got error: 98: "
+		      "Address already in use'; echo '0 [ERROR] Aborting'; "
+		      "exit 1";
+static char *exits_old[] = { sh, dash_c, old, NULL };
+static char *exits_bind[] = { sh, dash_c, bind_, NULL };
 
 /* Component `name` with its pidfile and log in the scratch directory. */
 static void fill(struct component *comp, const char *name, char **start)
@@ -96,7 +104,24 @@ static void test_failures(struct cluster *c, struct component *bad)
 	bad->start = NULL;
 	ok(component_start(c, bad, &e), "one with no start command");
 	is_str(e.msg, "b: no start command in the topology", "says so");
+	err_clear(&e);
+	bad->start = exits_old;
+	ok(component_start(c, bad, &e), "one that says an error, then exits");
+	is_str(e.msg, "b exited while starting: 0 [ERROR] old cause; last log "
+	       "line: gone", "is named with its error first");
+	err_clear(&e);
+	bad->start = exits_bind;
+	ok(component_start(c, bad, &e), "one whose port was taken");
+	is_str(e.msg, "b exited while starting: 0 [ERROR] Can't start server: "
+	       "Bind on TCP/IP port. Got error: 98: Address already in use; "
+	       "last log line: 0 [ERROR] Aborting",
+	       "names it: the first error since this start, not the old one");
+	err_clear(&e);
 	bad->start = start;
+	ok(component_start(c, bad, &e), "one that says no error");
+	is_str(e.msg, "b exited while starting; last log line: bye",
+	       "its last line alone, whatever errors earlier starts wrote");
+	err_clear(&e);
 }
 
 static void test_cluster(struct cluster *c)
