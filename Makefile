@@ -156,6 +156,7 @@ RUNNER_OBJS += runner/cmd_report.o
 RUNNER_OBJS += runner/cmd_run.o
 RUNNER_OBJS += runner/cmd_shrink.o
 RUNNER_OBJS += runner/cmd_validate.o
+RUNNER_OBJS += runner/job.o
 RUNNER_OBJS += runner/kinds.o
 RUNNER_OBJS += runner/main.o
 RUNNER_OBJS += runner/nemesis.o
