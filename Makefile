@@ -162,6 +162,7 @@ RUNNER_OBJS += runner/main.o
 RUNNER_OBJS += runner/nemesis.o
 RUNNER_OBJS += runner/opts.o
 RUNNER_OBJS += runner/progress.o
+RUNNER_OBJS += runner/repeat.o
 RUNNER_OBJS += runner/resolve.o
 RUNNER_OBJS += runner/results.o
 RUNNER_OBJS += runner/run.o
