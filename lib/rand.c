@@ -100,3 +100,14 @@ uint64_t rand_fresh_seed(void)
 	seed %= UINT64_C(1000000000000);
 	return seed ? seed : 1;
 }
+
+uint64_t rand_series_seed(uint64_t base, uint64_t i)
+{
+	uint64_t x, seed;
+
+	if (i <= 1)
+		return base;
+	x = base + (i - 2) * UINT64_C(0x9e3779b97f4a7c15);
+	seed = splitmix64(&x) % UINT64_C(1000000000000);
+	return seed ? seed : 1;
+}

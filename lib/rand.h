@@ -46,4 +46,13 @@ void rand_split(struct rand *parent, struct rand *child);
  */
 uint64_t rand_fresh_seed(void);
 
+/*
+ * The seed of the i-th of a series of runs from `base` (tichaos run
+ * --repeat): `base` itself for i = 1; for i > 1 the (i-1)-th output of
+ * splitmix64 started at `base` (x = base + (i-1) * 0x9e3779b97f4a7c15,
+ * mixed), modulo 10^12, and 1 in place of 0: in [1, 10^12) like a fresh
+ * seed. The same base gives the same series; i = 0 is taken as 1.
+ */
+uint64_t rand_series_seed(uint64_t base, uint64_t i);
+
 #endif

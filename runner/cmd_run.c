@@ -8,15 +8,48 @@
 #include "lib/parse.h"
 #include "lib/sql.h"
 #include "runner/batch.h"
+#include "runner/repeat.h"
 #include "runner/run.h"
 #include "runner/runner.h"
 
 /* What `tichaos run` was given. */
 struct args {
 	const char *cluster, *duration, *seed, *out, *port_base, *hosts;
-	const char *jobs, *shard, *junit;
-	int keep, keep_data, verbose, quiet, dry_run;
+	const char *jobs, *shard, *junit, *repeat, *budget;
+	int keep, keep_data, verbose, quiet, dry_run, until_fail;
 };
+
+/*
+ * The options every child run gets (into pass[], at most 12, NULL-ended):
+ * what `tichaos run` was given that one run takes, --port-base auto in
+ * place of the given one with `auto_ports`. Returns how many.
+ */
+static int pass_options(const struct args *a, int auto_ports,
+			const char **pass)
+{
+	int np = 0;
+
+	if (a->cluster)
+		pass[np++] = "--cluster", pass[np++] = a->cluster;
+	if (a->duration)
+		pass[np++] = "--duration", pass[np++] = a->duration;
+	if (a->keep)
+		pass[np++] = "--keep-cluster";
+	if (a->keep_data)
+		pass[np++] = "--keep-data";
+	if (auto_ports)
+		pass[np++] = "--port-base", pass[np++] = "auto";
+	else if (a->port_base)
+		pass[np++] = "--port-base", pass[np++] = a->port_base;
+	if (a->hosts)
+		pass[np++] = "--hosts", pass[np++] = a->hosts;
+	if (a->verbose)
+		pass[np++] = "--verbose";
+	if (a->quiet)
+		pass[np++] = "--quiet";
+	pass[np] = NULL;
+	return np;
+}
 
 /* Several suites, -j or --shard: each by a tichaos of its own (batch.c). */
 static int run_many(const struct args *a, char **suites, int n)
@@ -44,33 +77,56 @@ static int run_many(const struct args *a, char **suites, int n)
 		    "one after another", b.jobs, a->cluster);
 	if (a->junit)
 		b.junit = a->junit;
-	if (a->cluster)
-		pass[np++] = "--cluster", pass[np++] = a->cluster;
-	if (a->duration)
-		pass[np++] = "--duration", pass[np++] = a->duration;
+	np = pass_options(a, b.jobs > 1 && (cluster_type_of(a->cluster)->takes &
+					    CLUSTER_TAKES_PORT_BASE), pass);
 	if (a->seed)
 		pass[np++] = "--seed", pass[np++] = a->seed;
-	if (a->keep)
-		pass[np++] = "--keep-cluster";
-	if (a->keep_data)
-		pass[np++] = "--keep-data";
-	if (b.jobs > 1 &&
-	    (cluster_type_of(a->cluster)->takes & CLUSTER_TAKES_PORT_BASE))
-		pass[np++] = "--port-base", pass[np++] = "auto";
-	else if (a->port_base)
-		pass[np++] = "--port-base", pass[np++] = a->port_base;
-	if (a->hosts)
-		pass[np++] = "--hosts", pass[np++] = a->hosts;
-	if (a->verbose)
-		pass[np++] = "--verbose";
-	if (a->quiet)
-		pass[np++] = "--quiet";
 	pass[np] = NULL;
 	b.pass = pass;
 	n = (int)batch_select(suites, (size_t)n, si, sn);
 	rc = run_batch(suites, (size_t)n, &b, &e);
 	if (err_isset(&e))
 		fprintf(stderr, "tichaos: %s\n", e.msg);
+	return rc;
+}
+
+/* --repeat, --until-fail: one suite, each run by a tichaos of its own. */
+static int run_repeated(const struct args *a, const struct run_options *o,
+			char **suites, int n)
+{
+	const char *opt = a->repeat ? "--repeat" : "--until-fail";
+	struct repeat_options r = { 0 };
+	const char *pass[24];
+	struct err e = ERR_INIT;
+	int rc;
+
+	if (a->repeat && parse_int64(a->repeat, 1, 100000, &r.count, &e))
+		die(EXIT_USAGE, "run: --repeat: %s", e.msg);
+	if (a->budget && parse_duration(a->budget, &r.budget_ns, &e))
+		die(EXIT_USAGE, "run: --budget: %s", e.msg);
+	if (a->budget && !r.budget_ns)
+		die(EXIT_USAGE, "run: --budget: more than 0s");
+	if (a->jobs || a->shard || n > 1)
+		die(EXIT_USAGE, "run: %s runs one suite, not -j, --shard or "
+		    "several suites", opt);
+	if (a->out)
+		die(EXIT_USAGE, "run: --out names one run's directory; %s "
+		    "makes one per run under runs/", opt);
+	if (a->keep)
+		die(EXIT_USAGE, "run: --keep-cluster with %s: each run's "
+		    "cluster would stay up", opt);
+	r.until_fail = a->until_fail;
+	r.has_seed = o->has_seed;
+	r.seed = o->seed;
+	r.dry_run = a->dry_run;
+	r.junit = a->junit ? a->junit : "runs/junit.xml";
+	pass_options(a, 0, pass);
+	r.pass = pass;
+	rc = run_repeat(suites[0], &r, &e);
+	if (err_isset(&e)) {
+		fflush(stdout);
+		fprintf(stderr, "tichaos: %s\n", e.msg);
+	}
 	return rc;
 }
 
@@ -93,6 +149,9 @@ int cmd_run(int argc, char **argv)
 		{ "jobs", 'j', &a.jobs, NULL },
 		{ "shard", 0, &a.shard, NULL },
 		{ "junit", 0, &a.junit, NULL },
+		{ "repeat", 0, &a.repeat, NULL },
+		{ "until-fail", 0, NULL, &a.until_fail },
+		{ "budget", 0, &a.budget, NULL },
 		{ NULL, 0, NULL, NULL },
 	};
 	struct run_options o = { 0 };
@@ -126,12 +185,16 @@ int cmd_run(int argc, char **argv)
 	if (a.hosts &&
 	    !(cluster_type_of(a.cluster)->takes & CLUSTER_TAKES_HOSTS))
 		die(EXIT_USAGE, "run: --hosts applies to the local cluster");
+	if (a.budget && !a.repeat && !a.until_fail)
+		die(EXIT_USAGE, "run: --budget bounds --repeat or --until-fail");
 	if (a.dry_run && (a.jobs || a.shard))
 		die(EXIT_USAGE, "run: --dry-run prints one plan, not -j or "
 		    "--shard");
-	if (a.junit && !a.jobs && !a.shard && n == 1)
-		die(EXIT_USAGE, "run: --junit is the file of -j, --shard or "
-		    "several suites; one run writes RUN_DIR/junit.xml");
+	if (a.junit && !a.jobs && !a.shard && n == 1 && !a.repeat &&
+	    !a.until_fail)
+		die(EXIT_USAGE, "run: --junit is the file of -j, --shard, "
+		    "--repeat or several suites; one run writes "
+		    "RUN_DIR/junit.xml");
 	o.cluster = a.cluster;
 	o.out = a.out;
 	o.keep_cluster = a.keep;
@@ -142,6 +205,8 @@ int cmd_run(int argc, char **argv)
 		log_set_level(LOG_DEBUG);
 	if (a.quiet)
 		log_set_level(LOG_WARN);
+	if (a.repeat || a.until_fail)
+		return run_repeated(&a, &o, argv + 1, n);
 	if (!a.dry_run && (a.jobs || a.shard || n > 1))
 		return run_many(&a, argv + 1, n);
 	catch_interrupts();

@@ -22,7 +22,8 @@ test_expect_success 'no arguments: usage on stderr, exit 2' '
 test_expect_success 'help run shows the run synopsis and its options' '
 	"$TICHAOS" help run >out &&
 	head -n 1 out | grep -q "^usage: tichaos run SUITE.yaml\.\.\." &&
-	for o in --cluster --duration --seed --out --keep-cluster --port-base --quiet; do
+	for o in --cluster --duration --seed --out --keep-cluster --port-base --quiet \
+		--repeat --until-fail --budget; do
 		grep -q -- "$o" out || { echo "missing $o"; return 1; }
 	done
 '

@@ -214,6 +214,38 @@ static void test_shuffle(void)
 	ok(rand_next(&r) == rand_next(&hand), "k above n draws n positions");
 }
 
+/*
+ * The seeds of --repeat: the base, then splitmix64's outputs from it
+ * modulo 10^12. 0xe220a8397b1dcdaf is splitmix64's published first
+ * output from 0; the seeds of base 7 were computed independently. If
+ * these change, `--seed S --repeat N` no longer runs the seeds it ran.
+ */
+static void test_series_seed(void)
+{
+	static const uint64_t of_7[] = {
+		7, UINT64_C(600892374487), UINT64_C(372594955804),
+		UINT64_C(746815609346),
+	};
+	int outside = 0, repeated = 0;
+	uint64_t seen[1000];
+
+	for (int i = 0; i < 4; i++)
+		is_uint(rand_series_seed(7, (uint64_t)i + 1), of_7[i],
+			"base 7, iteration %d", i + 1);
+	is_uint(rand_series_seed(0, 2), UINT64_C(0xe220a8397b1dcdaf) %
+		UINT64_C(1000000000000), "base 0, iteration 2: splitmix64's "
+		"first output");
+	is_uint(rand_series_seed(7, 0), 7, "iteration 0 is taken as 1");
+	for (int i = 0; i < 1000; i++) {
+		seen[i] = rand_series_seed(INT64_MAX, (uint64_t)i + 2);
+		outside += !seen[i] || seen[i] >= UINT64_C(1000000000000);
+		for (int k = 0; k < i; k++)
+			repeated += seen[k] == seen[i];
+	}
+	is_int(outside, 0, "1000 seeds of a series in [1, 10^12)");
+	is_int(repeated, 0, "and no two the same");
+}
+
 int main(void)
 {
 	test_reference();
@@ -225,5 +257,6 @@ int main(void)
 	test_split();
 	test_fresh_seed();
 	test_shuffle();
+	test_series_seed();
 	return done_testing();
 }
