@@ -343,8 +343,8 @@ static void injected(struct timeline *t, const struct history_line *l,
 		     const struct fault_holds *h, double at)
 {
 	json_t *v = value_of(l);
-	double from = t->invoke_fault == l->fault &&
-		      !strcmp(t->invoke_f, l->f) ? t->invoke_at : at;
+	int ours = t->invoke_fault == l->fault && !strcmp(t->invoke_f, l->f);
+	double from = ours ? t->invoke_at : at;
 	size_t n = 0, w;
 
 	t->invoke_fault = -2;
@@ -362,6 +362,8 @@ static void injected(struct timeline *t, const struct history_line *l,
 		return;
 	}
 	w = open_window(t, l, v, from, h);
+	if (ours && t->invoke_fired[0])
+		add_note(&t->w[w], "%s", t->invoke_fired);
 	if (h != &timeline_other)
 		n = h->list ? listed_segments(t, w, h, v)
 			    : cut_segments(t, w, v);
@@ -396,6 +398,43 @@ static void healed(struct timeline *t, const struct history_line *l,
 	}
 }
 
+/* A string member of `v`, or NULL when it is null or no string. */
+static const char *member(const json_t *v, const char *key)
+{
+	return json_string_value(json_object_get(v, key));
+}
+
+/*
+ * What fired an injection, from its invoke's "trigger": "fired by
+ * truncate test.p at 2.121s" (", +300ms" when it came `after` that);
+ * "" when nothing did.
+ */
+static void fired_by(const struct history_line *l, char *out, size_t size)
+{
+	json_t *v = value_of(l);
+	const json_t *trig = json_object_get(v, "trigger");
+	const json_t *ev = json_object_get(trig, "event");
+	const char *f = member(ev, "f");
+	const char *on = member(ev, "table") ? member(ev, "table")
+			 : member(ev, "target");
+	json_int_t after = json_integer_value(json_object_get(trig,
+							      "after_ns"));
+	double time = (double)json_integer_value(json_object_get(ev, "time"))
+		      / 1e9;
+	struct buf b = BUF_INIT;
+
+	if (f) {
+		buf_printf(&b, NULL, "fired by %.40s%s%.80s at %.3fs", f,
+			   on ? " " : "", on ? on : "", time);
+		if (after)
+			buf_printf(&b, NULL, ", +%lldms",
+				   (long long)(after / 1000000));
+	}
+	snprintf(out, size, "%s", buf_str(&b));
+	buf_release(&b);
+	json_decref(v);
+}
+
 static void nemesis_line(struct timeline *t, const struct history_line *l,
 			 double at)
 {
@@ -406,6 +445,7 @@ static void nemesis_line(struct timeline *t, const struct history_line *l,
 			t->invoke_at = at;
 			t->invoke_fault = l->fault;
 			snprintf(t->invoke_f, sizeof(t->invoke_f), "%s", l->f);
+			fired_by(l, t->invoke_fired, sizeof(t->invoke_fired));
 		}
 	} else if (l->heal) {
 		healed(t, l, at);
@@ -421,12 +461,6 @@ static void nemesis_line(struct timeline *t, const struct history_line *l,
 				 or_none(l->target));
 		add_mark(t, at, MARK_FAULT, LANE_FAULTS, "other faults", what);
 	}
-}
-
-/* A string member of `v`, or NULL when it is null or no string. */
-static const char *member(const json_t *v, const char *key)
-{
-	return json_string_value(json_object_get(v, key));
 }
 
 /* "KEY: HOLDER, was FROM", HOLDER with its component when that is

@@ -93,6 +93,9 @@ struct timeline {
 	double invoke_at;
 	int invoke_fault;
 	char invoke_f[32];
+	/* Its trigger (`on:`, faults/trigger.h), as a window's note says
+	 * it: "fired by truncate test.p at 2.121s"; "" when none. */
+	char invoke_fired[200];
 	const struct fault_holds *const *holds;	/* timeline_read's */
 };
 

@@ -3,9 +3,11 @@
 # the downstream right after the first truncate that completes once the
 # fault is armed, `after` later; `on: heal` pauses the upstream when
 # another fault's heal completes. The invoke names the record that fired
-# it; plan.json says which events are armed; replay draws the same plan
-# and fires the same way; an armed fault whose record never comes is
-# counted and said; bad combinations are refused at their line.
+# it, and so does report.html's window of it; plan.json says which events
+# are armed; replay draws the same plan and fires the same way; shrink
+# keeps a triggered fault with what fires it; an armed fault whose record
+# never comes is counted and said; bad combinations are refused at their
+# line.
 . "$(dirname "$0")/test-lib.sh"
 
 need mariadbd etcd
@@ -91,7 +93,8 @@ test_expect_success 'on: ddl: the kill comes right after the first truncate once
 	test "$at" -ge "$ev" &&
 	printf "%s\n" "$rec" | grep -q "\"value\":{\"trigger\":{\"on\":\"ddl\",\"event\":{\"time\":$ev,\"process\":[0-9]*,\"f\":\"truncate\",\"table\":\"trig.p\"},\"after_ns\":0,\"late_ns\":[0-9]*}}" &&
 	grep -q "\"fault\": 0, \"kind\": \"kill\", \"on\": \"ddl\", \"op\": \"kill\", \"choice\"" ddl/plan.json &&
-	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap
+	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap &&
+	grep -q "; fired by truncate trig.p at [0-9]*\.[0-9][0-9][0-9]s</title>" ddl/report.html
 '
 
 test_expect_success 'after: 300ms: the kill comes 300 ms or more after the truncate' '
@@ -100,7 +103,8 @@ test_expect_success 'after: 300ms: the kill comes 300 ms or more after the trunc
 	"$TICHAOS" run after.yaml --cluster "$T" --out "$TRASH/after" >tap 2>err &&
 	fired after kill &&
 	test "$at" -ge $((ev + 300000000)) &&
-	printf "%s\n" "$rec" | grep -q "\"after_ns\":300000000,"
+	printf "%s\n" "$rec" | grep -q "\"after_ns\":300000000," &&
+	grep -q "; fired by truncate trig.p at [0-9.]*s, +300ms</title>" after/report.html
 '
 
 test_expect_success 'on: heal: the pause comes when the kill is healed' '
