@@ -184,7 +184,7 @@ static struct idwindow_due lane_next(struct idwindow *w)
 
 static void let_out(struct idwindow *w, struct idwindow_due d)
 {
-	w->last_out = w->key(&d, w->arg);
+	w->last_out = d;
 	w->let_out_any = 1;
 	w->out(d, w->arg);
 }
@@ -211,10 +211,8 @@ int idwindow_add(struct idwindow *w, uint32_t *lane, struct idwindow_due d,
 		w->all[w->nall++] = d;
 		return 0;
 	}
-	if (w->let_out_any) {
-		struct idwindow_key k = w->key(&d, w->arg);
-
-		if (cmp_key(&k, &w->last_out) < 0) {
+	if (w->let_out_any && d.time <= w->last_out.time) {
+		if (earlier(w, &d, &w->last_out)) {
 			*why = "came after the reorder window had let out a "
 			       "later one";
 			return 1;

@@ -66,7 +66,9 @@ struct idwindow {
 	size_t nall, all_cap;
 	size_t held;		/* dues in the lanes */
 	int let_out_any;
-	struct idwindow_key last_out;
+	/* The last due let out: its key is asked for only when a due
+	 * comes at its time (most come later). */
+	struct idwindow_due last_out;
 };
 
 /* An empty window of `window` dues (SIZE_MAX: all) calling key and out
