@@ -185,6 +185,7 @@ static void test_at_once(void)
 		kids[k] = fork();
 		if (kids[k] == 0) {
 			struct port_block b;
+			struct err e = ERR_INIT;
 			char byte;
 			int base;
 
@@ -194,8 +195,10 @@ static void test_at_once(void)
 			port_block_init(&b, 0);
 			if (read(go[0], &byte, 1) != 1)
 				_exit(2);
-			base = port_block_find(&b, LO, LO + 20, 0, NULL, NULL)
+			base = port_block_find(&b, LO, LO + 20, 0, NULL, &e)
 			       ? -1 : b.base;
+			if (base < 0)
+				diag("child %d: %s", k, e.msg);
 			if (write(said[1], &base, sizeof(base)) != sizeof(base))
 				_exit(2);
 			/* Held until the parent read both. */
