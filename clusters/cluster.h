@@ -123,6 +123,22 @@ struct cluster_watcher {
 extern const struct cluster_watcher cluster_replica_watch;
 
 /*
+ * The DDL watch (clusters/ddlwatch.c), what a fault fired by a DDL's
+ * arrival downstream waits for (faults/trigger.h, on: ddl_applied):
+ * every millisecond until `cancel` reaches CANCEL_STOP, each SQL
+ * component of role downstream is asked for the partitions of the
+ * partitioned tables of `database` (information_schema.PARTITIONS; an
+ * ask that meets a DDL's metadata lock returns once the DDL is done).
+ * Each table whose partitions changed since the last answer is recorded
+ * as process "monitor", f "ddl_applied", with its table ("db.t"), its
+ * node, and {"partitions": "p0,p1"}; the first answer is what is known.
+ * Through `slot` of `h`, on the caller's thread.
+ */
+void cluster_ddl_watch(struct cluster *c, const char *database,
+		       struct history *h, struct history_slot *slot,
+		       const struct cancel *cancel);
+
+/*
  * What TiCDC's Open API asks of its clients (docs/topology.md, ticdc:):
  * each NULL when the topology does not say, and then not sent.
  */

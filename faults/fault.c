@@ -119,7 +119,7 @@ size_t fault_targets(struct cluster *c, const char *target, int running,
 }
 
 const char *const fault_trigger_names[] = {
-	"ddl", "heal", "owner", NULL,
+	"ddl", "heal", "owner", "ddl_applied", NULL,
 };
 
 const char *const fault_pick_names[] = {

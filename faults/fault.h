@@ -58,7 +58,8 @@ struct fault_opts {
  * (faults/trigger.h). */
 extern const char *const fault_trigger_names[];
 
-enum fault_trigger { TRIGGER_DDL, TRIGGER_HEAL, TRIGGER_OWNER };
+enum fault_trigger { TRIGGER_DDL, TRIGGER_HEAL, TRIGGER_OWNER,
+		     TRIGGER_DDL_APPLIED };
 
 #define FAULT_COMMON_OPTS                                                    \
 	{ "every", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
@@ -80,7 +81,8 @@ enum fault_trigger { TRIGGER_DDL, TRIGGER_HEAL, TRIGGER_OWNER };
 	{ "on", OPT_ENUM, NULL, 0, fault_trigger_names, 0, 0,                \
 	  "inject on this event once armed (at its times; without at or "    \
 	  "every, at the start): ddl (a DDL completed upstream), heal "       \
-	  "(another fault healed), owner (an owner changed)",                \
+	  "(another fault healed), owner (an owner changed), ddl_applied "    \
+	  "(a partition DDL seen downstream)",                               \
 	  OPT_AT(struct fault_opts, on) },                                   \
 	{ "on_ops", OPT_STRING_LIST, NULL, 0, NULL, 0, 0,                    \
 	  "on: ddl: only a DDL of these operations (truncate, exchange, "    \

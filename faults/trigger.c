@@ -42,6 +42,9 @@ int fault_trigger_matches(const struct suite_item *it, int item_index,
 		return ev->process == HISTORY_MONITOR && is(ev->f, "owner") &&
 		       is(ev->type, "info") && ev->value &&
 		       strncmp(ev->value, "{\"from\":null", 12);
+	case TRIGGER_DDL_APPLIED:
+		return ev->process == HISTORY_MONITOR &&
+		       is(ev->f, "ddl_applied") && is(ev->type, "info");
 	}
 	return 0;
 }

@@ -13,7 +13,10 @@
  *   heal   the nemesis's "info" of a heal step ("heal": true) of another
  *          fault item;
  *   owner  the monitor's "info" of an owner change ("f": "owner"), but
- *          the first owner it saw of an election ("from": null).
+ *          the first owner it saw of an election ("from": null);
+ *   ddl_applied  the DDL watch's "info" of a table whose partitions
+ *          changed downstream (clusters/cluster.h, cluster_ddl_watch),
+ *          which the nemesis runs when an item asks for it.
  *
  * The injection's invoke says what fired it (fault_fired_json), so the
  * history tells which record, and how long after it the fault came.

@@ -375,6 +375,26 @@ static void *watcher_main(void *arg)
 	return NULL;
 }
 
+/* The DDL watch, on this thread till the run stops. */
+static void *ddl_main(void *arg)
+{
+	struct nemesis *n = arg;
+
+	cluster_ddl_watch(n->ctx.cluster, n->run->suite->database,
+			  n->run->history, history_slot(n->run->history),
+			  n->run->cancel);
+	return NULL;
+}
+
+/* Whether an item is fired by what the DDL watch sees. */
+static int wants_ddl_watch(const struct suite *s)
+{
+	for (size_t i = 0; i < s->nfaults; i++)
+		if (fault_opts_of(&s->faults[i])->on == TRIGGER_DDL_APPLIED)
+			return 1;
+	return 0;
+}
+
 /* Members of an etcd cluster the leader watch follows, at most. */
 #define MAX_MEMBERS 16
 
@@ -562,6 +582,12 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 	}
 	if (start_watchers(n, c, e))
 		return -1;
+	if (wants_ddl_watch(s)) {
+		rc = pthread_create(&n->ddl_thread, NULL, ddl_main, n);
+		if (rc)
+			return err_errno(e, rc, "cannot start the DDL watch");
+		n->ddl_started = 1;
+	}
 	for (size_t i = 0, members = 0; i < c->ncomps; i++)
 		if ((c->comps[i].roles & ROLE_ETCD) && c->comps[i].etcd_url &&
 		    ++members == 2)
@@ -621,6 +647,9 @@ void nemesis_stop(struct nemesis *n)
 	if (n->leader_started)
 		pthread_join(n->leader_thread, NULL);
 	n->leader_started = 0;
+	if (n->ddl_started)
+		pthread_join(n->ddl_thread, NULL);
+	n->ddl_started = 0;
 	n->thread_started = 0;
 }
 

@@ -114,6 +114,10 @@ struct nemesis {
 	const char *leader_url;
 	pthread_t leader_thread;
 	int leader_started;
+	/* The DDL watch (cluster_ddl_watch), when an item is fired by
+	 * what it sees (on: ddl_applied). */
+	pthread_t ddl_thread;
+	int ddl_started;
 	pthread_t thread;
 	int thread_started;
 	pthread_mutex_t lock;	/* actions: heal_all vs the thread */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Faults fired by the history (docs/faults.md, Triggers): `on: ddl` kills
 # the downstream right after the first truncate that completes once the
-# fault is armed, `after` later; `on: heal` pauses the upstream when
+# fault is armed, `after` later; `on: ddl_applied` when the downstream
+# shows a partition DDL (the DDL watch); `on: heal` pauses the upstream when
 # another fault's heal completes. The invoke names the record that fired
 # it, and so does report.html's window of it; plan.json says which events
 # are armed; replay draws the same plan and fires the same way; shrink
@@ -15,7 +16,8 @@ need mariadbd etcd
 test_cluster_setup 'set up a cluster to attach to'
 
 # suite NAME FAULTS...: 6 s of inserts into p and a truncate of one of
-# p's partitions every 700 ms; FAULTS are the lines of its faults.
+# p's partitions (or the partition op $OPS) every 700 ms; FAULTS are the
+# lines of its faults.
 suite() {
 	test_suite_name_=$1
 	shift
@@ -36,7 +38,7 @@ suite() {
 		    ignore_errors: true
 		  - kind: partition_ddl
 		    tables: p
-		    ops: [truncate]
+		    ops: [${OPS:-truncate}]
 		    every: 700ms
 		    ignore_errors: true
 		faults:
@@ -105,6 +107,19 @@ test_expect_success 'after: 300ms: the kill comes 300 ms or more after the trunc
 	test "$at" -ge $((ev + 300000000)) &&
 	printf "%s\n" "$rec" | grep -q "\"after_ns\":300000000," &&
 	grep -q "; fired by truncate trig.p at [0-9.]*s, +300ms</title>" after/report.html
+'
+
+test_expect_success 'on: ddl_applied: the kill comes when down-0 shows the partition dropped' '
+	OPS=drop_add suite applied "  - kind: kill" "    target: downstream" \
+		"    at: [2s]" "    down: 1s" "    on: ddl_applied" &&
+	"$TICHAOS" run applied.yaml --cluster "$T" --out "$TRASH/applied" >tap 2>err &&
+	grep "\"process\":\"monitor\",\"type\":\"info\",\"f\":\"ddl_applied\"" applied/history.jsonl >seen &&
+	grep -q "\"table\":\"trig.p\",\"node\":\"down-0\",\"value\":{\"partitions\":\"p0\"}" seen &&
+	first=$(sed -n "s/^{\"time\":\([0-9]*\),.*/\1/p" seen |
+		awk "\$1 >= 2000000000 { print; exit }") &&
+	rec=$(invoke applied kill) &&
+	printf "%s\n" "$rec" | grep -q "\"trigger\":{\"on\":\"ddl_applied\",\"event\":{\"time\":$first,\"process\":\"monitor\",\"f\":\"ddl_applied\",\"table\":\"trig.p\"}" &&
+	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap
 '
 
 test_expect_success 'on: heal: the pause comes when the kill is healed' '

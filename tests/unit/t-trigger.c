@@ -85,6 +85,24 @@ static void owner(void)
 	ok(!fault_trigger_matches(&it, 0, &ev), "nor for on: ddl");
 }
 
+static void applied(void)
+{
+	struct fault_opts o = { .on = TRIGGER_DDL_APPLIED };
+	struct suite_item it = { .kind = "kill", .opts = &o };
+	struct history_event ev = rec(7, HISTORY_MONITOR, "info",
+				      "ddl_applied");
+
+	ev.table = "test.p_1";
+	ev.node = "down-0";
+	ev.value = "{\"partitions\":\"p0,p1\"}";
+	ok(fault_trigger_matches(&it, 0, &ev), "the DDL watch's record fires");
+	ev.f = "replica_stopped";
+	ok(!fault_trigger_matches(&it, 0, &ev), "another monitor record not");
+	ev.f = "ddl_applied";
+	ev.process = 0;
+	ok(!fault_trigger_matches(&it, 0, &ev), "nor a worker's of that name");
+}
+
 static void recorded(void)
 {
 	struct fault_opts o = { .on = TRIGGER_DDL, .after = 300000000 };
@@ -123,6 +141,7 @@ int main(void)
 	ddl();
 	heal();
 	owner();
+	applied();
 	recorded();
 	return done_testing();
 }
