@@ -123,8 +123,10 @@ func (m *ownerManager) campaignLoop(ctx context.Context,
 		select {
 		case <-etcdSession.Done():
 			m.say("etcd session is done, creates a new one")
+			leaseID := etcdSession.Lease()
 			etcdSession, err = m.newSession(ctx, managerSessionTTL)
 			if err != nil {
+				m.revokeSession(leaseID)
 				return
 			}
 		case <-ctx.Done():
