@@ -153,11 +153,12 @@ sub unquote {
 
 sub quote_ident { '`' . ($_[0] =~ s/`/``/gr) . '`' }
 
-# The index of the parenthesis closing the one at $open in $s (quotes
-# skipped), or undef.
-sub closing {
+# The list in the parenthesis at $open of $s: the index of the one that
+# closes it (quotes skipped), then its parts between top-level commas;
+# () when it does not close.
+sub paren_list {
 	my ($s, $open) = @_;
-	my ($depth, $quote) = (0, '');
+	my ($depth, $quote, $from, @parts) = (0, '', $open + 1);
 	for my $i ($open .. length($s) - 1) {
 		my $ch = substr($s, $i, 1);
 		if ($quote) {
@@ -166,35 +167,14 @@ sub closing {
 			$quote = $ch;
 		} elsif ($ch eq '(') {
 			$depth++;
-		} elsif ($ch eq ')') {
-			return $i if --$depth == 0;
+		} elsif (($ch eq ')' && --$depth == 0) ||
+			 ($ch eq ',' && $depth == 1)) {
+			push @parts, substr($s, $from, $i - $from);
+			$from = $i + 1;
+			return ($i, @parts) if $ch eq ')';
 		}
 	}
-	return undef;
-}
-
-# The top-level, comma-separated parts of $s.
-sub split_top {
-	my ($s) = @_;
-	my @parts;
-	my ($depth, $quote, $cur) = (0, '', '');
-	for my $ch (split //, $s) {
-		if ($quote) {
-			$quote = '' if $ch eq $quote;
-		} elsif ($ch eq "'" || $ch eq '"' || $ch eq '`') {
-			$quote = $ch;
-		} elsif ($ch eq '(') {
-			$depth++;
-		} elsif ($ch eq ')') {
-			$depth--;
-		} elsif ($ch eq ',' && !$depth) {
-			push @parts, $cur;
-			$cur = '';
-			next;
-		}
-		$cur .= $ch;
-	}
-	return (@parts, $cur);
+	return ();
 }
 
 my $http = HTTP::Tiny->new(timeout => 30, no_proxy => ["127.0.0.1"]);
@@ -213,12 +193,12 @@ sub autoid_create {
 	$q =~ /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?($IDENT)\s*\.\s*
 	       ($IDENT)\s*\(/xsi or return $q;
 	my ($db, $t, $open) = (unquote($1), unquote($2), $+[0] - 1);
-	my $close = closing($q, $open);
+	my ($close, @defs) = paren_list($q, $open);
 	return $q unless defined $close;
 	my $rest = substr($q, $close + 1);
 	my $column = '';
 	if ($rest =~ s/\bAUTO_ID_CACHE\s*=?\s*1\b\s*,?//i) {
-		for (split_top(substr($q, $open + 1, $close - $open - 1))) {
+		for (@defs) {
 			$column = unquote($1)
 				if /^\s*($IDENT)\s.*\bAUTO_INCREMENT\b/si;
 		}
@@ -236,12 +216,12 @@ sub autoid_insert {
 	       (\s*VALUES\s*)\(/xsi or return $q;
 	my ($head, $db, $t, $cols, $values) = ($1, unquote($2), unquote($3),
 					       $4, $5);
-	my $open = $+[0] - 1;
-	my $close = closing($q, $open);
+	my ($open, $names_at) = ($+[0] - 1, $-[4] - 1);
+	my ($close) = paren_list($q, $open);
 	return $q unless defined $close &&
 		substr($q, $close + 1) =~ /^\s*;?\s*$/;
-	my @names = map { /^\s*($IDENT)\s*$/ ? unquote($1) : '' }
-		split_top($cols);
+	my (undef, @cols) = paren_list($q, $names_at);
+	my @names = map { /^\s*($IDENT)\s*$/ ? unquote($1) : '' } @cols;
 	my ($st, $body) = autoid_post('/fake/insert-id', db => $db,
 				      table => $t, n => 1,
 				      columns => join(',', @names));

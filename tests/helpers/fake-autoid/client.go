@@ -1,13 +1,14 @@
 // A TiDB's side of the autoid service: pkg/meta/autoid/autoid_service.go
-// in pingcap/tidb at 057a32a5bfed (ClientDiscover.GetClient and
-// ResetConn, singlePointAlloc.Alloc, backoffer): every TiDB asks the
-// leader, found as the value of the first-created key under
-// "tidb/autoid/leader", and keeps asking that server until a request
-// fails with an "rpc error" (as a gRPC status error reads: the leader's
-// "not leader" refusal, or a server that does not answer); then it drops
-// the connection, backs off (400 ms, doubling to 5 s) and asks etcd for
-// the leader again. An error the leader returns in its answer (Errmsg) is
-// the statement's error, not retried.
+// in pingcap/tidb at 057a32a5bfed, with its lines there:
+// ClientDiscover.GetClient (76-119), singlePointAlloc.Alloc (127-170),
+// backoffer (172-192), ClientDiscover.ResetConn (196-). Every TiDB asks
+// the leader, found as the value of the first-created key under
+// "tidb/autoid/leader" (line 91), and keeps asking that server until a
+// request fails with an "rpc error" (as a gRPC status error reads: the
+// leader's "not leader" refusal, or a server that does not answer); then
+// it drops the connection, backs off (400 ms, doubling to 5 s) and asks
+// etcd for the leader again (lines 153-158). An error the leader returns
+// in its answer (Errmsg) is the statement's error, not retried.
 package main
 
 import (

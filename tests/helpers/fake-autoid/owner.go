@@ -1,18 +1,21 @@
 // The autoid leader's election, as TiDB's owner manager holds it:
-// pkg/owner/manager.go in pingcap/tidb at 00aaecbd8a05 (ownerManager,
-// CampaignOwner, campaignLoop, toBeOwner, RetireOwner, watchOwner,
-// getOwnerInfo, GetOwnerKeyInfo), on etcd's own concurrency package, as
-// TiDB uses it: a session (a lease kept alive), an election under
-// "tidb/autoid/leader" whose candidates put "<prefix>/<lease hex>" = the
-// server's address, the lowest create revision owning.
+// pkg/owner/manager.go in pingcap/tidb at 00aaecbd8a05, with its lines
+// there: IsOwner (149-151), CampaignOwner (186-201), toBeOwner
+// (221-227), RetireOwner (230-236), campaignLoop (244-318), getOwnerInfo
+// (336-367), GetOwnerKeyInfo (370-385), watchOwner (459-495). On etcd's
+// own concurrency package, as TiDB uses it: a session (a lease kept
+// alive), an election under "tidb/autoid/leader" whose candidates put
+// "<prefix>/<lease hex>" = the server's address, the lowest create
+// revision owning.
 //
 // What it keeps of TiDB's: when the owner's key is deleted (tichaos's
-// resign) or its session ends, watchOwner returns, the manager retires
-// and campaigns again at once on the same session (a new key of the same
-// name, a new create revision, behind the other candidates). Left out:
-// the metrics, failpoints, OpType values (the DDL owner's), and
-// util2.NewSession's retries (the session is made with
-// concurrency.NewSession, retried every 200 ms until it is made).
+// resign) or its session ends, watchOwner returns (the DELETE event,
+// lines 479-484), the manager retires (313) and campaigns again at once
+// on the same session (299: a new key of the same name, a new create
+// revision, behind the other candidates). Left out: the metrics,
+// failpoints, OpType values (the DDL owner's), and util2.NewSession's
+// retries (the session is made with concurrency.NewSession, retried
+// every 200 ms until it is made).
 package main
 
 import (

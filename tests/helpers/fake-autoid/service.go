@@ -1,23 +1,26 @@
 // The autoid service: pkg/autoid_service/autoid.go in pingcap/tidb at
-// 0267517fafcd (Service, newWithCli, getAlloc, allocAutoID,
-// autoIDValue.alloc4Signed, calcNeededBatchSize, ownerListener), the
-// AUTO_ID_CACHE=1 allocations of every TiDB served by the one server
-// that leads "tidb/autoid/leader".
+// 0267517fafcd, the AUTO_ID_CACHE=1 allocations of every TiDB served by
+// the one server that leads "tidb/autoid/leader" (autoIDLeaderPath, line
+// 49). Followed, with its lines there: autoIDValue (57-63), alloc4Signed
+// (131-204), Service (294-300), newWithCli (330-348: CampaignOwner(10)
+// at 342), calcNeededBatchSize (402-417), batch (419), getAlloc
+// (442-457), allocAutoID (459-520), ownerListener.OnBecomeOwner
+// (594-605).
 //
 // The leader keeps, per table, a range (base, end] of ids it may hand out
 // (autoIDMap). When the range is used up, or was never read (base 0), it
-// reads the table's persisted end in a transaction, takes the range from
-// there (the batch, 4000 ids, or n when more are asked), and writes the
-// new end before it hands out any id of it. TiKV holds that end in TiDB;
-// etcd holds it here (store), read and written in one optimistic
-// transaction as kv.RunInNewTxn does.
+// reads the table's persisted end in a transaction (line 161), takes the
+// range from there (the batch, 4000 ids, or n when more are asked), and
+// writes the new end (idAcc.Inc, line 182) before it hands out any id of
+// it (201-203). TiKV holds that end in TiDB; etcd holds it here (store),
+// read and written in one optimistic transaction as kv.RunInNewTxn does.
 //
 // TiDB issue 52600: the map outlives a leadership. A server that led,
 // lost the lead and leads again goes on from the range it had, below the
-// ids the leader in between handed out. The fix (pingcap/tidb#52602,
-// merged 2024-04-15) clears the map in ownerListener.OnBecomeOwner:
-// -map reset. -map keep is the code before it, whose OnBecomeOwner
-// only logged.
+// ids the leader in between handed out (line 152: base+n1 <= end, no
+// read). The fix (pingcap/tidb#52602, merged 2024-04-15) clears the map
+// in ownerListener.OnBecomeOwner (line 599): -map reset. -map keep is the
+// code before it, whose OnBecomeOwner only logged.
 //
 // Left out: unsigned columns (alloc4Unsigned), Rebase and forceRebase
 // (ALTER TABLE ... AUTO_INCREMENT, explicit ids above the base), the
