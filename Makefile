@@ -25,7 +25,8 @@ PROVE ?= prove
 # builds them, Debian 12's golang-go (1.19) too, which make deps installs
 # where no go is on PATH; their modules come from the Go module proxy
 # (GOPROXY) into the module cache on the first build, checked against
-# their go.sum.
+# their go.sum. No VCS stamp: a tree without git (or owned by another
+# user) builds the same.
 GO ?= go
 # Two test files at a time, one per core: each has its own scratch
 # directory and takes its ports from a per-run base, so none collide.
@@ -238,7 +239,7 @@ tests/helpers/%: tests/helpers/%.o $(LIB_OBJS)
 
 tests/helpers/fake-autoid/fake-autoid: $(wildcard tests/helpers/fake-autoid/*.go) \
 		tests/helpers/fake-autoid/go.mod tests/helpers/fake-autoid/go.sum
-	$(QUIET_GO)cd $(@D) && $(GO) build -o $(@F) .
+	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
 
 unit-tests: $(UNIT_TESTS) $(TEST_HELPERS) $(GO_HELPERS)
 
