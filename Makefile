@@ -21,6 +21,13 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS = mysqlclient yaml-0.1 libcurl libssh2 jansson
 PROVE ?= prove
+# The Go helpers of the tests (tests/helpers/fake-autoid): any Go >= 1.19
+# builds them, Debian 12's golang-go (1.19) too, which make deps installs
+# where no go is on PATH; their modules come from the Go module proxy
+# (GOPROXY) into the module cache on the first build, checked against
+# their go.sum. No VCS stamp: a tree without git (or owned by another
+# user) builds the same.
+GO ?= go
 # Two test files at a time, one per core: each has its own scratch
 # directory and takes its ports from a per-run base, so none collide.
 PROVE_OPTS ?= -j2
@@ -48,6 +55,7 @@ endif
 ifndef V
 QUIET_CC = @echo '   ' CC $@;
 QUIET_LINK = @echo '   ' LINK $@;
+QUIET_GO = @echo '   ' GO $@;
 endif
 
 LIB_OBJS += lib/buf.o
@@ -180,6 +188,9 @@ UNIT_TESTS = $(patsubst %.c,%,$(wildcard tests/unit/t-*.c))
 UNIT_OBJS = $(addsuffix .o,$(UNIT_TESTS))
 TEST_HELPERS = tests/helpers/campaigner tests/helpers/core-drive \
 	tests/helpers/float-text tests/helpers/ssh-exec
+# A Go helper NAME is tests/helpers/NAME/, a module of its own, built
+# into tests/helpers/NAME/NAME.
+GO_HELPERS = tests/helpers/fake-autoid/fake-autoid
 
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c), their shared helpers, and
 # what they link besides lib/: the loaders they call, without main().
@@ -230,7 +241,11 @@ tests/helpers/core-drive: tests/helpers/core-drive.o $(CORE_OBJS) \
 tests/helpers/%: tests/helpers/%.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
-unit-tests: $(UNIT_TESTS) $(TEST_HELPERS)
+tests/helpers/fake-autoid/fake-autoid: $(wildcard tests/helpers/fake-autoid/*.go) \
+		tests/helpers/fake-autoid/go.mod tests/helpers/fake-autoid/go.sum
+	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
+
+unit-tests: $(UNIT_TESTS) $(TEST_HELPERS) $(GO_HELPERS)
 
 deps:
 	@scripts/install-deps
@@ -356,7 +371,8 @@ deb: $(PROG) $(MANPAGES)
 	scripts/make-deb $(PROG) $(VERSION) $(DEB_DIR)
 
 clean:
-	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS)
+	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS) \
+		$(GO_HELPERS)
 	$(RM) -r man
 
 .PHONY: all deps run test prove asan valgrind bench stress clean unit-tests fuzz \

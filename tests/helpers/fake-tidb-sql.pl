@@ -1,5 +1,6 @@
 #!/usr/bin/perl
 # fake-tidb-sql.pl --listen PORT --to PORT [--version V] [--gc-safe-point FILE]
+#                  [--autoid URL]
 #
 # TiDB's SQL side, as far as snapshot reads go, over a real mariadbd whose
 # tables are system-versioned (WITH SYSTEM VERSIONING): a MySQL-protocol
@@ -37,6 +38,21 @@
 #   MariaDB calls a versioned one 'SYSTEM VERSIONED'. A query for
 #   TABLE_TYPE = 'BASE TABLE' gets both.
 #
+# - With --autoid URL (the origin of this TiDB's tests/helpers/fake-autoid,
+#   its status port), AUTO_ID_CACHE=1 tables take their ids from the
+#   autoid service, as TiDB's do (pkg/meta/autoid/autoid_service.go in
+#   pingcap/tidb, singlePointAlloc.Alloc): CREATE TABLE db.t (...) with
+#   AUTO_ID_CACHE[=]1 loses that option (MariaDB has none such) and its
+#   AUTO_INCREMENT column is registered (POST /fake/table; a CREATE
+#   without the option forgets the table); INSERT INTO db.t (cols) VALUES
+#   (...) of one row that does not name that column gets it, with the id
+#   this TiDB was allocated (POST /fake/insert-id), as the first value.
+#   MariaDB's OK packet then says that id as the last insert id, as
+#   TiDB's does for an id it allocated (mysql_insert_id; LAST_INSERT_ID()
+#   stays MariaDB's, of generated ids only). An error of the service is
+#   the statement's, 1105 and its text. Names must be qualified (db.t);
+#   other statements pass as they are.
+#
 # The server's handshake loses CLIENT_SSL, so every packet can be read.
 #
 # Where it differs from TiDB: a MariaDB replica keeps the source's
@@ -52,6 +68,8 @@ use warnings;
 use IO::Socket::INET;
 use IO::Select;
 use POSIX qw(strftime);
+use HTTP::Tiny;
+use JSON::PP;
 
 my %opt = (version => '8.0.11-TiDB-v7.5.0');
 while (@ARGV) {
@@ -126,6 +144,95 @@ sub tso_time {
 my $CURRENT_TS = 'IF(@@in_transaction, (FLOOR(UNIX_TIMESTAMP(NOW(6)) * '
 	. '1000) << 18) | (MICROSECOND(NOW(6)) % 1000), 0)';
 
+my $IDENT = qr/`(?:[^`]|``)+`|\w+/;
+
+sub unquote {
+	my ($i) = @_;
+	return $i =~ /^`(.*)`$/s ? $1 =~ s/``/`/gr : $i;
+}
+
+sub quote_ident { '`' . ($_[0] =~ s/`/``/gr) . '`' }
+
+# The list in the parenthesis at $open of $s: the index of the one that
+# closes it (quotes skipped), then its parts between top-level commas;
+# () when it does not close.
+sub paren_list {
+	my ($s, $open) = @_;
+	my ($depth, $quote, $from, @parts) = (0, '', $open + 1);
+	for my $i ($open .. length($s) - 1) {
+		my $ch = substr($s, $i, 1);
+		if ($quote) {
+			$quote = '' if $ch eq $quote;
+		} elsif ($ch eq "'" || $ch eq '"' || $ch eq '`') {
+			$quote = $ch;
+		} elsif ($ch eq '(') {
+			$depth++;
+		} elsif (($ch eq ')' && --$depth == 0) ||
+			 ($ch eq ',' && $depth == 1)) {
+			push @parts, substr($s, $from, $i - $from);
+			$from = $i + 1;
+			return ($i, @parts) if $ch eq ')';
+		}
+	}
+	return ();
+}
+
+my $http = HTTP::Tiny->new(timeout => 30, no_proxy => ["127.0.0.1"]);
+
+# POST $opt{autoid}PATH?ARGS: (status, body).
+sub autoid_post {
+	my ($path, %args) = @_;
+	my $r = $http->request('POST', "$opt{autoid}$path?" .
+			       $http->www_form_urlencode(\%args));
+	return ($r->{status}, $r->{content});
+}
+
+# CREATE TABLE db.t (...) [AUTO_ID_CACHE=1]: registered, the option gone.
+sub autoid_create {
+	my ($q) = @_;
+	$q =~ /^\s*CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?($IDENT)\s*\.\s*
+	       ($IDENT)\s*\(/xsi or return $q;
+	my ($db, $t, $open) = (unquote($1), unquote($2), $+[0] - 1);
+	my ($close, @defs) = paren_list($q, $open);
+	return $q unless defined $close;
+	my $rest = substr($q, $close + 1);
+	my $column = '';
+	if ($rest =~ s/\bAUTO_ID_CACHE\s*=?\s*1\b\s*,?//i) {
+		for (@defs) {
+			$column = unquote($1)
+				if /^\s*($IDENT)\s.*\bAUTO_INCREMENT\b/si;
+		}
+	}
+	my ($st, $body) = autoid_post('/fake/table', db => $db, table => $t,
+				      column => $column);
+	return [1105, "autoid: $body"] unless $st == 200;
+	return substr($q, 0, $close + 1) . $rest;
+}
+
+# INSERT INTO db.t (cols) VALUES (...) of one row: the id TiDB allocates.
+sub autoid_insert {
+	my ($q) = @_;
+	$q =~ /^(\s*INSERT\s+INTO\s+($IDENT)\s*\.\s*($IDENT)\s*)\(([^()]*)\)
+	       (\s*VALUES\s*)\(/xsi or return $q;
+	my ($head, $db, $t, $cols, $values) = ($1, unquote($2), unquote($3),
+					       $4, $5);
+	my ($open, $names_at) = ($+[0] - 1, $-[4] - 1);
+	my ($close) = paren_list($q, $open);
+	return $q unless defined $close &&
+		substr($q, $close + 1) =~ /^\s*;?\s*$/;
+	my (undef, @cols) = paren_list($q, $names_at);
+	my @names = map { /^\s*($IDENT)\s*$/ ? unquote($1) : '' } @cols;
+	my ($st, $body) = autoid_post('/fake/insert-id', db => $db,
+				      table => $t, n => 1,
+				      columns => join(',', @names));
+	return $q if $st == 404;
+	return [1105, $body =~ s/\s+$//r] unless $st == 200;
+	my $a = decode_json($body);
+	return $q if $a->{explicit};
+	return $head . '(' . quote_ident($a->{column}) . ", $cols)" . $values .
+		"($a->{first}, " . substr($q, $open + 1);
+}
+
 # The query as the server gets it, or [code, message] to refuse it.
 sub rewrite {
 	my ($c, $q) = @_;
@@ -153,6 +260,11 @@ sub rewrite {
 	    $q =~ /^\s*(?:INSERT|UPDATE|DELETE|REPLACE)\b/i) {
 		return [1105, "can not execute write statement when " .
 			"'tidb_snapshot' is set"];
+	}
+	if ($opt{autoid}) {
+		$q = $q =~ /^\s*CREATE\s+TABLE\b/i ? autoid_create($q)
+		   : $q =~ /^\s*INSERT\b/i ? autoid_insert($q) : $q;
+		return $q if ref $q;
 	}
 	my $n = $q;
 	$n =~ s/\@\@(?:SESSION\.)?tidb_current_ts\b/$CURRENT_TS/gi;
