@@ -53,21 +53,30 @@ test_expect_success 'a pidfile that holds no pid: status says stopped' '
 	grep -Eq "^up-0 .* stopped " out
 '
 
-# Its first error is of this start: the log holds the earlier starts too.
+# Its first error is of this start: the log holds the earlier starts too,
+# and this start's lines begin where the log ended before it (what
+# lifecycle.c keeps at the spawn). The error is the one line that says
+# "tichaos:" (without the first error when that is the last line too); a
+# loaded machine may add warnings (a server killed after its TERM
+# grace), which are not what this checks. On a failure, what it printed
+# and the log's end are shown.
 test_expect_success 'a component that cannot start: its name, first error and last log line' '
 	rm -f "$C/up-0/tichaos.pid" &&
 	mv "$C/up-0/data" "$C/up-0/data.saved" && mkdir "$C/up-0/data" &&
+	from=$(wc -c <"$C/up-0/mariadbd.log") &&
 	"$TICHAOS" cluster up --dir "$C" >out 2>all; test $? = 3 &&
-	grep -v "^[0-9:.]* info  " all >err &&
-	test "$(wc -l <err)" = 1 &&
+	grep "^tichaos: " all >err &&
 	test "$(grep -c "\[Note\] Starting MariaDB" "$C/up-0/mariadbd.log")" -gt 1 &&
-	first=$(awk "/\[Note\] Starting MariaDB/ { first = \"\" }
-		first == \"\" && /\[ERROR\]/ { first = \$0 } END { print first }" \
-		"$C/up-0/mariadbd.log") &&
-	test -n "$first" &&
+	first=$(tail -c +$((from + 1)) "$C/up-0/mariadbd.log" |
+		grep -m 1 -e "\[ERROR\]" -e "\[FATAL\]") &&
 	last=$(grep -v "^$" "$C/up-0/mariadbd.log" | tail -n 1) &&
-	echo "tichaos: up-0 exited while starting: $first; last log line: $last" >expect &&
-	test_cmp expect err
+	if [ "$first" = "$last" ]; then first=; else first=": $first"; fi &&
+	echo "tichaos: up-0 exited while starting$first; last log line: $last" >expect &&
+	test_cmp expect err || {
+		cat all
+		tail -n 20 "$C/up-0/mariadbd.log"
+		false
+	}
 '
 
 test_expect_success 'a failed up stops what it started' '
