@@ -103,7 +103,7 @@ void cluster_ddl_watch(struct cluster *c, const char *database,
 		       const struct cancel *cancel)
 {
 	struct ddl_seen *seen = xcalloc(c->ncomps + 1, sizeof(*seen));
-	struct buf now = BUF_INIT;
+	struct buf now = BUF_INIT, swap;
 
 	sql_thread_init();
 	while (!cancelled(cancel, CANCEL_STOP)) {
@@ -120,8 +120,10 @@ void cluster_ddl_watch(struct cluster *c, const char *database,
 				record_changes(h, slot, &c->comps[i], database,
 					       buf_str(&s->tables),
 					       buf_str(&now));
-			buf_reset(&s->tables);
-			buf_addstr(&s->tables, buf_str(&now), NULL);
+			/* This reading is the one to compare with next. */
+			swap = s->tables;
+			s->tables = now;
+			now = swap;
 			s->seen = 1;
 		}
 		cancel_sleep(cancel, CANCEL_STOP, NS_PER_MS);

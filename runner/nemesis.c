@@ -519,11 +519,10 @@ static int start_watchers(struct nemesis *n, struct cluster *c,
  * Each planned fault event pending, in plan order; each `on:` item armed
  * at its first, and the history observed for them.
  */
-static int arm(struct nemesis *n, const struct suite *s, struct err *e)
+static void arm(struct nemesis *n, const struct suite *s)
 {
 	size_t k = 0;
 
-	(void)e;
 	n->armed = xcalloc(s->nfaults + 1, sizeof(*n->armed));
 	for (size_t f = 0; f < s->nfaults; f++)
 		n->armed[f] = -1;
@@ -541,7 +540,6 @@ static int arm(struct nemesis *n, const struct suite *s, struct err *e)
 	}
 	if (n->observing)
 		history_observe(n->run->history, observe, n);
-	return 0;
 }
 
 int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
@@ -571,8 +569,7 @@ int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 	n->pending = xcalloc(planned + 1, sizeof(*n->pending));
 	n->counts = xcalloc(s->nfaults + 1, sizeof(*n->counts));
 	n->nactions = planned;
-	if (arm(n, s, e))
-		return -1;
+	arm(n, s);
 	add_watches(n, c, s);
 	if (planned) {
 		rc = pthread_create(&n->thread, NULL, nemesis_main, n);
