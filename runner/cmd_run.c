@@ -84,6 +84,12 @@ static int run_many(const struct args *a, char **suites, int n)
 	pass[np] = NULL;
 	b.pass = pass;
 	n = (int)batch_select(suites, (size_t)n, si, sn);
+	/* --dry-run: the suites this share would run, in their order. */
+	if (a->dry_run) {
+		for (int i = 0; i < n; i++)
+			printf("%s\n", suites[i]);
+		return EXIT_PASS;
+	}
 	rc = run_batch(suites, (size_t)n, &b, &e);
 	if (err_isset(&e))
 		fprintf(stderr, "tichaos: %s\n", e.msg);
@@ -187,9 +193,6 @@ int cmd_run(int argc, char **argv)
 		die(EXIT_USAGE, "run: --hosts applies to the local cluster");
 	if (a.budget && !a.repeat && !a.until_fail)
 		die(EXIT_USAGE, "run: --budget bounds --repeat or --until-fail");
-	if (a.dry_run && (a.jobs || a.shard))
-		die(EXIT_USAGE, "run: --dry-run prints one plan, not -j or "
-		    "--shard");
 	if (a.junit && !a.jobs && !a.shard && n == 1 && !a.repeat &&
 	    !a.until_fail)
 		die(EXIT_USAGE, "run: --junit is the file of -j, --shard, "
@@ -207,7 +210,7 @@ int cmd_run(int argc, char **argv)
 		log_set_level(LOG_WARN);
 	if (a.repeat || a.until_fail)
 		return run_repeated(&a, &o, argv + 1, n);
-	if (!a.dry_run && (a.jobs || a.shard || n > 1))
+	if (a.jobs || a.shard || (n > 1 && !a.dry_run))
 		return run_many(&a, argv + 1, n);
 	catch_interrupts();
 	sql_library_init();

@@ -135,6 +135,25 @@ test_expect_success '--shard I/3 over seven suites: each runs exactly once' '
 	test "$(sed -n 2p shard2)" = "1..2" && test "$(sed -n 2p shard3)" = "1..2"
 '
 
+
+# A CI machine finds its share without running it: the same suites as
+# the runs above, a path a line, nothing started or written.
+test_expect_success '--shard I/3 --dry-run: the share listed, exit 0, no run' '
+	{ ls -R runs 2>/dev/null; echo; } >before &&
+	for k in 1 2 3; do
+		"$TICHAOS" run --shard $k/3 --dry-run s7.yaml s3.yaml s1.yaml s5.yaml s2.yaml s6.yaml s4.yaml >list$k 2>err$k ||
+		{ cat err$k; return 1; }
+		test ! -s err$k || return 1
+	done &&
+	printf "%s\n" s1.yaml s4.yaml s7.yaml >expect && test_cmp expect list1 &&
+	printf "%s\n" s2.yaml s5.yaml >expect && test_cmp expect list2 &&
+	printf "%s\n" s3.yaml s6.yaml >expect && test_cmp expect list3 &&
+	"$TICHAOS" run --shard 5/9 --dry-run s1.yaml s2.yaml >list4 &&
+	test ! -s list4 &&
+	"$TICHAOS" run -j 2 --dry-run s2.yaml s1.yaml >list5 &&
+	printf "%s\n" s1.yaml s2.yaml >expect && test_cmp expect list5 &&
+	{ ls -R runs 2>/dev/null; echo; } >after && test_cmp before after
+'
 # ^C reaches the batch alone (its children run in sessions of their own);
 # it passes one SIGINT to each child, which stops its run as a run does.
 test_expect_success 'SIGINT: every running suite interrupted once, exit 4, nothing left' '
