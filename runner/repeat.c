@@ -72,6 +72,10 @@ static void keep_dirs(struct tally *t, const struct job *j, const char *dir)
 		return;
 	if (t->kept[0] && proc_remove_tree(t->kept, &e))
 		log_warn("%s", e.msg);
+	else if (t->kept[0])
+		/* The stream named it: say it is gone, and why. */
+		printf("  # run directory removed: %s (a later run passed "
+		       "too)\n", t->kept);
 	snprintf(t->kept, sizeof(t->kept), "%s", dir);
 }
 

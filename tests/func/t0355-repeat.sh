@@ -111,6 +111,9 @@ test_expect_success '--repeat 3 --seed 7: three runs with the series, one TAP st
 			echo "# Subtest: r_pass seed $s"
 			echo "ok $i - r_pass seed $s (exit 0, Ns)"
 			echo "  # run directory: runs/r_pass/STAMP-s$s"
+			test $i = 1 ||
+			echo "  # run directory removed: runs/r_pass/STAMP-s$prev (a later run passed too)"
+			prev=$s
 		done
 		echo "1..3"
 		echo "# repeat: 3 runs, 0 failed; failing seeds: none"
@@ -171,6 +174,7 @@ test_expect_success '--repeat 3: pass, fail, pass: all three run, exit 1, the fa
 		echo "# Subtest: r_flaky seed $3"
 		echo "ok 3 - r_flaky seed $3 (exit 0, Ns)"
 		echo "  # run directory: runs/r_flaky/STAMP-s$3"
+		echo "  # run directory removed: runs/r_flaky/STAMP-s$1 (a later run passed too)"
 		echo "1..3"
 		echo "# repeat: 3 runs, 1 failed; failing seeds: $2"
 	} >expect &&
