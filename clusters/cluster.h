@@ -124,19 +124,30 @@ extern const struct cluster_watcher cluster_replica_watch;
 
 /*
  * The DDL watch (clusters/ddlwatch.c), what a fault fired by a DDL's
- * arrival downstream waits for (faults/trigger.h, on: ddl_applied):
- * every millisecond until `cancel` reaches CANCEL_STOP, each SQL
- * component of role downstream is asked for the partitions of the
- * partitioned tables of `database` (information_schema.PARTITIONS; an
- * ask that meets a DDL's metadata lock returns once the DDL is done).
- * Each table whose partitions changed since the last answer is recorded
- * as process "monitor", f "ddl_applied", with its table ("db.t"), its
- * node, and {"partitions": "p0,p1"}; the first answer is what is known.
+ * arrival downstream waits for (faults/trigger.h, on: ddl_applied and
+ * ddl_running): every millisecond until `cancel` reaches CANCEL_STOP,
+ * each SQL component of role downstream is asked, as `what` says:
+ *
+ * - DDL_WATCH_RUNNING: for the statements its sessions run
+ *   (information_schema.PROCESSLIST, a replica's SQL thread's too). Each
+ *   partition DDL of a table of `database` ("ALTER TABLE [db.]t" with a
+ *   clause of partition_ddl's operations) that a session did not run at
+ *   the last ask is recorded as process "monitor", f "ddl_running", its
+ *   table, its node, and {"op": "exchange", "query": "ALTER ..."} (op:
+ *   the operation's name in partition_ddl; "op" first).
+ * - DDL_WATCH_PARTITIONS: for the partitions of the partitioned tables
+ *   of `database` (information_schema.PARTITIONS; an ask that meets a
+ *   DDL's metadata lock returns once the DDL is done). Each table whose
+ *   partitions changed since the last answer is recorded as f
+ *   "ddl_applied", with its table ("db.t"), its node, and
+ *   {"partitions": "p0,p1"}; the first answer is what is known.
+ *
  * Through `slot` of `h`, on the caller's thread.
  */
+enum { DDL_WATCH_PARTITIONS = 1, DDL_WATCH_RUNNING = 2 };
 void cluster_ddl_watch(struct cluster *c, const char *database,
-		       struct history *h, struct history_slot *slot,
-		       const struct cancel *cancel);
+		       unsigned what, struct history *h,
+		       struct history_slot *slot, const struct cancel *cancel);
 
 /*
  * What TiCDC's Open API asks of its clients (docs/topology.md, ticdc:):

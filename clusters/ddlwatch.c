@@ -4,9 +4,11 @@
  */
 #include "clusters/internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/cancel.h"
 #include "lib/clock.h"
@@ -17,11 +19,24 @@ struct ddl_seen {
 	struct sql conn;
 	struct buf tables;	/* "table\tp0,p1\n" a table, sorted */
 	int seen;		/* tables holds a reading */
+	struct buf running;	/* "ID HASH\n" a statement seen running */
 };
 
 static int watched(const struct component *comp)
 {
 	return (comp->roles & ROLE_DOWNSTREAM) && comp->sql_port;
+}
+
+/* The SQL connection of a component, open; -1 (closed) on an error. */
+static int ask(const struct component *comp, struct sql *s, const char *q,
+	       struct sql_result *r)
+{
+	if ((!s->my && component_sql_open(comp, s, NULL)) ||
+	    sql_query(s, q, r, NULL)) {
+		sql_close(s);	/* the next ask opens another */
+		return -1;
+	}
+	return 0;
 }
 
 /* The partitions of every partitioned table of `database`, one line a
@@ -39,10 +54,7 @@ static int read_partitions(const struct component *comp, struct sql *s,
 	sql_quote_string(&q, database, NULL);
 	buf_addstr(&q, " AND PARTITION_NAME IS NOT NULL GROUP BY TABLE_NAME "
 		   "ORDER BY TABLE_NAME", NULL);
-	rc = (!s->my && component_sql_open(comp, s, NULL)) ||
-	     sql_query(s, buf_str(&q), &r, NULL);
-	if (rc)
-		sql_close(s);	/* the next ask opens another */
+	rc = ask(comp, s, buf_str(&q), &r);
 	for (size_t i = 0; !rc && i < r.nrows; i++)
 		buf_printf(out, NULL, "%s\t%s\n", sql_cell(&r, i, "t"),
 			   sql_cell(&r, i, "p") ? sql_cell(&r, i, "p") : "");
@@ -63,6 +75,161 @@ static const char *line_of(const char *reading, const char *table,
 		p = nl ? nl + 1 : NULL;
 	}
 	return NULL;
+}
+
+/* Where `word` (upper case) is in `s`, case aside, or NULL. */
+static const char *find_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; *s; s++)
+		if (!strncasecmp(s, word, n))
+			return s;
+	return NULL;
+}
+
+/* A partition DDL as partition_ddl names its operations, by the clause
+ * it runs (workloads/partition_ddl.c); NULL for any other statement. */
+static const char *partition_op(const char *q)
+{
+	static const struct { const char *clause, *op; } ops[] = {
+		{ "EXCHANGE PARTITION", "exchange" },
+		{ "TRUNCATE PARTITION", "truncate" },
+		{ "REORGANIZE PARTITION", "reorganize" },
+		{ "REMOVE PARTITIONING", "remove_repartition" },
+		{ "PARTITION BY", "remove_repartition" },
+		{ "DROP PARTITION", "drop_add" },
+		{ "ADD PARTITION", "drop_add" },
+	};
+
+	while (isspace((unsigned char)*q))
+		q++;
+	if (strncasecmp(q, "ALTER", 5) || !isspace((unsigned char)q[5]))
+		return NULL;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+		if (find_word(q, ops[i].clause))
+			return ops[i].op;
+	return NULL;
+}
+
+/* One identifier at `*p` (`quoted` or bare) into `out`; 0 when none. */
+static int ident(const char **p, char *out, size_t size)
+{
+	const char *s = *p;
+	size_t n = 0;
+
+	if (*s == '`') {
+		for (s++; *s && !(*s == '`' && s[1] != '`'); s++) {
+			if (*s == '`')
+				s++;	/* `` is one ` */
+			if (n + 1 < size)
+				out[n++] = *s;
+		}
+		if (*s != '`')
+			return 0;
+		s++;
+	} else {
+		while (isalnum((unsigned char)*s) || *s == '_' || *s == '$') {
+			if (n + 1 < size)
+				out[n++] = *s;
+			s++;
+		}
+	}
+	out[n] = '\0';
+	*p = s;
+	return n > 0;
+}
+
+/* The table of "ALTER TABLE [db.]t ...", its database `db` unless the
+ * statement names one: "db.t" in `out`; 0 when it names none. */
+static int altered_table(const char *q, const char *db, char *out,
+			 size_t size)
+{
+	const char *p = find_word(q, "TABLE");
+	char a[128], b[128];
+
+	if (!p)
+		return 0;
+	for (p += 5; isspace((unsigned char)*p); p++)
+		;
+	if (!ident(&p, a, sizeof(a)))
+		return 0;
+	while (isspace((unsigned char)*p))
+		p++;
+	if (*p == '.') {
+		for (p++; isspace((unsigned char)*p); p++)
+			;
+		if (!ident(&p, b, sizeof(b)))
+			return 0;
+		snprintf(out, size, "%s.%s", a, b);
+	} else if (db) {
+		snprintf(out, size, "%s.%s", db, a);
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+/* FNV-1a of a statement: which one a session runs, in a few bytes. */
+static unsigned long long statement_hash(const char *q)
+{
+	unsigned long long h = 14695981039346656037ULL;
+
+	for (; *q; q++)
+		h = (h ^ (unsigned char)*q) * 1099511628211ULL;
+	return h;
+}
+
+/*
+ * Each partition DDL of `database` some session of `comp` runs now and
+ * did not at the last ask (a new session id, or a new statement):
+ * recorded. `running` is replaced by what runs now.
+ */
+static void record_running(struct history *h, struct history_slot *slot,
+			   const struct component *comp, struct sql *s,
+			   const char *database, struct buf *running)
+{
+	struct sql_result r = SQL_RESULT_INIT;
+	struct buf now = BUF_INIT;
+
+	/* Every session but this one, a replica's SQL thread too (its
+	 * COMMAND is not "Query"); UPPER: TiDB's collation is binary. */
+	if (ask(comp, s, "SELECT ID AS id, DB AS db, INFO AS q FROM "
+		"information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() "
+		"AND UPPER(INFO) LIKE '%PARTITION%'", &r))
+		return;
+	for (size_t i = 0; i < r.nrows; i++) {
+		const char *q = sql_cell(&r, i, "q"), *op;
+		char key[64], table[256];
+		struct buf v = BUF_INIT;
+		struct history_event ev = { history_now(h), HISTORY_MONITOR,
+					    "info", "ddl_running", table,
+					    comp->name, NULL, -1, NULL, NULL,
+					    0, 0, 0, NULL, 0 };
+		size_t dot = strlen(database);
+
+		if (!q || !(op = partition_op(q)) ||
+		    !altered_table(q, sql_cell(&r, i, "db"), table,
+				   sizeof(table)) ||
+		    strncmp(table, database, dot) || table[dot] != '.')
+			continue;
+		snprintf(key, sizeof(key), "%s %llx\n", sql_cell(&r, i, "id"),
+			 statement_hash(q));
+		buf_addstr(&now, key, NULL);
+		if (strstr(buf_str(running), key))
+			continue;
+		buf_addstr(&v, "{\"op\":", NULL);
+		json_quote(&v, op, NULL);
+		buf_addstr(&v, ",\"query\":", NULL);
+		json_quote(&v, q, NULL);
+		buf_addch(&v, '}', NULL);
+		ev.value = buf_str(&v);
+		history_record(slot, &ev);
+		buf_release(&v);
+	}
+	sql_result_release(&r);
+	buf_release(running);
+	*running = now;
 }
 
 /* Each table whose partitions differ from the last reading: recorded. */
@@ -99,8 +266,8 @@ static void record_changes(struct history *h, struct history_slot *slot,
 }
 
 void cluster_ddl_watch(struct cluster *c, const char *database,
-		       struct history *h, struct history_slot *slot,
-		       const struct cancel *cancel)
+		       unsigned what, struct history *h,
+		       struct history_slot *slot, const struct cancel *cancel)
 {
 	struct ddl_seen *seen = xcalloc(c->ncomps + 1, sizeof(*seen));
 	struct buf now = BUF_INIT, swap;
@@ -111,6 +278,11 @@ void cluster_ddl_watch(struct cluster *c, const char *database,
 			struct ddl_seen *s = &seen[i];
 
 			if (!watched(&c->comps[i]))
+				continue;
+			if (what & DDL_WATCH_RUNNING)
+				record_running(h, slot, &c->comps[i], &s->conn,
+					       database, &s->running);
+			if (!(what & DDL_WATCH_PARTITIONS))
 				continue;
 			buf_reset(&now);
 			if (read_partitions(&c->comps[i], &s->conn, database,
@@ -131,6 +303,7 @@ void cluster_ddl_watch(struct cluster *c, const char *database,
 	for (size_t i = 0; i < c->ncomps; i++) {
 		sql_close(&seen[i].conn);
 		buf_release(&seen[i].tables);
+		buf_release(&seen[i].running);
 	}
 	buf_release(&now);
 	sql_thread_end();

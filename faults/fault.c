@@ -35,9 +35,10 @@ int fault_check(const struct suite *s, const struct suite_item *it,
 	if (!every->set && !at->set && !on->set)
 		return ynode_error(e, s->path, &where, "fault '%s' needs "
 				   "'every', 'at' or 'on'", it->kind);
-	if (o->on_ops.n && o->on != TRIGGER_DDL)
+	if (o->on_ops.n && o->on != TRIGGER_DDL && o->on != TRIGGER_DDL_RUNNING)
 		return fault_error_at(e, s, it, &o->on_ops, "on_ops in fault "
-				      "'%s' needs 'on: ddl'", it->kind);
+				      "'%s' needs 'on: ddl' or 'on: "
+				      "ddl_running'", it->kind);
 	if (suite_optval(it, &o->after)->set && !on->set)
 		return fault_error_at(e, s, it, &o->after, "after in fault "
 				      "'%s' needs 'on'", it->kind);
@@ -119,7 +120,7 @@ size_t fault_targets(struct cluster *c, const char *target, int running,
 }
 
 const char *const fault_trigger_names[] = {
-	"ddl", "heal", "owner", "ddl_applied", NULL,
+	"ddl", "heal", "owner", "ddl_applied", "ddl_running", NULL,
 };
 
 const char *const fault_pick_names[] = {

@@ -50,7 +50,7 @@ struct fault_opts {
 	int64_t jitter;
 	int64_t down;
 	int on;			/* enum fault_trigger; -1: by time alone */
-	struct optlist on_ops;	/* on: ddl: only these operations */
+	struct optlist on_ops;	/* on: ddl, ddl_running: only these ops */
 	int64_t after;		/* on: from the event to the injection */
 };
 
@@ -59,7 +59,7 @@ struct fault_opts {
 extern const char *const fault_trigger_names[];
 
 enum fault_trigger { TRIGGER_DDL, TRIGGER_HEAL, TRIGGER_OWNER,
-		     TRIGGER_DDL_APPLIED };
+		     TRIGGER_DDL_APPLIED, TRIGGER_DDL_RUNNING };
 
 #define FAULT_COMMON_OPTS                                                    \
 	{ "every", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
@@ -82,11 +82,12 @@ enum fault_trigger { TRIGGER_DDL, TRIGGER_HEAL, TRIGGER_OWNER,
 	  "inject on this event once armed (at its times; without at or "    \
 	  "every, at the start): ddl (a DDL completed upstream), heal "       \
 	  "(another fault healed), owner (an owner changed), ddl_applied "    \
-	  "(a partition DDL seen downstream)",                               \
+	  "(a partition DDL seen downstream), ddl_running (a partition DDL " \
+	  "seen running downstream)",                                        \
 	  OPT_AT(struct fault_opts, on) },                                   \
 	{ "on_ops", OPT_STRING_LIST, NULL, 0, NULL, 0, 0,                    \
-	  "on: ddl: only a DDL of these operations (truncate, exchange, "    \
-	  "...)", OPT_AT(struct fault_opts, on_ops) },                       \
+	  "on: ddl or ddl_running: only a DDL of these operations "          \
+	  "(truncate, exchange, ...)", OPT_AT(struct fault_opts, on_ops) },  \
 	{ "after", OPT_DURATION, NULL, 0, NULL, 0, 0,                        \
 	  "on: this long after the event (default 0s)",                      \
 	  OPT_AT(struct fault_opts, after) }
@@ -279,7 +280,7 @@ int fault_plan(const struct suite *s, const struct suite_item *it,
 	       struct plan *p, struct err *e);
 
 /* Check the common options of every fault item: every or at (not both)
- * or on; on_ops only with on: ddl, after only with on. */
+ * or on; on_ops only with on: ddl or ddl_running, after only with on. */
 int fault_check(const struct suite *s, const struct suite_item *it,
 		struct err *e);
 

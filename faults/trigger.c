@@ -23,10 +23,29 @@ static int is(const char *a, const char *b)
 	return a && !strcmp(a, b);
 }
 
+/* The op of a ddl_running record's value, which the DDL watch writes
+ * first ({"op":"exchange",...}); NULL when it is not there. */
+static const char *running_op(const char *value, char *op, size_t size)
+{
+	static const char key[] = "{\"op\":\"";
+	const char *end;
+
+	if (!value || strncmp(value, key, sizeof(key) - 1))
+		return NULL;
+	value += sizeof(key) - 1;
+	end = strchr(value, '"');
+	if (!end || (size_t)(end - value) >= size)
+		return NULL;
+	memcpy(op, value, (size_t)(end - value));
+	op[end - value] = '\0';
+	return op;
+}
+
 int fault_trigger_matches(const struct suite_item *it, int item_index,
 			  const struct history_event *ev)
 {
 	const struct fault_opts *o = fault_opts_of(it);
+	char op[64];
 
 	switch (o->on) {
 	case TRIGGER_DDL:
@@ -45,6 +64,11 @@ int fault_trigger_matches(const struct suite_item *it, int item_index,
 	case TRIGGER_DDL_APPLIED:
 		return ev->process == HISTORY_MONITOR &&
 		       is(ev->f, "ddl_applied") && is(ev->type, "info");
+	case TRIGGER_DDL_RUNNING:
+		return ev->process == HISTORY_MONITOR &&
+		       is(ev->f, "ddl_running") && is(ev->type, "info") &&
+		       op_listed(&o->on_ops, running_op(ev->value, op,
+							sizeof(op)));
 	}
 	return 0;
 }

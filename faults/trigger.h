@@ -16,7 +16,10 @@
  *          the first owner it saw of an election ("from": null);
  *   ddl_applied  the DDL watch's "info" of a table whose partitions
  *          changed downstream (clusters/cluster.h, cluster_ddl_watch),
- *          which the nemesis runs when an item asks for it.
+ *          which the nemesis runs when an item asks for it;
+ *   ddl_running  the DDL watch's "info" of a partition DDL it saw
+ *          running downstream, of one of `on_ops` when it lists any
+ *          (its value's "op").
  *
  * The injection's invoke says what fired it (fault_fired_json), so the
  * history tells which record, and how long after it the fault came.

@@ -375,24 +375,31 @@ static void *watcher_main(void *arg)
 	return NULL;
 }
 
+/* What the DDL watch is to ask for, by the items it fires: 0, none. */
+static unsigned wants_ddl_watch(const struct suite *s)
+{
+	unsigned what = 0;
+
+	for (size_t i = 0; i < s->nfaults; i++) {
+		int on = fault_opts_of(&s->faults[i])->on;
+
+		if (on == TRIGGER_DDL_APPLIED)
+			what |= DDL_WATCH_PARTITIONS;
+		if (on == TRIGGER_DDL_RUNNING)
+			what |= DDL_WATCH_RUNNING;
+	}
+	return what;
+}
+
 /* The DDL watch, on this thread till the run stops. */
 static void *ddl_main(void *arg)
 {
 	struct nemesis *n = arg;
 
 	cluster_ddl_watch(n->ctx.cluster, n->run->suite->database,
-			  n->run->history, history_slot(n->run->history),
+			  wants_ddl_watch(n->run->suite), n->run->history, history_slot(n->run->history),
 			  n->run->cancel);
 	return NULL;
-}
-
-/* Whether an item is fired by what the DDL watch sees. */
-static int wants_ddl_watch(const struct suite *s)
-{
-	for (size_t i = 0; i < s->nfaults; i++)
-		if (fault_opts_of(&s->faults[i])->on == TRIGGER_DDL_APPLIED)
-			return 1;
-	return 0;
 }
 
 /* Members of an etcd cluster the leader watch follows, at most. */

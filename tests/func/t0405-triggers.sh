@@ -122,6 +122,22 @@ test_expect_success 'on: ddl_applied: the kill comes when down-0 shows the parti
 	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap
 '
 
+# The replica's SQL thread runs the DROP PARTITION for tens of ms: the
+# watch sees it in the processlist, and the kill comes meanwhile.
+test_expect_success 'on: ddl_running: the kill comes when down-0 runs the drop' '
+	OPS=drop_add suite running "  - kind: kill" "    target: downstream" \
+		"    at: [2s]" "    down: 1s" "    on: ddl_running" \
+		"    on_ops: [drop_add]" &&
+	"$TICHAOS" run running.yaml --cluster "$T" --out "$TRASH/running" >tap 2>err &&
+	grep "\"process\":\"monitor\",\"type\":\"info\",\"f\":\"ddl_running\"" running/history.jsonl >seen &&
+	grep -q "\"table\":\"trig.p\",\"node\":\"down-0\",\"value\":{\"op\":\"drop_add\",\"query\":\"ALTER TABLE \`trig\`.\`p\` DROP PARTITION \`p1\`\"}" seen &&
+	first=$(sed -n "s/^{\"time\":\([0-9]*\),.*/\1/p" seen |
+		awk "\$1 >= 2000000000 { print; exit }") &&
+	rec=$(invoke running kill) &&
+	printf "%s\n" "$rec" | grep -q "\"trigger\":{\"on\":\"ddl_running\",\"event\":{\"time\":$first,\"process\":\"monitor\",\"f\":\"ddl_running\",\"table\":\"trig.p\"}" &&
+	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap
+'
+
 test_expect_success 'on: heal: the pause comes when the kill is healed' '
 	suite heal "  - kind: kill" "    target: downstream" "    at: [1s]" \
 		"    down: 1s" "  - kind: pause" "    target: upstream" \
@@ -202,7 +218,7 @@ test_expect_success 'on_ops without on: ddl, after without on: refused at their 
 	suite bad1 "  - kind: kill" "    target: downstream" "    on: heal" \
 		"    on_ops: [truncate]" &&
 	{ "$TICHAOS" validate bad1.yaml 2>err; test $? = 2; } &&
-	test "$(cat err)" = "tichaos: bad1.yaml:23:13: on_ops in fault '"'"'kill'"'"' needs '"'"'on: ddl'"'"'" &&
+	test "$(cat err)" = "tichaos: bad1.yaml:23:13: on_ops in fault '"'"'kill'"'"' needs '"'"'on: ddl'"'"' or '"'"'on: ddl_running'"'"'" &&
 	suite bad2 "  - kind: kill" "    target: downstream" "    at: [1s]" \
 		"    after: 1s" &&
 	{ "$TICHAOS" validate bad2.yaml 2>err; test $? = 2; } &&

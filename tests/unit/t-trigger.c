@@ -103,6 +103,37 @@ static void applied(void)
 	ok(!fault_trigger_matches(&it, 0, &ev), "nor a worker's of that name");
 }
 
+static void running(void)
+{
+	struct fault_opts o = { .on = TRIGGER_DDL_RUNNING };
+	struct suite_item it = { .kind = "kill", .opts = &o };
+	struct history_event ev = rec(7, HISTORY_MONITOR, "info",
+				      "ddl_running");
+	char exchange[] = "exchange", truncate[] = "truncate",
+	     drop_add[] = "drop_add";
+	char *one[] = { exchange }, *two[] = { truncate, drop_add };
+
+	ev.table = "test.table_10";
+	ev.node = "down-0";
+	ev.value = "{\"op\":\"exchange\",\"query\":\"ALTER TABLE t "
+		   "EXCHANGE PARTITION p0 WITH TABLE u\"}";
+	ok(fault_trigger_matches(&it, 0, &ev), "the DDL watch's record fires");
+	o.on_ops = (struct optlist){ one, 1 };
+	ok(fault_trigger_matches(&it, 0, &ev), "its op listed, it fires");
+	o.on_ops = (struct optlist){ two, 2 };
+	ok(!fault_trigger_matches(&it, 0, &ev), "not listed, it does not");
+	ev.value = "{\"query\":\"x\",\"op\":\"drop_add\"}";
+	ok(!fault_trigger_matches(&it, 0, &ev),
+	   "nor a value without op first");
+	ev.value = "{\"op\":\"drop_add\",\"query\":\"x\"}";
+	ok(fault_trigger_matches(&it, 0, &ev), "the second of two listed");
+	ev.f = "ddl_applied";
+	ok(!fault_trigger_matches(&it, 0, &ev), "a ddl_applied record not");
+	ev.f = "ddl_running";
+	ev.process = 0;
+	ok(!fault_trigger_matches(&it, 0, &ev), "nor a worker's of that name");
+}
+
 static void recorded(void)
 {
 	struct fault_opts o = { .on = TRIGGER_DDL, .after = 300000000 };
@@ -142,6 +173,7 @@ int main(void)
 	heal();
 	owner();
 	applied();
+	running();
 	recorded();
 	return done_testing();
 }
