@@ -534,6 +534,15 @@ int component_start(struct cluster *c, struct component *comp, struct err *e);
 int component_start_under(struct cluster *c, struct component *comp,
 			  const char *const *prefix, struct err *e);
 
+/*
+ * component_kill of `n` components together: `sig` sent to each (in
+ * order) before any is waited for, so that they go down at once, as
+ * servers that crash together do. *done: how many went down, the first
+ * ones; on an error, those are still the caller's to heal.
+ */
+int components_kill(struct cluster *c, struct component *const *comps,
+		    size_t n, int sig, size_t *done, struct err *e);
+
 /* Send `sig` and wait until the process is gone (timeout: the cluster's). */
 int component_kill(struct cluster *c, struct component *comp, int sig,
 		   struct err *e);

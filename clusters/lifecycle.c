@@ -230,6 +230,46 @@ int component_kill(struct cluster *c, struct component *comp, int sig,
 	return kill_within(c, comp, sig, c->timeout_ns, e);
 }
 
+int components_kill(struct cluster *c, struct component *const *comps,
+		    size_t n, int sig, size_t *done, struct err *e)
+{
+	pid_t *pids = xcalloc(n + 1, sizeof(*pids));
+	size_t sent = 0;
+	int rc = 0;
+
+	*done = 0;
+	for (; sent < n && !rc; sent++) {
+		struct host *h = component_host(c, comps[sent]);
+
+		pids[sent] = component_pid(c, comps[sent]);
+		if (pids[sent] <= 0)
+			rc = err_set(e, ERR_INFRA, "%s is not running",
+				     comps[sent]->name);
+		else if (h->ops->signal(h, pids[sent], sig, e))
+			rc = -1;
+		else if (sig != SIGKILL)
+			h->ops->signal(h, pids[sent], SIGCONT, NULL);
+		if (rc)
+			break;
+	}
+	/* Wait for each one signalled, even after an error: it is going. */
+	for (size_t i = 0; i < sent; i++) {
+		struct host *h = component_host(c, comps[i]);
+		struct err late = ERR_INIT;
+
+		if (h->ops->wait_gone(h, pids[i], c->timeout_ns,
+				      rc ? &late : e)) {
+			rc = -1;
+			break;
+		}
+		log_debug("%s (pid %ld) is gone after signal %d",
+			  comps[i]->name, (long)pids[i], sig);
+		*done = i + 1;
+	}
+	free(pids);
+	return rc;
+}
+
 /*
  * TERM, KILL when it is not gone within `grace_ns`; KILL at once after a
  * second ^C. The pidfile is removed.

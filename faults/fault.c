@@ -328,15 +328,21 @@ int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 			 int sig, const char *verb, struct buf *value,
 			 struct err *e)
 {
-	size_t done = 0;
+	size_t done = 0, gone = 0;
+	pid_t *pids = xcalloc(act->ntargets + 1, sizeof(*pids));
 
+	for (size_t i = 0; i < act->ntargets; i++)
+		pids[i] = component_pid(ctx->cluster, act->targets[i]);
+	/* All at once: a crash of several servers is one moment. */
+	if (sig != SIGSTOP)
+		components_kill(ctx->cluster, act->targets, act->ntargets, sig,
+				&gone, e);
 	buf_printf(value, NULL, "\"%s\":[", verb);
 	for (size_t i = 0; i < act->ntargets; i++) {
 		struct component *c = act->targets[i];
-		pid_t pid = component_pid(ctx->cluster, c);
-		int rc = sig == SIGSTOP
-			 ? component_pause(ctx->cluster, c, e)
-			 : component_kill(ctx->cluster, c, sig, e);
+		pid_t pid = pids[i];
+		int rc = sig == SIGSTOP ? component_pause(ctx->cluster, c, e)
+					: i >= gone;
 
 		if (rc)
 			break;
@@ -345,6 +351,7 @@ int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 		act->targets[done++] = c;
 	}
 	buf_addch(value, ']', NULL);
+	free(pids);
 	/* Heal what did go down, even when a later target failed. */
 	act->ntargets = done;
 	return err_isset(e) ? -1 : 0;

@@ -316,8 +316,9 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 	       uint64_t choice, struct fault_action *act, struct err *e);
 
 /*
- * Send `sig` to every target of `act` (SIGSTOP: pause and verify), waiting
- * until each is gone (or stopped); append "\"VERB\":[{component, pid}...]"
+ * Send `sig` to every target of `act` (SIGSTOP: pause and verify, one
+ * after another; another signal: to all of them before waiting for any,
+ * components_kill), waiting until each is gone (or stopped); append "\"VERB\":[{component, pid}...]"
  * to `value`. act->ntargets is cut to the ones that went down, so a heal
  * undoes exactly those.
  */
