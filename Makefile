@@ -21,11 +21,11 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS = mysqlclient yaml-0.1 libcurl libssh2 jansson
 PROVE ?= prove
-# The Go helpers of the tests (tests/helpers/fake-autoid): any Go >= 1.19
-# builds them, Debian 12's golang-go (1.19) too, which make deps installs
-# where no go is on PATH; their modules come from the Go module proxy
-# (GOPROXY) into the module cache on the first build, checked against
-# their go.sum. No VCS stamp: a tree without git (or owned by another
+# The Go helpers of the tests (tests/helpers/fake-autoid, fake-cdc-sink):
+# any Go >= 1.19 builds them, Debian 12's golang-go (1.19) too, which make
+# deps installs where no go is on PATH; their modules come from the Go
+# module proxy (GOPROXY) into the module cache on the first build, checked
+# against their go.sum. No VCS stamp: a tree without git (or owned by another
 # user) builds the same.
 GO ?= go
 # Two test files at a time, one per core: each has its own scratch
@@ -190,7 +190,8 @@ TEST_HELPERS = tests/helpers/campaigner tests/helpers/core-drive \
 	tests/helpers/float-text tests/helpers/ssh-exec
 # A Go helper NAME is tests/helpers/NAME/, a module of its own, built
 # into tests/helpers/NAME/NAME.
-GO_HELPERS = tests/helpers/fake-autoid/fake-autoid
+GO_HELPERS = tests/helpers/fake-autoid/fake-autoid \
+	tests/helpers/fake-cdc-sink/fake-cdc-sink
 
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c), their shared helpers, and
 # what they link besides lib/: the loaders they call, without main().
@@ -243,6 +244,11 @@ tests/helpers/%: tests/helpers/%.o $(LIB_OBJS)
 
 tests/helpers/fake-autoid/fake-autoid: $(wildcard tests/helpers/fake-autoid/*.go) \
 		tests/helpers/fake-autoid/go.mod tests/helpers/fake-autoid/go.sum
+	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
+
+tests/helpers/fake-cdc-sink/fake-cdc-sink: \
+		$(wildcard tests/helpers/fake-cdc-sink/*.go) \
+		tests/helpers/fake-cdc-sink/go.mod tests/helpers/fake-cdc-sink/go.sum
 	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
 
 unit-tests: $(UNIT_TESTS) $(TEST_HELPERS) $(GO_HELPERS)

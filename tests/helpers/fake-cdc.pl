@@ -1,6 +1,7 @@
 #!/usr/bin/perl
 # fake-cdc.pl --pd URL --addr HOST:PORT --log-file FILE [--cluster-id ID]
 #             [--version V] [--hold FILE] [--newarch]
+#             [--sink 'CMD ARGS...' --sink-status FILE]
 #
 # A TiCDC capture as tiflow (TiCDC up to v8.5) behaves, for the tests of
 # what tichaos does to captures: their election in a real etcd (--pd, the
@@ -63,13 +64,26 @@
 #   ResignOwner; campaignCoordinator); GET /api/v2/captures marks the
 #   capture answering, the coordinator, as is_owner (api/v2/capture.go).
 #
+# --sink 'CMD ARGS...' (split on spaces): the changefeed's sink, a child
+# process run while the capture owns (tests/helpers/fake-cdc-sink, with
+# -status FILE added: --sink-status), stopped (SIGKILL) once it does not,
+# started again a second after it exited while it still owns; it dies
+# with the capture (PR_SET_PDEATHSIG), as a TiCDC sink is a part of its
+# capture's process. Its stderr goes to the capture's log. GET
+# /api/v2/changefeeds/{id} (cdc/api/v2/changefeed.go, forwarded to the
+# owner) then answers the changefeed as the sink last wrote it in FILE:
+# {"id", "state", "checkpoint_ts", "error": {"code", "message"}} (the
+# fields cdc/api/v2/model.go ChangeFeedInfo has of them); before the
+# sink first wrote it, 400 CDC:ErrChangeFeedNotExists.
+#
 # --hold FILE: the capture registers only once FILE exists (its HTTP
 # server answers meanwhile, not ready): a real capture's start, which can
 # take seconds, held for as long as a test needs. Every step is one line
 # in the log, after the milliseconds since the start: "started pid N",
 # "init capture ID", "campaign KEY", "become owner ID", "resign ID",
 # "suicide ID: WHY", "rate limited: wait N ms", "coordinator stop ID: OTHER
-# owns", "exit 1", "stopped". Core Perl only.
+# owns", "exit 1", "sink started pid N", "sink pid N exited STATUS", "sink
+# pid N stopped", "stopped". Core Perl only.
 use strict;
 use warnings;
 use File::Basename qw(dirname);
@@ -77,6 +91,7 @@ use IO::Select;
 use HTTP::Tiny;
 use JSON::PP;
 use MIME::Base64 qw(encode_base64 decode_base64);
+use POSIX qw(WNOHANG);
 use Time::HiRes qw(time sleep);
 use lib dirname(__FILE__);
 use FakeHTTP qw(listen_on read_request respond);
@@ -89,6 +104,8 @@ while (@ARGV) {
 	$opt{$1} = defined $2 ? $2 : $flags{$1} ? 1 : shift @ARGV;
 }
 my $newarch = $opt{newarch};
+die "fake-cdc: --sink needs --sink-status\n"
+	if defined $opt{sink} && !defined $opt{'sink-status'};
 for (qw(pd addr log-file)) {
 	defined $opt{$_} or die "fake-cdc: --$_ is required\n";
 }
@@ -300,7 +317,10 @@ sub handle {
 	}
 	my %known = ('GET /api/v2/captures' => 1, 'GET /api/v2/health' => 1,
 		     'POST /api/v2/owner/resign' => 1);
-	return (404, "404 page not found\n") unless $known{"$method $path"};
+	my $feed = $method eq 'GET' && defined $opt{sink} &&
+		$path =~ m{^/api/v2/changefeeds/([\w.-]+)(?:\?.*)?$} ? $1 : undef;
+	return (404, "404 page not found\n")
+		unless $known{"$method $path"} || defined $feed;
 	return (503, error_doc('ErrServerIsNotReady', 'cdc server is not ready'))
 		unless $ready;
 	watch();	# whether we own now: never forward to ourselves
@@ -312,8 +332,49 @@ sub handle {
 		return ($r->{status}, $r->{content});
 	}
 	return $ok->(captures()) if $path eq '/api/v2/captures';
+	return changefeed($feed) if defined $feed;
 	$resign_asked = 1 if $path eq '/api/v2/owner/resign';
 	return $ok->({});
+}
+
+# The sink: running while this capture owns.
+my ($sink_pid, $sink_after) = (0, 0);
+sub sink_sync {
+	return unless defined $opt{sink};
+	if ($sink_pid && waitpid($sink_pid, WNOHANG) == $sink_pid) {
+		say_log("sink pid $sink_pid exited $?");
+		($sink_pid, $sink_after) = (0, time + 1);
+	}
+	if ($owner && !$sink_pid && time >= $sink_after) {
+		my @argv = (split(' ', $opt{sink}), '-status', $opt{'sink-status'});
+		my $pid = fork;
+		die "fake-cdc: fork: $!\n" unless defined $pid;
+		if (!$pid) {
+			open STDERR, '>>', $opt{'log-file'} or POSIX::_exit(127);
+			open STDOUT, '>&', \*STDERR;
+			exec @argv or POSIX::_exit(127);
+		}
+		$sink_pid = $pid;
+		say_log("sink started pid $pid");
+	} elsif (!$owner && $sink_pid) {
+		kill 'KILL', $sink_pid;
+		waitpid($sink_pid, 0);
+		say_log("sink pid $sink_pid stopped");
+		$sink_pid = 0;
+	}
+}
+
+# GET /api/v2/changefeeds/ID: the sink's status file, as TiCDC's answer.
+sub changefeed {
+	my ($cf) = @_;
+	open my $f, '<', $opt{'sink-status'} or return (400, error_doc(
+		'ErrChangeFeedNotExists', "changefeed not exists, $cf"));
+	local $/;
+	my $doc = eval { $json->decode(<$f>) };
+	return (500, error_doc('ErrChangeFeedNotExists', 'bad status file'))
+		unless $doc;
+	$doc->{id} = $cf;
+	return (200, $json->encode($doc));
 }
 
 my $server = listen_on('fake-cdc', $addr);
@@ -353,7 +414,9 @@ while (!$stop) {
 		eval { watch() };
 		say_log("etcd: $@") if $@;
 	}
+	sink_sync();
 }
 drop_session();
+sink_sync();
 say_log('stopped');
 exit 0;

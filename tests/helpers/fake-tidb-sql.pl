@@ -1,6 +1,6 @@
 #!/usr/bin/perl
 # fake-tidb-sql.pl --listen PORT --to PORT [--version V] [--gc-safe-point FILE]
-#                  [--autoid URL]
+#                  [--autoid URL] [--ddl-jobs DB]
 #
 # TiDB's SQL side, as far as snapshot reads go, over a real mariadbd whose
 # tables are system-versioned (WITH SYSTEM VERSIONING): a MySQL-protocol
@@ -53,6 +53,21 @@
 #   the statement's, 1105 and its text. Names must be qualified (db.t);
 #   other statements pass as they are.
 #
+# - With --ddl-jobs DB, TiDB's record of the DDL jobs it ran
+#   (information_schema.ddl_jobs: pingcap/tidb pkg/infoschema/tables.go
+#   tableDDLJobsCols, DB_NAME, TABLE_NAME, QUERY, CREATE_TIME, END_TIME;
+#   a job is queued, run and recorded by TiDB's DDL owner, whatever
+#   becomes of the client that asked for it), in the table DB.ddl_jobs of
+#   the server behind (made at the start): each CREATE, ALTER, DROP,
+#   TRUNCATE or RENAME statement runs as one compound statement, BEGIN NOT
+#   ATOMIC, that takes NOW(6) as the job's CREATE_TIME, runs the DDL and,
+#   when it succeeds, inserts the job's row — the server finishes it even
+#   when the client is gone meanwhile (MariaDB notices a lost client only
+#   when it next writes to it); a DDL that fails leaves no row and its
+#   error is the client's. The job's table is the first the statement
+#   names (ALTER TABLE's, as TiDB's job's), its database the name's or
+#   the session's. A query of information_schema.ddl_jobs reads DB.ddl_jobs.
+#
 # The server's handshake loses CLIENT_SSL, so every packet can be read.
 #
 # Where it differs from TiDB: a MariaDB replica keeps the source's
@@ -80,6 +95,16 @@ while (@ARGV) {
 defined $opt{listen} && defined $opt{to}
 	or die "fake-tidb-sql: --listen PORT --to PORT\n";
 $| = 1;
+
+if (defined $opt{'ddl-jobs'}) {
+	my $db = quote_ident($opt{'ddl-jobs'});
+	system('mariadb', '--no-defaults', '-h127.0.0.1', "-P$opt{to}", '-uroot',
+	       '-e', "CREATE DATABASE IF NOT EXISTS $db; CREATE TABLE IF NOT " .
+	       "EXISTS $db.ddl_jobs (JOB_ID bigint AUTO_INCREMENT PRIMARY " .
+	       "KEY, DB_NAME varchar(255), TABLE_NAME varchar(255), QUERY " .
+	       "text, CREATE_TIME datetime(6), END_TIME datetime(6))") == 0
+		or die "fake-tidb-sql: cannot make $opt{'ddl-jobs'}.ddl_jobs\n";
+}
 
 my $ls = IO::Socket::INET->new(LocalAddr => '127.0.0.1',
 	LocalPort => $opt{listen}, Listen => 64, ReuseAddr => 1)
@@ -234,8 +259,38 @@ sub autoid_insert {
 }
 
 # The query as the server gets it, or [code, message] to refuse it.
+sub sql_string { "'" . ($_[0] =~ s/\\/\\\\/gr =~ s/'/\\'/gr) . "'" }
+
+# --ddl-jobs: the DDL Q as a job recorded once it has run.
+sub ddl_job {
+	my ($q) = @_;
+	my $id = qr/`(?:[^`]|``)+`|\w+/;
+	my ($db, $table) = ('DATABASE()', "''");
+	if ($q =~ /^\s*(?:CREATE|DROP|ALTER)\s+(?:DATABASE|SCHEMA)\s+
+		   (?:IF\s+(?:NOT\s+)?EXISTS\s+)?($id)/xi) {
+		$db = sql_string(unquote_ident($1));
+	} elsif ($q =~ /\bTABLE\s+(?:IF\s+(?:NOT\s+)?EXISTS\s+)?
+			($id)(?:\s*\.\s*($id))?/xi) {
+		($db, $table) = defined $2
+			? (sql_string(unquote_ident($1)), sql_string(unquote_ident($2)))
+			: ($db, sql_string(unquote_ident($1)));
+	}
+	my $jobs = quote_ident($opt{'ddl-jobs'}) . '.ddl_jobs';
+	return "BEGIN NOT ATOMIC SET \@fake_ddl_job = NOW(6); $q; " .
+		"INSERT INTO $jobs (DB_NAME, TABLE_NAME, QUERY, CREATE_TIME, " .
+		"END_TIME) VALUES ($db, $table, " . sql_string($q) .
+		", \@fake_ddl_job, NOW(6)); END";
+}
+
+sub unquote_ident { my $s = shift; $s =~ /^`(.*)`$/s ? $1 =~ s/``/`/gr : $s }
+
 sub rewrite {
 	my ($c, $q) = @_;
+	if (defined $opt{'ddl-jobs'}) {
+		return ddl_job($q) if $q =~ /^\s*(?:CREATE|ALTER|DROP|TRUNCATE|RENAME)\b/i;
+		my $jobs = quote_ident($opt{'ddl-jobs'}) . '.ddl_jobs';
+		$q =~ s/\binformation_schema\.ddl_jobs\b/$jobs/gi;
+	}
 	if ($q =~ /^\s*SET\s+(?:SESSION\s+|\@\@SESSION\.|\@\@)?tidb_snapshot\s*=\s*
 		   (?:'([^']*)'|"([^"]*)"|(\d+))\s*;?\s*$/xi) {
 		my $v = defined $1 ? $1 : defined $2 ? $2 : $3;
