@@ -123,19 +123,23 @@ test_expect_success 'on: ddl_applied: the kill comes when down-0 shows the parti
 '
 
 # The replica's SQL thread runs the DROP PARTITION for tens of ms: the
-# watch sees it in the processlist, and the kill comes meanwhile.
-test_expect_success 'on: ddl_running: the kill comes when down-0 runs the drop' '
-	OPS=drop_add suite running "  - kind: kill" "    target: downstream" \
-		"    at: [2s]" "    down: 1s" "    on: ddl_running" \
+# watch sees it in the processlist, and the pause of the upstream comes
+# meanwhile. Not a kill of down-0: killed while it runs the DDL, it runs
+# it again after its restart and stops on 1508, the failure of
+# suites/found/replica_partition_ddl_rerun.yaml (seen under load), and
+# the tests after this one share its replication.
+test_expect_success 'on: ddl_running: the pause comes when down-0 runs the drop' '
+	OPS=drop_add suite running "  - kind: pause" "    target: upstream" \
+		"    at: [2s]" "    down: 500ms" "    on: ddl_running" \
 		"    on_ops: [drop_add]" &&
 	"$TICHAOS" run running.yaml --cluster "$T" --out "$TRASH/running" >tap 2>err &&
 	grep "\"process\":\"monitor\",\"type\":\"info\",\"f\":\"ddl_running\"" running/history.jsonl >seen &&
 	grep -q "\"table\":\"trig.p\",\"node\":\"down-0\",\"value\":{\"op\":\"drop_add\",\"query\":\"ALTER TABLE \`trig\`.\`p\` DROP PARTITION \`p1\`\"}" seen &&
 	first=$(sed -n "s/^{\"time\":\([0-9]*\),.*/\1/p" seen |
 		awk "\$1 >= 2000000000 { print; exit }") &&
-	rec=$(invoke running kill) &&
+	rec=$(invoke running pause) &&
 	printf "%s\n" "$rec" | grep -q "\"trigger\":{\"on\":\"ddl_running\",\"event\":{\"time\":$first,\"process\":\"monitor\",\"f\":\"ddl_running\",\"table\":\"trig.p\"}" &&
-	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap
+	grep -q "^ok [0-9]* - fault 1 pause: 1 of 1 injected, 1 healed$" tap
 '
 
 test_expect_success 'on: heal: the pause comes when the kill is healed' '
