@@ -6,10 +6,9 @@
 # down-0 (its replication stopped: the model is its only writer). The
 # suite is fail_over_ddl_mix_on_ddl.yaml's fault on fewer tables, so
 # that every exchange succeeds: table_1 gets no inserts and holds only
-# what p0 held, which always fits p0. One kill: each exchange applied
-# twice swaps the rows of the pair once more, so two of them cancel out
-# (a run with three kills passed under load, the tables equal: none or
-# two of them had landed). An
+# what p0 held, which always fits p0. Each exchange applied twice swaps
+# the rows of the pair once more, so two of them cancel out, and a kill
+# can miss (see the bug's test). An
 # exchange runs for 3 to 6 ms on down-0; in the runs measured every kill
 # that came within 0.3 ms of the watch seeing an exchange landed in it
 # (3 of 3 in two runs of t0522, 25 of 25 in five of
@@ -196,17 +195,29 @@ test_expect_success 'the model: rows and DDL through the owner sink, each DDL ma
 # Each kill of the owner comes while down-0 runs an exchange (the watch
 # sees it in the processlist): down-0 finishes it, unmarked, and the next
 # owner applies it again, swapping the rows back.
-test_expect_success 'the bug (-marker after): exit 1, an exchange applied twice, the tables named' '
-	run after &&
+# Three kills (exchange3.yaml): one may miss (under CI's load a kill
+# took 80 ms), and each exchange applied twice swaps the pair's rows once
+# more. The verdict must follow what the sinks did: an odd number of
+# exchanges applied twice leaves the tables swapped (exit 1, both named),
+# an even number leaves them equal (exit 0); at least one must have been.
+test_expect_success 'the bug (-marker after): an exchange applied twice, the verdict as it left the tables' '
+	run after "$TRASH/exchange3.yaml" &&
 	stop_captures after &&
-	{ test $rc = 1 || { cat "$TRASH/after.tap" "$TRASH/after.err"; false; }; } &&
-	grep -qx "ok 3 - fault 1 kill: 1 of 1 injected, 1 healed" "$TRASH/after.tap" &&
-	grep -qx "not ok 4 - consistency" "$TRASH/after.tap" &&
-	grep -Eq "message: \"2 of 2 tables differ; first: test\.table_1: [0-9]+ missing, [0-9]+ extra" "$TRASH/after.tap" &&
 	twice after >dup &&
-	test "$(wc -l <dup)" = 1 &&
-	grep -Eq "^[0-9]+ ALTER TABLE \`test\`\.\`table_6\` EXCHANGE PARTITION \`p0\` WITH TABLE \`test\`\.\`table_1\`$" dup ||
-	{ cat dup "$TRASH/after.tap"; false; }
+	n=$(wc -l <dup) &&
+	{
+		test "$n" -ge 1 &&
+		! grep -Ev "^[0-9]+ ALTER TABLE \`test\`\.\`table_6\` EXCHANGE PARTITION \`p0\` WITH TABLE \`test\`\.\`table_1\`$" dup &&
+		grep -qx "ok 3 - fault 1 kill: 3 of 3 injected, 3 healed" "$TRASH/after.tap" &&
+		if test $((n % 2)) = 1; then
+			test $rc = 1 &&
+			grep -qx "not ok 4 - consistency" "$TRASH/after.tap" &&
+			grep -Eq "message: \"2 of 2 tables differ; first: test\.table_1: [0-9]+ missing, [0-9]+ extra" "$TRASH/after.tap"
+		else
+			test $rc = 0 &&
+			grep -Eqx "ok 4 - consistency: 2 tables, [0-9]+ rows equal on both sides.*" "$TRASH/after.tap"
+		fi
+	} || { cat dup "$TRASH/after.tap" "$TRASH/after.err"; false; }
 '
 
 test_expect_success 'the fix (-marker pre, a TiDB downstream): exit 0, no DDL applied twice' '
