@@ -19,7 +19,7 @@ struct ddl_seen {
 	struct sql conn;
 	struct buf tables;	/* "table\tp0,p1\n" a table, sorted */
 	int seen;		/* tables holds a reading */
-	struct buf running;	/* "ID HASH\n" a statement seen running */
+	struct buf running;	/* "\nID HASH\n..." the statements seen running */
 };
 
 static int watched(const struct component *comp)
@@ -198,6 +198,7 @@ static void record_running(struct history *h, struct history_slot *slot,
 		"information_schema.PROCESSLIST WHERE ID <> CONNECTION_ID() "
 		"AND UPPER(INFO) LIKE '%PARTITION%'", &r))
 		return;
+	buf_addch(&now, '\n', NULL);
 	for (size_t i = 0; i < r.nrows; i++) {
 		const char *q = sql_cell(&r, i, "q"), *op;
 		char key[64], table[256];
@@ -213,9 +214,10 @@ static void record_running(struct history *h, struct history_slot *slot,
 				   sizeof(table)) ||
 		    strncmp(table, database, dot) || table[dot] != '.')
 			continue;
-		snprintf(key, sizeof(key), "%s %llx\n", sql_cell(&r, i, "id"),
+		/* "\nID HASH\n": session 5's key is no part of 15's. */
+		snprintf(key, sizeof(key), "\n%s %llx\n", sql_cell(&r, i, "id"),
 			 statement_hash(q));
-		buf_addstr(&now, key, NULL);
+		buf_addstr(&now, key + 1, NULL);
 		if (strstr(buf_str(running), key))
 			continue;
 		buf_addstr(&v, "{\"op\":", NULL);

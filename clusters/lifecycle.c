@@ -203,42 +203,21 @@ int component_start_under(struct cluster *c, struct component *comp,
 	return spawn(c, comp, prefix, e) || await(c, comp, 0, 1, e) ? -1 : 0;
 }
 
-/* Send `sig`, then wait at most `timeout_ns` for the process to go. */
-static int kill_within(struct cluster *c, struct component *comp, int sig,
-		       int64_t timeout_ns, struct err *e)
-{
-	struct host *h = component_host(c, comp);
-	pid_t pid = component_pid(c, comp);
-
-	if (pid <= 0)
-		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
-	if (h->ops->signal(h, pid, sig, e))
-		return -1;
-	/* A stopped process does not die of TERM until continued. */
-	if (sig != SIGKILL)
-		h->ops->signal(h, pid, SIGCONT, NULL);
-	if (h->ops->wait_gone(h, pid, timeout_ns, e))
-		return -1;
-	log_debug("%s (pid %ld) is gone after signal %d", comp->name,
-		  (long)pid, sig);
-	return 0;
-}
-
-int component_kill(struct cluster *c, struct component *comp, int sig,
-		   struct err *e)
-{
-	return kill_within(c, comp, sig, c->timeout_ns, e);
-}
-
-int components_kill(struct cluster *c, struct component *const *comps,
-		    size_t n, int sig, size_t *done, struct err *e)
+/*
+ * Send `sig` to each of `n` components (in order), then wait at most
+ * `timeout_ns` for each process to go: several go down together.
+ * *done: how many went down, the first ones.
+ */
+static int kill_within(struct cluster *c, struct component *const *comps,
+		       size_t n, int sig, int64_t timeout_ns, size_t *done,
+		       struct err *e)
 {
 	pid_t *pids = xcalloc(n + 1, sizeof(*pids));
 	size_t sent = 0;
 	int rc = 0;
 
 	*done = 0;
-	for (; sent < n && !rc; sent++) {
+	for (; sent < n; sent++) {
 		struct host *h = component_host(c, comps[sent]);
 
 		pids[sent] = component_pid(c, comps[sent]);
@@ -247,17 +226,18 @@ int components_kill(struct cluster *c, struct component *const *comps,
 				     comps[sent]->name);
 		else if (h->ops->signal(h, pids[sent], sig, e))
 			rc = -1;
-		else if (sig != SIGKILL)
-			h->ops->signal(h, pids[sent], SIGCONT, NULL);
 		if (rc)
 			break;
+		/* A stopped process does not die of TERM until continued. */
+		if (sig != SIGKILL)
+			h->ops->signal(h, pids[sent], SIGCONT, NULL);
 	}
 	/* Wait for each one signalled, even after an error: it is going. */
 	for (size_t i = 0; i < sent; i++) {
 		struct host *h = component_host(c, comps[i]);
 		struct err late = ERR_INIT;
 
-		if (h->ops->wait_gone(h, pids[i], c->timeout_ns,
+		if (h->ops->wait_gone(h, pids[i], timeout_ns,
 				      rc ? &late : e)) {
 			rc = -1;
 			break;
@@ -268,6 +248,26 @@ int components_kill(struct cluster *c, struct component *const *comps,
 	}
 	free(pids);
 	return rc;
+}
+
+static int kill_one_within(struct cluster *c, struct component *comp,
+			   int sig, int64_t timeout_ns, struct err *e)
+{
+	size_t done;
+
+	return kill_within(c, &comp, 1, sig, timeout_ns, &done, e);
+}
+
+int component_kill(struct cluster *c, struct component *comp, int sig,
+		   struct err *e)
+{
+	return kill_one_within(c, comp, sig, c->timeout_ns, e);
+}
+
+int components_kill(struct cluster *c, struct component *const *comps,
+		    size_t n, int sig, size_t *done, struct err *e)
+{
+	return kill_within(c, comps, n, sig, c->timeout_ns, done, e);
 }
 
 /*
@@ -283,8 +283,8 @@ static int stop_within(struct cluster *c, struct component *comp,
 	if (pid > 0 && cancelled(c->cancel, CANCEL_KILL)) {
 		if (component_kill(c, comp, SIGKILL, e))
 			return -1;
-	} else if (pid > 0 && kill_within(c, comp, SIGTERM, grace_ns,
-					  &ignored)) {
+	} else if (pid > 0 && kill_one_within(c, comp, SIGTERM, grace_ns,
+					      &ignored)) {
 		log_warn("%s (pid %ld) did not stop on TERM: %s; killing it",
 			 comp->name, (long)pid, ignored.msg);
 		if (component_kill(c, comp, SIGKILL, e))

@@ -318,8 +318,8 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 /*
  * Send `sig` to every target of `act` (SIGSTOP: pause and verify, one
  * after another; another signal: to all of them before waiting for any,
- * components_kill), waiting until each is gone (or stopped); append "\"VERB\":[{component, pid}...]"
- * to `value`. act->ntargets is cut to the ones that went down, so a heal
+ * components_kill), waiting until each is gone (or stopped); append
+ * "\"VERB\":[{component, pid}...]" to `value`. act->ntargets is cut to the ones that went down, so a heal
  * undoes exactly those.
  */
 int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
