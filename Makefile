@@ -21,7 +21,8 @@ CC ?= cc
 PKG_CONFIG ?= pkg-config
 PKGS = mysqlclient yaml-0.1 libcurl libssh2 jansson
 PROVE ?= prove
-# The Go helpers of the tests (tests/helpers/fake-autoid, fake-cdc-sink):
+# The Go helpers of the tests (tests/helpers/fake-autoid, fake-cdc-sink,
+# go-probe):
 # any Go >= 1.19 builds them, Debian 12's golang-go (1.19) too, which make
 # deps installs where no go is on PATH; their modules come from the Go
 # module proxy (GOPROXY) into the module cache on the first build, checked
@@ -75,12 +76,15 @@ LIB_OBJS += lib/log.o
 LIB_OBJS += lib/netns.o
 LIB_OBJS += lib/nettool.o
 LIB_OBJS += lib/throughput.o
+LIB_OBJS += lib/trace.o
 LIB_OBJS += lib/netcls.o
 LIB_OBJS += lib/optspec.o
 LIB_OBJS += lib/parse.o
 LIB_OBJS += lib/svg.o
 LIB_OBJS += lib/proc.o
 LIB_OBJS += lib/rand.o
+LIB_OBJS += lib/skew.o
+LIB_OBJS += lib/skew_code.o
 LIB_OBJS += lib/sql.o
 LIB_OBJS += lib/ssh.o
 LIB_OBJS += lib/ynode.o
@@ -191,7 +195,8 @@ TEST_HELPERS = tests/helpers/campaigner tests/helpers/core-drive \
 # A Go helper NAME is tests/helpers/NAME/, a module of its own, built
 # into tests/helpers/NAME/NAME.
 GO_HELPERS = tests/helpers/fake-autoid/fake-autoid \
-	tests/helpers/fake-cdc-sink/fake-cdc-sink
+	tests/helpers/fake-cdc-sink/fake-cdc-sink \
+	tests/helpers/go-probe/go-probe
 
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c), their shared helpers, and
 # what they link besides lib/: the loaders they call, without main().
@@ -210,6 +215,15 @@ $(PROG): $(LIB_OBJS) $(CORE_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 
 %.o: %.c
 	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -c -o $@ $<
+
+# lib/skew_code.c is copied into other processes and runs there: nothing
+# in it may refer outside its section (no GOT, stack protector, sanitizer,
+# jump table or library call), whatever the build's own flags.
+SKEW_CODE_CFLAGS = -O2 -fPIC -fno-stack-protector -fno-sanitize=all \
+	-fcf-protection=none -fno-jump-tables -fno-builtin \
+	-fno-tree-loop-distribute-patterns -mgeneral-regs-only
+lib/skew_code.o: lib/skew_code.c
+	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) $(SKEW_CODE_CFLAGS) -c -o $@ $<
 
 tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
@@ -249,6 +263,10 @@ tests/helpers/fake-autoid/fake-autoid: $(wildcard tests/helpers/fake-autoid/*.go
 tests/helpers/fake-cdc-sink/fake-cdc-sink: \
 		$(wildcard tests/helpers/fake-cdc-sink/*.go) \
 		tests/helpers/fake-cdc-sink/go.mod tests/helpers/fake-cdc-sink/go.sum
+	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
+
+tests/helpers/go-probe/go-probe: $(wildcard tests/helpers/go-probe/*.go) \
+		tests/helpers/go-probe/go.mod tests/helpers/go-probe/go.sum
 	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
 
 unit-tests: $(UNIT_TESTS) $(TEST_HELPERS) $(GO_HELPERS)

@@ -1,27 +1,45 @@
 /*
- * clock: move the picked SQL servers' clocks by `offset` for `down`. Each
- * target is stopped (TERM) and started again under libfaketime (Debian's
- * faketime package: LD_PRELOAD of libfaketime.so.1 with FAKETIME set, and
- * /usr/bin/env, which execs the server, so the pid recorded is the
- * server's own); the heal starts it again without. Both are verified by
- * the server's own clock: SELECT UNIX_TIMESTAMP(NOW(6)) against ours,
- * within `tolerance`.
+ * clock: move the picked components' clocks by `offset` for `down`, in
+ * one of two ways (`method`).
+ *
+ * live (the default): the running process's wall clock moved where it
+ * stands, every thread of it, without a restart (lib/skew.h: its vDSO's
+ * clock_gettime, gettimeofday and time made to jump to code that moves
+ * them, as Chaos Mesh's TimeChaos does), and put back on heal. It moves
+ * what glibc and the Go runtime read alike, so TiDB, PD and TiCDC too.
+ * Verified by the process's own clock: its vDSO's clock_gettime called
+ * in one of its threads, against ours, within `tolerance`, so any
+ * process can be a target, SQL or not. Only a process of this machine
+ * (ptrace): one on an SSH host is refused before anything starts, as is
+ * one that cannot be traced. A run killed while it holds leaves the
+ * process moved: the next run's sweep (skew_sweep) puts it back.
+ *
+ * restart: each target is stopped (TERM) and started again under
+ * libfaketime (Debian's faketime package: LD_PRELOAD of
+ * libfaketime.so.1 with FAKETIME set, and /usr/bin/env, which execs the
+ * server, so the pid recorded is the server's own); the heal starts it
+ * again without. Both are verified by the server's own clock: SELECT
+ * UNIX_TIMESTAMP(NOW(6)) against ours, within `tolerance`. It reaches a
+ * server on an SSH host, and starts it from its first instruction on the
+ * moved clock.
  *
  * With a `rate` the moved clock also runs that many times as fast as
- * ours: FAKETIME="+3600.000 x2" (libfaketime's README, "Advanced time
- * specification options": an offset, then " x" and a factor; "x2" alone
- * moves nothing). The offset holds when the server starts (libfaketime's
- * start is the exec), and from there grows by (rate - 1) times the time
- * it has run. The factor is read with atof() before the server's main(),
- * so in the C locale: a '.' (ours is the C locale too). The server's own
- * waits (sleep, poll, timed waits) run at the rate as well. The rate is
- * measured after the start, and again once healed (then 1): two readings
- * of the server's clock, RATE_INTERVAL_NS apart on our monotonic clock.
+ * ours. live: from the moment of the skew. restart: FAKETIME="+3600.000
+ * x2" (libfaketime's README, "Advanced time specification options": an
+ * offset, then " x" and a factor; "x2" alone moves nothing); the offset
+ * holds when the server starts (libfaketime's start is the exec), and
+ * from there grows by (rate - 1) times the time it has run. The factor
+ * is read with atof() before the server's main(), so in the C locale: a
+ * '.' (ours is the C locale too). The server's own waits (sleep, poll,
+ * timed waits) run at the rate as well, under libfaketime only. The rate
+ * is measured after the start, and again once healed (then 1): two
+ * readings of the server's clock, RATE_INTERVAL_NS apart on our clock.
  *
  * libfaketime moves the time a program reads through libc (MariaDB,
- * TiKV); a Go program (TiDB, PD, TiCDC) reads the kernel's clock directly
- * and is not moved: the verification then says the fault did not take
- * effect, with the skew it measured (docs/faults.md).
+ * TiKV); a Go program (TiDB, PD, TiCDC) reads the kernel's clock through
+ * the vDSO and is not moved by it: under restart the verification then
+ * says the fault did not take effect, with the skew it measured
+ * (docs/faults.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,15 +49,22 @@
 #include "core/plan.h"
 #include "core/suite.h"
 #include "faults/fault.h"
+#include "clusters/host.h"
 #include "lib/clock.h"
 #include "lib/parse.h"
+#include "lib/skew.h"
 #include "lib/sql.h"
+
+enum { METHOD_LIVE, METHOD_RESTART };
+
+static const char *const methods[] = { "live", "restart", NULL };
 
 struct clock_opts {
 	struct fault_target_opts t;
 	const char *offset;	/* "+1h", "-30m", "90s" (ahead) */
 	double rate;		/* 1: as fast as ours */
 	int64_t tolerance;
+	int method;		/* METHOD_LIVE, METHOD_RESTART */
 	const char *library;	/* NULL: found on the target's host */
 };
 
@@ -57,9 +82,15 @@ static const struct optspec opts[] = {
 	  "how far the measured skew may be from the offset (grown at "
 	  "`rate` while the server started; 0 once healed)",
 	  OPT_AT(struct clock_opts, tolerance) },
+	{ "method", OPT_ENUM, "live", 0, methods, 0, 0,
+	  "live: the running process's clock moved where it stands "
+	  "(ptrace, this machine's processes, Go's too); restart: the "
+	  "server started again under libfaketime",
+	  OPT_AT(struct clock_opts, method) },
 	{ "library", OPT_STRING, NULL, 0, NULL, 0, 0,
-	  "libfaketime's path on the target's host (default: Debian's, "
-	  "found there)", OPT_AT(struct clock_opts, library) },
+	  "method restart: libfaketime's path on the target's host "
+	  "(default: Debian's, found there)",
+	  OPT_AT(struct clock_opts, library) },
 };
 
 /* Where Debian's faketime package puts the library, by architecture. */
@@ -110,10 +141,14 @@ static int check(const struct suite *s, const struct suite_item *it,
 		return fault_error_at(e, s, it, &o->rate, "rate in fault "
 				      "'clock' must be a number from %g to %g, "
 				      "not %g", RATE_MIN, RATE_MAX, o->rate);
+	if (o->library && o->method != METHOD_RESTART)
+		return fault_error_at(e, s, it, &o->library, "library in fault "
+				      "'clock' is libfaketime's, for method: "
+				      "restart");
 	if (fault_opts_of(it)->down <= 0)
 		return fault_error_at(e, s, it, NULL, "fault 'clock' needs a "
-				      "'down' above 0s: the heal restarts the "
-				      "server on the real clock");
+				      "'down' above 0s: the heal puts the "
+				      "clock back");
 	return 0;
 }
 
@@ -133,7 +168,10 @@ static const char *library_of(struct cluster *c, const struct suite_item *it,
 	return NULL;
 }
 
-/* The components `target` names must serve SQL, with libfaketime. */
+/*
+ * live: the components `target` names must run on this machine, and be
+ * traceable where they run already. restart: serve SQL, with libfaketime.
+ */
 static int resolve(struct cluster *c, const struct suite *s,
 		   const struct suite_item *it, struct err *e)
 {
@@ -141,7 +179,25 @@ static int resolve(struct cluster *c, const struct suite *s,
 	struct component *comps[FAULT_MAX_TARGETS];
 	size_t n = fault_targets(c, o->t.target, 0, comps);
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && o->method == METHOD_LIVE; i++) {
+		const struct host *h = component_host(c, comps[i]);
+		pid_t pid = component_pid(c, comps[i]);
+		struct err why = ERR_INIT;
+
+		if (h != &host_local)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'clock': %s runs on host "
+					      "%s, and method live moves a "
+					      "process of this machine (method "
+					      "restart moves it there)",
+					      comps[i]->name, h->name);
+		if (pid > 0 && skew_allowed(pid, &why))
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'clock': %s: %s (method "
+					      "live needs ptrace)",
+					      comps[i]->name, why.msg);
+	}
+	for (size_t i = 0; i < n && o->method == METHOD_RESTART; i++) {
 		if (!comps[i]->sql_port)
 			return fault_error_at(e, s, it, &o->t.target,
 					      "fault 'clock': %s serves no SQL, "
@@ -257,10 +313,39 @@ static int check_rate(const struct component *comp, const char *const *prefix,
 }
 
 /*
- * Stop `comp` and start it again under `prefix` (NULL: as it was); its
- * clock must then be as `want` says (check_offset, check_rate). Appends
- * {"component","pid","skew_ms"} to `value`, and "measured_rate" when
- * want->measure_rate.
+ * Append {"component","pid","skew_ms"} of `comp` at `first` to `value`,
+ * with "measured_rate" when want->measure_rate (from `first` to
+ * `second`), and check both: the offset (check_offset, from `started_ns`
+ * on the clock of the readings' mono_*), the rate (check_rate).
+ */
+static int judge(const struct suite_item *it, const struct component *comp,
+		 pid_t pid, const char *const *prefix,
+		 const struct clock_want *want, const struct reading *first,
+		 const struct reading *second, int64_t started_ns,
+		 struct buf *value, struct err *e)
+{
+	double measured = 1;
+	int rc;
+
+	buf_printf(value, NULL, "{\"component\":\"%s\",\"pid\":%ld,"
+		   "\"skew_ms\":%lld", comp->name, (long)pid,
+		   (long long)first->skew_ms);
+	rc = check_offset(it->opts, comp, prefix, want, first, started_ns,
+			  e);
+	/* Both measured and recorded; the offset's error, if any, wins. */
+	if (want->measure_rate) {
+		if (check_rate(comp, prefix, want, first, second, &measured,
+			       e))
+			rc = -1;
+		buf_printf(value, NULL, ",\"measured_rate\":%.3f", measured);
+	}
+	buf_addch(value, '}', NULL);
+	return rc ? -1 : 0;
+}
+
+/*
+ * method restart: stop `comp` and start it again under `prefix` (NULL:
+ * as it was); its clock must then be as `want` says (judge).
  */
 static int restart_at(struct fault_ctx *ctx, const struct suite_item *it,
 		      struct component *comp, const char *const *prefix,
@@ -269,7 +354,6 @@ static int restart_at(struct fault_ctx *ctx, const struct suite_item *it,
 {
 	struct sql s = SQL_INIT;
 	struct reading first, second;
-	double measured = 1;
 	int64_t started_ns;
 	int rc;
 
@@ -286,21 +370,104 @@ static int restart_at(struct fault_ctx *ctx, const struct suite_item *it,
 	sql_close(&s);
 	if (rc)
 		return -1;
-	buf_printf(value, NULL, "{\"component\":\"%s\",\"pid\":%ld,"
-		   "\"skew_ms\":%lld", comp->name,
-		   (long)component_pid(ctx->cluster, comp),
-		   (long long)first.skew_ms);
-	rc = check_offset(it->opts, comp, prefix, want, &first, started_ns,
-			  e);
-	/* Both measured and recorded; the offset's error, if any, wins. */
+	return judge(it, comp, component_pid(ctx->cluster, comp), prefix,
+		     want, &first, &second, started_ns, value, e);
+}
+
+/*
+ * A process's own reading (lib/skew.h) as a server's. Ours around it is
+ * our wall clock, which stands in for the monotonic one over the half
+ * second between two readings.
+ */
+static void reading_of(const struct skew_reading *sr, struct reading *r)
+{
+	r->server_s = (double)sr->theirs_ns / NS_PER_SEC;
+	r->skew_ms = (sr->theirs_ns - (sr->before_ns + sr->after_ns) / 2) /
+		     NS_PER_MS;
+	r->mono_before = sr->before_ns;
+	r->mono_after = sr->after_ns;
+}
+
+/* method live: what an injection holds, per target. */
+struct skews {
+	struct skew skew[FAULT_MAX_TARGETS];
+};
+
+/*
+ * method live: move the clock of `comp` where it runs (skew_apply); it
+ * must then be as `want` says (judge). *moved: 1 once it is, so that a
+ * failed verification is healed all the same.
+ */
+static int skew_at(struct fault_ctx *ctx, const struct suite_item *it,
+		   struct component *comp, struct skew *sk, int64_t offset_ns,
+		   const struct clock_want *want, int *moved,
+		   struct buf *value, struct err *e)
+{
+	const struct clock_opts *o = it->opts;
+	pid_t pid = component_pid(ctx->cluster, comp);
+	struct reading first, second;
+	struct skew_reading sr;
+
+	*moved = 0;
+	if (pid <= 0)
+		return err_set(e, ERR_INFRA, "%s is not running", comp->name);
+	if (skew_apply(sk, pid, comp->name, offset_ns, o->rate, &sr, e))
+		return -1;
+	*moved = 1;
+	reading_of(&sr, &first);
 	if (want->measure_rate) {
-		if (check_rate(comp, prefix, want, &first, &second, &measured,
-			       e))
-			rc = -1;
-		buf_printf(value, NULL, ",\"measured_rate\":%.3f", measured);
+		clock_sleep_ns(RATE_INTERVAL_NS);
+		if (skew_read(sk, &sr, e))
+			return -1;
+		reading_of(&sr, &second);
 	}
-	buf_addch(value, '}', NULL);
-	return rc ? -1 : 0;
+	return judge(it, comp, pid, NULL, want, &first, &second,
+		     first.mono_before, value, e);
+}
+
+/*
+ * method live: put the clock of `comp` back (skew_restore), read back at
+ * once: it must be ours, and run at ours when `want` measures the rate
+ * (a second reading, then the code let go: skew_release). A process gone
+ * meanwhile took its skew with it: {"component","pid","gone":true}.
+ */
+static int unskew_at(const struct suite_item *it, struct component *comp,
+		     struct skew *sk, const struct clock_want *want,
+		     struct buf *value, struct err *e)
+{
+	struct skew_reading sr;
+	struct reading first, second;
+	int rc = skew_restore(sk, &sr, e);
+
+	if (!rc) {
+		struct err why = ERR_INIT;
+		int released;
+
+		reading_of(&sr, &first);
+		second = first;
+		if (want->measure_rate) {
+			clock_sleep_ns(RATE_INTERVAL_NS);
+			if (skew_read(sk, &sr, e))
+				rc = -1;
+			reading_of(&sr, &second);
+		}
+		/* Its code let go, whatever the reading said. */
+		released = skew_release(sk, &why);
+		if (released && !rc) {
+			rc = released;
+			if (released < 0)
+				*e = why;
+		}
+	}
+	if (rc > 0) {
+		buf_printf(value, NULL, "{\"component\":\"%s\",\"pid\":%ld,"
+			   "\"gone\":true}", comp->name, (long)sk->pid);
+		return 0;
+	}
+	if (rc)
+		return -1;
+	return judge(it, comp, sk->pid, NULL, want, &first, &second,
+		     first.mono_before, value, e);
 }
 
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
@@ -311,6 +478,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	char preload[600], faketime[80];
 	const char *prefix[] = { "/usr/bin/env", preload, faketime, NULL };
 	struct clock_want want = { 0, o->rate, o->rate != 1 };
+	struct skews *live = NULL;
 	int64_t offset_ns = 0;
 	size_t done = 0;
 	int rc = 0;
@@ -319,6 +487,8 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	want.offset_ms = offset_ns / NS_PER_MS;
 	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
 		return -1;
+	if (o->method == METHOD_LIVE)
+		act->state = live = xcalloc(1, sizeof(*live));
 	/* libfaketime's own syntax: "+3600" seconds, or "-1800"; then
 	 * " x2" for a clock twice as fast. */
 	snprintf(faketime, sizeof(faketime), "FAKETIME=%+.3f",
@@ -327,15 +497,24 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		snprintf(faketime + strlen(faketime),
 			 sizeof(faketime) - strlen(faketime), " x%.9g",
 			 o->rate);
-	buf_printf(value, NULL, "\"offset\":\"%s\",\"rate\":%.9g,"
-		   "\"moved\":[", o->offset, o->rate);
+	buf_printf(value, NULL, "\"method\":\"%s\",\"offset\":\"%s\","
+		   "\"rate\":%.9g,\"moved\":[", methods[o->method],
+		   o->offset, o->rate);
 	for (size_t i = 0; i < act->ntargets && !rc; i++) {
 		struct component *comp = act->targets[i];
+		int moved;
 
-		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
-			 library_of(ctx->cluster, it, comp));
 		if (done)
 			buf_addch(value, ',', NULL);
+		if (live) {
+			rc = skew_at(ctx, it, comp, &live->skew[i], offset_ns,
+				     &want, &moved, value, e);
+			/* Healed when moved, even when its clock is wrong. */
+			done = i + (size_t)moved;
+			continue;
+		}
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
+			 library_of(ctx->cluster, it, comp));
 		rc = restart_at(ctx, it, comp, prefix, &want, value, e);
 		/* Even when its clock is wrong, it was restarted: healed. */
 		done = i + 1;
@@ -349,6 +528,7 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		struct buf *value, struct err *e)
 {
 	const struct clock_opts *o = act->item->opts;
+	struct skews *live = act->state;
 	/* Back at rate 1, measured when it ran at another. */
 	const struct clock_want want = { 0, 1, o->rate != 1 };
 	int rc = 0;
@@ -356,17 +536,27 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	buf_addstr(value, "\"restored\":[", NULL);
 	for (size_t i = 0; i < act->ntargets; i++) {
 		struct err one = ERR_INIT;
+		int failed;
 
 		if (i)
 			buf_addch(value, ',', NULL);
-		if (restart_at(ctx, act->item, act->targets[i], NULL, &want,
-			       value, &one) && !rc) {
+		failed = live ? unskew_at(act->item, act->targets[i],
+					  &live->skew[i], &want, value, &one)
+			      : restart_at(ctx, act->item, act->targets[i],
+					   NULL, &want, value, &one);
+		if (failed && !rc) {
 			*e = one;
 			rc = -1;
 		}
 	}
 	buf_addch(value, ']', NULL);
 	return rc;
+}
+
+/* What a run killed while a live skew held left: put back. */
+static int sweep(struct cluster *c, struct err *e)
+{
+	return skew_sweep(e);
 }
 
 static const struct fault_detail details[] = {
@@ -381,8 +571,9 @@ static const struct fault_holds holds = { "skewed", "clock skewed",
 					  "moved", details };
 
 const struct fault_type fault_clock = {
-	.kind = { "clock", "move SQL servers' clocks by `offset`, running at "
-		  "`rate`, for `down` (a restart under libfaketime)",
+	.kind = { "clock", "move components' clocks by `offset`, running at "
+		  "`rate`, for `down` (live where they run, or a restart "
+		  "under libfaketime)",
 		  opts, sizeof(opts) / sizeof(opts[0]),
 		  sizeof(struct clock_opts), .check = check,
 		  .plan = fault_plan },
@@ -391,5 +582,7 @@ const struct fault_type fault_clock = {
 	.heal = heal,
 	.heal_name = "reset_clock",
 	.target = fault_component_target,
+	.forget = free,
 	.holds = &holds,
+	.sweep = sweep,
 };

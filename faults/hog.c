@@ -58,13 +58,13 @@ struct hogs {
 };
 
 /*
- * Fields 14, 15 (utime, stime) and 22 (starttime) of /proc/PID/stat, in
- * clock ticks; -1 when the process is gone.
+ * Fields 14 and 15 (utime, stime) of /proc/PID/stat added up, in clock
+ * ticks; -1 when the process is gone.
  */
-static int stat_times(pid_t pid, long long *cpu, long long *start)
+static int cpu_time(pid_t pid, long long *cpu)
 {
 	char path[64], text[1024], *p;
-	long long v[20];
+	long long v[12];
 	ssize_t n;
 	int fd;
 
@@ -81,23 +81,12 @@ static int stat_times(pid_t pid, long long *cpu, long long *start)
 	 * state (field 3), then numbers. */
 	p = strrchr(text, ')');
 	if (!p || sscanf(p + 2, "%*c %lld %lld %lld %lld %lld %lld %lld %lld "
-			 "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld "
-			 "%lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-			 &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12],
-			 &v[13], &v[14], &v[15], &v[16], &v[17], &v[18]) != 19)
+			 "%lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3],
+			 &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10],
+			 &v[11]) != 12)
 		return -1;
-	if (cpu)
-		*cpu = v[10] + v[11];
-	if (start)
-		*start = v[18];
+	*cpu = v[10] + v[11];
 	return 0;
-}
-
-static long long start_of(pid_t pid)
-{
-	long long start;
-
-	return stat_times(pid, NULL, &start) ? -1 : start;
 }
 
 /*
@@ -134,8 +123,8 @@ static int record(pid_t pid, const char *component, struct err *e)
 	    (mkdir(HOG_DIR, 0755) && errno != EEXIST))
 		return err_errno(e, errno, "cannot create '%s'", HOG_DIR);
 	snprintf(path, sizeof(path), HOG_DIR "/%ld", (long)pid);
-	buf_printf(&text, NULL, "%lld %ld %lld %s\n", start_of(pid),
-		   (long)getpid(), start_of(getpid()), component);
+	buf_printf(&text, NULL, "%lld %ld %lld %s\n", proc_start_time(pid),
+		   (long)getpid(), proc_start_time(getpid()), component);
 	rc = buf_write_file(&text, path, 0644, e);
 	buf_release(&text);
 	return rc;
@@ -222,7 +211,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 				"on this machine", c->name, host->name);
 			break;
 		}
-		if (pid <= 0 || stat_times(pid, &h->cpu_at[i], NULL)) {
+		if (pid <= 0 || cpu_time(pid, &h->cpu_at[i])) {
 			err_set(e, ERR_INFRA, "%s is not running", c->name);
 			break;
 		}
@@ -261,7 +250,7 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"hogs\":%zu",
 			   i ? "," : "", c->name, h->n[i]);
 		/* What it ran meanwhile, for a reader to see how starved. */
-		if (pid > 0 && !stat_times(pid, &cpu, NULL) && tick > 0)
+		if (pid > 0 && !cpu_time(pid, &cpu) && tick > 0)
 			buf_printf(value, NULL, ",\"cpu_ms\":%lld",
 				   (cpu - h->cpu_at[i]) * 1000 / tick);
 		buf_addch(value, '}', NULL);
@@ -302,9 +291,9 @@ static int sweep(struct cluster *c, struct err *e)
 			continue;
 		}
 		buf_release(&text);
-		if (start_of((pid_t)runner) == runner_start)
+		if (proc_start_time((pid_t)runner) == runner_start)
 			continue;
-		if (start_of((pid_t)pid) == start) {
+		if (proc_start_time((pid_t)pid) == start) {
 			log_warn("%s: killing a CPU hog an earlier run left "
 				 "(pid %ld; its runner, pid %ld, is gone)",
 				 name, (long)pid, runner);

@@ -357,6 +357,24 @@ int proc_alive(pid_t pid)
 	return proc_state(pid) != 0;
 }
 
+long long proc_start_time(pid_t pid)
+{
+	char text[1024];
+	const char *p;
+	long long start = -1;
+
+	if (read_stat(pid, text, sizeof(text)))
+		return -1;
+	/* After "pid (comm) ": the state (field 3), 4 to 21, then 22. */
+	p = strrchr(text, ')');
+	if (!p || sscanf(p + 2, "%*c"
+			 " %*s %*s %*s %*s %*s %*s %*s %*s %*s"	/* 4..12 */
+			 " %*s %*s %*s %*s %*s %*s %*s %*s %*s"	/* 13..21 */
+			 " %lld", &start) != 1)
+		return -1;
+	return start;
+}
+
 int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e)
 {
 	int64_t deadline = clock_mono_ns() + timeout_ns;

@@ -90,6 +90,13 @@ char proc_stat_state(const char *stat);
 int proc_alive(pid_t pid);
 
 /*
+ * When `pid` started, in clock ticks since boot (/proc/PID/stat, field
+ * 22): with the pid, what tells one process from a later one that got
+ * its pid. -1 when there is no such process.
+ */
+long long proc_start_time(pid_t pid);
+
+/*
  * Wait until `pid` is gone: our child once reaped (a zombie is not gone
  * yet: a killed multithreaded child cannot be reaped until its threads
  * have exited), anyone else's once not alive. 0 when gone, -1 with

@@ -1,7 +1,8 @@
 #!/bin/sh
-# clock: a SQL server restarted under libfaketime (Debian's faketime) for
-# `down`, its clock verified by its own SELECT NOW(6), then restarted on
-# the real clock and verified again (docs/faults.md). Ahead and behind;
+# clock, method restart: a SQL server restarted under libfaketime
+# (Debian's faketime) for `down`, its clock verified by its own SELECT
+# NOW(6), then restarted on the real clock and verified again
+# (docs/faults.md). Ahead and behind;
 # the history says the skew measured each time; replication and the
 # checks go on; a target without SQL is refused before anything starts.
 # At a rate: the clock measured running that fast, and at 1 once healed.
@@ -22,6 +23,7 @@ suite() {
 		cat <<-END
 		faults:
 		  - kind: clock
+		    method: restart
 		    target: $3
 		    offset: "$2"
 		${4:+    rate: $4}
@@ -86,7 +88,7 @@ test_expect_success 'an hour ahead: measured, healed, measured again; checks pas
 	grep -q "^ok 4 - progress: 1 replica running" tap &&
 	moved=$(skews a clock) && near "$moved" 3600000 2000 &&
 	back=$(skews a reset_clock) && near "$back" 0 2000 &&
-	grep -q "\"type\":\"info\",\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"offset\":\"+1h\",\"rate\":1,\"moved\":\[{\"component\":\"up-0\",\"pid\":[0-9]*,\"skew_ms\":$moved}\],\"took_ms\":[0-9]*},\"holds\":\"skewed\",\"fault\":0}" "$TRASH/a/history.jsonl" &&
+	grep -q "\"type\":\"info\",\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"method\":\"restart\",\"offset\":\"+1h\",\"rate\":1,\"moved\":\[{\"component\":\"up-0\",\"pid\":[0-9]*,\"skew_ms\":$moved}\],\"took_ms\":[0-9]*},\"holds\":\"skewed\",\"fault\":0}" "$TRASH/a/history.jsonl" &&
 	new=$(cat "$C/up-0/tichaos.pid") && test "$new" != "$old" &&
 	alive "$new" && ! grep -q faketime "/proc/$new/environ" &&
 	now=$(sql "$UP" "SELECT UNIX_TIMESTAMP()") && near "$now" "$(date +%s)" 2
@@ -112,7 +114,7 @@ test_expect_success 'twice as fast: measured at 2, healed to the real clock at 1
 	{ cat err; false; } &&
 	grep -qx "ok 2 - fault 1 clock: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
-	test "$(grep -c "\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"offset\":\"+1h\",\"rate\":2,\"moved\":\[{\"component\":\"up-0\",\"pid\":[0-9]*,\"skew_ms\":[0-9]*,\"measured_rate\":[0-9.]*}\]" "$TRASH/f/history.jsonl")" = 1 &&
+	test "$(grep -c "\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"method\":\"restart\",\"offset\":\"+1h\",\"rate\":2,\"moved\":\[{\"component\":\"up-0\",\"pid\":[0-9]*,\"skew_ms\":[0-9]*,\"measured_rate\":[0-9.]*}\]" "$TRASH/f/history.jsonl")" = 1 &&
 	moved=$(skews f clock) && took=$(field f clock took_ms) &&
 	test "$moved" -ge $((3600000 - 2000)) &&
 	test "$moved" -le $((3600000 + took + 2000)) &&
@@ -201,7 +203,7 @@ test_expect_success 'an offset of 0 at rate 0.5: measured at 0.5, healed at 1' '
 	"$TICHAOS" run "$TRASH/slow.yaml" --cluster "$T" --out "$TRASH/s" >tap 2>err ||
 	{ cat err; false; } &&
 	grep -qx "ok 2 - fault 1 clock: 1 of 1 injected, 1 healed" tap &&
-	grep -q "\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"offset\":\"0s\",\"rate\":0.5,\"moved\":" "$TRASH/s/history.jsonl" &&
+	grep -q "\"f\":\"clock\",\"target\":\"up-0\",\"value\":{\"method\":\"restart\",\"offset\":\"0s\",\"rate\":0.5,\"moved\":" "$TRASH/s/history.jsonl" &&
 	moved=$(skews s clock) && took=$(field s clock took_ms) &&
 	test "$moved" -ge $((-took / 2 - 2000)) && test "$moved" -le 2000 &&
 	within "$(field s clock measured_rate)" 0.45 0.55 &&

@@ -56,7 +56,7 @@ if command -v faketime >/dev/null 2>&1; then
 	test_expect_success 'clock over SSH: up-0 restarted there under libfaketime, +1h measured, healed to 0' '
 		{
 			insert_suite ck 8s 3 ckdb 50 &&
-			printf "    ignore_errors: true\nfaults:\n  - kind: clock\n    target: up-0\n" &&
+			printf "    ignore_errors: true\nfaults:\n  - kind: clock\n    method: restart\n    target: up-0\n" &&
 			printf "    offset: +1h\n    at: [1s]\n    down: 3s\nchecks:\n  - kind: consistency\n"
 		} >ck.yaml &&
 		"$TICHAOS" run ck.yaml --cluster "$T" --out "$TRASH/r7" >tap 2>err &&

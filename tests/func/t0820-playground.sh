@@ -178,6 +178,34 @@ clean TAG-down" && test -z "$(ls "$TIUP_HOME/data")"
 '
 
 {
+	insert_suite pgclock 6s 7 pgclockdb 50
+	echo "requires: [ticdc]"
+	echo "faults:"
+	for n in pd-0 tidb-0 cdc-0; do
+		printf "  - kind: clock\n    target: %s\n    offset: +1h\n    at: [1s]\n    down: 2s\n" $n
+	done
+} >"$TRASH/clock.yaml"
+
+# The live clock skew (docs/faults.md) of PD, TiDB and TiCDC where the
+# playground runs them: each process moved where it stands and put back.
+test_expect_success 'live clock skews on the playground: PD, TiDB and TiCDC an hour ahead and back, same pids' '
+	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/clock.yaml" --cluster playground --out "$TRASH/rclock" >tap 2>err ||
+	{ cat err tap; false; }
+	for i in 1 2 3; do
+		grep -qx "ok $((i + 1)) - fault $i clock: 1 of 1 injected, 1 healed" tap || return 1
+	done &&
+	for n in pd-0 tidb-0 cdc-0; do
+		grep "\"type\":\"info\",\"f\":\"clock\",\"target\":\"$n\"" "$TRASH/rclock/history.jsonl" >moved &&
+		pid=$(sed -En "s/.*\"moved\":\[\{\"component\":\"$n\",\"pid\":([0-9]+),\"skew_ms\":(35999[0-9]{2}|36000[0-9]{2})\}\].*/\1/p" moved) &&
+		test -n "$pid" &&
+		grep "\"type\":\"info\",\"f\":\"reset_clock\",\"target\":\"$n\"" "$TRASH/rclock/history.jsonl" |
+		grep -Eq "\"restored\":\[\{\"component\":\"$n\",\"pid\":$pid,\"skew_ms\":-?[0-9]{1,2}\}\]" ||
+		{ echo "$n:"; cat moved; return 1; }
+	done &&
+	test -z "$(left "$TIUP_HOME/data")" && test -z "$(ls /run/tichaos/skews 2>/dev/null)"
+'
+
+{
 	insert_suite pgpart 8s 7 pgpartdb 50
 	cat <<EOF
 requires: [ticdc]
