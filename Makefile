@@ -128,6 +128,7 @@ KIND_OBJS += reports/summary.o
 KIND_OBJS += reports/timeline.o
 KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/clock.o
+KIND_OBJS += faults/failpoint.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/hog.o
 KIND_OBJS += faults/kill.o
@@ -238,7 +239,7 @@ CORE_UNIT_TESTS = tests/unit/t-bankdiff tests/unit/t-bankfit \
 	tests/unit/t-idwindow tests/unit/t-lifecycle tests/unit/t-local-suite \
 	tests/unit/t-pid tests/unit/t-plan tests/unit/t-ports tests/unit/t-ready \
 	tests/unit/t-replica tests/unit/t-tabledef tests/unit/t-tablerange \
-	tests/unit/t-tablerows tests/unit/t-trigger
+	tests/unit/t-tablerows tests/unit/t-trigger tests/unit/t-failpoint
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

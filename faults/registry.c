@@ -4,6 +4,7 @@
 
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
+extern const struct fault_type fault_failpoint;
 extern const struct fault_type fault_hog;
 extern const struct fault_type fault_kill;
 extern const struct fault_type fault_netem;
@@ -25,6 +26,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_netem,
 	&fault_region,
 	&fault_hog,
+	&fault_failpoint,
 	NULL,
 };
 

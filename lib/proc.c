@@ -421,6 +421,35 @@ int proc_cmdline(pid_t pid, struct buf *out, struct err *e)
 	return 0;
 }
 
+int proc_getenv(pid_t pid, const char *name, struct buf *out, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	size_t len = strlen(name);
+	char path[64];
+
+	buf_reset(out);
+	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
+	if (buf_read_file(&text, path, NULL)) {
+		buf_release(&text);
+		return err_set(e, ERR_INFRA, "cannot read the environment of "
+			       "pid %ld", (long)pid);
+	}
+	/* NAME=VALUE, each ended by a NUL. */
+	for (size_t at = 0; at < text.len;) {
+		const char *var = text.data + at;
+		size_t n = strnlen(var, text.len - at);
+
+		if (n > len && !strncmp(var, name, len) && var[len] == '=') {
+			buf_add(out, var + len + 1, n - len - 1, NULL);
+			buf_release(&text);
+			return 0;
+		}
+		at += n + 1;
+	}
+	buf_release(&text);
+	return 1;
+}
+
 int proc_argv(pid_t pid, char ***argv, struct err *e)
 {
 	struct buf text = BUF_INIT;

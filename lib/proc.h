@@ -118,6 +118,14 @@ int proc_cmdline(pid_t pid, struct buf *out, struct err *e);
 int proc_argv(pid_t pid, char ***argv, struct err *e);
 void proc_argv_free(char **argv);
 
+/*
+ * The value of environment variable `name` that `pid` started with
+ * (/proc/PID/environ) into `out` (replacing it): 0; 1 when it has none
+ * (`out` empty); -1 when the process does not exist or its environment
+ * cannot be read.
+ */
+int proc_getenv(pid_t pid, const char *name, struct buf *out, struct err *e);
+
 /* The parent pid of `pid`, 0 when it does not exist. */
 pid_t proc_parent(pid_t pid);
 

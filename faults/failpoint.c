@@ -1,0 +1,828 @@
+/*
+ * failpoint: turn a named failpoint of pingcap/failpoint on in the picked
+ * components for `down`, and off on heal. TiDB, PD and TiCDC built with
+ * failpoints (failpoint-ctl enable, `make failpoint-enable`) evaluate
+ * their failpoint.Inject sites against a registry of terms, which two
+ * ways reach:
+ *
+ * http (the default): the library's own handler, failpoint.HttpHandler
+ * (http.go), which the servers mount at the origin of their status or
+ * API URL: TiDB at /fail/ (pkg/server/http_status.go, once its failpoint
+ * integrateFailpoint, formerly enableTestAPI, is on), TiCDC at
+ * /debug/fail/ (startStatusHTTP of pingcap/tiflow's cdc package, a
+ * failpoint build), PD at /pd/api/v1/fail/
+ * (server/api/router.go, once enableFailpointAPI is on). PUT NAME with
+ * the term as the body enables it (204), GET NAME answers the term and a
+ * newline (200), DELETE NAME disables it (204); GET of a disabled one
+ * answers 404 "failed to GET: error on NAME: failpoint: failpoint is
+ * disabled", of one never enabled 404 "... does not exist". The term is
+ * read back after the PUT and the 404 of a disabled one after the
+ * DELETE. A process that was started again meanwhile has none: its
+ * DELETE answers 400 "failpoint does not exist", and the heal says
+ * "restarted".
+ *
+ * restart: the component is stopped (TERM) and started again under
+ * /usr/bin/env GO_FAILPOINTS="NAME=TERM" (after the GO_FAILPOINTS it ran
+ * with, if any, ';' between), which the library reads in its init
+ * (failpoints.go: "<FAILPOINT>=<TERMS>[;<FAILPOINT>=<TERMS>...]"), as
+ * TiCDC's own failover tests start a capture
+ * (tests/integration_tests/NAME/run.sh in pingcap/tiflow: export
+ * GO_FAILPOINTS, then run_cdc_server); the heal starts it again as it
+ * was. Verified in the process's environment (/proc/PID/environ), so a
+ * component of this machine only, and read back over the API too where
+ * it answers. A failpoint that must hold from the start (a capture's
+ * first owner campaign) needs this way.
+ *
+ * The term is checked when the suite is, as terms.go parses it:
+ * ("->"-separated) terms of probabilities ("50%") and counts ("3*"), an
+ * action (off, return, sleep, panic, break, print, pause) and its value
+ * ("(1)", "(true)", "(\"s\")"). A term the library would refuse, or
+ * accept as something else ("return(5x)" is return(5) there), is
+ * refused.
+ *
+ * A failpoint outlives a run killed while it is on. Each is recorded in
+ * FAILPOINT_DIR while it is: the process's pid and start time, the
+ * runner's pid and start time, and how to turn it off. The next run's
+ * sweep turns off (http: DELETE) or stops (restart: TERM, by its pid,
+ * so that the cluster starts it again without) what a run that is gone
+ * left on, and says so.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clusters/cluster.h"
+#include "clusters/host.h"
+#include "core/plan.h"
+#include "core/suite.h"
+#include "faults/failpoint.h"
+#include "faults/fault.h"
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/http.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+
+#define FAILPOINT_DIR "/run/tichaos/failpoints"
+#define HTTP_TIMEOUT_NS (5 * NS_PER_SEC)
+
+enum { METHOD_HTTP, METHOD_RESTART };
+
+static const char *const methods[] = { "http", "restart", NULL };
+
+struct failpoint_opts {
+	struct fault_target_opts t;
+	const char *name;
+	const char *term;
+	int method;
+	const char *api;	/* NULL: by the target's role */
+};
+
+static const struct optspec opts[] = {
+	FAULT_COMMON_OPTS,
+	FAULT_TARGET_OPTS,
+	{ "name", OPT_STRING, NULL, 1, NULL, 0, 0,
+	  "the failpoint's path: its package's import path, '/', its name "
+	  "(github.com/pingcap/tiflow/cdc/owner/ownerFlushDDLError)",
+	  OPT_AT(struct failpoint_opts, name) },
+	{ "term", OPT_STRING, NULL, 1, NULL, 0, 0,
+	  "what it does: return(true), sleep(1000), 50%return, 1*pause, "
+	  "off->return(1), ... (pingcap/failpoint terms)",
+	  OPT_AT(struct failpoint_opts, term) },
+	{ "method", OPT_ENUM, "http", 0, methods, 0, 0,
+	  "http: PUT over the component's failpoint API; restart: the "
+	  "component started again with GO_FAILPOINTS",
+	  OPT_AT(struct failpoint_opts, method) },
+	{ "api", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "the failpoint API's path at the origin of the component's "
+	  "http_url (default: /debug/fail/ for cdc, /pd/api/v1/fail/ for "
+	  "pd, /fail/ for the rest, as TiDB)",
+	  OPT_AT(struct failpoint_opts, api) },
+};
+
+/* ---- The term, as terms.go parses it ---------------------------------- */
+
+/* A run of digits at `p`: its length (0: none). */
+static size_t digits(const char *p)
+{
+	size_t n = 0;
+
+	while (p[n] >= '0' && p[n] <= '9')
+		n++;
+	return n;
+}
+
+/*
+ * <mod>* at `p` (parseMod): "<int or float>%" or "<int>*", each; the
+ * length taken. An int is what Go's %d reads back the same; a float
+ * "D.", "D.D".
+ */
+static size_t term_mods(const char *p)
+{
+	size_t at = 0;
+
+	for (;;) {
+		size_t n = digits(p + at), k;
+		int is_float = 0;
+
+		if (!n)
+			return at;
+		k = at + n;
+		if (p[k] == '.') {
+			is_float = 1;
+			k += 1 + digits(p + k + 1);
+		}
+		if (p[k] == '%' || (p[k] == '*' && !is_float))
+			at = k + 1;
+		else
+			return at;
+	}
+}
+
+static const char *const actions[] = {
+	"off", "return", "sleep", "panic", "break", "print", "pause", NULL,
+};
+
+/* A Go duration, as time.ParseDuration reads one: [-+]?(N[.N]UNIT)+. */
+static int go_duration(const char *p, size_t len)
+{
+	static const char *const units[] = { "ns", "us", "\xc2\xb5s",
+					     "\xce\xbcs", "ms", "s", "m", "h",
+					     NULL };
+	size_t at = 0;
+
+	if (at < len && (p[at] == '-' || p[at] == '+'))
+		at++;
+	if (len - at == 1 && p[at] == '0')
+		return 1;
+	if (at == len)
+		return 0;
+	while (at < len) {
+		size_t n = 0, u;
+
+		while (at + n < len && p[at + n] >= '0' && p[at + n] <= '9')
+			n++;
+		if (at + n < len && p[at + n] == '.') {
+			n++;
+			while (at + n < len && p[at + n] >= '0' &&
+			       p[at + n] <= '9')
+				n++;
+		}
+		if (!n || (n == 1 && p[at] == '.'))
+			return 0;
+		at += n;
+		for (u = 0; units[u]; u++) {
+			size_t ul = strlen(units[u]);
+
+			/* "ms" before "m" in the list: the longer first. */
+			if (ul <= len - at && !memcmp(p + at, units[u], ul))
+				break;
+		}
+		if (!units[u])
+			return 0;
+		at += strlen(units[u]);
+	}
+	return 1;
+}
+
+/*
+ * "(<val>)" at `p` (parseVal): nothing, "()", a string without escapes
+ * (Go's %q reads escapes, but the term's length is then counted from
+ * the unquoted string and the parse fails past it), an integer as %d
+ * prints it, true or false. The length taken (0: no value there), -1
+ * when it is not one; *kind 's', 'i', 'b' or 0 (none).
+ */
+static long term_value(const char *p, int *kind)
+{
+	size_t n;
+
+	*kind = 0;
+	if (p[0] != '(')
+		return 0;
+	if (p[1] == ')')
+		return 2;
+	if (p[1] == '"' || p[1] == '`') {
+		const char *end = strchr(p + 2, p[1]);
+
+		if (!end || end[1] != ')' ||
+		    (p[1] == '"' && memchr(p + 2, '\\', (size_t)(end - p - 2))))
+			return -1;
+		*kind = 's';
+		return (long)(end - p) + 2;
+	}
+	n = (p[1] == '-') + digits(p + 1 + (p[1] == '-'));
+	if (n > (size_t)(p[1] == '-')) {
+		const char *d = p + 1 + (p[1] == '-');
+
+		/* What Sprintf("%d") prints again: no leading zero, no -0,
+		 * and within Go's int. */
+		if ((d[0] == '0' && n - (p[1] == '-') > 1) ||
+		    (p[1] == '-' && d[0] == '0') || n - (p[1] == '-') > 18 ||
+		    p[1 + n] != ')')
+			return -1;
+		*kind = 'i';
+		return (long)n + 2;
+	}
+	if (!strncmp(p + 1, "true)", 5) || !strncmp(p + 1, "false)", 6)) {
+		*kind = 'b';
+		return p[1] == 't' ? 6 : 7;
+	}
+	return -1;
+}
+
+int failpoint_term_check(const char *term, char *why, size_t size)
+{
+	const char *p = term;
+
+	if (!*p) {
+		snprintf(why, size, "an empty term");
+		return -1;
+	}
+	for (;;) {
+		const char *start = p, *act = NULL;
+		size_t alen = 0;
+		long vlen;
+		int kind;
+
+		p += term_mods(p);
+		for (size_t i = 0; actions[i]; i++)
+			if (!strncmp(p, actions[i], strlen(actions[i]))) {
+				act = actions[i];
+				alen = strlen(act);
+			}
+		if (!act) {
+			snprintf(why, size, "no action at '%s' (off, return, "
+				 "sleep, panic, break, print, pause)", p);
+			return -1;
+		}
+		p += alen;
+		vlen = term_value(p, &kind);
+		if (vlen < 0) {
+			snprintf(why, size, "'%s' is no value of %s (an "
+				 "integer, true or false, a \"string\")", p,
+				 act);
+			return -1;
+		}
+		if (!strcmp(act, "sleep") &&
+		    !(kind == 'i' ||
+		      (kind == 's' && go_duration(p + 2, (size_t)vlen - 4)))) {
+			snprintf(why, size, "sleep takes milliseconds or a Go "
+				 "duration: sleep(1000), sleep(\"1s\"), not "
+				 "'%.*s'", (int)(p - start + vlen), start);
+			return -1;
+		}
+		p += vlen;
+		if (!*p)
+			return 0;
+		if (strncmp(p, "->", 2)) {
+			snprintf(why, size, "'%s' after '%.*s': terms are "
+				 "joined by ->", p, (int)(p - start), start);
+			return -1;
+		}
+		p += 2;
+		if (!*p) {
+			snprintf(why, size, "nothing after the last ->");
+			return -1;
+		}
+	}
+}
+
+/* ---- Checks ----------------------------------------------------------- */
+
+/* A failpoint's path: an import path, '/', a name; nothing a URL or
+ * GO_FAILPOINTS would read otherwise. */
+static int name_ok(const char *name)
+{
+	if (!*name || *name == '/')
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || strchr("._-/~", *p)))
+			return 0;
+	return 1;
+}
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	const struct failpoint_opts *o = it->opts;
+	char why[300];
+
+	if (fault_check(s, it, e))
+		return -1;
+	if (!name_ok(o->name))
+		return fault_error_at(e, s, it, &o->name, "name in fault "
+				      "'failpoint' must be a failpoint's path "
+				      "(letters, digits, '._-~/'), not '%s'",
+				      o->name);
+	if (failpoint_term_check(o->term, why, sizeof(why)))
+		return fault_error_at(e, s, it, &o->term, "term in fault "
+				      "'failpoint' is not a failpoint term: "
+				      "%s", why);
+	/* GO_FAILPOINTS is split on ';' and each on '=' (failpoints.go). */
+	if (o->method == METHOD_RESTART && strpbrk(o->term, ";="))
+		return fault_error_at(e, s, it, &o->term, "term in fault "
+				      "'failpoint' holds ';' or '=', which "
+				      "GO_FAILPOINTS cannot carry (method "
+				      "restart)");
+	if (o->api && (o->api[0] != '/' || o->api[strlen(o->api) - 1] != '/'))
+		return fault_error_at(e, s, it, &o->api, "api in fault "
+				      "'failpoint' must be a path from '/' to "
+				      "'/' (/fail/), not '%s'", o->api);
+	if (fault_opts_of(it)->down <= 0)
+		return fault_error_at(e, s, it, NULL, "fault 'failpoint' needs "
+				      "a 'down' above 0s: the heal turns it "
+				      "off");
+	return 0;
+}
+
+/* Where the API of `comp` serves failpoint `name`: "ORIGIN/API/NAME". */
+static void fail_url(const struct failpoint_opts *o,
+		     const struct component *comp, char *out, size_t size)
+{
+	const char *api = o->api ? o->api :
+			  comp->roles & ROLE_CDC ? "/debug/fail/" :
+			  comp->roles & ROLE_PD ? "/pd/api/v1/fail/" : "/fail/";
+	char path[1200];
+
+	snprintf(path, sizeof(path), "%s%s", api, o->name);
+	url_origin(comp->http_url, path, out, size);
+}
+
+/*
+ * http: the targets need an http_url. restart: they must be startable
+ * and run on this machine (its environment is where it is verified).
+ */
+static int resolve(struct cluster *c, const struct suite *s,
+		   const struct suite_item *it, struct err *e)
+{
+	const struct failpoint_opts *o = it->opts;
+	struct component *comps[FAULT_MAX_TARGETS];
+	size_t n = fault_targets(c, o->t.target, 0, comps);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct host *h = component_host(c, comps[i]);
+
+		if (o->method == METHOD_HTTP && !comps[i]->http_url)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'failpoint': %s has no "
+					      "http_url to reach its failpoint "
+					      "API (method restart needs none)",
+					      comps[i]->name);
+		if (o->method == METHOD_RESTART && !comps[i]->start)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'failpoint': %s has no "
+					      "start command, and method "
+					      "restart starts it again",
+					      comps[i]->name);
+		if (o->method == METHOD_RESTART && h != &host_local)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'failpoint': %s runs on "
+					      "host %s, and method restart "
+					      "verifies the environment of a "
+					      "process of this machine (method "
+					      "http reaches it there)",
+					      comps[i]->name, h->name);
+	}
+	return 0;
+}
+
+/* ---- Records, for the sweep ------------------------------------------- */
+
+/*
+ * FAILPOINT_DIR/<pid>.<n>: "<method> <pid> <start> <runner> <runner
+ * start> <component>\n<url>\n" — url the API's for the failpoint (http),
+ * "-" (restart). Its path into `path`.
+ */
+static int record(const char *method, pid_t pid, const char *component,
+		  const char *url, char *path, size_t size, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int rc = -1;
+
+	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
+	    (mkdir(FAILPOINT_DIR, 0755) && errno != EEXIST))
+		return err_errno(e, errno, "cannot create '%s'",
+				 FAILPOINT_DIR);
+	buf_printf(&text, NULL, "%s %ld %lld %ld %lld %s\n%s\n", method,
+		   (long)pid, pid > 0 ? proc_start_time(pid) : -1LL,
+		   (long)getpid(), proc_start_time(getpid()), component, url);
+	for (int n = 0; n < 1000; n++) {
+		snprintf(path, size, FAILPOINT_DIR "/%ld.%d", (long)pid, n);
+		if (access(path, F_OK) == 0)
+			continue;
+		rc = buf_write_file(&text, path, 0644, e);
+		break;
+	}
+	if (rc && !err_isset(e))
+		err_set(e, ERR_INFRA, "no free record in '%s'", FAILPOINT_DIR);
+	buf_release(&text);
+	return rc;
+}
+
+/* What an injection holds, per target: its record. */
+struct failpoints {
+	char record[FAULT_MAX_TARGETS][300];
+	pid_t pid[FAULT_MAX_TARGETS];
+};
+
+static void forget(void *state)
+{
+	struct failpoints *f = state;
+
+	for (size_t i = 0; i < FAULT_MAX_TARGETS; i++)
+		if (f->record[i][0])
+			unlink(f->record[i]);
+	free(f);
+}
+
+/* ---- http ------------------------------------------------------------- */
+
+/* The first line of an answer, for a message. */
+static const char *first_line(struct buf *b)
+{
+	size_t n = strcspn(buf_str(b), "\n");
+
+	if (n > 200)
+		n = 200;
+	b->data[n] = '\0';
+	b->len = n;
+	return buf_str(b);
+}
+
+/* GET `url`: *status, the answer in `out`. */
+static int get(const char *url, struct buf *out, long *status,
+	       struct err *e)
+{
+	buf_reset(out);
+	return http_request("GET", url, NULL, out, status, HTTP_TIMEOUT_NS, e);
+}
+
+/*
+ * PUT the term, then GET it back: it must be the term. *put: 1 once the
+ * PUT answered 204 (it is on, whatever the GET says).
+ */
+static int enable_http(const struct failpoint_opts *o,
+		       const struct component *comp, const char *url,
+		       int *put, struct buf *value, struct err *e)
+{
+	struct buf out = BUF_INIT;
+	long status;
+	int rc = -1;
+
+	*put = 0;
+	if (http_request("PUT", url, o->term, &out, &status, HTTP_TIMEOUT_NS,
+			 e))
+		goto out;
+	if (status != 204) {
+		err_set(e, ERR_INFRA, "PUT '%s': HTTP %ld: %s%s", url, status,
+			first_line(&out), status == 404 ? " (no failpoint API "
+			"there: a server built with failpoints serves it, TiDB "
+			"at /fail/ once its integrateFailpoint failpoint is "
+			"on; `api` names another path)" : "");
+		goto out;
+	}
+	*put = 1;
+	if (get(url, &out, &status, e))
+		goto out;
+	buf_rtrim(&out);
+	buf_addstr(value, ",\"read_back\":", NULL);
+	json_quote(value, status == 200 ? buf_str(&out) : "", NULL);
+	if (status != 200 || strcmp(buf_str(&out), o->term))
+		err_set(e, ERR_INFRA, "%s: GET '%s' after the PUT answered "
+			"HTTP %ld '%s', not the term '%s'", comp->name, url,
+			status, first_line(&out), o->term);
+	else
+		rc = 0;
+out:
+	buf_release(&out);
+	return rc;
+}
+
+/*
+ * DELETE, then GET: 404 "disabled". A process started again meanwhile
+ * has none (DELETE: 400 "does not exist"): *restarted.
+ */
+static int disable_http(const char *url, int *restarted, struct err *e)
+{
+	struct buf out = BUF_INIT;
+	long status;
+	int rc = -1;
+
+	*restarted = 0;
+	if (http_request("DELETE", url, NULL, &out, &status, HTTP_TIMEOUT_NS,
+			 e))
+		goto out;
+	if (status == 400 && strstr(buf_str(&out), "does not exist")) {
+		*restarted = 1;
+		rc = 0;
+		goto out;
+	}
+	if (status != 204) {
+		err_set(e, ERR_INFRA, "DELETE '%s': HTTP %ld: %s", url, status,
+			first_line(&out));
+		goto out;
+	}
+	if (get(url, &out, &status, e))
+		goto out;
+	if (status != 404 || !strstr(buf_str(&out), "failpoint is disabled"))
+		err_set(e, ERR_INFRA, "GET '%s' after the DELETE answered HTTP "
+			"%ld '%s', not that it is disabled", url, status,
+			first_line(&out));
+	else
+		rc = 0;
+out:
+	buf_release(&out);
+	return rc;
+}
+
+/* ---- restart ---------------------------------------------------------- */
+
+/*
+ * The GO_FAILPOINTS of process `pid` must hold "NAME=TERM" (`on`) or not
+ * (!on); *value its value ("" when unset).
+ */
+static int environ_says(pid_t pid, const struct failpoint_opts *o, int on,
+			const char *who, struct buf *got, struct err *e)
+{
+	char want[1200];
+	int rc = proc_getenv(pid, "GO_FAILPOINTS", got, e);
+	int has = 0;
+
+	if (rc < 0)
+		return -1;
+	snprintf(want, sizeof(want), "%s=%s", o->name, o->term);
+	for (const char *p = buf_str(got); !has && *p;) {
+		size_t n = strcspn(p, ";");
+
+		has = n == strlen(want) && !strncmp(p, want, n);
+		p += n + (p[n] == ';');
+	}
+	if (has != on)
+		return err_set(e, ERR_INFRA, "%s (pid %ld) runs with "
+			       "GO_FAILPOINTS='%s', %s '%s'", who, (long)pid,
+			       buf_str(got), on ? "without" : "still with",
+			       want);
+	return 0;
+}
+
+/*
+ * Stop `comp` and start it again with the failpoint (`on`) or as it was;
+ * its environment then says so. Its pid into *pid.
+ */
+static int restart_with(struct fault_ctx *ctx, const struct failpoint_opts *o,
+			struct component *comp, int on, pid_t *pid,
+			struct buf *value, struct err *e)
+{
+	struct buf env = BUF_INIT, got = BUF_INIT;
+	const char *prefix[] = { "/usr/bin/env", NULL, NULL };
+	pid_t before = component_pid(ctx->cluster, comp);
+	int rc = -1;
+
+	/* What it runs with already stays on. */
+	if (on) {
+		if (before > 0 &&
+		    proc_getenv(before, "GO_FAILPOINTS", &got, NULL) == 0 &&
+		    got.len)
+			buf_printf(&env, NULL, "GO_FAILPOINTS=%s;%s=%s",
+				   buf_str(&got), o->name, o->term);
+		else
+			buf_printf(&env, NULL, "GO_FAILPOINTS=%s=%s", o->name,
+				   o->term);
+		prefix[1] = buf_str(&env);
+	}
+	if (component_stop(ctx->cluster, comp, e) ||
+	    component_start_under(ctx->cluster, comp, on ? prefix : NULL, e))
+		goto out;
+	*pid = component_pid(ctx->cluster, comp);
+	if (*pid <= 0) {
+		err_set(e, ERR_INFRA, "%s has no pid once started", comp->name);
+		goto out;
+	}
+	buf_printf(value, NULL, ",\"pid\":%ld", (long)*pid);
+	rc = environ_says(*pid, o, on, comp->name, &got, e);
+out:
+	buf_release(&env);
+	buf_release(&got);
+	return rc;
+}
+
+/* The term read back over the API, where it answers: recorded. */
+static void read_back(const struct failpoint_opts *o,
+		      const struct component *comp, struct buf *value)
+{
+	struct buf out = BUF_INIT;
+	char url[1300];
+	long status;
+
+	if (!comp->http_url)
+		return;
+	fail_url(o, comp, url, sizeof(url));
+	if (!get(url, &out, &status, NULL) && status == 200) {
+		buf_rtrim(&out);
+		buf_addstr(value, ",\"read_back\":", NULL);
+		json_quote(value, buf_str(&out), NULL);
+	}
+	buf_release(&out);
+}
+
+/* ---- The hooks -------------------------------------------------------- */
+
+static int inject(struct fault_ctx *ctx, const struct suite_item *it,
+		  const struct plan_event *ev, struct fault_action *act,
+		  struct buf *value, struct err *e)
+{
+	const struct failpoint_opts *o = it->opts;
+	struct failpoints *f;
+	size_t done = 0;
+	int rc = 0;
+
+	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
+		return -1;
+	act->state = f = xcalloc(1, sizeof(*f));
+	buf_printf(value, NULL, "\"method\":\"%s\",\"failpoint\":\"%s\","
+		   "\"term\":", methods[o->method], o->name);
+	json_quote(value, o->term, NULL);
+	buf_addstr(value, ",\"enabled\":[", NULL);
+	for (size_t i = 0; i < act->ntargets && !rc; i++) {
+		struct component *comp = act->targets[i];
+		char url[1300];
+
+		if (i)
+			buf_addch(value, ',', NULL);
+		buf_printf(value, NULL, "{\"component\":\"%s\"", comp->name);
+		if (o->method == METHOD_HTTP) {
+			int put = 0;
+
+			fail_url(o, comp, url, sizeof(url));
+			f->pid[i] = component_pid(ctx->cluster, comp);
+			/* Recorded first: a PUT that took effect and a run
+			 * killed before its answer leave it on. */
+			rc = record("http", f->pid[i], comp->name, url,
+				    f->record[i], sizeof(f->record[i]), e) ||
+			     enable_http(o, comp, url, &put, value, e);
+			/* On once the PUT took, even when read back wrong. */
+			if (put)
+				done = i + 1;
+			else if (f->record[i][0]) {
+				unlink(f->record[i]);
+				f->record[i][0] = '\0';
+			}
+		} else {
+			rc = restart_with(ctx, o, comp, 1, &f->pid[i], value,
+					  e);
+			/* Started again, even when not as it should: healed. */
+			done = i + 1;
+			if (!rc) {
+				read_back(o, comp, value);
+				rc = record("restart", f->pid[i], comp->name,
+					    "-", f->record[i],
+					    sizeof(f->record[i]), e);
+			}
+		}
+		buf_addch(value, '}', NULL);
+	}
+	buf_addch(value, ']', NULL);
+	act->ntargets = done;
+	return rc ? -1 : 0;
+}
+
+static int heal(struct fault_ctx *ctx, struct fault_action *act,
+		struct buf *value, struct err *e)
+{
+	const struct failpoint_opts *o = act->item->opts;
+	struct failpoints *f = act->state;
+	int rc = 0;
+
+	buf_addstr(value, "\"disabled\":[", NULL);
+	for (size_t i = 0; i < act->ntargets; i++) {
+		struct component *comp = act->targets[i];
+		struct err one = ERR_INIT;
+		int failed, restarted = 0;
+		char url[1300];
+		pid_t pid;
+
+		if (i)
+			buf_addch(value, ',', NULL);
+		buf_printf(value, NULL, "{\"component\":\"%s\"", comp->name);
+		if (o->method == METHOD_HTTP) {
+			fail_url(o, comp, url, sizeof(url));
+			failed = disable_http(url, &restarted, &one);
+			if (!failed && restarted)
+				buf_addstr(value, ",\"restarted\":true", NULL);
+		} else {
+			failed = restart_with(ctx, o, comp, 0, &pid, value,
+					      &one);
+		}
+		buf_addch(value, '}', NULL);
+		if (!failed && f->record[i][0]) {
+			unlink(f->record[i]);
+			f->record[i][0] = '\0';
+		}
+		if (failed && !rc) {
+			*e = one;
+			rc = -1;
+		}
+	}
+	buf_addch(value, ']', NULL);
+	return rc;
+}
+
+/*
+ * What a run killed while a failpoint was on left, whatever its cluster:
+ * each recorded one whose runner is gone, turned off when its process
+ * still runs (http: DELETE; restart: the process stopped with TERM, by
+ * its pid, and the cluster starts it again as it was), and said.
+ */
+static int sweep(struct cluster *c, struct err *e)
+{
+	DIR *dir = opendir(FAILPOINT_DIR);
+	struct dirent *d;
+
+	(void)c;
+	if (!dir)
+		return errno == ENOENT ? 0 :
+		       err_errno(e, errno, "cannot read '%s'", FAILPOINT_DIR);
+	while ((d = readdir(dir))) {
+		char path[300], method[16], name[128], url[1300];
+		struct buf text = BUF_INIT, out = BUF_INIT;
+		struct err why = ERR_INIT;
+		long long start, runner_start;
+		long pid, runner, status;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), FAILPOINT_DIR "/%s", d->d_name);
+		if (buf_read_file(&text, path, NULL) ||
+		    sscanf(buf_str(&text), "%15s %ld %lld %ld %lld %127s %1299s",
+			   method, &pid, &start, &runner, &runner_start, name,
+			   url) != 7) {
+			log_warn("removing '%s': not a record of a failpoint",
+				 path);
+			buf_release(&text);
+			unlink(path);
+			continue;
+		}
+		buf_release(&text);
+		if (proc_start_time((pid_t)runner) == runner_start)
+			continue;
+		if (pid > 0 && proc_start_time((pid_t)pid) != start) {
+			/* Its process is gone, and the failpoint with it. */
+		} else if (!strcmp(method, "restart")) {
+			log_warn("%s: stopping pid %ld, which an earlier run "
+				 "started with a failpoint (its runner, pid %ld, "
+				 "is gone)", name, pid, runner);
+			if (proc_signal((pid_t)pid, SIGTERM, &why) ||
+			    proc_wait_gone((pid_t)pid, 10 * NS_PER_SEC, &why))
+				proc_signal((pid_t)pid, SIGKILL, NULL);
+		} else if (http_request("DELETE", url, NULL, &out, &status,
+					HTTP_TIMEOUT_NS, &why) ||
+			   (status != 204 && status != 400)) {
+			log_warn("%s: cannot turn off the failpoint an earlier "
+				 "run left on (DELETE '%s': %s)", name, url,
+				 why.msg[0] ? why.msg : first_line(&out));
+		} else if (status == 204) {
+			log_warn("%s: turned off the failpoint an earlier run "
+				 "left on (DELETE '%s'; its runner, pid %ld, is "
+				 "gone)", name, url, runner);
+		}
+		buf_release(&out);
+		unlink(path);
+	}
+	closedir(dir);
+	return 0;
+}
+
+static const struct fault_detail details[] = {
+	{ "failpoint", "failpoint", "", NULL },
+	{ "term", "term", "", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* Its components, named in its value's "enabled", are drawn failing. */
+static const struct fault_holds holds = { "failpoint", "failpoint on",
+					  "had a failpoint on", "#e377c2", 7,
+					  "enabled", details };
+
+const struct fault_type fault_failpoint = {
+	.kind = { "failpoint", "turn a failpoint of pingcap/failpoint on in "
+		  "components for `down` (over their HTTP API, or started "
+		  "again with GO_FAILPOINTS)",
+		  opts, sizeof(opts) / sizeof(opts[0]),
+		  sizeof(struct failpoint_opts), .check = check,
+		  .plan = fault_plan },
+	.resolve = resolve,
+	.inject = inject,
+	.heal = heal,
+	.heal_name = "disable",
+	.target = fault_component_target,
+	.forget = forget,
+	.holds = &holds,
+	.sweep = sweep,
+};
