@@ -446,18 +446,25 @@ int skew_read(const struct skew *s, struct skew_reading *r, struct err *e)
 	return rc;
 }
 
+/* attach_again for an undo: a process gone has its record removed. */
+static int attach_to_undo(struct trace *t, const struct skew *s,
+			  struct err *e)
+{
+	int rc = attach_again(t, s, e);
+
+	if (rc > 0)
+		forget(s);
+	return rc;
+}
+
 int skew_restore(struct skew *s, struct skew_reading *r, struct err *e)
 {
 	struct trace t = TRACE_INIT;
 	unsigned char jump[SKEW_PATCH_LEN], now[SKEW_PATCH_LEN];
-	int rc = attach_again(&t, s, e);
+	int rc = attach_to_undo(&t, s, e);
 
-	if (rc > 0) {
-		forget(s);
-		return 1;
-	}
 	if (rc)
-		return -1;
+		return rc;
 	for (size_t i = 0; i < SKEW_ENTRIES && !rc; i++) {
 		jump_of(s, i, jump);
 		if (trace_read(&t, s->entries[i].addr, now, sizeof(now), e))
@@ -479,14 +486,10 @@ int skew_restore(struct skew *s, struct skew_reading *r, struct err *e)
 int skew_release(struct skew *s, struct err *e)
 {
 	struct trace t = TRACE_INIT;
-	int rc = attach_again(&t, s, e);
+	int rc = attach_to_undo(&t, s, e);
 
-	if (rc > 0) {
-		forget(s);
-		return 1;
-	}
 	if (rc)
-		return -1;
+		return rc;
 	rc = step_out(&t, s, 1, e) || unmap_code(&t, s, e);
 	trace_detach(&t);
 	if (!rc)

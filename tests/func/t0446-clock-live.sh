@@ -14,9 +14,6 @@
 
 need mariadbd etcd curl perl
 
-PROBE="$ROOT/tests/helpers/go-probe/go-probe"
-[ -x "$PROBE" ] || { echo "Bail out! $PROBE is not built (make unit-tests)"; exit 1; }
-
 # suite NAME TARGET OFFSET DOWN [RATE]: 1 s of inserts, then ... the
 # clock of TARGET moved by OFFSET (at RATE) at 1 s for DOWN, the run as
 # long as that.
@@ -93,17 +90,7 @@ vdso() {
 }
 
 test_cluster_setup 'set up a cluster, and go-probe as a component of a topology with it' '
-	take_port probe &&
-	sed -e "s/^cluster: local$/cluster: static/" -e "/^port_base:/d" "$T" >probe.yaml &&
-	cat >>probe.yaml <<-EOF &&
-	  - name: probe-0
-	    http_url: "http://127.0.0.1:$probe/now"
-	    start: ["$PROBE", -addr, "127.0.0.1:$probe"]
-	    pidfile: "$TRASH/probe.pid"
-	    log: "$TRASH/probe.log"
-	EOF
-	"$TICHAOS" cluster start probe-0 --cluster probe.yaml &&
-	test_track_pid "$(cat probe.pid)" &&
+	probe_cluster &&
 	E="http://127.0.0.1:$(port_of "$C" etcd-0)"
 '
 

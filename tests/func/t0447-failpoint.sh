@@ -14,9 +14,6 @@
 
 need mariadbd etcd curl
 
-PROBE="$ROOT/tests/helpers/go-probe/go-probe"
-[ -x "$PROBE" ] || { echo "Bail out! $PROBE is not built (make unit-tests)"; exit 1; }
-
 FP=tichaos/tests/helpers/go-probe/probeFail
 
 # suite NAME TERM DOWN [METHOD [MORE]]: 1 s of inserts, then ... failpoint
@@ -56,17 +53,7 @@ record() {
 }
 
 test_cluster_setup 'set up a cluster, and go-probe as a component of a topology with it' '
-	take_port probe &&
-	sed -e "s/^cluster: local$/cluster: static/" -e "/^port_base:/d" "$T" >probe.yaml &&
-	cat >>probe.yaml <<-EOF &&
-	  - name: probe-0
-	    http_url: "http://127.0.0.1:$probe/now"
-	    start: ["$PROBE", -addr, "127.0.0.1:$probe"]
-	    pidfile: "$TRASH/probe.pid"
-	    log: "$TRASH/probe.log"
-	EOF
-	"$TICHAOS" cluster start probe-0 --cluster probe.yaml &&
-	test_track_pid "$(cat probe.pid)" &&
+	probe_cluster &&
 	test "$(eval_fp)" = "error failpoint: failpoint does not exist after 0 ms"
 '
 

@@ -210,6 +210,27 @@ test_sq_() {
 	done
 }
 
+# probe_cluster: probe.yaml in $TRASH, the file's local cluster ($T) as a
+# static topology with one more component, probe-0:
+# tests/helpers/go-probe (a Go program on pingcap/failpoint, for the
+# faults that reach Go servers) on 127.0.0.1:$probe (a port taken here),
+# started, its pid in probe.pid and tracked.
+probe_cluster() {
+	test_probe_=$ROOT/tests/helpers/go-probe/go-probe
+	[ -x "$test_probe_" ] || { echo "$test_probe_ is not built (make unit-tests)"; return 1; }
+	take_port probe &&
+	sed -e "s/^cluster: local$/cluster: static/" -e "/^port_base:/d" "$T" >"$TRASH/probe.yaml" &&
+	cat >>"$TRASH/probe.yaml" <<-EOF &&
+	  - name: probe-0
+	    http_url: "http://127.0.0.1:$probe/now"
+	    start: ["$test_probe_", -addr, "127.0.0.1:$probe"]
+	    pidfile: "$TRASH/probe.pid"
+	    log: "$TRASH/probe.log"
+	EOF
+	"$TICHAOS" cluster start probe-0 --cluster "$TRASH/probe.yaml" &&
+	test_track_pid "$(cat "$TRASH/probe.pid")"
+}
+
 # insert_suite NAME DURATION SEED DATABASE RATE: the head of a suite with
 # one table `t` and one insert workload on it at RATE, to which a test
 # appends its faults and checks.
