@@ -128,6 +128,21 @@ test_expect_success '^C while MariaDB is skewed: NOW() an hour ahead, then put b
 	test "$(cat "$C/up-0/tichaos.pid")" = $pid
 '
 
+suite etcdrun etcd-0 +1h 3s
+
+test_expect_success 'etcd an hour ahead for a whole run: exit 0, the skew measured in it both ways' '
+	pid=$(cat "$C/etcd-0/tichaos.pid") &&
+	"$TICHAOS" run etcdrun.yaml --cluster "$T" --out "$TRASH/etcdrun" >tap 2>err ||
+	{ cat err tap; false; } &&
+	grep -qx "ok 2 - fault 1 clock: 1 of 1 injected, 1 healed" tap &&
+	moved=$(skews etcdrun clock) && near "$moved" 3600000 100 &&
+	back=$(skews etcdrun reset_clock) && near "$back" 0 100 &&
+	grep -Eq "\"type\":\"info\",\"f\":\"clock\",\"target\":\"etcd-0\",\"value\":\{\"method\":\"live\",\"offset\":\"\+1h\",\"rate\":1,\"moved\":\[\{\"component\":\"etcd-0\",\"pid\":$pid,\"skew_ms\":$moved\}\]" etcdrun/history.jsonl &&
+	grep -Eq "\"type\":\"info\",\"f\":\"reset_clock\",.*\"restored\":\[\{\"component\":\"etcd-0\",\"pid\":$pid,\"skew_ms\":$back\}\]" etcdrun/history.jsonl &&
+	test "$(cat "$C/etcd-0/tichaos.pid")" = $pid &&
+	d=$(http_date "$E/health") && near "$d" "$(date +%s)" 2
+'
+
 test_expect_success 'etcd, a Go program: its Date header an hour ahead, then back' '
 	pid=$(cat "$C/etcd-0/tichaos.pid") &&
 	{ "$TICHAOS" run etcd.yaml --cluster "$T" --out "$TRASH/etcd" >tap 2>err & } &&
