@@ -206,16 +206,30 @@ FUZZ_OBJS = $(patsubst %,tests/fuzz/fuzz-%.o,$(FUZZ_HARNESSES)) \
 	tests/fuzz/fuzz.o
 FUZZ_DEPS = $(CORE_OBJS) $(KIND_OBJS) runner/checks.o runner/kinds.o
 
+# tichaos-diskfs: the FUSE file system that loses unsynced writes
+# (Debian's libfuse3), a program of its own beside tichaos.
+DISKFS = diskfs/tichaos-diskfs
+DISKFS_OBJS = diskfs/main.o diskfs/overlay.o
+FUSE_CFLAGS = $(shell $(PKG_CONFIG) --cflags fuse3 2>/dev/null)
+FUSE_LIBS = $(shell $(PKG_CONFIG) --libs fuse3 2>/dev/null)
+
 OBJS = $(LIB_OBJS) $(CORE_OBJS) $(KIND_OBJS) $(RUNNER_OBJS) $(UNIT_OBJS) \
+	$(DISKFS_OBJS) \
 	$(addsuffix .o,$(TEST_HELPERS)) $(FUZZ_OBJS)
 
-all: $(PROG)
+all: $(PROG) $(DISKFS)
 
 $(PROG): $(LIB_OBJS) $(CORE_OBJS) $(KIND_OBJS) $(RUNNER_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 %.o: %.c
 	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -c -o $@ $<
+
+diskfs/main.o: diskfs/main.c
+	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) $(FUSE_CFLAGS) -c -o $@ $<
+
+$(DISKFS): $(DISKFS_OBJS) $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(FUSE_LIBS) $(LIBS)
 
 # lib/skew_code.c is copied into other processes and runs there: nothing
 # in it may refer outside its section (no GOT, stack protector, sanitizer,
@@ -227,6 +241,10 @@ lib/skew_code.o: lib/skew_code.c
 	$(QUIET_CC)$(CC) $(CFLAGS) $(BASIC_CFLAGS) $(SKEW_CODE_CFLAGS) -c -o $@ $<
 
 tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+
+# tichaos-diskfs's file state, tested apart from FUSE.
+tests/unit/t-overlay: tests/unit/t-overlay.o diskfs/overlay.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 # Unit tests of the core and the kinds (the suite, the plan, a kind's
@@ -270,7 +288,7 @@ tests/helpers/go-probe/go-probe: $(wildcard tests/helpers/go-probe/*.go) \
 		tests/helpers/go-probe/go.mod tests/helpers/go-probe/go.sum
 	$(QUIET_GO)cd $(@D) && $(GO) build -buildvcs=false -o $(@F) .
 
-unit-tests: $(UNIT_TESTS) $(TEST_HELPERS) $(GO_HELPERS)
+unit-tests: $(UNIT_TESTS) $(TEST_HELPERS) $(GO_HELPERS) $(DISKFS)
 
 deps:
 	@scripts/install-deps
@@ -397,7 +415,7 @@ deb: $(PROG) $(MANPAGES)
 
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS) \
-		$(GO_HELPERS)
+		$(GO_HELPERS) $(DISKFS)
 	$(RM) -r man
 
 .PHONY: all deps run test prove asan valgrind bench stress clean unit-tests fuzz \

@@ -35,6 +35,7 @@ test_count=0
 test_failed=0
 test_clusters=
 test_pids=
+test_mounts=
 
 test_cleanup() {
 	for test_d_ in $test_clusters; do
@@ -43,6 +44,11 @@ test_cleanup() {
 	for test_p_ in $test_pids; do
 		kill -9 "$test_p_" 2>/dev/null
 		wait "$test_p_" 2>/dev/null
+	done
+	# A FUSE mount whose server was killed stays, refusing every access
+	# (mountpoint(1) too), the trash's removal as well: detached.
+	for test_m_ in $test_mounts; do
+		! grep -q " $test_m_ " /proc/mounts || umount -l "$test_m_"
 	done
 	if [ -n "${TEST_KEEP_TRASH:-}" ]; then
 		echo "# kept $TRASH"
@@ -147,6 +153,13 @@ test_todo() {
 # test_track_pid PID: kill it (by pid) when the test file ends.
 test_track_pid() {
 	test_pids="$test_pids $1"
+}
+
+# test_track_mount DIR: DIR is a mount this file made (a FUSE one): if
+# still mounted when the file ends, it is detached (umount -l), after
+# the tracked pids are killed.
+test_track_mount() {
+	test_mounts="$test_mounts $1"
 }
 
 # test_cluster_up DIR [ARGS...]: start a local cluster on a free block of
