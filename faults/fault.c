@@ -374,3 +374,26 @@ int fault_error_at(struct err *e, const struct suite *s,
 	va_end(ap);
 	return ynode_error(e, s->path, &at, "%s", msg);
 }
+
+int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,
+			  struct buf *value, struct err *e)
+{
+	int rc = 0;
+
+	buf_addstr(value, "\"restarted\":[", NULL);
+	for (size_t i = 0; i < act->ntargets; i++) {
+		struct component *c = act->targets[i];
+		int64_t start = clock_mono_ns();
+
+		if (component_start(ctx->cluster, c, e)) {
+			rc = -1;
+			continue;
+		}
+		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"pid\":%ld,"
+			   "\"ready_ms\":%lld}", i ? "," : "", c->name,
+			   (long)component_pid(ctx->cluster, c),
+			   (long long)((clock_mono_ns() - start) / NS_PER_MS));
+	}
+	buf_addch(value, ']', NULL);
+	return rc;
+}

@@ -187,6 +187,21 @@ struct fault_type {
 	int (*resolve)(struct cluster *c, const struct suite *s,
 		       const struct suite_item *it, struct err *e);
 	/*
+	 * MAY: once the suite is resolved, before the schema is made: set
+	 * up on the cluster, for the whole run, what the item's injections
+	 * need (disk_lose: its components' data on tichaos-diskfs). Undone
+	 * by `finish`; what a killed run leaves is the kind's `sweep`'s.
+	 */
+	int (*prepare)(struct cluster *c, const struct suite *s,
+		       const struct suite_item *it, struct err *e);
+	/*
+	 * MAY (MUST with prepare): undo `prepare`, once every injection is
+	 * healed and the checks ran, before the cluster is torn down; also
+	 * when prepare failed halfway or did not run.
+	 */
+	int (*finish)(struct cluster *c, const struct suite_item *it,
+		      struct err *e);
+	/*
 	 * MUST: do it now. On success, append to `value` the JSON members
 	 * (without braces) saying what happened ("\"killed\":[...]"), fill
 	 * `act` with what to heal (ntargets 0: nothing), return 0. When it
@@ -325,6 +340,15 @@ int fault_pick(struct fault_ctx *ctx, const char *target, int pick,
 int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 			 int sig, const char *verb, struct buf *value,
 			 struct err *e);
+
+/*
+ * Start every target of `act` again with its start command, waiting until
+ * each is ready (the heal of a kill); append "\"restarted\":[{component,
+ * pid, ready_ms}...]" to `value`. Goes on past one that fails to start:
+ * -1 with the first error.
+ */
+int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,
+			  struct buf *value, struct err *e);
 
 /*
  * The components of the cluster with role or name `target`, running ones

@@ -125,24 +125,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		struct buf *value, struct err *e)
 {
-	int rc = 0;
-
-	buf_addstr(value, "\"restarted\":[", NULL);
-	for (size_t i = 0; i < act->ntargets; i++) {
-		struct component *c = act->targets[i];
-		int64_t start = clock_mono_ns();
-
-		if (component_start(ctx->cluster, c, e)) {
-			rc = -1;
-			continue;
-		}
-		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"pid\":%ld,"
-			   "\"ready_ms\":%lld}", i ? "," : "", c->name,
-			   (long)component_pid(ctx->cluster, c),
-			   (long long)((clock_mono_ns() - start) / NS_PER_MS));
-	}
-	buf_addch(value, ']', NULL);
-	return rc;
+	return fault_restart_targets(ctx, act, value, e);
 }
 
 /* Its components, named in its value's "killed", are drawn down. */

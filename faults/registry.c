@@ -4,6 +4,7 @@
 
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
+extern const struct fault_type fault_disk_lose;
 extern const struct fault_type fault_failpoint;
 extern const struct fault_type fault_hog;
 extern const struct fault_type fault_kill;
@@ -27,6 +28,7 @@ const struct fault_type *const fault_types[] = {
 	&fault_region,
 	&fault_hog,
 	&fault_failpoint,
+	&fault_disk_lose,
 	NULL,
 };
 
