@@ -2,7 +2,8 @@
  * A file's unsynced writes (diskfs/overlay.h). The extents are kept
  * sorted and apart; a write cuts what it covers out of the extents it
  * meets and goes in as one, joined to the one before it when it follows
- * it at once (a log written in order stays one extent).
+ * it at once (a log written in order stays one extent, its buffer grown
+ * by doubling).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -68,7 +69,8 @@ static void close_slot(struct overlay *o, size_t at)
 /* An extent of `len` bytes of `src` at `off`. */
 static struct overlay_extent extent(uint64_t off, const void *src, size_t len)
 {
-	struct overlay_extent x = { off, len, xmalloc(len ? len : 1) };
+	struct overlay_extent x = { off, len, len ? len : 1,
+				    xmalloc(len ? len : 1) };
 
 	memcpy(x.data, src, len);
 	return x;
@@ -124,7 +126,12 @@ void overlay_write(struct overlay *o, uint64_t off, const void *buf,
 	if (at > 0 && o->ext[at - 1].off + o->ext[at - 1].len == off) {
 		struct overlay_extent *prev = &o->ext[at - 1];
 
-		prev->data = xrealloc(prev->data, prev->len + len);
+		/* Doubling: a log written in order costs no copy a write. */
+		if (prev->len + len > prev->cap) {
+			prev->cap = prev->len + len > 2 * prev->cap
+				    ? prev->len + len : 2 * prev->cap;
+			prev->data = xrealloc(prev->data, prev->cap);
+		}
 		memcpy(prev->data + prev->len, buf, len);
 		prev->len += len;
 	} else {

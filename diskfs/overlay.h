@@ -23,6 +23,7 @@
 struct overlay_extent {
 	uint64_t off;
 	size_t len;
+	size_t cap;		/* data's size: it grows by doubling */
 	unsigned char *data;
 };
 

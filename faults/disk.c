@@ -193,8 +193,15 @@ static int unmount_and_restore(struct placement *p, struct err *e)
 
 	if (p->fs_pid > 0 && proc_start_time(p->fs_pid) == p->fs_start) {
 		kill(p->fs_pid, SIGTERM);
-		if (proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL))
+		if (proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL)) {
+			log_warn("%s: tichaos-diskfs (pid %ld) did not unmount "
+				 "within %llds; killing it: what it held "
+				 "unsynced is lost", p->component,
+				 (long)p->fs_pid,
+				 (long long)(MOUNT_TIMEOUT_NS / NS_PER_SEC));
 			kill(p->fs_pid, SIGKILL);
+			proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL);
+		}
 	}
 	/* A file system killed, or gone before: the mount is left. */
 	if (mounted(p->data) && umount2(p->data, MNT_DETACH))
