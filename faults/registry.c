@@ -4,7 +4,6 @@
 
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
-extern const struct fault_type fault_disk_lose;
 extern const struct fault_type fault_failpoint;
 extern const struct fault_type fault_hog;
 extern const struct fault_type fault_kill;
@@ -28,7 +27,6 @@ const struct fault_type *const fault_types[] = {
 	&fault_region,
 	&fault_hog,
 	&fault_failpoint,
-	&fault_disk_lose,
 	NULL,
 };
 
