@@ -53,7 +53,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "clusters/cluster.h"
@@ -69,7 +68,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-#define FAILPOINT_DIR "/run/tichaos/failpoints"
+#define FAILPOINT_DIR PROC_STATE_ROOT "/failpoints"
 #define HTTP_TIMEOUT_NS (5 * NS_PER_SEC)
 
 enum { METHOD_HTTP, METHOD_RESTART };
@@ -406,10 +405,8 @@ static int record(const char *method, pid_t pid, const char *component,
 	struct buf text = BUF_INIT;
 	int rc = -1;
 
-	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
-	    (mkdir(FAILPOINT_DIR, 0755) && errno != EEXIST))
-		return err_errno(e, errno, "cannot create '%s'",
-				 FAILPOINT_DIR);
+	if (proc_state_dir(FAILPOINT_DIR, e))
+		return -1;
 	buf_printf(&text, NULL, "%s %ld %lld %ld %lld %s\n%s\n", method,
 		   (long)pid, pid > 0 ? proc_start_time(pid) : -1LL,
 		   (long)getpid(), proc_start_time(getpid()), component, url);
@@ -429,7 +426,6 @@ static int record(const char *method, pid_t pid, const char *component,
 /* What an injection holds, per target: its record. */
 struct failpoints {
 	char record[FAULT_MAX_TARGETS][300];
-	pid_t pid[FAULT_MAX_TARGETS];
 };
 
 static void forget(void *state)
@@ -653,6 +649,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	for (size_t i = 0; i < act->ntargets && !rc; i++) {
 		struct component *comp = act->targets[i];
 		char url[1300];
+		pid_t pid;
 
 		if (i)
 			buf_addch(value, ',', NULL);
@@ -661,10 +658,10 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 			int put = 0;
 
 			fail_url(o, comp, url, sizeof(url));
-			f->pid[i] = component_pid(ctx->cluster, comp);
+			pid = component_pid(ctx->cluster, comp);
 			/* Recorded first: a PUT that took effect and a run
 			 * killed before its answer leave it on. */
-			rc = record("http", f->pid[i], comp->name, url,
+			rc = record("http", pid, comp->name, url,
 				    f->record[i], sizeof(f->record[i]), e) ||
 			     enable_http(o, comp, url, &put, value, e);
 			/* On once the PUT took, even when read back wrong. */
@@ -675,13 +672,12 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 				f->record[i][0] = '\0';
 			}
 		} else {
-			rc = restart_with(ctx, o, comp, 1, &f->pid[i], value,
-					  e);
+			rc = restart_with(ctx, o, comp, 1, &pid, value, e);
 			/* Started again, even when not as it should: healed. */
 			done = i + 1;
 			if (!rc) {
 				read_back(o, comp, value);
-				rc = record("restart", f->pid[i], comp->name,
+				rc = record("restart", pid, comp->name,
 					    "-", f->record[i],
 					    sizeof(f->record[i]), e);
 			}

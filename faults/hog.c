@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -33,7 +32,7 @@
 #include "lib/parse.h"
 #include "lib/proc.h"
 
-#define HOG_DIR "/run/tichaos/hogs"
+#define HOG_DIR PROC_STATE_ROOT "/hogs"
 #define MAX_HOGS 64		/* per component */
 
 struct hog_opts {
@@ -119,9 +118,8 @@ static int record(pid_t pid, const char *component, struct err *e)
 	struct buf text = BUF_INIT;
 	int rc;
 
-	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
-	    (mkdir(HOG_DIR, 0755) && errno != EEXIST))
-		return err_errno(e, errno, "cannot create '%s'", HOG_DIR);
+	if (proc_state_dir(HOG_DIR, e))
+		return -1;
 	snprintf(path, sizeof(path), HOG_DIR "/%ld", (long)pid);
 	buf_printf(&text, NULL, "%lld %ld %lld %s\n", proc_start_time(pid),
 		   (long)getpid(), proc_start_time(getpid()), component);

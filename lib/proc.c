@@ -375,6 +375,14 @@ long long proc_start_time(pid_t pid)
 	return start;
 }
 
+int proc_state_dir(const char *dir, struct err *e)
+{
+	if ((mkdir(PROC_STATE_ROOT, 0755) && errno != EEXIST) ||
+	    (mkdir(dir, 0755) && errno != EEXIST))
+		return err_errno(e, errno, "cannot create '%s'", dir);
+	return 0;
+}
+
 int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e)
 {
 	int64_t deadline = clock_mono_ns() + timeout_ns;

@@ -97,6 +97,15 @@ int proc_alive(pid_t pid);
 long long proc_start_time(pid_t pid);
 
 /*
+ * Make `dir`, a directory directly below PROC_STATE_ROOT where a fault
+ * keeps records that outlive a run killed while it holds (a hog, a skew,
+ * a failpoint: each with its runner's pid and proc_start_time, for the
+ * next run's sweep), and the root with it. 0 when they exist.
+ */
+#define PROC_STATE_ROOT "/run/tichaos"
+int proc_state_dir(const char *dir, struct err *e);
+
+/*
  * Wait until `pid` is gone: our child once reaped (a zombie is not gone
  * yet: a killed multithreaded child cannot be reaped until its threads
  * have exited), anyone else's once not alive. 0 when gone, -1 with

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -318,9 +317,8 @@ static int record(const struct skew *s, const char *name, struct err *e)
 	struct buf text = BUF_INIT;
 	int rc;
 
-	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
-	    (mkdir(SKEW_DIR, 0755) && errno != EEXIST))
-		return err_errno(e, errno, "cannot create '%s'", SKEW_DIR);
+	if (proc_state_dir(SKEW_DIR, e))
+		return -1;
 	buf_printf(&text, NULL, "%lld %ld %lld %llu %llu %llu %llu %s\n",
 		   s->start, (long)getpid(), proc_start_time(getpid()),
 		   (unsigned long long)s->map, (unsigned long long)s->page,

@@ -38,6 +38,16 @@ skews() {
 	sed -n "s/.*\"skew_ms\":\(-*[0-9]*\).*/\1/p"
 }
 
+# moved_and_back RUN COMPONENT PID: RUN's clock fault moved COMPONENT
+# (PID) an hour ahead and put it back, live, both records exact, the
+# skews measured within 100 ms of +1h and of 0.
+moved_and_back() {
+	moved=$(skews "$1" clock) && near "$moved" 3600000 100 &&
+	back=$(skews "$1" reset_clock) && near "$back" 0 100 &&
+	grep -Eq "\"type\":\"info\",\"f\":\"clock\",\"target\":\"$2\",\"value\":\{\"method\":\"live\",\"offset\":\"\+1h\",\"rate\":1,\"moved\":\[\{\"component\":\"$2\",\"pid\":$3,\"skew_ms\":$moved\}\],\"took_ms\":[0-9]+\},\"holds\":\"skewed\",\"fault\":0\}" "$TRASH/$1/history.jsonl" &&
+	grep -Eq "\"type\":\"info\",\"f\":\"reset_clock\",.*\"restored\":\[\{\"component\":\"$2\",\"pid\":$3,\"skew_ms\":$back\}\]" "$TRASH/$1/history.jsonl"
+}
+
 # near A B MS: |A - B| <= MS.
 near() {
 	test $(( $1 - $2 )) -le "$3" && test $(( $2 - $1 )) -le "$3"
@@ -101,10 +111,7 @@ test_expect_success 'MariaDB an hour ahead, live: the same pid, moved and back, 
 	"$TICHAOS" run up.yaml --cluster "$T" --out "$TRASH/up" >tap 2>err ||
 	{ cat err tap; false; } &&
 	grep -qx "ok 2 - fault 1 clock: 1 of 1 injected, 1 healed" tap &&
-	moved=$(skews up clock) && near "$moved" 3600000 100 &&
-	back=$(skews up reset_clock) && near "$back" 0 100 &&
-	grep -Eq "\"type\":\"info\",\"f\":\"clock\",\"target\":\"up-0\",\"value\":\{\"method\":\"live\",\"offset\":\"\+1h\",\"rate\":1,\"moved\":\[\{\"component\":\"up-0\",\"pid\":$pid,\"skew_ms\":$moved\}\],\"took_ms\":[0-9]+\},\"holds\":\"skewed\",\"fault\":0\}" up/history.jsonl &&
-	grep -Eq "\"type\":\"info\",\"f\":\"reset_clock\",.*\"restored\":\[\{\"component\":\"up-0\",\"pid\":$pid,\"skew_ms\":$back\}\]" up/history.jsonl &&
+	moved_and_back up up-0 $pid &&
 	test "$(cat "$C/up-0/tichaos.pid")" = $pid &&
 	vdso $pid >after && test_cmp before after &&
 	test ! -e /run/tichaos/skews/$pid &&
@@ -135,10 +142,7 @@ test_expect_success 'etcd an hour ahead for a whole run: exit 0, the skew measur
 	"$TICHAOS" run etcdrun.yaml --cluster "$T" --out "$TRASH/etcdrun" >tap 2>err ||
 	{ cat err tap; false; } &&
 	grep -qx "ok 2 - fault 1 clock: 1 of 1 injected, 1 healed" tap &&
-	moved=$(skews etcdrun clock) && near "$moved" 3600000 100 &&
-	back=$(skews etcdrun reset_clock) && near "$back" 0 100 &&
-	grep -Eq "\"type\":\"info\",\"f\":\"clock\",\"target\":\"etcd-0\",\"value\":\{\"method\":\"live\",\"offset\":\"\+1h\",\"rate\":1,\"moved\":\[\{\"component\":\"etcd-0\",\"pid\":$pid,\"skew_ms\":$moved\}\]" etcdrun/history.jsonl &&
-	grep -Eq "\"type\":\"info\",\"f\":\"reset_clock\",.*\"restored\":\[\{\"component\":\"etcd-0\",\"pid\":$pid,\"skew_ms\":$back\}\]" etcdrun/history.jsonl &&
+	moved_and_back etcdrun etcd-0 $pid &&
 	test "$(cat "$C/etcd-0/tichaos.pid")" = $pid &&
 	d=$(http_date "$E/health") && near "$d" "$(date +%s)" 2
 '
