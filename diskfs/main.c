@@ -6,7 +6,7 @@
  * fdatasync, as Jepsen's lazyfs does, and what was synced stays, byte
  * for byte (diskfs/overlay.h holds a file's unsynced writes).
  *
- *	tichaos-diskfs BACKING MOUNTPOINT REPORT [FUSE OPTION...]
+ *	tichaos-diskfs BACKING MOUNTPOINT REPORT CONTROL [FUSE OPTION...]
  *
  * Runs in the foreground until unmounted (SIGTERM, SIGINT, fusermount3
  * -u), then exits 0; a clean unmount writes what is unsynced, as a clean
@@ -14,6 +14,13 @@
  * unsynced writes, "lost BYTES PATH" (PATH from the mount's root, the
  * last name it had), then "lost-done FILES BYTES", and syncs REPORT.
  * It logs "mounted MOUNTPOINT" on stderr once it serves.
+ *
+ * On SIGUSR2 it reads a line from CONTROL and sets the fault mode it
+ * says (diskfs/mode.h: fail a share of the reads, writes or syncs with
+ * EIO, fail every write with ENOSPC, delay each one, or none); it
+ * appends to REPORT what the mode that ended did ("ops ...") and "mode
+ * LINE", or "mode-error LINE: WHY", and syncs REPORT. A sync that fails
+ * writes nothing back: what it would have written stays unsynced.
  *
  * What it holds back: a file's data and size (writes, truncates). What
  * it does not yet: directory entries (creates, renames, unlinks go to
@@ -41,8 +48,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "diskfs/mode.h"
 #include "diskfs/overlay.h"
 #include "lib/buf.h"
+#include "lib/clock.h"
 
 /* A regular file with unsynced writes, or open. */
 struct file {
@@ -66,10 +75,29 @@ static struct {
 	char backing[PATH_MAX];
 	const char *mountpoint;
 	int report;		/* REPORT, O_APPEND */
+	const char *control;	/* CONTROL */
 	int unmounted;		/* op_destroy ran: a clean end */
 	pthread_mutex_t lock;	/* `files` */
 	struct file *files;
-} fs = { "", NULL, -1, 0, PTHREAD_MUTEX_INITIALIZER, NULL };
+	struct diskmode mode;
+} fs = { "", NULL, -1, NULL, 0, PTHREAD_MUTEX_INITIALIZER, NULL, { 0 } };
+
+/*
+ * An operation of kind `k` begins: what the fault mode says done (a
+ * wait, measured and counted); 0 to go on, or the -errno to fail with.
+ */
+static int begin(enum diskop k)
+{
+	int64_t delay, from;
+	int rc = diskmode_op(&fs.mode, k, &delay);
+
+	if (delay > 0) {
+		from = clock_mono_ns();
+		clock_sleep_ns(delay);
+		diskmode_waited(&fs.mode, k, clock_mono_ns() - from);
+	}
+	return rc;
+}
 
 static void backing_path(const char *path, char *out, size_t size)
 {
@@ -244,6 +272,8 @@ static int op_read(const char *path, char *buf, size_t size, off_t off,
 	int err;
 
 	(void)path;
+	if ((err = begin(DISKOP_READ)))
+		return err;
 	pthread_mutex_lock(&f->lock);
 	n = overlay_read(&f->o, f->fd, (uint64_t)off, buf, size);
 	err = errno;
@@ -255,9 +285,11 @@ static int op_write(const char *path, const char *buf, size_t size,
 		    off_t off, struct fuse_file_info *fi)
 {
 	struct handle *h = (struct handle *)(uintptr_t)fi->fh;
-	int rc = 0;
+	int rc = begin(DISKOP_WRITE);
 
 	(void)path;
+	if (rc)
+		return rc;
 	pthread_mutex_lock(&h->f->lock);
 	overlay_write(&h->f->o, (uint64_t)off, buf, size);
 	if (h->sync)
@@ -290,9 +322,11 @@ static int op_truncate(const char *path, off_t size,
 static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 {
 	struct file *f = file_of(fi);
-	int rc;
+	int rc = begin(DISKOP_FSYNC);
 
 	(void)path;
+	if (rc)
+		return rc;
 	pthread_mutex_lock(&f->lock);
 	rc = sync_file(f, datasync);
 	pthread_mutex_unlock(&f->lock);
@@ -474,17 +508,23 @@ static int op_statfs(const char *path, struct statvfs *st)
 	char bp[PATH_MAX];
 
 	backing_path(path, bp, sizeof(bp));
-	PASS(statvfs(bp, st));
+	if (statvfs(bp, st))
+		return -errno;
+	if (diskmode_full(&fs.mode))
+		st->f_bfree = st->f_bavail = 0;
+	return 0;
 }
 
 static int op_fsyncdir(const char *path, int datasync,
 		       struct fuse_file_info *fi)
 {
 	char bp[PATH_MAX];
-	int fd, rc;
+	int fd, rc = begin(DISKOP_FSYNC);
 
 	(void)datasync;
 	(void)fi;
+	if (rc)
+		return rc;
 	backing_path(path, bp, sizeof(bp));
 	fd = open(bp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -513,6 +553,14 @@ static void op_destroy(void *data)
 	pthread_mutex_unlock(&fs.lock);
 }
 
+/* `text` appended to REPORT, and synced. */
+static void report(const struct buf *text)
+{
+	if (write(fs.report, text->data, text->len) != (ssize_t)text->len ||
+	    fsync(fs.report))
+		perror("tichaos-diskfs: cannot write the report");
+}
+
 /* SIGUSR1: every unsynced write dropped, and said in the report. */
 static void lose_all(void)
 {
@@ -537,9 +585,27 @@ static void lose_all(void)
 	}
 	pthread_mutex_unlock(&fs.lock);
 	buf_printf(&text, NULL, "lost-done %llu %llu\n", files, bytes);
-	if (write(fs.report, text.data, text.len) != (ssize_t)text.len ||
-	    fsync(fs.report))
-		perror("tichaos-diskfs: cannot write the report");
+	report(&text);
+	buf_release(&text);
+}
+
+/* SIGUSR2: the mode CONTROL's first line says set, and said. */
+static void set_mode(void)
+{
+	struct buf line = BUF_INIT, text = BUF_INIT;
+	size_t n;
+
+	if (buf_read_file(&line, fs.control, NULL)) {
+		buf_printf(&text, NULL, "mode-error cannot read '%s': %s\n",
+			   fs.control, strerror(errno));
+	} else {
+		n = strcspn(buf_str(&line), "\n");
+		line.data[n] = '\0';
+		line.len = n;
+		diskmode_set(&fs.mode, buf_str(&line), &text);
+	}
+	report(&text);
+	buf_release(&line);
 	buf_release(&text);
 }
 
@@ -549,7 +615,10 @@ static void *signals(void *arg)
 	int sig;
 
 	while (!sigwait(set, &sig))
-		lose_all();
+		if (sig == SIGUSR1)
+			lose_all();
+		else
+			set_mode();
 	return NULL;
 }
 
@@ -581,7 +650,7 @@ static const struct fuse_operations ops = {
 
 int main(int argc, char **argv)
 {
-	static sigset_t usr1;
+	static sigset_t usr;
 	static char foreground[] = "-f", opt[] = "-o",
 		    /* max_idle_threads: libfuse 3.14 leaves it unset,
 		     * and says so at every start. */
@@ -592,9 +661,9 @@ int main(int argc, char **argv)
 	pthread_t thread;
 	int n = 0, rc;
 
-	if (argc < 4 || argc > 60) {
+	if (argc < 5 || argc > 60) {
 		fprintf(stderr, "usage: tichaos-diskfs BACKING MOUNTPOINT "
-			"REPORT [FUSE OPTION...]\n");
+			"REPORT CONTROL [FUSE OPTION...]\n");
 		return 2;
 	}
 	if (!realpath(argv[1], fs.backing)) {
@@ -609,11 +678,14 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
-	/* SIGUSR1 is the control thread's alone. */
-	sigemptyset(&usr1);
-	sigaddset(&usr1, SIGUSR1);
-	pthread_sigmask(SIG_BLOCK, &usr1, NULL);
-	if (pthread_create(&thread, NULL, signals, &usr1)) {
+	fs.control = argv[4];
+	diskmode_init(&fs.mode);
+	/* SIGUSR1 and SIGUSR2 are the control thread's alone. */
+	sigemptyset(&usr);
+	sigaddset(&usr, SIGUSR1);
+	sigaddset(&usr, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &usr, NULL);
+	if (pthread_create(&thread, NULL, signals, &usr)) {
 		fprintf(stderr, "tichaos-diskfs: cannot start a thread\n");
 		return 1;
 	}
@@ -623,7 +695,7 @@ int main(int argc, char **argv)
 	args[n++] = foreground;
 	args[n++] = opt;
 	args[n++] = opts;
-	for (int i = 4; i < argc; i++)
+	for (int i = 5; i < argc; i++)
 		args[n++] = argv[i];
 	args[n] = NULL;
 	fs.mountpoint = argv[2];

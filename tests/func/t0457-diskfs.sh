@@ -4,8 +4,11 @@
 # loss does; what was synced stays, byte for byte. Writes, appends,
 # truncates, a rename, writers at work in parallel killed with SIGKILL
 # before the loss; the report names each file and the bytes dropped; a
-# clean unmount writes what is unsynced. The backing directory is read
-# directly to see what reached the "disk".
+# clean unmount writes what is unsynced. Its fault modes, set over its
+# control file and SIGUSR2: a share of reads, writes or syncs failing
+# with EIO, every write with ENOSPC, each operation delayed; the counts
+# it says when a mode ends are exactly what the program saw. The
+# backing directory is read directly to see what reached the "disk".
 . "$(dirname "$0")/test-lib.sh"
 
 need perl mountpoint
@@ -34,11 +37,11 @@ cut_to() {
 		!$sync or $f->sync or die "fsync: $!";' "$@"
 }
 
-# mount_fs: tichaos-diskfs on mnt over back, its report in report; its
-# pid in $fs once it serves.
+# mount_fs: tichaos-diskfs on mnt over back, its report in report, its
+# control file control; its pid in $fs once it serves.
 mount_fs() {
 	mkdir -p back mnt && : >report &&
-	{ "$DISKFS" "$TRASH/back" "$TRASH/mnt" "$TRASH/report" 2>fs.err & } &&
+	{ "$DISKFS" "$TRASH/back" "$TRASH/mnt" "$TRASH/report" "$TRASH/control" 2>fs.err & } &&
 	fs=$! && test_track_pid $fs && test_track_mount "$TRASH/mnt" &&
 	wait_for_condition 10 "grep -q '^mounted ' fs.err" &&
 	mountpoint -q mnt
@@ -150,6 +153,106 @@ test_expect_success 'four writers at work, killed, then a loss: each file exactl
 	done &&
 	grep -Eq "^lost-done [0-4] [0-9]+$" report &&
 	test "$(grep -c "^lost [0-9]* /w[1-4]$" report)" = "$(sed -n "s/^lost-done \([0-9]*\) .*/\1/p" report)"
+'
+
+# mode LINE: the fault mode LINE set (SIGUSR2), its answer waited for;
+# the report then holds the counts of the mode that ended and "mode
+# LINE".
+mode() {
+	echo "$1" >control && : >report && kill -USR2 $fs &&
+	wait_for_condition 10 "grep -q '^mode' report"
+}
+
+# ops FILE KIND COUNT: COUNT operations of KIND (read: a 4096-byte pread
+# at 0; write: a 4096-byte pwrite at 0; fsync) on FILE, one at a time;
+# prints "OK EIO ENOSPC" (how many succeeded, how many failed with each)
+# and the microseconds the slowest one took.
+ops() {
+	perl -MIO::Handle -MFcntl -MErrno=EIO,ENOSPC -MTime::HiRes=time -e '
+		my ($path, $kind, $n) = @ARGV;
+		sysopen(my $f, $path, O_RDWR | O_CREAT) or die "$path: $!";
+		my ($ok, $eio, $enospc, $max) = (0, 0, 0, 0);
+		my $buf = "x" x 4096;
+		for (1 .. $n) {
+			my $t = time;
+			my $r = $kind eq "read" ? sysseek($f, 0, 0) && sysread($f, my $b, 4096)
+			      : $kind eq "write" ? sysseek($f, 0, 0) && syswrite($f, $buf)
+			      : $f->sync;
+			my $took = (time - $t) * 1e6;
+			$max = $took if $took > $max;
+			if (defined $r && $r) { $ok++ }
+			elsif ($!{EIO}) { $eio++ }
+			elsif ($!{ENOSPC}) { $enospc++ }
+			else { die "$kind: $!" }
+		}
+		printf "%d %d %d %d\n", $ok, $eio, $enospc, $max;' "$@"
+}
+
+test_expect_success 'error 30 read: 30% of 2000 reads fail (within 2 points), each counted' '
+	put mnt/e 0 "$(printf "%04096d" 0)" 1 &&
+	mode "error 30 read 7" &&
+	grep -qx "mode error 30 read 7" report &&
+	set -- $(ops mnt/e read 2000) &&
+	test $(($1 + $2)) = 2000 && test $3 = 0 && eio=$2 &&
+	test $eio -ge 560 && test $eio -le 640 &&
+	set -- $(ops mnt/e write 300) && test "$1 $2" = "300 0" &&
+	set -- $(ops mnt/e fsync 50) && test "$1 $2" = "50 0" &&
+	mode off && grep -qx "ops read 2000 $eio 0 write 300 0 0 fsync 50 0 0" report &&
+	grep -qx "mode off" report
+'
+
+test_expect_success 'the counts a mode ends with are what the program saw' '
+	mode "error 12.5 write,fsync 99" &&
+	set -- $(ops mnt/e write 1000) && wf=$2 &&
+	set -- $(ops mnt/e fsync 400) && ff=$2 &&
+	set -- $(ops mnt/e read 100) && test "$1 $2" = "100 0" &&
+	mode off &&
+	grep -qx "ops read 100 0 0 write 1000 $wf 0 fsync 400 $ff 0" report &&
+	test $wf -ge 105 && test $wf -le 145 &&
+	test $ff -ge 42 && test $ff -le 58
+'
+
+test_expect_success 'the same seed fails the same operations again' '
+	mode "error 50 read 5" && ops mnt/e read 500 >first && mode off &&
+	mode "error 50 read 5" && ops mnt/e read 500 >again && mode off &&
+	test "$(cut -d" " -f1-3 first)" = "$(cut -d" " -f1-3 again)"
+'
+
+test_expect_success 'a synced write failed with EIO stays unsynced: the next loss drops it' '
+	put mnt/s 0 kept 1 && put mnt/s 0 gone &&
+	mode "error 100 fsync 1" &&
+	! put mnt/s 4 "" 1 2>err && grep -q "fsync: Input/output error" err &&
+	mode off && lose &&
+	printf "lost 4 /s\nlost-done 1 4\n" >expect && test_cmp expect report &&
+	test "$(cat mnt/s)" = kept
+'
+
+test_expect_success 'full: writes fail with ENOSPC, reads and syncs go on, no free blocks' '
+	mode full && grep -qx "mode full" report &&
+	test "$(stat -f -c %a mnt)" = 0 &&
+	set -- $(ops mnt/e write 100) && test "$1 $2 $3" = "0 0 100" &&
+	set -- $(ops mnt/e read 100) && test "$1 $2 $3" = "100 0 0" &&
+	set -- $(ops mnt/e fsync 10) && test "$1 $2 $3" = "10 0 0" &&
+	! put mnt/f 0 data 2>err && grep -q "write: No space left on device" err &&
+	mode off && grep -qx "ops read 100 0 0 write 101 101 0 fsync 10 0 0" report &&
+	test "$(stat -f -c %a mnt)" != 0 && put mnt/f 0 data
+'
+
+test_expect_success 'slow 20ms read,fsync: each waits at least 20 ms, writes do not; the wait counted' '
+	mode "slow 20000000 read,fsync" &&
+	set -- $(ops mnt/e read 20) && test $1 = 20 && test $4 -ge 20000 &&
+	set -- $(ops mnt/e fsync 5) && test $1 = 5 && test $4 -ge 20000 &&
+	set -- $(ops mnt/e write 50) && test $1 = 50 &&
+	mode off &&
+	set -- $(sed -n "s/^ops read 20 0 \([0-9]*\) write 50 0 0 fsync 5 0 \([0-9]*\)$/\1 \2/p" report) &&
+	test $1 -ge 400000000 && test $2 -ge 100000000
+'
+
+test_expect_success 'a line that is no mode: said, the mode in force stays' '
+	mode "error 30 read 7" && mode "slow 0 read" &&
+	grep -qx "mode-error slow 0 read: the delay .0. is not a number of nanoseconds above 0" report &&
+	set -- $(ops mnt/e read 200) && test $2 -gt 0 &&
+	mode off && grep -qx "mode off" report
 '
 
 test_expect_success 'a clean unmount writes what is unsynced, as a shutdown does' '
