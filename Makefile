@@ -128,6 +128,7 @@ KIND_OBJS += reports/summary.o
 KIND_OBJS += reports/timeline.o
 KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/clock.o
+KIND_OBJS += faults/disk.o
 KIND_OBJS += faults/failpoint.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/hog.o

@@ -11,6 +11,10 @@
 #                (missing, extra, changed, NULL against '', values swapped)
 #   ids          the ids checker on generated histories
 #   footprint    tichaos's own RSS and CPU during fail_over_ddl_mix
+#   diskfs       tichaos-diskfs's fault modes as a program on it sees
+#                them: the share of reads failed against the percentage
+#                asked, each write's time against the delay asked, beside
+#                the same program on the directory under it
 #
 # Environment:
 #   BENCH_QUICK=1          everything scaled down, one repetition
@@ -801,6 +805,89 @@ sub bench_batch {
 	return \@rows;
 }
 
+# ---- 7. tichaos-diskfs's modes -------------------------------------------
+
+# `n` operations of `kind` (read: a 4096-byte pread at 0; write: a
+# 4096-byte pwrite at 0) on `path`: { ok, eio, enospc, mean_us, p99_us }.
+sub disk_ops($path, $kind, $n) {
+	sysopen(my $f, $path, POSIX::O_RDWR() | POSIX::O_CREAT()) or die "bench: $path: $!\n";
+	my ($ok, $eio, $enospc, @t) = (0, 0, 0);
+	my $buf = 'x' x 4096;
+	for (1 .. $n) {
+		my $t0 = time;
+		sysseek($f, 0, 0) or die "bench: seek: $!\n";
+		my $r = $kind eq 'read' ? sysread($f, my $b, 4096) : syswrite($f, $buf);
+		push @t, (time - $t0) * 1e6;
+		if ($r) { $ok++ } elsif ($!{EIO}) { $eio++ } elsif ($!{ENOSPC}) { $enospc++ }
+		else { die "bench: $kind: $!\n" }
+	}
+	close $f;
+	my @s = sort { $a <=> $b } @t;
+	my $sum = 0;
+	$sum += $_ for @t;
+	return { ok => $ok, eio => $eio, enospc => $enospc, mean_us => $sum / $n,
+		 p99_us => $s[int(0.99 * $#s)] };
+}
+
+# Each mode set over the control file and SIGUSR2; its answer waited for.
+sub disk_mode($dir, $pid, $line) {
+	spew("$dir/control", "$line\n");
+	spew("$dir/report", '');
+	kill 'USR2', $pid;
+	for (1 .. 500) {
+		return if (slurp("$dir/report") // '') =~ /^mode \Q$line\E$/m;
+		sleep 0.01;
+	}
+	die "bench: tichaos-diskfs did not set '$line'\n";
+}
+
+sub bench_diskfs {
+	my $dir = "$work/diskfs";
+	make_path("$dir/back", "$dir/mnt");
+	my $pid = fork // die "bench: fork: $!\n";
+	if (!$pid) {
+		setpgrp(0, 0);
+		open STDERR, '>', "$dir/fs.err" or die;
+		exec 'diskfs/tichaos-diskfs', "$dir/back", "$dir/mnt", "$dir/report",
+			"$dir/control";
+		exit 127;
+	}
+	$children{$pid} = 1;
+	for (my $i = 0; (slurp("$dir/fs.err") // '') !~ /^mounted /m; $i++) {
+		die "bench: tichaos-diskfs did not mount\n" if $i > 500;
+		sleep 0.01;
+	}
+	my $n = $QUICK ? 2000 : 20000;
+	my %r = (plain => disk_ops("$dir/back/plain", 'write', $n),
+		 off => disk_ops("$dir/mnt/f", 'write', $n), errors => [], delays => []);
+	disk_ops("$dir/mnt/f", 'write', 1);
+	for my $pct (1, 10, 30, 50) {
+		disk_mode($dir, $pid, "error $pct read 1");
+		my $x = disk_ops("$dir/mnt/f", 'read', $n);
+		disk_mode($dir, $pid, 'off');
+		my ($counted) = slurp("$dir/report") =~ /^ops read \d+ (\d+) /m;
+		push @{$r{errors}}, { percent => $pct, ops => $n, failed => $x->{eio},
+			counted => $counted + 0, measured => 100 * $x->{eio} / $n };
+		say_progress sprintf('diskfs: error %g%%: %d of %d reads failed (%.2f%%)',
+				     $pct, $x->{eio}, $n, 100 * $x->{eio} / $n);
+	}
+	for my $ms (1, 5, 20) {
+		my $k = $QUICK ? 50 : 500;
+		disk_mode($dir, $pid, sprintf('slow %d write', $ms * 1e6));
+		my $x = disk_ops("$dir/mnt/f", 'write', $k);
+		disk_mode($dir, $pid, 'off');
+		push @{$r{delays}}, { delay_ms => $ms, ops => $k, mean_ms => $x->{mean_us} / 1000,
+			p99_ms => $x->{p99_us} / 1000,
+			over => ($x->{mean_us} / 1000 - $ms) / $ms };
+		say_progress sprintf('diskfs: slow %d ms: mean %.3f ms, p99 %.3f ms',
+				     $ms, $x->{mean_us} / 1000, $x->{p99_us} / 1000);
+	}
+	kill 'TERM', $pid;
+	waitpid $pid, 0;
+	delete $children{$pid};
+	return \%r;
+}
+
 # ---- the report ---------------------------------------------------------
 
 # "sync_diff_inspector --version" prints a banner of several lines; the
@@ -896,6 +983,23 @@ sub markdown($r) {
 			$x->{suite}, $x->{duration}, $x->{peak_rss_mb}, $x->{cpu_s},
 			$x->{cpu_pct}, $x->{ok_ops}, $x->{verdict});
 	}
+	if (my $x = $r->{diskfs}) {
+		$md .= sprintf("\n### tichaos-diskfs's modes, as a program on it sees them\n\n"
+			. "A 4096-byte write: %.1f us on the directory under it, %.1f us on "
+			. "tichaos-diskfs with no mode (p99 %.1f / %.1f us).\n\n"
+			. "| reads failing asked %% | reads | failed | measured %% | counted by it "
+			. "| within 2 points |\n|---:|---:|---:|---:|---:|:--|\n",
+			$x->{plain}{mean_us}, $x->{off}{mean_us}, $x->{plain}{p99_us}, $x->{off}{p99_us});
+		$md .= sprintf("| %g | %d | %d | %.2f | %d | %s |\n", $_->{percent}, $_->{ops},
+			$_->{failed}, $_->{measured}, $_->{counted},
+			yes(abs($_->{measured} - $_->{percent}) <= 2 && $_->{counted} == $_->{failed}))
+			for @{$x->{errors}};
+		$md .= "\n| write delay asked ms | writes | mean ms | p99 ms | mean over the delay "
+		     . "| within 10% |\n|---:|---:|---:|---:|---:|:--|\n";
+		$md .= sprintf("| %d | %d | %.3f | %.3f | %+.1f%% | %s |\n", $_->{delay_ms},
+			$_->{ops}, $_->{mean_ms}, $_->{p99_ms}, 100 * $_->{over},
+			yes($_->{over} >= 0 && $_->{over} <= 0.1)) for @{$x->{delays}};
+	}
 	return $md;
 }
 
@@ -934,7 +1038,7 @@ my %r = (
 		commit => first_line('git', 'describe', '--always', '--dirty'),
 	},
 );
-my @all = qw(insert consistency diff ids batch footprint);
+my @all = qw(insert consistency diff ids batch footprint diskfs);
 my @todo = %ONLY ? grep { $ONLY{$_} } @all : @all;
 my %need_cluster = map { $_ => 1 } qw(insert consistency diff);
 if (grep { $need_cluster{$_} } @todo) {
@@ -946,7 +1050,7 @@ if (grep { $need_cluster{$_} } @todo) {
 }
 my %fn = (insert => \&bench_insert, consistency => \&bench_consistency,
 	  diff => \&bench_diff, ids => \&bench_ids, batch => \&bench_batch,
-	  footprint => \&bench_footprint);
+	  footprint => \&bench_footprint, diskfs => \&bench_diskfs);
 for my $b (@todo) {
 	my $t0 = time;
 	$r{$b} = $fn{$b}->();

@@ -187,6 +187,21 @@ struct fault_type {
 	int (*resolve)(struct cluster *c, const struct suite *s,
 		       const struct suite_item *it, struct err *e);
 	/*
+	 * MAY: once the suite is resolved, before the schema is made: set
+	 * up on the cluster, for the whole run, what the item's injections
+	 * need (disk_lose: its components' data on tichaos-diskfs). Undone
+	 * by `finish`; what a killed run leaves is the kind's `sweep`'s.
+	 */
+	int (*prepare)(struct cluster *c, const struct suite *s,
+		       const struct suite_item *it, struct err *e);
+	/*
+	 * MAY (MUST with prepare): undo `prepare`, once every injection is
+	 * healed and the checks ran, before the cluster is torn down; also
+	 * when prepare failed halfway or did not run.
+	 */
+	int (*finish)(struct cluster *c, const struct suite_item *it,
+		      struct err *e);
+	/*
 	 * MUST: do it now. On success, append to `value` the JSON members
 	 * (without braces) saying what happened ("\"killed\":[...]"), fill
 	 * `act` with what to heal (ntargets 0: nothing), return 0. When it

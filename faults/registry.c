@@ -4,6 +4,10 @@
 
 extern const struct fault_type fault_changefeed;
 extern const struct fault_type fault_clock;
+extern const struct fault_type fault_disk_error;
+extern const struct fault_type fault_disk_full;
+extern const struct fault_type fault_disk_lose;
+extern const struct fault_type fault_disk_slow;
 extern const struct fault_type fault_failpoint;
 extern const struct fault_type fault_hog;
 extern const struct fault_type fault_kill;
@@ -27,6 +31,10 @@ const struct fault_type *const fault_types[] = {
 	&fault_region,
 	&fault_hog,
 	&fault_failpoint,
+	&fault_disk_lose,
+	&fault_disk_error,
+	&fault_disk_full,
+	&fault_disk_slow,
 	NULL,
 };
 

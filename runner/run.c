@@ -508,6 +508,16 @@ static void release(struct state *st, int keep_cluster)
 	st->nemesis_started = 0;
 	for (size_t i = 0; i < st->nthreads; i++)
 		pthread_join(st->threads[i], NULL);
+	/* The faults' set-up undone, last first, before any teardown. */
+	for (size_t i = st->suite.nfaults; st->faults_prepared && i-- > 0;) {
+		const struct fault_type *t = fault_type_of(&st->suite.faults[i]);
+
+		err_clear(&e);
+		if (t->finish && t->finish(&st->cluster, &st->suite.faults[i],
+					   &e))
+			log_error("%s", e.msg);
+	}
+	st->faults_prepared = 0;
 	if (st->run.history && history_close(st->run.history, &e))
 		log_error("%s", e.msg);
 	for (size_t i = 0; i < st->nworkers; i++) {
@@ -743,6 +753,15 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 		*rc = EXIT_USAGE;
 		*refused = 1;
 		return STOP;
+	}
+	/* What the faults need for the whole run (faults/fault.h). */
+	st->faults_prepared = 1;
+	for (size_t i = 0; i < st->suite.nfaults; i++) {
+		const struct fault_type *t = fault_type_of(&st->suite.faults[i]);
+
+		if (t->prepare && t->prepare(&st->cluster, &st->suite,
+					     &st->suite.faults[i], e))
+			return interrupted ? REPORT : STOP;
 	}
 	/* A pass there shows the fix holding, not the bug: said once here,
 	 * and in every report. */

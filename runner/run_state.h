@@ -31,6 +31,8 @@ struct state {
 	struct cluster cluster;
 	int cluster_open;
 	int cluster_started;
+	/* The faults' `prepare` ran (or began): their `finish` is due. */
+	int faults_prepared;
 	int cluster_lock;	/* the attached cluster's lock (fd), or -1 */
 	struct run run;
 	char dir[3072];

@@ -1,0 +1,896 @@
+/*
+ * The disk faults, on tichaos-diskfs (diskfs/main.c), a FUSE file
+ * system of tichaos's own that each picked component's data directory
+ * is placed on for the whole run:
+ *
+ *	disk_lose	a power loss: the component killed with SIGKILL and
+ *			everything its files received since their last
+ *			fsync or fdatasync dropped, as a machine that loses
+ *			power drops its page cache; after `down` it starts
+ *			again, as a killed one does. A kill -9 alone never
+ *			shows this: the page cache survives a process.
+ *	disk_error	for `down`, `percent` of its reads, writes and/or
+ *			syncs (`ops`) fail with EIO
+ *	disk_full	for `down`, every write fails with ENOSPC, and the
+ *			file system shows no free space
+ *	disk_slow	for `down`, each read, write and/or sync (`ops`)
+ *			waits `delay` first
+ *
+ * The placement, for every disk kind alike: `prepare` stops the
+ * component, moves its data directory aside (DATA_DIR + BACKING_SUFFIX:
+ * the "disk", holding exactly what was synced), mounts the file system
+ * at the data directory's path over it and starts the component again;
+ * `finish` stops it, unmounts (which writes back what is unsynced, as a
+ * clean shutdown does), moves the directory back and starts it again
+ * when it ran before the placement. A run killed meanwhile leaves it
+ * placed: each placement is recorded in DISK_DIR, and the next run's
+ * sweep (disk_lose's, for every kind) stops the component it finds
+ * there, unmounts and moves the directory back.
+ *
+ * Each mode is set over the file system's control file and SIGUSR2; its
+ * heal sets it off and records what it did: every read, write and sync
+ * the component made meanwhile, how many failed, how long they waited.
+ *
+ * The file system holds back file data and sizes; directory entries and
+ * metadata reach the disk at once (diskfs/main.c says why not yet).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clusters/cluster.h"
+#include "clusters/host.h"
+#include "core/plan.h"
+#include "core/suite.h"
+#include "faults/fault.h"
+#include "lib/buf.h"
+#include "lib/clock.h"
+#include "lib/history.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+
+#define DISK_DIR "/run/tichaos/disks"
+#define BACKING_SUFFIX ".tichaos-disk"
+#define MOUNT_TIMEOUT_NS (10 * NS_PER_SEC)
+#define REPORT_TIMEOUT_NS (10 * NS_PER_SEC)
+/* Files named in a record, at most; the counts cover them all. */
+#define MAX_NAMED 20
+
+/* The options of every disk kind; each binds those it takes. */
+struct disk_opts {
+	struct fault_target_opts t;
+	double percent;		/* disk_error */
+	struct optlist ops;	/* disk_error, disk_slow: read, write, fsync */
+	int64_t delay;		/* disk_slow */
+};
+
+static const char *const op_names[] = { "read", "write", "fsync", NULL };
+
+#define DISK_OPS_OPT(what)                                                   \
+	{ "ops", OPT_ENUM_LIST, "[read, write, fsync]", 0, op_names, 0, 0,   \
+	  "the operations of its data directory's files that " what,         \
+	  OPT_AT(struct disk_opts, ops) }
+
+static const struct optspec lose_opts[] = {
+	FAULT_COMMON_OPTS,
+	FAULT_TARGET_OPTS,
+};
+
+static const struct optspec error_opts[] = {
+	FAULT_COMMON_OPTS,
+	FAULT_TARGET_OPTS,
+	{ "percent", OPT_FLOAT, NULL, 1, NULL, 0, 0,
+	  "the percentage of its operations (`ops`) that fail with EIO, "
+	  "above 0 and at most 100", OPT_AT(struct disk_opts, percent) },
+	DISK_OPS_OPT("fail"),
+};
+
+static const struct optspec full_opts[] = {
+	FAULT_COMMON_OPTS,
+	FAULT_TARGET_OPTS,
+};
+
+static const struct optspec slow_opts[] = {
+	FAULT_COMMON_OPTS,
+	FAULT_TARGET_OPTS,
+	{ "delay", OPT_DURATION, NULL, 1, NULL, 0, 0,
+	  "how long each of its operations (`ops`) waits first, above 0",
+	  OPT_AT(struct disk_opts, delay) },
+	DISK_OPS_OPT("wait"),
+};
+
+/* One placement: what its record (DISK_DIR/NAME/record) says. */
+struct placement {
+	char dir[PATH_MAX];		/* DISK_DIR/NAME */
+	char data[PATH_MAX];		/* the component's data directory */
+	char backing[PATH_MAX + 32];	/* DATA + BACKING_SUFFIX */
+	pid_t fs_pid;
+	long long fs_start;
+	pid_t runner;
+	long long runner_start;
+	int was_running;		/* before the placement */
+	char component[128];
+};
+
+/*
+ * tichaos-diskfs: beside this program (the build's diskfs/, or
+ * installed next to it), else on PATH.
+ */
+static void diskfs_program(struct buf *out)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	static const char *const beside[] = { "/diskfs/tichaos-diskfs",
+					      "/tichaos-diskfs" };
+	char *slash;
+
+	buf_reset(out);
+	if (n > 0) {
+		self[n] = '\0';
+		slash = strrchr(self, '/');
+		if (slash)
+			*slash = '\0';
+		for (size_t i = 0; slash && i < 2; i++) {
+			buf_reset(out);
+			buf_printf(out, NULL, "%s%s", self, beside[i]);
+			if (!access(buf_str(out), X_OK))
+				return;
+		}
+	}
+	buf_reset(out);
+	buf_addstr(out, "tichaos-diskfs", NULL);
+}
+
+/*
+ * DISK_DIR/NAME-HASH: the component's name, and its data directory's
+ * (FNV-1a): two clusters' components of one name apart.
+ */
+static void placement_dir(const struct component *comp, char *out,
+			  size_t size)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	for (const char *p = comp->data_dir; p && *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	snprintf(out, size, DISK_DIR "/%s-%016llx", comp->name,
+		 (unsigned long long)h);
+}
+
+static int record_write(const struct placement *p, struct err *e)
+{
+	char path[PATH_MAX + 16];
+	struct buf text = BUF_INIT;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/record", p->dir);
+	buf_printf(&text, NULL, "%ld %lld %ld %lld %d %s\n%s\n",
+		   (long)p->fs_pid, p->fs_start, (long)p->runner,
+		   p->runner_start, p->was_running, p->component, p->data);
+	rc = buf_write_file(&text, path, 0644, e);
+	buf_release(&text);
+	return rc;
+}
+
+/* The record in `dir` into `p`: 0, or -1 when there is none readable. */
+static int record_read(const char *dir, struct placement *p)
+{
+	char path[PATH_MAX + 16];
+	struct buf text = BUF_INIT;
+	long fs, runner;
+	int used = 0, rc = -1;
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->dir, sizeof(p->dir), "%s", dir);
+	snprintf(path, sizeof(path), "%s/record", dir);
+	if (buf_read_file(&text, path, NULL))
+		goto out;
+	if (sscanf(buf_str(&text), "%ld %lld %ld %lld %d %127s %n", &fs,
+		   &p->fs_start, &runner, &p->runner_start, &p->was_running,
+		   p->component, &used) != 6 || !used)
+		goto out;
+	snprintf(p->data, sizeof(p->data), "%.*s",
+		 (int)strcspn(buf_str(&text) + used, "\n"),
+		 buf_str(&text) + used);
+	snprintf(p->backing, sizeof(p->backing), "%s" BACKING_SUFFIX,
+		 p->data);
+	p->fs_pid = (pid_t)fs;
+	p->runner = (pid_t)runner;
+	rc = p->data[0] ? 0 : -1;
+out:
+	buf_release(&text);
+	return rc;
+}
+
+/* This run's placement of `comp`: 1 with `p`, 0 when it has none. */
+static int ours(const struct component *comp, struct placement *p)
+{
+	char dir[PATH_MAX];
+
+	placement_dir(comp, dir, sizeof(dir));
+	return !record_read(dir, p) && p->runner == getpid();
+}
+
+static int mounted(const char *path)
+{
+	struct buf mounts = BUF_INIT;
+	char needle[PATH_MAX + 4];
+	int found;
+
+	if (buf_read_file(&mounts, "/proc/mounts", NULL))
+		return 0;
+	snprintf(needle, sizeof(needle), " %s ", path);
+	found = strstr(buf_str(&mounts), needle) != NULL;
+	buf_release(&mounts);
+	return found;
+}
+
+/*
+ * The file system of `p` unmounted (SIGTERM: a clean unmount, what is
+ * unsynced written) and the data directory moved back; its record gone.
+ */
+static int unmount_and_restore(struct placement *p, struct err *e)
+{
+	char path[PATH_MAX + 16];
+
+	if (p->fs_pid > 0 && proc_start_time(p->fs_pid) == p->fs_start) {
+		kill(p->fs_pid, SIGTERM);
+		if (proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL)) {
+			log_warn("%s: tichaos-diskfs (pid %ld) did not unmount "
+				 "within %llds; killing it: what it held "
+				 "unsynced is lost", p->component,
+				 (long)p->fs_pid,
+				 (long long)(MOUNT_TIMEOUT_NS / NS_PER_SEC));
+			kill(p->fs_pid, SIGKILL);
+			proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL);
+		}
+	}
+	/* A file system killed, or gone before: the mount is left. */
+	if (mounted(p->data) && umount2(p->data, MNT_DETACH))
+		return err_errno(e, errno, "cannot unmount '%s'", p->data);
+	if (rmdir(p->data) && errno != ENOENT)
+		return err_errno(e, errno, "cannot remove '%s'", p->data);
+	if (rename(p->backing, p->data))
+		return err_errno(e, errno, "cannot move '%s' back to '%s'",
+				 p->backing, p->data);
+	snprintf(path, sizeof(path), "%s/record", p->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/report", p->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/diskfs.log", p->dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/control", p->dir);
+	unlink(path);
+	rmdir(p->dir);
+	return 0;
+}
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	const struct disk_opts *o = it->opts;
+	const char *kind = it->type->name;
+
+	if (fault_check(s, it, e))
+		return -1;
+	if (fault_opts_of(it)->down <= 0)
+		return fault_error_at(e, s, it, NULL, "fault '%s' needs a "
+				      "'down' above 0s: %s", kind,
+				      !strcmp(kind, "disk_lose") ?
+				      "the heal starts the components again"
+				      : "the heal sets the disk right");
+	if (!strcmp(kind, "disk_error") &&
+	    !(o->percent > 0 && o->percent <= 100))
+		return fault_error_at(e, s, it, &o->percent, "fault "
+				      "'disk_error': 'percent' must be above "
+				      "0 and at most 100");
+	if (!strcmp(kind, "disk_slow") && o->delay <= 0)
+		return fault_error_at(e, s, it, &o->delay, "fault "
+				      "'disk_slow': 'delay' must be above 0s");
+	return 0;
+}
+
+/* Each target: a data directory, a start command, this machine; FUSE. */
+static int resolve(struct cluster *c, const struct suite *s,
+		   const struct suite_item *it, struct err *e)
+{
+	const struct disk_opts *o = it->opts;
+	struct component *comps[FAULT_MAX_TARGETS];
+	size_t n = fault_targets(c, o->t.target, 0, comps);
+
+	const char *kind = it->type->name;
+
+	if (access("/dev/fuse", R_OK | W_OK))
+		return fault_error_at(e, s, it, &o->t.target, "fault '%s': "
+				      "this machine has no /dev/fuse to mount "
+				      "tichaos-diskfs with", kind);
+	for (size_t i = 0; i < n; i++) {
+		const struct host *h = component_host(c, comps[i]);
+
+		if (h != &host_local)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault '%s': %s runs on host %s, "
+					      "and tichaos-diskfs is mounted "
+					      "on this machine", kind,
+					      comps[i]->name, h->name);
+		if (!comps[i]->data_dir || !comps[i]->start)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault '%s': %s needs a data_dir "
+					      "and a start command in the "
+					      "topology", kind, comps[i]->name);
+	}
+	return 0;
+}
+
+/* Put the data directory of `comp` on tichaos-diskfs (see the top). */
+static int place(struct cluster *c, struct component *comp, struct err *e)
+{
+	struct placement p;
+	char log_path[PATH_MAX + 16];
+	struct buf program = BUF_INIT;
+	char report[PATH_MAX + 16], control[PATH_MAX + 16];
+	struct proc fs = PROC_INIT;
+	const char *argv[6];
+	struct buf log = BUF_INIT;
+	struct stat st;
+	int64_t until;
+	int running = component_state(c, comp) == STATE_RUNNING;
+
+	memset(&p, 0, sizeof(p));
+	placement_dir(comp, p.dir, sizeof(p.dir));
+	snprintf(p.data, sizeof(p.data), "%s", comp->data_dir);
+	snprintf(p.backing, sizeof(p.backing), "%s" BACKING_SUFFIX, p.data);
+	snprintf(p.component, sizeof(p.component), "%s", comp->name);
+	snprintf(log_path, sizeof(log_path), "%s/diskfs.log", p.dir);
+	snprintf(report, sizeof(report), "%s/report", p.dir);
+	snprintf(control, sizeof(control), "%s/control", p.dir);
+	p.was_running = running;
+	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
+	    (mkdir(DISK_DIR, 0755) && errno != EEXIST) ||
+	    (mkdir(p.dir, 0755) && errno != EEXIST))
+		return err_errno(e, errno, "cannot create '%s'", p.dir);
+	if (stat(p.data, &st))
+		return err_errno(e, errno, "%s: no data directory '%s'",
+				 comp->name, p.data);
+	if (running && component_stop(c, comp, e))
+		return -1;
+	if (rename(p.data, p.backing))
+		return err_errno(e, errno, "cannot move '%s' aside",
+				 p.data);
+	if (mkdir(p.data, st.st_mode & 07777)) {
+		err_errno(e, errno, "cannot create '%s'", p.data);
+		rename(p.backing, p.data);
+		return -1;
+	}
+	diskfs_program(&program);
+	argv[0] = buf_str(&program);
+	argv[1] = p.backing;
+	argv[2] = p.data;
+	argv[3] = report;
+	argv[4] = control;
+	argv[5] = NULL;
+	fs.argv = argv;
+	fs.err = log_path;
+	fs.out = log_path;
+	fs.new_session = 1;
+	if (proc_start(&fs, e)) {
+		buf_release(&program);
+		rmdir(p.data);
+		rename(p.backing, p.data);
+		return -1;
+	}
+	buf_release(&program);
+	p.fs_pid = fs.pid;
+	p.fs_start = proc_start_time(fs.pid);
+	p.runner = getpid();
+	p.runner_start = proc_start_time(getpid());
+	/* Recorded before anything waits: a run killed now leaves it. */
+	if (record_write(&p, e))
+		goto undo;
+	for (until = clock_mono_ns() + MOUNT_TIMEOUT_NS;;) {
+		buf_reset(&log);
+		if (!buf_read_file(&log, log_path, NULL) &&
+		    strstr(buf_str(&log), "mounted ") && mounted(p.data))
+			break;
+		if (!proc_alive(fs.pid) || clock_mono_ns() > until) {
+			buf_rtrim(&log);
+			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not mount "
+				"'%s': %s", comp->name, p.data,
+				log.len ? buf_str(&log) : "no word from it");
+			goto undo;
+		}
+		clock_sleep_ns(20 * NS_PER_MS);
+	}
+	buf_release(&log);
+	log_info("%s: its data directory on tichaos-diskfs (pid %ld), for "
+		 "the disk faults", comp->name, (long)fs.pid);
+	return running ? component_start(c, comp, e) : 0;
+undo:
+	buf_release(&log);
+	unmount_and_restore(&p, NULL);
+	return -1;
+}
+
+static int prepare(struct cluster *c, const struct suite *s,
+		   const struct suite_item *it, struct err *e)
+{
+	const struct disk_opts *o = it->opts;
+	struct component *comps[FAULT_MAX_TARGETS];
+	size_t n = fault_targets(c, o->t.target, 0, comps);
+	struct placement p;
+
+	(void)s;
+	for (size_t i = 0; i < n; i++)
+		if (!ours(comps[i], &p) && place(c, comps[i], e))
+			return -1;
+	return 0;
+}
+
+static int finish(struct cluster *c, const struct suite_item *it,
+		  struct err *e)
+{
+	const struct disk_opts *o = it->opts;
+	struct component *comps[FAULT_MAX_TARGETS];
+	size_t n = fault_targets(c, o->t.target, 0, comps);
+	struct placement p;
+	int rc = 0;
+
+	/* Stopped whatever its state says (a run interrupted while it
+	 * started, or while a heal started it, has it starting): nothing
+	 * may have its files open when the file system goes. Started again
+	 * when it ran before the placement. */
+	for (size_t i = 0; i < n; i++) {
+		if (!ours(comps[i], &p))
+			continue;
+		if ((component_state(c, comps[i]) != STATE_STOPPED &&
+		     component_stop(c, comps[i], e)) ||
+		    unmount_and_restore(&p, e) ||
+		    (p.was_running && component_start(c, comps[i], e)))
+			rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * SIGUSR1 to the file system of `p`, its report read back into `value`:
+ * {"component","files","bytes","lost":[{"path","bytes"}...]}.
+ */
+static int lose(const struct placement *p, struct buf *value, struct err *e)
+{
+	char report[PATH_MAX + 16];
+	struct buf text = BUF_INIT;
+	unsigned long long files = 0, bytes = 0;
+	const char *at;
+	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
+	size_t named = 0;
+	int rc = -1;
+
+	snprintf(report, sizeof(report), "%s/report", p->dir);
+	if (truncate(report, 0) && errno != ENOENT)
+		return err_errno(e, errno, "cannot empty '%s'", report);
+	if (proc_start_time(p->fs_pid) != p->fs_start ||
+	    kill(p->fs_pid, SIGUSR1))
+		return err_set(e, ERR_INFRA, "%s: its tichaos-diskfs (pid %ld) "
+			       "is gone", p->component, (long)p->fs_pid);
+	for (;;) {
+		buf_reset(&text);
+		if (!buf_read_file(&text, report, NULL) &&
+		    (at = strstr(buf_str(&text), "lost-done ")) &&
+		    sscanf(at, "lost-done %llu %llu", &files, &bytes) == 2)
+			break;
+		if (clock_mono_ns() > until) {
+			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not "
+				"report its loss within %llds", p->component,
+				(long long)(REPORT_TIMEOUT_NS / NS_PER_SEC));
+			goto out;
+		}
+		clock_sleep_ns(10 * NS_PER_MS);
+	}
+	buf_printf(value, NULL, "{\"component\":\"%s\",\"files\":%llu,"
+		   "\"bytes\":%llu,\"lost\":[", p->component, files, bytes);
+	for (at = buf_str(&text); !strncmp(at, "lost ", 5) &&
+	     named < MAX_NAMED; named++) {
+		unsigned long long n;
+		char path[PATH_MAX];
+		int used = 0;
+
+		if (sscanf(at, "lost %llu %n", &n, &used) != 1 || !used)
+			break;
+		snprintf(path, sizeof(path), "%.*s",
+			 (int)strcspn(at + used, "\n"), at + used);
+		buf_printf(value, NULL, "%s{\"path\":", named ? "," : "");
+		json_quote(value, path, NULL);
+		buf_printf(value, NULL, ",\"bytes\":%llu}", n);
+		at = strchr(at, '\n');
+		if (!at)
+			break;
+		at++;
+	}
+	buf_addstr(value, "]}", NULL);
+	rc = 0;
+out:
+	buf_release(&text);
+	return rc;
+}
+
+static int inject(struct fault_ctx *ctx, const struct suite_item *it,
+		  const struct plan_event *ev, struct fault_action *act,
+		  struct buf *value, struct err *e)
+{
+	const struct disk_opts *o = it->opts;
+	int rc;
+
+	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
+		return -1;
+	/* Killed first: nothing it writes after the loss survives it. */
+	rc = fault_signal_targets(ctx, act, SIGKILL, "killed", value, e);
+	buf_addstr(value, ",\"dropped\":[", NULL);
+	for (size_t i = 0; i < act->ntargets && !rc; i++) {
+		struct placement p;
+
+		if (i)
+			buf_addch(value, ',', NULL);
+		if (!ours(act->targets[i], &p))
+			rc = err_set(e, ERR_INFRA, "%s: its data directory is "
+				     "not on tichaos-diskfs",
+				     act->targets[i]->name);
+		else
+			rc = lose(&p, value, e);
+	}
+	buf_addch(value, ']', NULL);
+	return rc;
+}
+
+static int heal(struct fault_ctx *ctx, struct fault_action *act,
+		struct buf *value, struct err *e)
+{
+	return fault_restart_targets(ctx, act, value, e);
+}
+
+/* The line of the report `text` that begins with `prefix`, or NULL. */
+static const char *report_line(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *at = text; at && *at; at = strchr(at, '\n'),
+	     at = at ? at + 1 : NULL)
+		if (!strncmp(at, prefix, n))
+			return at;
+	return NULL;
+}
+
+/*
+ * Mode `line` (diskfs/mode.h) to the file system of `p`: written to its
+ * control file, SIGUSR2, its answer waited for in its report, which is
+ * then in `text`. 0, or -1 when it refused the line or did not answer.
+ */
+static int control(const struct placement *p, const char *line,
+		   struct buf *text, struct err *e)
+{
+	char path[PATH_MAX + 16];
+	struct buf want = BUF_INIT;
+	const char *refused;
+	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
+	int rc = -1;
+
+	buf_printf(&want, NULL, "%s\n", line);
+	snprintf(path, sizeof(path), "%s/control", p->dir);
+	if (buf_write_file(&want, path, 0644, e))
+		goto out;
+	snprintf(path, sizeof(path), "%s/report", p->dir);
+	if (truncate(path, 0) && errno != ENOENT) {
+		err_errno(e, errno, "cannot empty '%s'", path);
+		goto out;
+	}
+	if (proc_start_time(p->fs_pid) != p->fs_start ||
+	    kill(p->fs_pid, SIGUSR2)) {
+		err_set(e, ERR_INFRA, "%s: its tichaos-diskfs (pid %ld) is "
+			"gone", p->component, (long)p->fs_pid);
+		goto out;
+	}
+	buf_reset(&want);
+	buf_printf(&want, NULL, "mode %s\n", line);
+	for (;;) {
+		buf_reset(text);
+		if (!buf_read_file(text, path, NULL)) {
+			if ((refused = report_line(buf_str(text),
+						   "mode-error "))) {
+				err_set(e, ERR_INFRA, "%s: tichaos-diskfs "
+					"refused the mode: %.*s", p->component,
+					(int)strcspn(refused, "\n"), refused);
+				goto out;
+			}
+			if (report_line(buf_str(text), buf_str(&want)))
+				break;
+		}
+		if (clock_mono_ns() > until) {
+			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not set "
+				"'%s' within %llds", p->component, line,
+				(long long)(REPORT_TIMEOUT_NS / NS_PER_SEC));
+			goto out;
+		}
+		clock_sleep_ns(5 * NS_PER_MS);
+	}
+	rc = 0;
+out:
+	buf_release(&want);
+	return rc;
+}
+
+/* The file system's mode for an injection of `it` ("off" for the others). */
+static void mode_line(const struct suite_item *it, uint64_t choice,
+		      struct buf *out)
+{
+	const struct disk_opts *o = it->opts;
+	const char *kind = it->type->name;
+
+	buf_reset(out);
+	if (!strcmp(kind, "disk_full")) {
+		buf_addstr(out, "full", NULL);
+		return;
+	}
+	if (!strcmp(kind, "disk_error"))
+		buf_printf(out, NULL, "error %.17g ", o->percent);
+	else
+		buf_printf(out, NULL, "slow %lld ", (long long)o->delay);
+	for (size_t i = 0; i < o->ops.n; i++)
+		buf_printf(out, NULL, "%s%s", i ? "," : "", o->ops.v[i]);
+	if (!strcmp(kind, "disk_error"))
+		buf_printf(out, NULL, " %llu", (unsigned long long)choice);
+}
+
+/* The value's member listing the components a mode holds. */
+static const char *mode_member(const struct suite_item *it)
+{
+	const char *kind = it->type->name;
+
+	return !strcmp(kind, "disk_error") ? "failing" :
+	       !strcmp(kind, "disk_full") ? "full" : "slowed";
+}
+
+/*
+ * disk_error, disk_full, disk_slow: the mode set on the file system
+ * under each picked component; "MEMBER":[{"component","mode",and the
+ * details: "percent","ops" or "delay","ops"}...].
+ */
+static int inject_mode(struct fault_ctx *ctx, const struct suite_item *it,
+		       const struct plan_event *ev, struct fault_action *act,
+		       struct buf *value, struct err *e)
+{
+	const struct disk_opts *o = it->opts;
+	struct buf line = BUF_INIT, text = BUF_INIT;
+	char d[32];
+	size_t set = 0;
+	int rc = 0;
+
+	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
+		return -1;
+	mode_line(it, ev->choice, &line);
+	buf_printf(value, NULL, "\"%s\":[", mode_member(it));
+	for (; set < act->ntargets; set++) {
+		struct placement p;
+
+		if (!ours(act->targets[set], &p)) {
+			rc = err_set(e, ERR_INFRA, "%s: its data directory is "
+				     "not on tichaos-diskfs",
+				     act->targets[set]->name);
+			break;
+		}
+		if ((rc = control(&p, buf_str(&line), &text, e)))
+			break;
+		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"mode\":",
+			   set ? "," : "", p.component);
+		json_quote(value, buf_str(&line), NULL);
+		if (!strcmp(it->type->name, "disk_error"))
+			buf_printf(value, NULL, ",\"percent\":%.17g",
+				   o->percent);
+		else if (!strcmp(it->type->name, "disk_slow"))
+			buf_printf(value, NULL, ",\"delay\":\"%s\"",
+				   format_duration(o->delay, d, sizeof(d)));
+		if (o->ops.n) {
+			buf_addstr(value, ",\"ops\":\"", NULL);
+			for (size_t i = 0; i < o->ops.n; i++)
+				buf_printf(value, NULL, "%s%s", i ? "," : "",
+					   o->ops.v[i]);
+			buf_addch(value, '"', NULL);
+		}
+		buf_addch(value, '}', NULL);
+	}
+	buf_addch(value, ']', NULL);
+	/* Those set before one failed are set right at once. */
+	act->ntargets = set;
+	buf_release(&line);
+	buf_release(&text);
+	return rc;
+}
+
+/*
+ * The mode set off under each target; what it did, from the report's
+ * "ops" line: "modes":[{"component","read":{"ops","failed","waited_ns"},
+ * "write":{...},"fsync":{...}}...], and said. A mode that touched no
+ * operation is said as a warning: the fault did nothing.
+ */
+static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
+		     struct buf *value, struct err *e)
+{
+	static const char *const names[] = { "read", "write", "fsync" };
+	struct buf text = BUF_INIT;
+	int rc = 0;
+
+	(void)ctx;
+	buf_addstr(value, "\"modes\":[", NULL);
+	for (size_t i = 0; i < act->ntargets; i++) {
+		unsigned long long ops[3], failed[3];
+		long long waited[3];
+		const char *at;
+		struct placement p;
+		int affected = 0;
+
+		if (!ours(act->targets[i], &p)) {
+			rc = err_set(e, ERR_INFRA, "%s: its data directory is "
+				     "no more on tichaos-diskfs",
+				     act->targets[i]->name);
+			continue;
+		}
+		if (control(&p, "off", &text, rc ? NULL : e)) {
+			rc = -1;
+			continue;
+		}
+		at = report_line(buf_str(&text), "ops ");
+		if (!at || sscanf(at, "ops read %llu %llu %lld write %llu %llu "
+				  "%lld fsync %llu %llu %lld", &ops[0],
+				  &failed[0], &waited[0], &ops[1], &failed[1],
+				  &waited[1], &ops[2], &failed[2],
+				  &waited[2]) != 9) {
+			if (!rc)
+				rc = err_set(e, ERR_INFRA, "%s: tichaos-diskfs "
+					     "said no counts: %s",
+					     p.component, buf_str(&text));
+			continue;
+		}
+		buf_printf(value, NULL, "%s{\"component\":\"%s\"",
+			   i ? "," : "", p.component);
+		for (int k = 0; k < 3; k++) {
+			buf_printf(value, NULL, ",\"%s\":{\"ops\":%llu,"
+				   "\"failed\":%llu,\"waited_ns\":%lld}",
+				   names[k], ops[k], failed[k], waited[k]);
+			affected += failed[k] > 0 || waited[k] > 0;
+		}
+		buf_addch(value, '}', NULL);
+		log_info("%s: its disk set right: %llu reads, %llu writes, "
+			 "%llu syncs; %llu, %llu, %llu failed; waited %.3fs",
+			 p.component, ops[0], ops[1], ops[2], failed[0],
+			 failed[1], failed[2],
+			 (double)(waited[0] + waited[1] + waited[2]) /
+			 NS_PER_SEC);
+		if (!affected)
+			log_warn("%s: no operation of its disk failed or "
+				 "waited while the fault held", p.component);
+	}
+	buf_addch(value, ']', NULL);
+	buf_release(&text);
+	return rc;
+}
+
+/*
+ * A run killed while a data directory was on tichaos-diskfs left it
+ * there: each recorded placement whose runner is gone undone — its
+ * component stopped (when `c` has it), the file system unmounted, the
+ * directory moved back — and said.
+ */
+static int sweep(struct cluster *c, struct err *e)
+{
+	DIR *dir = opendir(DISK_DIR);
+	struct dirent *d;
+
+	if (!dir)
+		return errno == ENOENT ? 0 :
+		       err_errno(e, errno, "cannot read '%s'", DISK_DIR);
+	while ((d = readdir(dir))) {
+		char path[PATH_MAX];
+		struct placement p;
+		struct component *comp;
+		struct err why = ERR_INIT;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), DISK_DIR "/%s", d->d_name);
+		if (record_read(path, &p) ||
+		    proc_start_time(p.runner) == p.runner_start)
+			continue;
+		comp = cluster_find(c, p.component);
+		if (comp && comp->data_dir && !strcmp(comp->data_dir, p.data) &&
+		    component_state(c, comp) != STATE_STOPPED)
+			component_stop(c, comp, &why);
+		if (unmount_and_restore(&p, &why))
+			log_warn("%s: cannot undo what an earlier run left on "
+				 "tichaos-diskfs: %s", p.component, why.msg);
+		else
+			log_warn("%s: its data directory back from "
+				 "tichaos-diskfs, where an earlier run left it "
+				 "(its runner, pid %ld, is gone)", p.component,
+				 (long)p.runner);
+	}
+	closedir(dir);
+	return 0;
+}
+
+/* Its components, named in its value's "killed", are drawn powered off. */
+static const struct fault_holds lose_holds = { "powered_off", "powered off",
+					       "powered off", "#393b79", 8,
+					       "killed", NULL };
+
+static const struct fault_detail error_details[] = {
+	{ "percent", "failing", "%", NULL },
+	{ "ops", "of", "", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct fault_detail slow_details[] = {
+	{ "delay", "delay", "", NULL },
+	{ "ops", "of", "", NULL },
+	{ NULL, NULL, NULL, NULL },
+};
+
+static const struct fault_holds error_holds = { "disk_failing",
+						"disk failing",
+						"had its disk failing",
+						"#843c39", 9, "failing",
+						error_details };
+static const struct fault_holds full_holds = { "disk_full", "disk full",
+					       "had its disk full", "#7b4173",
+					       10, "full", NULL };
+static const struct fault_holds slow_holds = { "disk_slow", "disk slow",
+					       "had its disk slowed",
+					       "#8ca252", 11, "slowed",
+					       slow_details };
+
+#define DISK_KIND(name_, doc_, opts_)                                        \
+	{ name_, doc_, opts_, sizeof(opts_) / sizeof(opts_[0]),              \
+	  sizeof(struct disk_opts), .check = check, .plan = fault_plan }
+
+/* disk_error, disk_full, disk_slow: a mode of the file system each. */
+#define DISK_MODE_TYPE(name_, doc_, opts_, holds_)                           \
+	{ .kind = DISK_KIND(name_, doc_, opts_), .resolve = resolve,          \
+	  .prepare = prepare, .finish = finish, .inject = inject_mode,       \
+	  .heal = heal_mode, .heal_name = "repair",                          \
+	  .target = fault_component_target, .holds = holds_ }
+
+const struct fault_type fault_disk_error = DISK_MODE_TYPE(
+	"disk_error", "for `down`, a percentage of the reads, writes or syncs "
+	"of components' data directories fail with EIO (on tichaos-diskfs for "
+	"the run)", error_opts, &error_holds);
+
+const struct fault_type fault_disk_full = DISK_MODE_TYPE(
+	"disk_full", "for `down`, every write to components' data directories "
+	"fails with ENOSPC (on tichaos-diskfs for the run)", full_opts,
+	&full_holds);
+
+const struct fault_type fault_disk_slow = DISK_MODE_TYPE(
+	"disk_slow", "for `down`, each read, write or sync of components' data "
+	"directories waits `delay` (on tichaos-diskfs for the run)", slow_opts,
+	&slow_holds);
+
+/* Its sweep undoes every disk kind's placement. */
+const struct fault_type fault_disk_lose = {
+	.kind = DISK_KIND("disk_lose", "a power loss of components for "
+			  "`down`: SIGKILL, and what their files held "
+			  "unsynced dropped (their data directory on "
+			  "tichaos-diskfs for the run)", lose_opts),
+	.resolve = resolve,
+	.prepare = prepare,
+	.finish = finish,
+	.inject = inject,
+	.heal = heal,
+	.heal_name = "restart",
+	.target = fault_component_target,
+	.holds = &lose_holds,
+	.sweep = sweep,
+};
