@@ -210,7 +210,8 @@ FUZZ_DEPS = $(CORE_OBJS) $(KIND_OBJS) runner/checks.o runner/kinds.o
 # tichaos-diskfs: the FUSE file system that loses unsynced writes
 # (Debian's libfuse3), a program of its own beside tichaos.
 DISKFS = diskfs/tichaos-diskfs
-DISKFS_OBJS = diskfs/main.o diskfs/overlay.o diskfs/mode.o
+DISKFS_OBJS = diskfs/main.o diskfs/overlay.o diskfs/mode.o \
+	diskfs/journal.o
 FUSE_CFLAGS = $(shell $(PKG_CONFIG) --cflags fuse3 2>/dev/null)
 FUSE_LIBS = $(shell $(PKG_CONFIG) --libs fuse3 2>/dev/null)
 
@@ -244,10 +245,13 @@ lib/skew_code.o: lib/skew_code.c
 tests/unit/t-%: tests/unit/t-%.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
-# tichaos-diskfs's file state and fault modes, tested apart from FUSE.
+# tichaos-diskfs's file state, fault modes and directory entries,
+# tested apart from FUSE.
 tests/unit/t-overlay: tests/unit/t-overlay.o diskfs/overlay.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 tests/unit/t-diskmode: tests/unit/t-diskmode.o diskfs/mode.o $(LIB_OBJS)
+	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
+tests/unit/t-journal: tests/unit/t-journal.o diskfs/journal.o $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 
 # Unit tests of the core and the kinds (the suite, the plan, a kind's

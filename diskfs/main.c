@@ -22,11 +22,19 @@
  * LINE", or "mode-error LINE: WHY", and syncs REPORT. A sync that fails
  * writes nothing back: what it would have written stays unsynced.
  *
- * What it holds back: a file's data and size (writes, truncates). What
- * it does not yet: directory entries (creates, renames, unlinks go to
- * the backing directory at once, as if each were followed by an fsync
- * of its directory), and a file's metadata (mode, owner, times). A file
- * opened O_SYNC or O_DSYNC is synced at each write. Reads bypass the
+ * What it holds back: a file's data and size (writes, truncates), and
+ * directory entries (creates, mkdirs, links, symlinks, unlinks, rmdirs,
+ * renames) until each directory they changed is synced (fsync on the
+ * directory), as POSIX has it (diskfs/journal.h): the loss undoes the
+ * rest, last first, and says each as "lost-entry OP PATH" after the
+ * "lost" lines; "lost-done FILES BYTES ENTRIES" ends it. Unlinked files
+ * wait in BACKING.trash (beside BACKING) until their unlink is synced.
+ * The control line "entries ordered" makes any sync (of a file too)
+ * make every earlier entry durable, as a journaling file system such as
+ * ext4 or XFS commits its journal in order; "entries posix" (the start)
+ * puts back the rule above.
+ * What it does not hold back: a file's metadata (mode, owner, times). A
+ * file opened O_SYNC or O_DSYNC is synced at each write. Reads bypass the
  * kernel's page cache (direct_io), so what a reader sees after a loss
  * is what is left; so programs that mmap a file on it cannot (FUSE
  * refuses a shared mapping of a direct_io file).
@@ -48,6 +56,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "diskfs/journal.h"
 #include "diskfs/mode.h"
 #include "diskfs/overlay.h"
 #include "lib/buf.h"
@@ -77,10 +86,13 @@ static struct {
 	int report;		/* REPORT, O_APPEND */
 	const char *control;	/* CONTROL */
 	int unmounted;		/* op_destroy ran: a clean end */
-	pthread_mutex_t lock;	/* `files` */
+	pthread_mutex_t lock;	/* `files`, `journal` */
 	struct file *files;
+	struct journal journal;
+	int ordered;		/* "entries ordered": any sync commits all */
 	struct diskmode mode;
-} fs = { "", NULL, -1, NULL, 0, PTHREAD_MUTEX_INITIALIZER, NULL, { 0 } };
+} fs = { "", NULL, -1, NULL, 0, PTHREAD_MUTEX_INITIALIZER, NULL, { 0 },
+	 0, { 0 } };
 
 /*
  * An operation of kind `k` begins: what the fault mode says done (a
@@ -186,6 +198,20 @@ static int sync_file(struct file *f, int datasync)
 	return 0;
 }
 
+/*
+ * A sync succeeded: of the directory `dir`, or (NULL) of a file. What it
+ * makes durable of the entries (see the top).
+ */
+static void synced_entries(const char *dir)
+{
+	pthread_mutex_lock(&fs.lock);
+	if (fs.ordered)
+		journal_synced_all(&fs.journal);
+	else if (dir)
+		journal_synced(&fs.journal, dir);
+	pthread_mutex_unlock(&fs.lock);
+}
+
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	(void)conn;
@@ -248,11 +274,17 @@ static int op_create(const char *path, mode_t mode,
 		     struct fuse_file_info *fi)
 {
 	char bp[PATH_MAX];
-	int fd;
+	struct stat st;
+	int fd, made;
 
 	backing_path(path, bp, sizeof(bp));
+	pthread_mutex_lock(&fs.lock);
+	made = lstat(bp, &st) != 0;
 	fd = open(bp, O_CREAT | O_WRONLY | O_CLOEXEC |
 		  (fi->flags & O_EXCL), mode);
+	if (fd >= 0 && made)
+		journal_made(&fs.journal, path);
+	pthread_mutex_unlock(&fs.lock);
 	if (fd < 0)
 		return -errno;
 	close(fd);
@@ -295,6 +327,8 @@ static int op_write(const char *path, const char *buf, size_t size,
 	if (h->sync)
 		rc = sync_file(h->f, 1);
 	pthread_mutex_unlock(&h->f->lock);
+	if (h->sync && !rc)
+		synced_entries(NULL);
 	return rc ? rc : (int)size;
 }
 
@@ -330,6 +364,8 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	pthread_mutex_lock(&f->lock);
 	rc = sync_file(f, datasync);
 	pthread_mutex_unlock(&f->lock);
+	if (!rc)
+		synced_entries(NULL);
 	return rc;
 }
 
@@ -367,10 +403,14 @@ static void unlinking(const char *bp)
 static int op_unlink(const char *path)
 {
 	char bp[PATH_MAX];
+	int rc;
 
 	backing_path(path, bp, sizeof(bp));
 	unlinking(bp);
-	return unlink(bp) ? -errno : 0;
+	pthread_mutex_lock(&fs.lock);
+	rc = journal_unlink(&fs.journal, path);
+	pthread_mutex_unlock(&fs.lock);
+	return rc;
 }
 
 static int op_rename(const char *from, const char *to, unsigned int flags)
@@ -378,24 +418,24 @@ static int op_rename(const char *from, const char *to, unsigned int flags)
 	char bf[PATH_MAX], bt[PATH_MAX];
 	struct stat st;
 	struct file *f;
+	int rc;
 
 	backing_path(from, bf, sizeof(bf));
 	backing_path(to, bt, sizeof(bt));
 	if (flags)
 		return -EINVAL;
 	unlinking(bt);
-	if (rename(bf, bt))
-		return -errno;
-	if (!lstat(bt, &st)) {
-		pthread_mutex_lock(&fs.lock);
+	pthread_mutex_lock(&fs.lock);
+	rc = journal_rename(&fs.journal, from, to);
+	if (!rc && !lstat(bt, &st)) {
 		f = find(&st);
 		if (f) {
 			free(f->path);
 			f->path = xstrdup(to);
 		}
-		pthread_mutex_unlock(&fs.lock);
 	}
-	return 0;
+	pthread_mutex_unlock(&fs.lock);
+	return rc;
 }
 
 static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
@@ -428,20 +468,34 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 
 #define PASS(call) return (call) ? -errno : 0
 
+/* `call` on the backing directory, then `path` made, to be undone. */
+#define MADE(call, path)                                                     \
+	do {                                                                 \
+		int made_rc_;                                                \
+		pthread_mutex_lock(&fs.lock);                                \
+		made_rc_ = (call) ? -errno : 0;                              \
+		if (!made_rc_)                                               \
+			journal_made(&fs.journal, (path));                   \
+		pthread_mutex_unlock(&fs.lock);                              \
+		return made_rc_;                                             \
+	} while (0)
+
 static int op_mkdir(const char *path, mode_t mode)
 {
 	char bp[PATH_MAX];
 
 	backing_path(path, bp, sizeof(bp));
-	PASS(mkdir(bp, mode));
+	MADE(mkdir(bp, mode), path);
 }
 
 static int op_rmdir(const char *path)
 {
-	char bp[PATH_MAX];
+	int rc;
 
-	backing_path(path, bp, sizeof(bp));
-	PASS(rmdir(bp));
+	pthread_mutex_lock(&fs.lock);
+	rc = journal_rmdir(&fs.journal, path);
+	pthread_mutex_unlock(&fs.lock);
+	return rc;
 }
 
 static int op_symlink(const char *target, const char *path)
@@ -449,7 +503,7 @@ static int op_symlink(const char *target, const char *path)
 	char bp[PATH_MAX];
 
 	backing_path(path, bp, sizeof(bp));
-	PASS(symlink(target, bp));
+	MADE(symlink(target, bp), path);
 }
 
 static int op_readlink(const char *path, char *buf, size_t size)
@@ -471,7 +525,7 @@ static int op_link(const char *from, const char *to)
 
 	backing_path(from, bf, sizeof(bf));
 	backing_path(to, bt, sizeof(bt));
-	PASS(link(bf, bt));
+	MADE(link(bf, bt), to);
 }
 
 static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
@@ -531,6 +585,8 @@ static int op_fsyncdir(const char *path, int datasync,
 		return -errno;
 	rc = fsync(fd) ? -errno : 0;
 	close(fd);
+	if (!rc)
+		synced_entries(path);
 	return rc;
 }
 
@@ -549,6 +605,7 @@ static void op_destroy(void *data)
 		f->opens = 0;
 		forget_if_idle(f);
 	}
+	journal_release(&fs.journal);
 	fs.unmounted = 1;
 	pthread_mutex_unlock(&fs.lock);
 }
@@ -566,6 +623,7 @@ static void lose_all(void)
 {
 	struct buf text = BUF_INIT;
 	unsigned long long files = 0, bytes = 0;
+	size_t entries;
 
 	pthread_mutex_lock(&fs.lock);
 	for (struct file *f = fs.files, *next; f; f = next) {
@@ -583,10 +641,29 @@ static void lose_all(void)
 		pthread_mutex_unlock(&f->lock);
 		forget_if_idle(f);
 	}
+	/* The data first: its lines name each file as it was written. */
+	journal_lose(&fs.journal, &text, &entries);
 	pthread_mutex_unlock(&fs.lock);
-	buf_printf(&text, NULL, "lost-done %llu %llu\n", files, bytes);
+	buf_printf(&text, NULL, "lost-done %llu %llu %zu\n", files, bytes,
+		   entries);
 	report(&text);
 	buf_release(&text);
+}
+
+/* "entries ordered" or "entries posix": when entries become durable. */
+static void set_entries(const char *line, struct buf *reply)
+{
+	int ordered = !strcmp(line, "entries ordered");
+
+	if (!ordered && strcmp(line, "entries posix")) {
+		buf_printf(reply, NULL, "mode-error %s: not 'entries ordered' "
+			   "or 'entries posix'\n", line);
+		return;
+	}
+	pthread_mutex_lock(&fs.lock);
+	fs.ordered = ordered;
+	pthread_mutex_unlock(&fs.lock);
+	buf_printf(reply, NULL, "mode %s\n", line);
 }
 
 /* SIGUSR2: the mode CONTROL's first line says set, and said. */
@@ -602,7 +679,10 @@ static void set_mode(void)
 		n = strcspn(buf_str(&line), "\n");
 		line.data[n] = '\0';
 		line.len = n;
-		diskmode_set(&fs.mode, buf_str(&line), &text);
+		if (!strncmp(buf_str(&line), "entries ", 8))
+			set_entries(buf_str(&line), &text);
+		else
+			diskmode_set(&fs.mode, buf_str(&line), &text);
 	}
 	report(&text);
 	buf_release(&line);
@@ -657,7 +737,7 @@ int main(int argc, char **argv)
 		    opts[] = "allow_other,default_permissions,"
 			     "fsname=tichaos-diskfs,max_threads=16,"
 			     "max_idle_threads=8";
-	char *args[64];
+	char *args[64], trash[PATH_MAX + 8];
 	pthread_t thread;
 	int n = 0, rc;
 
@@ -680,6 +760,12 @@ int main(int argc, char **argv)
 	}
 	fs.control = argv[4];
 	diskmode_init(&fs.mode);
+	snprintf(trash, sizeof(trash), "%s.trash", fs.backing);
+	if ((rc = journal_init(&fs.journal, fs.backing, trash))) {
+		fprintf(stderr, "tichaos-diskfs: '%s': %s\n", trash,
+			strerror(-rc));
+		return 1;
+	}
 	/* SIGUSR1 and SIGUSR2 are the control thread's alone. */
 	sigemptyset(&usr);
 	sigaddset(&usr, SIGUSR1);
