@@ -321,7 +321,9 @@ struct cluster {
 	/*
 	 * MAY: remove what an earlier run, killed while its faults held,
 	 * left on the hosts (a cut, a degraded link), saying what; called
-	 * by cluster_up before any server starts. Set by whoever drives the
+	 * by cluster_up before any server starts, and by cluster_down once
+	 * every one stopped (a data directory put back where it belongs,
+	 * off tichaos-diskfs). Set by whoever drives the
 	 * cluster, from the faults, which each answer for their own
 	 * leftovers (struct fault_type's sweep): the cluster knows none.
 	 */
@@ -369,6 +371,7 @@ int cluster_up(struct cluster *c, struct err *e);
 /*
  * Stop every component: TERM, KILL after the timeout, by pid. A pidfile
  * whose pid belongs to another program is left alone (and removed).
+ * Then c->sweep, when set.
  */
 int cluster_down(struct cluster *c, struct err *e);
 

@@ -472,6 +472,10 @@ int cluster_down(struct cluster *c, struct err *e)
 	for (size_t i = c->ncomps; i-- > 0;)
 		if (c->comps[i].pidfile && component_stop(c, &c->comps[i], e))
 			rc = -1;
+	/* What a killed run's faults left (c->sweep): a data directory on
+	 * tichaos-diskfs goes back once nothing runs on it. */
+	if (!rc && c->sweep && c->sweep(c, e))
+		rc = -1;
 	if (!rc && remove_classes(c, 0, e))
 		rc = -1;
 	if (!rc && c->type->down && c->type->down(c, e))

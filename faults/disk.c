@@ -70,7 +70,12 @@ struct disk_opts {
 	double percent;		/* disk_error */
 	struct optlist ops;	/* disk_error, disk_slow: read, write, fsync */
 	int64_t delay;		/* disk_slow */
+	int entries;		/* disk_lose: enum entries */
 };
+
+/* disk_lose: when a directory entry becomes durable (diskfs/main.c). */
+enum entries { ENTRIES_POSIX, ENTRIES_ORDERED };
+static const char *const entries_names[] = { "posix", "ordered", NULL };
 
 static const char *const op_names[] = { "read", "write", "fsync", NULL };
 
@@ -82,6 +87,11 @@ static const char *const op_names[] = { "read", "write", "fsync", NULL };
 static const struct optspec lose_opts[] = {
 	FAULT_COMMON_OPTS,
 	FAULT_TARGET_OPTS,
+	{ "entries", OPT_ENUM, "posix", 0, entries_names, 0, 0,
+	  "which directory entries (creates, renames, unlinks) a loss "
+	  "drops: posix (those whose directory was not synced since) or "
+	  "ordered (those made after the last sync of anything, as ext4 "
+	  "and XFS journal them)", OPT_AT(struct disk_opts, entries) },
 };
 
 static const struct optspec error_opts[] = {
@@ -260,6 +270,10 @@ static int unmount_and_restore(struct placement *p, struct err *e)
 	if (rename(p->backing, p->data))
 		return err_errno(e, errno, "cannot move '%s' back to '%s'",
 				 p->backing, p->data);
+	/* What unlinks a killed file system left waiting (diskfs/main.c). */
+	snprintf(path, sizeof(path), "%s.trash", p->backing);
+	if (proc_remove_tree(path, e))
+		return -1;
 	snprintf(path, sizeof(path), "%s/record", p->dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/report", p->dir);
@@ -329,13 +343,20 @@ static int resolve(struct cluster *c, const struct suite *s,
 	return 0;
 }
 
-/* Put the data directory of `comp` on tichaos-diskfs (see the top). */
-static int place(struct cluster *c, struct component *comp, struct err *e)
+static int control(const struct placement *p, const char *line,
+		   struct buf *text, struct err *e);
+
+/*
+ * Put the data directory of `comp` on tichaos-diskfs (see the top); the
+ * control line `first` (MAY be NULL) set before the component starts.
+ */
+static int place(struct cluster *c, struct component *comp,
+		 const char *first, struct err *e)
 {
 	struct placement p;
 	char log_path[PATH_MAX + 16];
 	struct buf program = BUF_INIT;
-	char report[PATH_MAX + 16], control[PATH_MAX + 16];
+	char report[PATH_MAX + 16], ctl[PATH_MAX + 16];
 	struct proc fs = PROC_INIT;
 	const char *argv[6];
 	struct buf log = BUF_INIT;
@@ -350,7 +371,7 @@ static int place(struct cluster *c, struct component *comp, struct err *e)
 	snprintf(p.component, sizeof(p.component), "%s", comp->name);
 	snprintf(log_path, sizeof(log_path), "%s/diskfs.log", p.dir);
 	snprintf(report, sizeof(report), "%s/report", p.dir);
-	snprintf(control, sizeof(control), "%s/control", p.dir);
+	snprintf(ctl, sizeof(ctl), "%s/control", p.dir);
 	p.was_running = running;
 	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
 	    (mkdir(DISK_DIR, 0755) && errno != EEXIST) ||
@@ -374,7 +395,7 @@ static int place(struct cluster *c, struct component *comp, struct err *e)
 	argv[1] = p.backing;
 	argv[2] = p.data;
 	argv[3] = report;
-	argv[4] = control;
+	argv[4] = ctl;
 	argv[5] = NULL;
 	fs.argv = argv;
 	fs.err = log_path;
@@ -411,6 +432,9 @@ static int place(struct cluster *c, struct component *comp, struct err *e)
 	buf_release(&log);
 	log_info("%s: its data directory on tichaos-diskfs (pid %ld), for "
 		 "the disk faults", comp->name, (long)fs.pid);
+	if (first && control(&p, first, &log, e))
+		goto undo;
+	buf_release(&log);
 	return running ? component_start(c, comp, e) : 0;
 undo:
 	buf_release(&log);
@@ -425,12 +449,19 @@ static int prepare(struct cluster *c, const struct suite *s,
 	struct component *comps[FAULT_MAX_TARGETS];
 	size_t n = fault_targets(c, o->t.target, 0, comps);
 	struct placement p;
+	struct buf text = BUF_INIT;
+	const char *entries = !strcmp(it->type->name, "disk_lose") &&
+			      o->entries == ENTRIES_ORDERED ?
+			      "entries ordered" : NULL;
+	int rc = 0;
 
 	(void)s;
-	for (size_t i = 0; i < n; i++)
-		if (!ours(comps[i], &p) && place(c, comps[i], e))
-			return -1;
-	return 0;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (!ours(comps[i], &p) ? place(c, comps[i], entries, e) :
+		    entries && control(&p, entries, &text, e))
+			rc = -1;
+	buf_release(&text);
+	return rc;
 }
 
 static int finish(struct cluster *c, const struct suite_item *it,
@@ -460,13 +491,14 @@ static int finish(struct cluster *c, const struct suite_item *it,
 
 /*
  * SIGUSR1 to the file system of `p`, its report read back into `value`:
- * {"component","files","bytes","lost":[{"path","bytes"}...]}.
+ * {"component","files","bytes","lost":[{"path","bytes"}...],"entries",
+ * "undone":["rename /a /b"...]} (at most MAX_NAMED of each named).
  */
 static int lose(const struct placement *p, struct buf *value, struct err *e)
 {
 	char report[PATH_MAX + 16];
 	struct buf text = BUF_INIT;
-	unsigned long long files = 0, bytes = 0;
+	unsigned long long files = 0, bytes = 0, entries = 0;
 	const char *at;
 	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
 	size_t named = 0;
@@ -483,7 +515,8 @@ static int lose(const struct placement *p, struct buf *value, struct err *e)
 		buf_reset(&text);
 		if (!buf_read_file(&text, report, NULL) &&
 		    (at = strstr(buf_str(&text), "lost-done ")) &&
-		    sscanf(at, "lost-done %llu %llu", &files, &bytes) == 2)
+		    sscanf(at, "lost-done %llu %llu %llu", &files, &bytes,
+			   &entries) == 3)
 			break;
 		if (clock_mono_ns() > until) {
 			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not "
@@ -512,6 +545,19 @@ static int lose(const struct placement *p, struct buf *value, struct err *e)
 		if (!at)
 			break;
 		at++;
+	}
+	buf_printf(value, NULL, "],\"entries\":%llu,\"undone\":[", entries);
+	named = 0;
+	for (at = buf_str(&text); at && *at && named < MAX_NAMED;
+	     at = strchr(at, '\n'), at = at ? at + 1 : NULL) {
+		char what[PATH_MAX * 2 + 16];
+
+		if (strncmp(at, "lost-entry", 10))
+			continue;
+		snprintf(what, sizeof(what), "%.*s",
+			 (int)strcspn(at + 11, "\n"), at + 11);
+		buf_addstr(value, named++ ? "," : "", NULL);
+		json_quote(value, what, NULL);
 	}
 	buf_addstr(value, "]}", NULL);
 	rc = 0;
@@ -781,9 +827,10 @@ static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
 
 /*
  * A run killed while a data directory was on tichaos-diskfs left it
- * there: each recorded placement whose runner is gone undone — its
- * component stopped (when `c` has it), the file system unmounted, the
- * directory moved back — and said.
+ * there: each recorded placement of `c`'s components whose runner is
+ * gone undone — its component stopped, the file system unmounted, the
+ * directory moved back — and said. Before the cluster's servers start,
+ * and at `cluster down` once they stopped.
  */
 static int sweep(struct cluster *c, struct err *e)
 {
@@ -805,9 +852,12 @@ static int sweep(struct cluster *c, struct err *e)
 		if (record_read(path, &p) ||
 		    proc_start_time(p.runner) == p.runner_start)
 			continue;
+		/* Another cluster's (its data directory elsewhere) is left to
+		 * a run on that cluster: its component may run on it. */
 		comp = cluster_find(c, p.component);
-		if (comp && comp->data_dir && !strcmp(comp->data_dir, p.data) &&
-		    component_state(c, comp) != STATE_STOPPED)
+		if (!comp || !comp->data_dir || strcmp(comp->data_dir, p.data))
+			continue;
+		if (component_state(c, comp) != STATE_STOPPED)
 			component_stop(c, comp, &why);
 		if (unmount_and_restore(&p, &why))
 			log_warn("%s: cannot undo what an earlier run left on "

@@ -517,6 +517,7 @@ int cmd_cluster(int argc, char **argv)
 	if (!strcmp(action, "up")) {
 		rc = up(&c, &e);
 	} else if (!strcmp(action, "down")) {
+		c.sweep = fault_sweep;
 		if (cluster_down(&c, &e))
 			rc = (int)e.class;
 		else if (purge && (c.type->takes & CLUSTER_TAKES_PURGE)) {

@@ -10,7 +10,8 @@
 # flight may lose its bytes, written and not yet synced): the checks pass.
 # The data directory is back in place after the run, nothing mounted,
 # no file system left; ^C puts it back; a run killed with SIGKILL leaves
-# it placed and the next run puts it back, saying so.
+# it placed and the next run on that cluster puts it back, saying so, as
+# `cluster down` does; a run on another cluster leaves it be.
 . "$(dirname "$0")/test-lib.sh"
 
 need mariadbd etcd
@@ -19,9 +20,10 @@ need mariadbd etcd
 	{ echo "Bail out! diskfs/tichaos-diskfs is not built (make)"; exit 1; }
 [ -c /dev/fuse ] || skip_all "no /dev/fuse on this machine"
 
-# suite NAME DURATION AT [OPTIONS]: 200 inserts a second into dl.t for
-# DURATION, a disk_lose of up-0 at AT for 1 s; progress and consistency
-# checked. OPTIONS: the upstream's server options, as a flow mapping.
+# suite NAME DURATION AT [OPTIONS] [ENTRIES]: 200 inserts a second into
+# dl.t for DURATION, a disk_lose of up-0 at AT for 1 s; progress and
+# consistency checked. OPTIONS: the upstream's server options, as a flow
+# mapping; ENTRIES: the fault's `entries` (default ordered).
 suite() {
 	{
 		echo "name: $1"
@@ -43,6 +45,7 @@ suite() {
 		    target: up-0
 		    at: [$3]
 		    down: 1s
+		    entries: ${5:-ordered}
 		checks:
 		  - kind: progress
 		    timeout: 20s
@@ -78,7 +81,7 @@ test_expect_success 'the cluster as it is: the loss drops the logs tails, the re
 	grep -qx "ok 2 - fault 1 disk_lose: 1 of 1 injected, 1 healed" tap &&
 	grep -qx "not ok 3 - progress" tap &&
 	grep -Eq "message: \"1 of 1 replicas not caught up; down-0: .*Got fatal error 1236 from master when reading data from binary log: .Error: connecting slave requested to start from GTID 0-1-[0-9]+, which is not in the master.s binlog." tap &&
-	grep -q "\"type\":\"info\",\"f\":\"disk_lose\",\"target\":\"up-0\",\"value\":{\"killed\":\[{\"component\":\"up-0\",\"pid\":[0-9]*}\],\"dropped\":\[{\"component\":\"up-0\",\"files\":[0-9]*,\"bytes\":[0-9]*,\"lost\":\[" lossy/history.jsonl &&
+	grep -q "\"type\":\"info\",\"f\":\"disk_lose\",\"target\":\"up-0\",\"value\":{\"killed\":\[{\"component\":\"up-0\",\"pid\":[0-9]*}\],\"dropped\":\[{\"component\":\"up-0\",\"files\":[0-9]*,\"bytes\":[0-9]*,\"lost\":\[.*\],\"entries\":0,\"undone\":\[\]}\]" lossy/history.jsonl &&
 	dropped lossy >paths &&
 	grep -qx "/ib_logfile0" paths && grep -Eqx "/binlog\.[0-9]{6}" paths &&
 	grep -q "\"holds\":\"powered_off\"" lossy/history.jsonl &&
@@ -100,6 +103,18 @@ test_expect_success 'both logs flushed at each commit: nothing acknowledged lost
 	rows=$(sed -n "s/^ok 4 - consistency: 1 tables, \([0-9]*\) rows equal on both sides (sync [0-9.]*s)$/\1/p" tap) &&
 	test "$rows" -ge "$acked" && test "$rows" -le $((acked + info)) &&
 	nothing_left "$TRASH/durable"
+'
+
+suite posix 10s 4s "{ innodb_flush_log_at_trx_commit: 1, sync_binlog: 1 }" posix
+
+test_expect_success 'entries as POSIX has them: MariaDB never syncs the directories it makes, and does not start again' '
+	"$TICHAOS" run posix.yaml --port-base auto --out "$TRASH/posix" >tap 2>err
+	test $? = 1 &&
+	grep -qx "not ok 2 - fault 1 disk_lose: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
+	grep -q "message: \"up-0 exited while starting: .* \[ERROR\] InnoDB: File ./dl/t.ibd was not found; last log line: .* \[ERROR\] Aborting\"" tap &&
+	grep -q "\"entries\":[1-9][0-9]*,\"undone\":\[[^]]*\"made /dl\"" posix/history.jsonl &&
+	grep -q "\"undone\":\[[^]]*\"made /dl/t.ibd\"" posix/history.jsonl &&
+	nothing_left "$TRASH/posix"
 '
 
 test_cluster_setup 'set up a cluster to attach to'
@@ -128,6 +143,10 @@ test_expect_success 'SIGKILL while placed: left on tichaos-diskfs; the next run 
 	grep -q " $C/up-0/data fuse" /proc/mounts &&
 	test "$(records "$C")" &&
 	insert_suite next 1s 1 nextdb 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --port-base auto --out "$TRASH/other" >tap 2>err ||
+	{ cat err tap; false; } &&
+	! grep -q "up-0: its data directory back" err &&
+	grep -q " $C/up-0/data fuse" /proc/mounts && alive $fs &&
 	"$TICHAOS" run next.yaml --cluster "$T" --out "$TRASH/next" >tap 2>err ||
 	{ cat err tap; false; } &&
 	grep -q "warn  up-0: its data directory back from tichaos-diskfs, where an earlier run left it (its runner, pid $run, is gone)$" err &&
@@ -135,6 +154,22 @@ test_expect_success 'SIGKILL while placed: left on tichaos-diskfs; the next run 
 	nothing_left "$C" &&
 	test "$(sql $UP "SELECT COUNT(*) FROM nextdb.t")" -gt 0 ||
 	{ echo "--- err"; cat err; echo "--- tap"; cat tap; false; }
+'
+
+test_expect_success 'SIGKILL while placed, then cluster down: it stops the component and puts the directory back' '
+	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed2" >tap 2>err & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"its data directory on tichaos-diskfs\" err" &&
+	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err) &&
+	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
+	kill -KILL $run && { wait $run; test $? = 137; } &&
+	test "$(records "$C")" &&
+	"$TICHAOS" cluster down --dir "$C" >out 2>err ||
+	{ cat err out; false; } &&
+	grep -q "warn  up-0: its data directory back from tichaos-diskfs, where an earlier run left it (its runner, pid $run, is gone)$" err &&
+	! alive $fs && test -d "$C/up-0/data" && test ! -e "$C/up-0/data.tichaos-disk" &&
+	test ! -e "$C/up-0/data.tichaos-disk.trash" && nothing_left "$C" &&
+	test_cluster_up "$C"
 '
 
 test_expect_success 'refused at its line: no down; a target without a data directory' '
