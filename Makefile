@@ -337,7 +337,7 @@ bench:
 
 asan: deps
 	@$(MAKE) --no-print-directory clean >/dev/null
-	@$(MAKE) --no-print-directory SANITIZE=1 DEVELOPER=1 $(PROG) unit-tests
+	@$(MAKE) --no-print-directory SANITIZE=1 DEVELOPER=1 $(PROG) $(DISKFS) unit-tests
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	 $(MAKE) --no-print-directory prove

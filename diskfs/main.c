@@ -6,7 +6,8 @@
  * fdatasync, as Jepsen's lazyfs does, and what was synced stays, byte
  * for byte (diskfs/overlay.h holds a file's unsynced writes).
  *
- *	tichaos-diskfs BACKING MOUNTPOINT REPORT CONTROL [FUSE OPTION...]
+ *	tichaos-diskfs [--cache] BACKING MOUNTPOINT REPORT CONTROL
+ *		       [FUSE OPTION...]
  *
  * Runs in the foreground until unmounted (SIGTERM, SIGINT, fusermount3
  * -u), then exits 0; a clean unmount writes what is unsynced, as a clean
@@ -36,8 +37,13 @@
  * What it does not hold back: a file's metadata (mode, owner, times). A
  * file opened O_SYNC or O_DSYNC is synced at each write. Reads bypass the
  * kernel's page cache (direct_io), so what a reader sees after a loss
- * is what is left; so programs that mmap a file on it cannot (FUSE
- * refuses a shared mapping of a direct_io file).
+ * is what is left, and each read reaches the fault modes; so programs
+ * that mmap a file on it cannot (FUSE refuses a shared mapping of a
+ * direct_io file: etcd's bbolt fails with ENODEV). With --cache the
+ * kernel's page cache stays (writes still reach the file system at
+ * once; each open drops what the cache held of the file, so a program
+ * started after a loss reads what is left), and mmap works; reads the
+ * cache answers do not reach the fault modes.
  */
 #define FUSE_USE_VERSION 31
 
@@ -90,9 +96,9 @@ static struct {
 	struct file *files;
 	struct journal journal;
 	int ordered;		/* "entries ordered": any sync commits all */
+	int cache;		/* --cache: the kernel's page cache kept */
 	struct diskmode mode;
-} fs = { "", NULL, -1, NULL, 0, PTHREAD_MUTEX_INITIALIZER, NULL, { 0 },
-	 0, { 0 } };
+} fs = { .report = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /*
  * An operation of kind `k` begins: what the fault mode says done (a
@@ -220,7 +226,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	cfg->attr_timeout = 0;
 	cfg->entry_timeout = 0;
 	cfg->negative_timeout = 0;
-	cfg->direct_io = 1;
+	cfg->direct_io = !fs.cache;
 	cfg->use_ino = 1;
 	fprintf(stderr, "mounted %s\n", fs.mountpoint);
 	return NULL;
@@ -261,7 +267,7 @@ static int open_handle(const char *path, struct fuse_file_info *fi)
 	}
 	h->sync = (fi->flags & (O_SYNC | O_DSYNC)) != 0;
 	fi->fh = (uint64_t)(uintptr_t)h;
-	fi->direct_io = 1;
+	fi->direct_io = !fs.cache;
 	return 0;
 }
 
@@ -741,9 +747,15 @@ int main(int argc, char **argv)
 	pthread_t thread;
 	int n = 0, rc;
 
+	if (argc > 1 && !strcmp(argv[1], "--cache")) {
+		fs.cache = 1;
+		argv[1] = argv[0];
+		argv++;
+		argc--;
+	}
 	if (argc < 5 || argc > 60) {
-		fprintf(stderr, "usage: tichaos-diskfs BACKING MOUNTPOINT "
-			"REPORT CONTROL [FUSE OPTION...]\n");
+		fprintf(stderr, "usage: tichaos-diskfs [--cache] BACKING "
+			"MOUNTPOINT REPORT CONTROL [FUSE OPTION...]\n");
 		return 2;
 	}
 	if (!realpath(argv[1], fs.backing)) {

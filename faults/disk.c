@@ -71,13 +71,28 @@ struct disk_opts {
 	struct optlist ops;	/* disk_error, disk_slow: read, write, fsync */
 	int64_t delay;		/* disk_slow */
 	int entries;		/* disk_lose: enum entries */
+	int cache;		/* enum cache */
 };
+
+/* Whether the kernel's page cache stays over the file system
+ * (tichaos-diskfs --cache): programs that map their files need it. */
+enum cache { CACHE_AUTO, CACHE_ON, CACHE_OFF };
+static const char *const cache_names[] = { "auto", "on", "off", NULL };
+/* auto: on for these, which map their files (etcd's and PD's bbolt). */
+#define CACHE_ROLES (ROLE_ETCD | ROLE_PD | ROLE_KV)
 
 /* disk_lose: when a directory entry becomes durable (diskfs/main.c). */
 enum entries { ENTRIES_POSIX, ENTRIES_ORDERED };
 static const char *const entries_names[] = { "posix", "ordered", NULL };
 
 static const char *const op_names[] = { "read", "write", "fsync", NULL };
+
+#define DISK_CACHE_OPT                                                       \
+	{ "cache", OPT_ENUM, "auto", 0, cache_names, 0, 0,                   \
+	  "the kernel's page cache over the data directory: on (what maps "  \
+	  "its files needs it: etcd, PD; reads it answers reach no fault), " \
+	  "off (each read reaches the disk), auto (on for etcd, pd and kv)", \
+	  OPT_AT(struct disk_opts, cache) }
 
 #define DISK_OPS_OPT(what)                                                   \
 	{ "ops", OPT_ENUM_LIST, "[read, write, fsync]", 0, op_names, 0, 0,   \
@@ -92,6 +107,7 @@ static const struct optspec lose_opts[] = {
 	  "drops: posix (those whose directory was not synced since) or "
 	  "ordered (those made after the last sync of anything, as ext4 "
 	  "and XFS journal them)", OPT_AT(struct disk_opts, entries) },
+	DISK_CACHE_OPT,
 };
 
 static const struct optspec error_opts[] = {
@@ -101,11 +117,13 @@ static const struct optspec error_opts[] = {
 	  "the percentage of its operations (`ops`) that fail with EIO, "
 	  "above 0 and at most 100", OPT_AT(struct disk_opts, percent) },
 	DISK_OPS_OPT("fail"),
+	DISK_CACHE_OPT,
 };
 
 static const struct optspec full_opts[] = {
 	FAULT_COMMON_OPTS,
 	FAULT_TARGET_OPTS,
+	DISK_CACHE_OPT,
 };
 
 static const struct optspec slow_opts[] = {
@@ -115,6 +133,7 @@ static const struct optspec slow_opts[] = {
 	  "how long each of its operations (`ops`) waits first, above 0",
 	  OPT_AT(struct disk_opts, delay) },
 	DISK_OPS_OPT("wait"),
+	DISK_CACHE_OPT,
 };
 
 /* One placement: what its record (DISK_DIR/NAME/record) says. */
@@ -248,7 +267,7 @@ static int mounted(const char *path)
  */
 static int unmount_and_restore(struct placement *p, struct err *e)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 64];
 
 	if (p->fs_pid > 0 && proc_start_time(p->fs_pid) == p->fs_start) {
 		kill(p->fs_pid, SIGTERM);
@@ -351,14 +370,15 @@ static int control(const struct placement *p, const char *line,
  * control line `first` (MAY be NULL) set before the component starts.
  */
 static int place(struct cluster *c, struct component *comp,
-		 const char *first, struct err *e)
+		 const char *first, int cache, struct err *e)
 {
 	struct placement p;
 	char log_path[PATH_MAX + 16];
 	struct buf program = BUF_INIT;
 	char report[PATH_MAX + 16], ctl[PATH_MAX + 16];
 	struct proc fs = PROC_INIT;
-	const char *argv[6];
+	const char *argv[7];
+	size_t k = 0;
 	struct buf log = BUF_INIT;
 	struct stat st;
 	int64_t until;
@@ -391,12 +411,14 @@ static int place(struct cluster *c, struct component *comp,
 		return -1;
 	}
 	diskfs_program(&program);
-	argv[0] = buf_str(&program);
-	argv[1] = p.backing;
-	argv[2] = p.data;
-	argv[3] = report;
-	argv[4] = ctl;
-	argv[5] = NULL;
+	argv[k++] = buf_str(&program);
+	if (cache)
+		argv[k++] = "--cache";
+	argv[k++] = p.backing;
+	argv[k++] = p.data;
+	argv[k++] = report;
+	argv[k++] = ctl;
+	argv[k] = NULL;
 	fs.argv = argv;
 	fs.err = log_path;
 	fs.out = log_path;
@@ -430,8 +452,9 @@ static int place(struct cluster *c, struct component *comp,
 		clock_sleep_ns(20 * NS_PER_MS);
 	}
 	buf_release(&log);
-	log_info("%s: its data directory on tichaos-diskfs (pid %ld), for "
-		 "the disk faults", comp->name, (long)fs.pid);
+	log_info("%s: its data directory on tichaos-diskfs (pid %ld%s), for "
+		 "the disk faults", comp->name, (long)fs.pid,
+		 cache ? ", the page cache kept" : "");
 	if (first && control(&p, first, &log, e))
 		goto undo;
 	buf_release(&log);
@@ -456,10 +479,15 @@ static int prepare(struct cluster *c, const struct suite *s,
 	int rc = 0;
 
 	(void)s;
-	for (size_t i = 0; i < n && !rc; i++)
-		if (!ours(comps[i], &p) ? place(c, comps[i], entries, e) :
-		    entries && control(&p, entries, &text, e))
+	for (size_t i = 0; i < n && !rc; i++) {
+		int cache = o->cache == CACHE_ON ||
+			    (o->cache == CACHE_AUTO &&
+			     (comps[i]->roles & CACHE_ROLES));
+
+		if (!ours(comps[i], &p) ? place(c, comps[i], entries, cache, e)
+		    : entries && control(&p, entries, &text, e))
 			rc = -1;
+	}
 	buf_release(&text);
 	return rc;
 }

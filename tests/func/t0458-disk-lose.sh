@@ -117,6 +117,17 @@ test_expect_success 'entries as POSIX has them: MariaDB never syncs the director
 	nothing_left "$TRASH/posix"
 '
 
+test_expect_success 'etcd on it, the page cache kept (bbolt maps its file): a member loses its WAL tail, restarts, rejoins' '
+	suite etcdlose 8s 3s && sed -i "s/target: up-0/target: etcd-0/" etcdlose.yaml &&
+	"$TICHAOS" run etcdlose.yaml --port-base auto --out "$TRASH/etcd" >tap 2>err ||
+	{ cat err tap; false; } &&
+	grep -q "info  etcd-0: its data directory on tichaos-diskfs (pid [0-9]*, the page cache kept), for the disk faults$" err &&
+	grep -qx "ok 2 - fault 1 disk_lose: 1 of 1 injected, 1 healed" tap &&
+	grep -q "\"f\":\"disk_lose\",\"target\":\"etcd-0\",\"value\":{\"killed\":\[{\"component\":\"etcd-0\",\"pid\":[0-9]*}\],\"dropped\":\[{\"component\":\"etcd-0\"" etcd/history.jsonl &&
+	grep -q "\"f\":\"restart\",\"target\":\"etcd-0\",\"value\":{\"restarted\":\[{\"component\":\"etcd-0\"" etcd/history.jsonl &&
+	nothing_left "$TRASH/etcd"
+'
+
 test_cluster_setup 'set up a cluster to attach to'
 
 suite long 60s 60s
