@@ -53,7 +53,7 @@ static int read_listing(int dir, struct listing *l)
 		if (!f)
 			continue;
 		if (fgets(text, sizeof(text), f))
-			l->id[n] = atoi(text);
+			l->id[n] = (int)strtol(text, NULL, 10);
 		fclose(f);
 		if (!l->id[n])
 			return -1;
