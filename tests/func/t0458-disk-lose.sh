@@ -144,13 +144,20 @@ test_expect_success '^C while placed: the data directory put back before the run
 	{ echo "--- err"; cat err; echo "--- tap"; cat tap; false; }
 '
 
-test_expect_success 'SIGKILL while placed: left on tichaos-diskfs; the next run puts it back and says so' '
-	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed" >tap 2>err & } &&
+# killed_while_placed OUT: long.yaml run on the attached cluster into
+# $TRASH/OUT, killed with SIGKILL once up-0 is placed; $run its pid, $fs
+# the file system's (both tracked, and the mount).
+killed_while_placed() {
+	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/$1" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"its data directory on tichaos-diskfs\" err" &&
 	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err) &&
 	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
-	kill -KILL $run && { wait $run; test $? = 137; } &&
+	kill -KILL $run && { wait $run; test $? = 137; }
+}
+
+test_expect_success 'SIGKILL while placed: left on tichaos-diskfs; the next run puts it back and says so' '
+	killed_while_placed killed &&
 	grep -q " $C/up-0/data fuse" /proc/mounts &&
 	test "$(records "$C")" &&
 	insert_suite next 1s 1 nextdb 10 >next.yaml &&
@@ -168,12 +175,7 @@ test_expect_success 'SIGKILL while placed: left on tichaos-diskfs; the next run 
 '
 
 test_expect_success 'SIGKILL while placed, then cluster down: it stops the component and puts the directory back' '
-	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed2" >tap 2>err & } &&
-	run=$! && test_track_pid $run &&
-	wait_for_condition 60 "grep -q \"its data directory on tichaos-diskfs\" err" &&
-	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err) &&
-	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
-	kill -KILL $run && { wait $run; test $? = 137; } &&
+	killed_while_placed killed2 &&
 	test "$(records "$C")" &&
 	"$TICHAOS" cluster down --dir "$C" >out 2>err ||
 	{ cat err out; false; } &&
