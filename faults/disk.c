@@ -31,8 +31,9 @@
  * heal sets it off and records what it did: every read, write and sync
  * the component made meanwhile, how many failed, how long they waited.
  *
- * The file system holds back file data and sizes; directory entries and
- * metadata reach the disk at once (diskfs/main.c says why not yet).
+ * The file system holds back file data and sizes, and directory entries
+ * until their directory is synced (`entries: ordered`: until anything
+ * is); a file's metadata reaches the disk at once (diskfs/main.c).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -57,7 +58,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-#define DISK_DIR "/run/tichaos/disks"
+#define DISK_DIR PROC_STATE_ROOT "/disks"
 #define BACKING_SUFFIX ".tichaos-disk"
 #define MOUNT_TIMEOUT_NS (10 * NS_PER_SEC)
 #define REPORT_TIMEOUT_NS (10 * NS_PER_SEC)
@@ -337,7 +338,6 @@ static int resolve(struct cluster *c, const struct suite *s,
 	const struct disk_opts *o = it->opts;
 	struct component *comps[FAULT_MAX_TARGETS];
 	size_t n = fault_targets(c, o->t.target, 0, comps);
-
 	const char *kind = it->type->name;
 
 	if (access("/dev/fuse", R_OK | W_OK))
@@ -393,9 +393,9 @@ static int place(struct cluster *c, struct component *comp,
 	snprintf(report, sizeof(report), "%s/report", p.dir);
 	snprintf(ctl, sizeof(ctl), "%s/control", p.dir);
 	p.was_running = running;
-	if ((mkdir("/run/tichaos", 0755) && errno != EEXIST) ||
-	    (mkdir(DISK_DIR, 0755) && errno != EEXIST) ||
-	    (mkdir(p.dir, 0755) && errno != EEXIST))
+	if (proc_state_dir(DISK_DIR, e))
+		return -1;
+	if (mkdir(p.dir, 0755) && errno != EEXIST)
 		return err_errno(e, errno, "cannot create '%s'", p.dir);
 	if (stat(p.data, &st))
 		return err_errno(e, errno, "%s: no data directory '%s'",
@@ -517,6 +517,53 @@ static int finish(struct cluster *c, const struct suite_item *it,
 	return rc;
 }
 
+/* The line of the report `text` that begins with `prefix`, or NULL. */
+static const char *report_line(const char *text, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	for (const char *at = text; at && *at; at = strchr(at, '\n'),
+	     at = at ? at + 1 : NULL)
+		if (!strncmp(at, prefix, n))
+			return at;
+	return NULL;
+}
+
+/*
+ * Signal `sig` to the file system of `p` (its report emptied first) and
+ * wait for its answer: a line of the report beginning with one of the
+ * NULL-terminated `ends`. The report in `text`; the index of the end
+ * seen, or -1 (`e`) when the file system is gone or did not answer
+ * within REPORT_TIMEOUT_NS (`what` says what it did not do).
+ */
+static int ask(const struct placement *p, int sig,
+	       const char *const *ends, const char *what, struct buf *text,
+	       struct err *e)
+{
+	char report[PATH_MAX + 16];
+	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
+
+	snprintf(report, sizeof(report), "%s/report", p->dir);
+	if (truncate(report, 0) && errno != ENOENT)
+		return err_errno(e, errno, "cannot empty '%s'", report);
+	if (proc_start_time(p->fs_pid) != p->fs_start || kill(p->fs_pid, sig))
+		return err_set(e, ERR_INFRA, "%s: its tichaos-diskfs (pid %ld) "
+			       "is gone", p->component, (long)p->fs_pid);
+	for (;;) {
+		buf_reset(text);
+		if (!buf_read_file(text, report, NULL))
+			for (int i = 0; ends[i]; i++)
+				if (report_line(buf_str(text), ends[i]))
+					return i;
+		if (clock_mono_ns() > until)
+			return err_set(e, ERR_INFRA, "%s: tichaos-diskfs did "
+				       "not %s within %llds", p->component,
+				       what, (long long)(REPORT_TIMEOUT_NS /
+							 NS_PER_SEC));
+		clock_sleep_ns(5 * NS_PER_MS);
+	}
+}
+
 /*
  * SIGUSR1 to the file system of `p`, its report read back into `value`:
  * {"component","files","bytes","lost":[{"path","bytes"}...],"entries",
@@ -524,35 +571,20 @@ static int finish(struct cluster *c, const struct suite_item *it,
  */
 static int lose(const struct placement *p, struct buf *value, struct err *e)
 {
-	char report[PATH_MAX + 16];
+	static const char *const done[] = { "lost-done ", NULL };
 	struct buf text = BUF_INIT;
 	unsigned long long files = 0, bytes = 0, entries = 0;
 	const char *at;
-	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
 	size_t named = 0;
 	int rc = -1;
 
-	snprintf(report, sizeof(report), "%s/report", p->dir);
-	if (truncate(report, 0) && errno != ENOENT)
-		return err_errno(e, errno, "cannot empty '%s'", report);
-	if (proc_start_time(p->fs_pid) != p->fs_start ||
-	    kill(p->fs_pid, SIGUSR1))
-		return err_set(e, ERR_INFRA, "%s: its tichaos-diskfs (pid %ld) "
-			       "is gone", p->component, (long)p->fs_pid);
-	for (;;) {
-		buf_reset(&text);
-		if (!buf_read_file(&text, report, NULL) &&
-		    (at = strstr(buf_str(&text), "lost-done ")) &&
-		    sscanf(at, "lost-done %llu %llu %llu", &files, &bytes,
-			   &entries) == 3)
-			break;
-		if (clock_mono_ns() > until) {
-			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not "
-				"report its loss within %llds", p->component,
-				(long long)(REPORT_TIMEOUT_NS / NS_PER_SEC));
-			goto out;
-		}
-		clock_sleep_ns(10 * NS_PER_MS);
+	if (ask(p, SIGUSR1, done, "report its loss", &text, e) < 0)
+		goto out;
+	if (sscanf(report_line(buf_str(&text), done[0]),
+		   "lost-done %llu %llu %llu", &files, &bytes, &entries) != 3) {
+		err_set(e, ERR_INFRA, "%s: tichaos-diskfs's report: %s",
+			p->component, buf_str(&text));
+		goto out;
 	}
 	buf_printf(value, NULL, "{\"component\":\"%s\",\"files\":%llu,"
 		   "\"bytes\":%llu,\"lost\":[", p->component, files, bytes);
@@ -622,24 +654,6 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	return rc;
 }
 
-static int heal(struct fault_ctx *ctx, struct fault_action *act,
-		struct buf *value, struct err *e)
-{
-	return fault_restart_targets(ctx, act, value, e);
-}
-
-/* The line of the report `text` that begins with `prefix`, or NULL. */
-static const char *report_line(const char *text, const char *prefix)
-{
-	size_t n = strlen(prefix);
-
-	for (const char *at = text; at && *at; at = strchr(at, '\n'),
-	     at = at ? at + 1 : NULL)
-		if (!strncmp(at, prefix, n))
-			return at;
-	return NULL;
-}
-
 /*
  * Mode `line` (diskfs/mode.h) to the file system of `p`: written to its
  * control file, SIGUSR2, its answer waited for in its report, which is
@@ -649,56 +663,43 @@ static int control(const struct placement *p, const char *line,
 		   struct buf *text, struct err *e)
 {
 	char path[PATH_MAX + 16];
-	struct buf want = BUF_INIT;
+	struct buf want = BUF_INIT, what = BUF_INIT;
+	const char *ends[] = { "mode-error ", NULL, NULL };
 	const char *refused;
-	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
 	int rc = -1;
 
 	buf_printf(&want, NULL, "%s\n", line);
 	snprintf(path, sizeof(path), "%s/control", p->dir);
 	if (buf_write_file(&want, path, 0644, e))
 		goto out;
-	snprintf(path, sizeof(path), "%s/report", p->dir);
-	if (truncate(path, 0) && errno != ENOENT) {
-		err_errno(e, errno, "cannot empty '%s'", path);
-		goto out;
-	}
-	if (proc_start_time(p->fs_pid) != p->fs_start ||
-	    kill(p->fs_pid, SIGUSR2)) {
-		err_set(e, ERR_INFRA, "%s: its tichaos-diskfs (pid %ld) is "
-			"gone", p->component, (long)p->fs_pid);
-		goto out;
-	}
 	buf_reset(&want);
 	buf_printf(&want, NULL, "mode %s\n", line);
-	for (;;) {
-		buf_reset(text);
-		if (!buf_read_file(text, path, NULL)) {
-			if ((refused = report_line(buf_str(text),
-						   "mode-error "))) {
-				err_set(e, ERR_INFRA, "%s: tichaos-diskfs "
-					"refused the mode: %.*s", p->component,
-					(int)strcspn(refused, "\n"), refused);
-				goto out;
-			}
-			if (report_line(buf_str(text), buf_str(&want)))
-				break;
-		}
-		if (clock_mono_ns() > until) {
-			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not set "
-				"'%s' within %llds", p->component, line,
-				(long long)(REPORT_TIMEOUT_NS / NS_PER_SEC));
-			goto out;
-		}
-		clock_sleep_ns(5 * NS_PER_MS);
+	ends[1] = buf_str(&want);
+	buf_printf(&what, NULL, "set '%s'", line);
+	rc = ask(p, SIGUSR2, ends, buf_str(&what), text, e);
+	if (rc == 0) {
+		refused = report_line(buf_str(text), ends[0]);
+		rc = err_set(e, ERR_INFRA, "%s: tichaos-diskfs refused the "
+			     "mode: %.*s", p->component,
+			     (int)strcspn(refused, "\n"), refused);
+	} else if (rc == 1) {
+		rc = 0;
 	}
-	rc = 0;
 out:
 	buf_release(&want);
+	buf_release(&what);
 	return rc;
 }
 
-/* The file system's mode for an injection of `it` ("off" for the others). */
+/* `ops` as written, "read,write". */
+static void join_ops(const struct disk_opts *o, struct buf *out)
+{
+	for (size_t i = 0; i < o->ops.n; i++)
+		buf_printf(out, NULL, "%s%s", i ? "," : "", o->ops.v[i]);
+}
+
+/* The file system's mode line for an injection of `it` (disk_error,
+ * disk_full, disk_slow). */
 static void mode_line(const struct suite_item *it, uint64_t choice,
 		      struct buf *out)
 {
@@ -714,19 +715,9 @@ static void mode_line(const struct suite_item *it, uint64_t choice,
 		buf_printf(out, NULL, "error %.17g ", o->percent);
 	else
 		buf_printf(out, NULL, "slow %lld ", (long long)o->delay);
-	for (size_t i = 0; i < o->ops.n; i++)
-		buf_printf(out, NULL, "%s%s", i ? "," : "", o->ops.v[i]);
+	join_ops(o, out);
 	if (!strcmp(kind, "disk_error"))
 		buf_printf(out, NULL, " %llu", (unsigned long long)choice);
-}
-
-/* The value's member listing the components a mode holds. */
-static const char *mode_member(const struct suite_item *it)
-{
-	const char *kind = it->type->name;
-
-	return !strcmp(kind, "disk_error") ? "failing" :
-	       !strcmp(kind, "disk_full") ? "full" : "slowed";
 }
 
 /*
@@ -747,7 +738,8 @@ static int inject_mode(struct fault_ctx *ctx, const struct suite_item *it,
 	if (fault_pick(ctx, o->t.target, o->t.pick, ev->choice, act, e))
 		return -1;
 	mode_line(it, ev->choice, &line);
-	buf_printf(value, NULL, "\"%s\":[", mode_member(it));
+	/* The member the kind's holds name (error_holds...). */
+	buf_printf(value, NULL, "\"%s\":[", fault_type_of(it)->holds->list);
 	for (; set < act->ntargets; set++) {
 		struct placement p;
 
@@ -770,9 +762,7 @@ static int inject_mode(struct fault_ctx *ctx, const struct suite_item *it,
 				   format_duration(o->delay, d, sizeof(d)));
 		if (o->ops.n) {
 			buf_addstr(value, ",\"ops\":\"", NULL);
-			for (size_t i = 0; i < o->ops.n; i++)
-				buf_printf(value, NULL, "%s%s", i ? "," : "",
-					   o->ops.v[i]);
+			join_ops(o, value);
 			buf_addch(value, '"', NULL);
 		}
 		buf_addch(value, '}', NULL);
@@ -966,7 +956,7 @@ const struct fault_type fault_disk_lose = {
 	.prepare = prepare,
 	.finish = finish,
 	.inject = inject,
-	.heal = heal,
+	.heal = fault_restart_targets,
 	.heal_name = "restart",
 	.target = fault_component_target,
 	.holds = &lose_holds,

@@ -189,8 +189,9 @@ struct fault_type {
 	/*
 	 * MAY: once the suite is resolved, before the schema is made: set
 	 * up on the cluster, for the whole run, what the item's injections
-	 * need (disk_lose: its components' data on tichaos-diskfs). Undone
-	 * by `finish`; what a killed run leaves is the kind's `sweep`'s.
+	 * need (the disk kinds: their components' data on tichaos-diskfs).
+	 * Undone by `finish`; what a killed run leaves is the kind's
+	 * `sweep`'s.
 	 */
 	int (*prepare)(struct cluster *c, const struct suite *s,
 		       const struct suite_item *it, struct err *e);

@@ -122,11 +122,6 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	return fault_signal_targets(ctx, act, sig, "killed", value, e);
 }
 
-static int heal(struct fault_ctx *ctx, struct fault_action *act,
-		struct buf *value, struct err *e)
-{
-	return fault_restart_targets(ctx, act, value, e);
-}
 
 /* Its components, named in its value's "killed", are drawn down. */
 static const struct fault_holds holds = { "down", "down", "down", "#d62728", 1,
@@ -138,7 +133,7 @@ const struct fault_type fault_kill = {
 		  sizeof(struct kill_opts), .check = fault_check,
 		  .plan = fault_plan },
 	.inject = inject,
-	.heal = heal,
+	.heal = fault_restart_targets,
 	.heal_name = "restart",
 	.target = fault_component_target,
 	.holds = &holds,
