@@ -87,6 +87,12 @@ static char local_state(struct host *h, pid_t pid)
 	return proc_state(pid);
 }
 
+static long long local_start_time(struct host *h, pid_t pid)
+{
+	(void)h;
+	return proc_start_time(pid);
+}
+
 static int local_signal(struct host *h, pid_t pid, int sig, struct err *e)
 {
 	(void)h;
@@ -134,6 +140,7 @@ static const struct host_ops local_ops = {
 	.remove = local_remove,
 	.cmdline = local_cmdline,
 	.state = local_state,
+	.start_time = local_start_time,
 	.signal = local_signal,
 	.spawn = local_spawn,
 	.wait_gone = local_wait_gone,
@@ -302,6 +309,19 @@ static char ssh_state(struct host *h, pid_t pid)
 	return state;
 }
 
+static long long ssh_start_time(struct host *h, pid_t pid)
+{
+	struct buf out = BUF_INIT;
+	char cmd[64];
+	long long start = -1;
+
+	snprintf(cmd, sizeof(cmd), "cat /proc/%ld/stat", (long)pid);
+	if (pid > 0 && remote(h, cmd, NULL, &out, NULL, NULL) == 0)
+		start = proc_stat_start(buf_str(&out));
+	buf_release(&out);
+	return start;
+}
+
 static int ssh_signal(struct host *h, pid_t pid, int sig, struct err *e)
 {
 	char cmd[64], what[32];
@@ -386,6 +406,7 @@ static const struct host_ops ssh_ops = {
 	.remove = ssh_remove,
 	.cmdline = ssh_cmdline,
 	.state = ssh_state,
+	.start_time = ssh_start_time,
 	.signal = ssh_signal,
 	.spawn = ssh_spawn,
 	.wait_gone = ssh_wait_gone,

@@ -48,6 +48,8 @@ struct host_ops {
 		       struct err *e);
 	/* MUST: the state letter of `pid` ('R', 'S', 'T', ...), 0 if gone. */
 	char (*state)(struct host *h, pid_t pid);
+	/* MUST: when `pid` started (proc_start_time), -1 if gone. */
+	long long (*start_time)(struct host *h, pid_t pid);
 	/* MUST: send `sig`; a process that is gone is an error. */
 	int (*signal)(struct host *h, pid_t pid, int sig, struct err *e);
 	/*

@@ -139,59 +139,120 @@ static const struct optspec slow_opts[] = {
 
 /* One placement: what its record (DISK_DIR/NAME/record) says. */
 struct placement {
-	char dir[PATH_MAX];		/* DISK_DIR/NAME */
+	char dir[PATH_MAX];		/* DISK_DIR/NAME, on this machine */
 	char data[PATH_MAX];		/* the component's data directory */
 	char backing[PATH_MAX + 32];	/* DATA + BACKING_SUFFIX */
+	/* DATA + BACKING_SUFFIX ".run", beside it on its host: the file
+	 * system's report, control file and log. */
+	char run[PATH_MAX + 48];
 	pid_t fs_pid;
 	long long fs_start;
 	pid_t runner;
 	long long runner_start;
 	int was_running;		/* before the placement */
 	char component[128];
+	char host_name[128];		/* "local", or the topology's */
+	struct host *h;			/* where it is: the component's host */
 };
 
 /*
- * tichaos-diskfs: beside this program (the build's diskfs/, or
- * installed next to it), else on PATH.
+ * `command` run on host `h` with its stderr joined to its stdout, into
+ * `out` (MAY be NULL). Its exit code; a failure (`what` says what did
+ * not happen) is set in `e` with the command's last words.
  */
-static void diskfs_program(struct buf *out)
+static int on_host(struct host *h, const struct buf *command,
+		   struct buf *out, const char *what, struct err *e)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	static const char *const beside[] = { "/diskfs/tichaos-diskfs",
-					      "/tichaos-diskfs" };
-	char *slash;
+	struct buf cmd = BUF_INIT, text = BUF_INIT;
+	const char *last;
+	int code;
 
-	buf_reset(out);
-	if (n > 0) {
-		self[n] = '\0';
-		slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		for (size_t i = 0; slash && i < 2; i++) {
-			buf_reset(out);
-			buf_printf(out, NULL, "%s%s", self, beside[i]);
-			if (!access(buf_str(out), X_OK))
-				return;
-		}
+	buf_printf(&cmd, NULL, "exec 2>&1; %s", buf_str(command));
+	code = h->ops->shell(h, buf_str(&cmd), &text, e);
+	if (code > 0) {
+		buf_rtrim(&text);
+		last = strrchr(buf_str(&text), '\n');
+		err_set(e, ERR_INFRA, "host '%s': cannot %s: %s", h->name,
+			what, text.len ? (last ? last + 1 : buf_str(&text)) :
+			"no word from it");
 	}
-	buf_reset(out);
-	buf_addstr(out, "tichaos-diskfs", NULL);
+	if (out)
+		buf_addstr(out, buf_str(&text), NULL);
+	buf_release(&cmd);
+	buf_release(&text);
+	return code;
 }
 
 /*
- * DISK_DIR/NAME-HASH: the component's name, and its data directory's
- * (FNV-1a): two clusters' components of one name apart.
+ * tichaos-diskfs on host `h`, into `out`: beside this program (the
+ * build's diskfs/, or installed next to it) when that path is there
+ * too, else on its PATH. -1 (`e`, one line) when `h` has no /dev/fuse
+ * or no tichaos-diskfs.
  */
-static void placement_dir(const struct component *comp, char *out,
+static int fs_program(struct host *h, struct buf *out, struct err *e)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+	static const char *const beside[] = { "/diskfs/tichaos-diskfs",
+					      "/tichaos-diskfs" };
+	struct buf cmd = BUF_INIT, path = BUF_INIT;
+	int code;
+
+	if (slash)
+		*slash = '\0';
+	buf_addstr(&cmd, "test -r /dev/fuse && test -w /dev/fuse || exit 3; "
+		   "for p in", NULL);
+	for (size_t i = 0; slash && i < 2; i++) {
+		buf_reset(&path);
+		buf_printf(&path, NULL, "%s%s", self, beside[i]);
+		buf_addch(&cmd, ' ', NULL);
+		sh_quote(&cmd, buf_str(&path), NULL);
+	}
+	buf_addstr(&cmd, " tichaos-diskfs; do command -v \"$p\" && exit 0; "
+		   "done; exit 4", NULL);
+	buf_reset(out);
+	code = h->ops->shell(h, buf_str(&cmd), out, e);
+	buf_rtrim(out);
+	if (code == 3 || code == 4)
+		err_set(e, ERR_INFRA, "%s%s has %s", h == &host_local ?
+			"this machine" : "host ", h == &host_local ? "" :
+			h->name, code == 3 ? "no /dev/fuse to mount "
+			"tichaos-diskfs with" : "no tichaos-diskfs (beside "
+			"tichaos, or on its PATH)");
+	else if (code > 0 || (!code && !out->len))
+		err_set(e, ERR_INFRA, "host '%s': cannot look for "
+			"tichaos-diskfs: exit code %d", h->name, code);
+	buf_release(&cmd);
+	buf_release(&path);
+	return code || !out->len ? -1 : 0;
+}
+
+/*
+ * DISK_DIR/NAME-HASH: the component's name, and its host's and data
+ * directory's (FNV-1a): two clusters' components of one name apart.
+ */
+static void placement_dir(const struct host *h,
+			  const struct component *comp, char *out,
 			  size_t size)
 {
-	uint64_t h = 14695981039346656037ULL;
+	uint64_t h64 = 14695981039346656037ULL;
+	const char *parts[] = { h == &host_local ? "" : h->name, "\n",
+				comp->data_dir ? comp->data_dir : "" };
 
-	for (const char *p = comp->data_dir; p && *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	for (size_t i = h == &host_local ? 2 : 0; i < 3; i++)
+		for (const char *p = parts[i]; *p; p++)
+			h64 = (h64 ^ (unsigned char)*p) * 1099511628211ULL;
 	snprintf(out, size, DISK_DIR "/%s-%016llx", comp->name,
-		 (unsigned long long)h);
+		 (unsigned long long)h64);
+}
+
+/* The paths beside data directory `data` in `p`. */
+static void placement_paths(struct placement *p, const char *data)
+{
+	snprintf(p->data, sizeof(p->data), "%s", data);
+	snprintf(p->backing, sizeof(p->backing), "%s" BACKING_SUFFIX, data);
+	snprintf(p->run, sizeof(p->run), "%s" BACKING_SUFFIX ".run", data);
 }
 
 static int record_write(const struct placement *p, struct err *e)
@@ -201,19 +262,24 @@ static int record_write(const struct placement *p, struct err *e)
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/record", p->dir);
-	buf_printf(&text, NULL, "%ld %lld %ld %lld %d %s\n%s\n",
+	buf_printf(&text, NULL, "%ld %lld %ld %lld %d %s\n%s\n%s\n",
 		   (long)p->fs_pid, p->fs_start, (long)p->runner,
-		   p->runner_start, p->was_running, p->component, p->data);
+		   p->runner_start, p->was_running, p->component, p->data,
+		   p->host_name);
 	rc = buf_write_file(&text, path, 0644, e);
 	buf_release(&text);
 	return rc;
 }
 
-/* The record in `dir` into `p`: 0, or -1 when there is none readable. */
+/*
+ * The record in `dir` into `p` (its host by name only): 0, or -1 when
+ * there is none readable.
+ */
 static int record_read(const char *dir, struct placement *p)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 16], data[PATH_MAX];
 	struct buf text = BUF_INIT;
+	const char *host;
 	long fs, runner;
 	int used = 0, rc = -1;
 
@@ -226,40 +292,40 @@ static int record_read(const char *dir, struct placement *p)
 		   &p->fs_start, &runner, &p->runner_start, &p->was_running,
 		   p->component, &used) != 6 || !used)
 		goto out;
-	snprintf(p->data, sizeof(p->data), "%.*s",
+	snprintf(data, sizeof(data), "%.*s",
 		 (int)strcspn(buf_str(&text) + used, "\n"),
 		 buf_str(&text) + used);
-	snprintf(p->backing, sizeof(p->backing), "%s" BACKING_SUFFIX,
-		 p->data);
+	placement_paths(p, data);
+	host = strchr(buf_str(&text) + used, '\n');
+	snprintf(p->host_name, sizeof(p->host_name), "%.*s",
+		 host ? (int)strcspn(host + 1, "\n") : 0, host ? host + 1 : "");
 	p->fs_pid = (pid_t)fs;
 	p->runner = (pid_t)runner;
-	rc = p->data[0] ? 0 : -1;
+	rc = p->data[0] && p->host_name[0] ? 0 : -1;
 out:
 	buf_release(&text);
 	return rc;
 }
 
 /* This run's placement of `comp`: 1 with `p`, 0 when it has none. */
-static int ours(const struct component *comp, struct placement *p)
+static int ours(struct cluster *c, const struct component *comp,
+		struct placement *p)
 {
 	char dir[PATH_MAX];
 
-	placement_dir(comp, dir, sizeof(dir));
-	return !record_read(dir, p) && p->runner == getpid();
+	p->h = component_host(c, comp);
+	placement_dir(p->h, comp, dir, sizeof(dir));
+	if (record_read(dir, p) || p->runner != getpid())
+		return 0;
+	p->h = component_host(c, comp);
+	return 1;
 }
 
-static int mounted(const char *path)
+/* Whether the file system of `p` is alive: the process it started. */
+static int fs_alive(const struct placement *p)
 {
-	struct buf mounts = BUF_INIT;
-	char needle[PATH_MAX + 4];
-	int found;
-
-	if (buf_read_file(&mounts, "/proc/mounts", NULL))
-		return 0;
-	snprintf(needle, sizeof(needle), " %s ", path);
-	found = strstr(buf_str(&mounts), needle) != NULL;
-	buf_release(&mounts);
-	return found;
+	return p->fs_pid > 0 &&
+	       p->h->ops->start_time(p->h, p->fs_pid) == p->fs_start;
 }
 
 /*
@@ -268,39 +334,38 @@ static int mounted(const char *path)
  */
 static int unmount_and_restore(struct placement *p, struct err *e)
 {
-	char path[PATH_MAX + 64];
+	struct host *h = p->h;
+	struct buf cmd = BUF_INIT;
+	char path[PATH_MAX + 16];
+	int rc;
 
-	if (p->fs_pid > 0 && proc_start_time(p->fs_pid) == p->fs_start) {
-		kill(p->fs_pid, SIGTERM);
-		if (proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL)) {
+	if (fs_alive(p)) {
+		h->ops->signal(h, p->fs_pid, SIGTERM, NULL);
+		if (h->ops->wait_gone(h, p->fs_pid, MOUNT_TIMEOUT_NS, NULL)) {
 			log_warn("%s: tichaos-diskfs (pid %ld) did not unmount "
 				 "within %llds; killing it: what it held "
 				 "unsynced is lost", p->component,
 				 (long)p->fs_pid,
 				 (long long)(MOUNT_TIMEOUT_NS / NS_PER_SEC));
-			kill(p->fs_pid, SIGKILL);
-			proc_wait_gone(p->fs_pid, MOUNT_TIMEOUT_NS, NULL);
+			h->ops->signal(h, p->fs_pid, SIGKILL, NULL);
+			h->ops->wait_gone(h, p->fs_pid, MOUNT_TIMEOUT_NS, NULL);
 		}
 	}
-	/* A file system killed, or gone before: the mount is left. */
-	if (mounted(p->data) && umount2(p->data, MNT_DETACH))
-		return err_errno(e, errno, "cannot unmount '%s'", p->data);
-	if (rmdir(p->data) && errno != ENOENT)
-		return err_errno(e, errno, "cannot remove '%s'", p->data);
-	if (rename(p->backing, p->data))
-		return err_errno(e, errno, "cannot move '%s' back to '%s'",
-				 p->backing, p->data);
-	/* What unlinks a killed file system left waiting (diskfs/main.c). */
-	snprintf(path, sizeof(path), "%s.trash", p->backing);
-	if (proc_remove_tree(path, e))
+	/* A file system killed, or gone before, leaves its mount; the
+	 * unlinks it left waiting are dropped (diskfs/main.c). */
+	buf_addstr(&cmd, "d=", NULL);
+	sh_quote(&cmd, p->data, NULL);
+	buf_addstr(&cmd, "; if awk -v d=\"$d\" '$2 == d { f = 1 } END { exit "
+		   "!f }' /proc/mounts; then umount -l \"$d\" 2>/dev/null || "
+		   "fusermount3 -u -z \"$d\" || exit 1; fi; { test ! -e \"$d\" "
+		   "|| rmdir \"$d\"; } && mv \"$d" BACKING_SUFFIX
+		   "\" \"$d\" && rm -rf \"$d" BACKING_SUFFIX ".trash\" \"$d"
+		   BACKING_SUFFIX ".run\"", NULL);
+	rc = on_host(h, &cmd, NULL, "move its data directory back", e);
+	buf_release(&cmd);
+	if (rc)
 		return -1;
 	snprintf(path, sizeof(path), "%s/record", p->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/report", p->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/diskfs.log", p->dir);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/control", p->dir);
 	unlink(path);
 	rmdir(p->dir);
 	return 0;
@@ -331,7 +396,8 @@ static int check(const struct suite *s, const struct suite_item *it,
 	return 0;
 }
 
-/* Each target: a data directory, a start command, this machine; FUSE. */
+/* Each target: a data directory, a start command; FUSE and
+ * tichaos-diskfs on its host. */
 static int resolve(struct cluster *c, const struct suite *s,
 		   const struct suite_item *it, struct err *e)
 {
@@ -339,31 +405,48 @@ static int resolve(struct cluster *c, const struct suite *s,
 	struct component *comps[FAULT_MAX_TARGETS];
 	size_t n = fault_targets(c, o->t.target, 0, comps);
 	const char *kind = it->type->name;
+	struct buf program = BUF_INIT;
+	struct err why = ERR_INIT;
+	int rc = 0;
 
-	if (access("/dev/fuse", R_OK | W_OK))
-		return fault_error_at(e, s, it, &o->t.target, "fault '%s': "
-				      "this machine has no /dev/fuse to mount "
-				      "tichaos-diskfs with", kind);
-	for (size_t i = 0; i < n; i++) {
-		const struct host *h = component_host(c, comps[i]);
-
-		if (h != &host_local)
-			return fault_error_at(e, s, it, &o->t.target,
-					      "fault '%s': %s runs on host %s, "
-					      "and tichaos-diskfs is mounted "
-					      "on this machine", kind,
-					      comps[i]->name, h->name);
+	for (size_t i = 0; i < n && !rc; i++) {
 		if (!comps[i]->data_dir || !comps[i]->start)
-			return fault_error_at(e, s, it, &o->t.target,
-					      "fault '%s': %s needs a data_dir "
-					      "and a start command in the "
-					      "topology", kind, comps[i]->name);
+			rc = fault_error_at(e, s, it, &o->t.target,
+					    "fault '%s': %s needs a data_dir "
+					    "and a start command in the "
+					    "topology", kind, comps[i]->name);
+		else if (fs_program(component_host(c, comps[i]), &program,
+				    &why))
+			rc = fault_error_at(e, s, it, &o->t.target,
+					    "fault '%s': %s: %s", kind,
+					    comps[i]->name, why.msg);
 	}
-	return 0;
+	buf_release(&program);
+	return rc;
 }
 
 static int control(const struct placement *p, const char *line,
 		   struct buf *text, struct err *e);
+
+/*
+ * Whether the file system of `p` said it mounted and its mount is
+ * there: 0 yes, 1 not yet, -1 (`e`) when it cannot be asked.
+ */
+static int mounted(const struct placement *p, struct err *e)
+{
+	struct buf cmd = BUF_INIT;
+	int code;
+
+	buf_addstr(&cmd, "grep -q '^mounted ' ", NULL);
+	sh_quote(&cmd, p->run, NULL);
+	buf_addstr(&cmd, "/diskfs.log && awk -v d=", NULL);
+	sh_quote(&cmd, p->data, NULL);
+	buf_addstr(&cmd, " '$2 == d { f = 1 } END { exit !f }' /proc/mounts",
+		   NULL);
+	code = p->h->ops->shell(p->h, buf_str(&cmd), NULL, e);
+	buf_release(&cmd);
+	return code < 0 ? -1 : code ? 1 : 0;
+}
 
 /*
  * Put the data directory of `comp` on tichaos-diskfs (see the top); the
@@ -373,76 +456,67 @@ static int place(struct cluster *c, struct component *comp,
 		 const char *first, int cache, struct err *e)
 {
 	struct placement p;
-	char log_path[PATH_MAX + 16];
-	struct buf program = BUF_INIT;
-	char report[PATH_MAX + 16], ctl[PATH_MAX + 16];
-	struct proc fs = PROC_INIT;
-	const char *argv[7];
+	struct buf program = BUF_INIT, cmd = BUF_INIT, log = BUF_INIT;
+	char log_path[PATH_MAX + 64], report[PATH_MAX + 64],
+	     ctl[PATH_MAX + 64];
+	char *argv[7];
 	size_t k = 0;
-	struct buf log = BUF_INIT;
-	struct stat st;
 	int64_t until;
-	int running = component_state(c, comp) == STATE_RUNNING;
+	int running = component_state(c, comp) == STATE_RUNNING, up;
 
 	memset(&p, 0, sizeof(p));
-	placement_dir(comp, p.dir, sizeof(p.dir));
-	snprintf(p.data, sizeof(p.data), "%s", comp->data_dir);
-	snprintf(p.backing, sizeof(p.backing), "%s" BACKING_SUFFIX, p.data);
+	p.h = component_host(c, comp);
+	placement_dir(p.h, comp, p.dir, sizeof(p.dir));
+	placement_paths(&p, comp->data_dir);
 	snprintf(p.component, sizeof(p.component), "%s", comp->name);
-	snprintf(log_path, sizeof(log_path), "%s/diskfs.log", p.dir);
-	snprintf(report, sizeof(report), "%s/report", p.dir);
-	snprintf(ctl, sizeof(ctl), "%s/control", p.dir);
+	snprintf(p.host_name, sizeof(p.host_name), "%s", p.h->name);
+	snprintf(log_path, sizeof(log_path), "%s/diskfs.log", p.run);
+	snprintf(report, sizeof(report), "%s/report", p.run);
+	snprintf(ctl, sizeof(ctl), "%s/control", p.run);
 	p.was_running = running;
-	if (proc_state_dir(DISK_DIR, e))
-		return -1;
-	if (mkdir(p.dir, 0755) && errno != EEXIST)
-		return err_errno(e, errno, "cannot create '%s'", p.dir);
-	if (stat(p.data, &st))
-		return err_errno(e, errno, "%s: no data directory '%s'",
-				 comp->name, p.data);
-	if (running && component_stop(c, comp, e))
-		return -1;
-	if (rename(p.data, p.backing))
-		return err_errno(e, errno, "cannot move '%s' aside",
-				 p.data);
-	if (mkdir(p.data, st.st_mode & 07777)) {
-		err_errno(e, errno, "cannot create '%s'", p.data);
-		rename(p.backing, p.data);
-		return -1;
+	if (proc_state_dir(DISK_DIR, e) || fs_program(p.h, &program, e))
+		goto fail;
+	if (mkdir(p.dir, 0755) && errno != EEXIST) {
+		err_errno(e, errno, "cannot create '%s'", p.dir);
+		goto fail;
 	}
-	diskfs_program(&program);
-	argv[k++] = buf_str(&program);
+	if (running && component_stop(c, comp, e))
+		goto fail;
+	/* Aside, and an empty directory of its mode in its place. */
+	buf_addstr(&cmd, "d=", NULL);
+	sh_quote(&cmd, p.data, NULL);
+	buf_addstr(&cmd, "; b=\"$d" BACKING_SUFFIX "\"; m=$(stat -c %a "
+		   "\"$d\") && rm -rf \"$b.run\" && mkdir \"$b.run\" || "
+		   "exit 1; mv \"$d\" \"$b\" || { rmdir \"$b.run\"; exit 1; "
+		   "}; mkdir -m \"$m\" \"$d\" || { mv \"$b\" \"$d\"; rmdir "
+		   "\"$b.run\"; exit 1; }", NULL);
+	if (on_host(p.h, &cmd, NULL, "move its data directory aside", e))
+		goto fail;
+	argv[k++] = (char *)buf_str(&program);
 	if (cache)
-		argv[k++] = "--cache";
+		argv[k++] = (char *)"--cache";
 	argv[k++] = p.backing;
 	argv[k++] = p.data;
 	argv[k++] = report;
 	argv[k++] = ctl;
 	argv[k] = NULL;
-	fs.argv = argv;
-	fs.err = log_path;
-	fs.out = log_path;
-	fs.new_session = 1;
-	if (proc_start(&fs, e)) {
-		buf_release(&program);
-		rmdir(p.data);
-		rename(p.backing, p.data);
-		return -1;
-	}
-	buf_release(&program);
-	p.fs_pid = fs.pid;
-	p.fs_start = proc_start_time(fs.pid);
+	if (p.h->ops->spawn(p.h, argv, NULL, log_path, &p.fs_pid, e))
+		goto undo;
+	p.fs_start = p.h->ops->start_time(p.h, p.fs_pid);
 	p.runner = getpid();
 	p.runner_start = proc_start_time(getpid());
 	/* Recorded before anything waits: a run killed now leaves it. */
 	if (record_write(&p, e))
 		goto undo;
 	for (until = clock_mono_ns() + MOUNT_TIMEOUT_NS;;) {
-		buf_reset(&log);
-		if (!buf_read_file(&log, log_path, NULL) &&
-		    strstr(buf_str(&log), "mounted ") && mounted(p.data))
+		if ((up = mounted(&p, e)) <= 0) {
+			if (up < 0)
+				goto undo;
 			break;
-		if (!proc_alive(fs.pid) || clock_mono_ns() > until) {
+		}
+		if (!fs_alive(&p) || clock_mono_ns() > until) {
+			buf_reset(&log);
+			p.h->ops->read_file(p.h, log_path, 0, 4096, &log, NULL);
 			buf_rtrim(&log);
 			err_set(e, ERR_INFRA, "%s: tichaos-diskfs did not mount "
 				"'%s': %s", comp->name, p.data,
@@ -451,17 +525,23 @@ static int place(struct cluster *c, struct component *comp,
 		}
 		clock_sleep_ns(20 * NS_PER_MS);
 	}
-	buf_release(&log);
-	log_info("%s: its data directory on tichaos-diskfs (pid %ld%s), for "
-		 "the disk faults", comp->name, (long)fs.pid,
+	log_info("%s: its data directory on tichaos-diskfs (pid %ld%s%s%s), "
+		 "for the disk faults", comp->name, (long)p.fs_pid,
+		 p.h == &host_local ? "" : " on host ",
+		 p.h == &host_local ? "" : p.h->name,
 		 cache ? ", the page cache kept" : "");
 	if (first && control(&p, first, &log, e))
 		goto undo;
+	buf_release(&program);
+	buf_release(&cmd);
 	buf_release(&log);
 	return running ? component_start(c, comp, e) : 0;
 undo:
-	buf_release(&log);
 	unmount_and_restore(&p, NULL);
+fail:
+	buf_release(&program);
+	buf_release(&cmd);
+	buf_release(&log);
 	return -1;
 }
 
@@ -484,7 +564,7 @@ static int prepare(struct cluster *c, const struct suite *s,
 			    (o->cache == CACHE_AUTO &&
 			     (comps[i]->roles & CACHE_ROLES));
 
-		if (!ours(comps[i], &p) ? place(c, comps[i], entries, cache, e)
+		if (!ours(c, comps[i], &p) ? place(c, comps[i], entries, cache, e)
 		    : entries && control(&p, entries, &text, e))
 			rc = -1;
 	}
@@ -506,7 +586,7 @@ static int finish(struct cluster *c, const struct suite_item *it,
 	 * may have its files open when the file system goes. Started again
 	 * when it ran before the placement. */
 	for (size_t i = 0; i < n; i++) {
-		if (!ours(comps[i], &p))
+		if (!ours(c, comps[i], &p))
 			continue;
 		if ((component_state(c, comps[i]) != STATE_STOPPED &&
 		     component_stop(c, comps[i], e)) ||
@@ -530,9 +610,9 @@ static const char *report_line(const char *text, const char *prefix)
 }
 
 /*
- * Signal `sig` to the file system of `p` (its report emptied first) and
- * wait for its answer: a line of the report beginning with one of the
- * NULL-terminated `ends`. The report in `text`; the index of the end
+ * Signal `sig` to the file system of `p` and wait for its answer: a line
+ * of what its report gained since, beginning with one of the
+ * NULL-terminated `ends`. What it gained in `text`; the index of the end
  * seen, or -1 (`e`) when the file system is gone or did not answer
  * within REPORT_TIMEOUT_NS (`what` says what it did not do).
  */
@@ -540,18 +620,19 @@ static int ask(const struct placement *p, int sig,
 	       const char *const *ends, const char *what, struct buf *text,
 	       struct err *e)
 {
-	char report[PATH_MAX + 16];
-	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS;
+	struct host *h = p->h;
+	char report[PATH_MAX + 64];
+	int64_t until = clock_mono_ns() + REPORT_TIMEOUT_NS, from;
 
-	snprintf(report, sizeof(report), "%s/report", p->dir);
-	if (truncate(report, 0) && errno != ENOENT)
-		return err_errno(e, errno, "cannot empty '%s'", report);
-	if (proc_start_time(p->fs_pid) != p->fs_start || kill(p->fs_pid, sig))
+	snprintf(report, sizeof(report), "%s/report", p->run);
+	from = h->ops->file_size(h, report);
+	if (!fs_alive(p) || h->ops->signal(h, p->fs_pid, sig, NULL))
 		return err_set(e, ERR_INFRA, "%s: its tichaos-diskfs (pid %ld) "
 			       "is gone", p->component, (long)p->fs_pid);
 	for (;;) {
 		buf_reset(text);
-		if (!buf_read_file(text, report, NULL))
+		if (!h->ops->read_file(h, report, from < 0 ? 0 : from,
+				       INT64_MAX, text, NULL))
 			for (int i = 0; ends[i]; i++)
 				if (report_line(buf_str(text), ends[i]))
 					return i;
@@ -643,7 +724,7 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 
 		if (i)
 			buf_addch(value, ',', NULL);
-		if (!ours(act->targets[i], &p))
+		if (!ours(ctx->cluster, act->targets[i], &p))
 			rc = err_set(e, ERR_INFRA, "%s: its data directory is "
 				     "not on tichaos-diskfs",
 				     act->targets[i]->name);
@@ -662,15 +743,15 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 static int control(const struct placement *p, const char *line,
 		   struct buf *text, struct err *e)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX + 64];
 	struct buf want = BUF_INIT, what = BUF_INIT;
 	const char *ends[] = { "mode-error ", NULL, NULL };
 	const char *refused;
 	int rc = -1;
 
 	buf_printf(&want, NULL, "%s\n", line);
-	snprintf(path, sizeof(path), "%s/control", p->dir);
-	if (buf_write_file(&want, path, 0644, e))
+	snprintf(path, sizeof(path), "%s/control", p->run);
+	if (p->h->ops->write_file(p->h, path, &want, e))
 		goto out;
 	buf_reset(&want);
 	buf_printf(&want, NULL, "mode %s\n", line);
@@ -743,7 +824,7 @@ static int inject_mode(struct fault_ctx *ctx, const struct suite_item *it,
 	for (; set < act->ntargets; set++) {
 		struct placement p;
 
-		if (!ours(act->targets[set], &p)) {
+		if (!ours(ctx->cluster, act->targets[set], &p)) {
 			rc = err_set(e, ERR_INFRA, "%s: its data directory is "
 				     "not on tichaos-diskfs",
 				     act->targets[set]->name);
@@ -788,7 +869,6 @@ static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
 	struct buf text = BUF_INIT;
 	int rc = 0;
 
-	(void)ctx;
 	buf_addstr(value, "\"modes\":[", NULL);
 	for (size_t i = 0; i < act->ntargets; i++) {
 		unsigned long long ops[3], failed[3];
@@ -797,7 +877,7 @@ static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
 		struct placement p;
 		int affected = 0;
 
-		if (!ours(act->targets[i], &p)) {
+		if (!ours(ctx->cluster, act->targets[i], &p)) {
 			rc = err_set(e, ERR_INFRA, "%s: its data directory is "
 				     "no more on tichaos-diskfs",
 				     act->targets[i]->name);
@@ -873,8 +953,10 @@ static int sweep(struct cluster *c, struct err *e)
 		/* Another cluster's (its data directory elsewhere) is left to
 		 * a run on that cluster: its component may run on it. */
 		comp = cluster_find(c, p.component);
-		if (!comp || !comp->data_dir || strcmp(comp->data_dir, p.data))
+		if (!comp || !comp->data_dir || strcmp(comp->data_dir, p.data) ||
+		    strcmp(component_host(c, comp)->name, p.host_name))
 			continue;
+		p.h = component_host(c, comp);
 		if (component_state(c, comp) != STATE_STOPPED)
 			component_stop(c, comp, &why);
 		if (unmount_and_restore(&p, &why))

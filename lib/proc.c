@@ -360,13 +360,16 @@ int proc_alive(pid_t pid)
 long long proc_start_time(pid_t pid)
 {
 	char text[1024];
-	const char *p;
+
+	return read_stat(pid, text, sizeof(text)) ? -1 : proc_stat_start(text);
+}
+
+long long proc_stat_start(const char *stat)
+{
+	/* After "pid (comm) ": the state (field 3), 4 to 21, then 22. */
+	const char *p = strrchr(stat, ')');
 	long long start = -1;
 
-	if (read_stat(pid, text, sizeof(text)))
-		return -1;
-	/* After "pid (comm) ": the state (field 3), 4 to 21, then 22. */
-	p = strrchr(text, ')');
 	if (!p || sscanf(p + 2, "%*c"
 			 " %*s %*s %*s %*s %*s %*s %*s %*s %*s"	/* 4..12 */
 			 " %*s %*s %*s %*s %*s %*s %*s %*s %*s"	/* 13..21 */

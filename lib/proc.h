@@ -96,6 +96,9 @@ int proc_alive(pid_t pid);
  */
 long long proc_start_time(pid_t pid);
 
+/* Field 22 of the text of a /proc/PID/stat; -1 for text that is not one. */
+long long proc_stat_start(const char *stat);
+
 /*
  * Make `dir`, a directory directly below PROC_STATE_ROOT where a fault
  * keeps records that outlive a run killed while it holds (a hog, a skew,

@@ -16,13 +16,7 @@ accepted() {
 }
 
 test_cluster_setup 'set up: a local cluster, described as on an SSH host' '
-	{
-		printf "hosts:\n  - name: box\n    ssh:\n" &&
-		printf "      %s\n" "address: 127.0.0.1" "port: $SSHD_PORT" \
-			"user: $SSH_USER" "key: $SSH_KEY" \
-			"known_hosts: $SSH_KNOWN_HOSTS" &&
-		sed -e "s/^    host: \"local\"$/    host: \"box\"/" "$C/topology.yaml"
-	} >"$TRASH/ssh.yaml" &&
+	test_ssh_topology "$C/topology.yaml" >"$TRASH/ssh.yaml" &&
 	test "$(grep -c "host: \"box\"" "$TRASH/ssh.yaml")" = 3
 '
 

@@ -500,6 +500,16 @@ test_sshd_up() {
 	export SSHD_PORT SSH_USER SSH_KEY SSH_KEY_RSA SSH_KNOWN_HOSTS
 }
 
+# test_ssh_topology TOPOLOGY: the local cluster's TOPOLOGY with every
+# component on host "box", the sshd of test_sshd_up, on stdout.
+test_ssh_topology() {
+	printf "hosts:\n  - name: box\n    ssh:\n" &&
+	printf "      %s\n" "address: 127.0.0.1" "port: $SSHD_PORT" \
+		"user: $SSH_USER" "key: $SSH_KEY" \
+		"known_hosts: $SSH_KNOWN_HOSTS" &&
+	sed -e "s/^    host: \"local\"$/    host: \"box\"/" "$1"
+}
+
 # take_port VAR: a port for a fake server, from a base derived from our
 # pid below the ephemeral range (where a client socket could take it after
 # the check), skipping any port a socket uses, and every port a local
