@@ -134,19 +134,23 @@ static void add_column(struct buf *x, const struct table *t, char **types,
  * it is what follows the last comma the others account for. All are
  * arguments of one CONCAT_WS, none a function's result nested in it.
  */
-void tabledef_row_text(struct table *t, char **types, char **nulls)
+/* The row's text into `x`, the columns `skip` marks (MAY be NULL) left
+ * out. */
+static void row_text(struct buf *x, const struct table *t, char **types,
+		     char **nulls, const int *skip)
 {
-	struct buf *x = &t->text_expr;
 	size_t last = t->ncols, nnull = 0;
 
 	for (size_t i = 0; i < t->ncols; i++) {
+		if (skip && skip[i])
+			continue;
 		if (!type_in(types[i], plain_types))
 			last = i;
 		nnull += !strcmp(nulls[i], "YES");
 	}
 	buf_addstr(x, "CONCAT_WS(','", NULL);
 	for (size_t i = 0; nnull && i < t->ncols; i++)
-		if (!strcmp(nulls[i], "YES")) {
+		if (!strcmp(nulls[i], "YES") && !(skip && skip[i])) {
 			buf_addstr(x, ", ISNULL(", NULL);
 			sql_quote_ident(x, t->cols[i], NULL);
 			buf_addch(x, ')', NULL);
@@ -154,7 +158,7 @@ void tabledef_row_text(struct table *t, char **types, char **nulls)
 	for (size_t i = 0; i <= t->ncols; i++) {
 		size_t c = i < t->ncols ? i : last;
 
-		if (i == last || c == t->ncols)
+		if (i == last || c == t->ncols || (skip && skip[c]))
 			continue;
 		buf_addstr(x, ", ", NULL);
 		if (c != last && !type_in(types[c], plain_types)) {
@@ -167,6 +171,16 @@ void tabledef_row_text(struct table *t, char **types, char **nulls)
 		}
 	}
 	buf_addch(x, ')', NULL);
+}
+
+void tabledef_row_text(struct table *t, char **types, char **nulls)
+{
+	row_text(&t->text_expr, t, types, nulls, NULL);
+}
+
+void tabledef_plain_text(struct table *t, char **types, char **nulls)
+{
+	row_text(&t->plain_expr, t, types, nulls, t->col_json);
 }
 
 /*
@@ -293,6 +307,57 @@ static int key_collations(struct side *sides, struct table *t,
 	return rc;
 }
 
+/*
+ * t->col_json: the columns that hold JSON on either side: of type JSON
+ * (MySQL, TiDB), or on MariaDB, where JSON is LONGTEXT, with the
+ * column's CHECK (json_valid(`c`)) that its JSON type adds.
+ */
+static int json_columns(struct side *sides, struct table *t, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	char **names = NULL, **version = NULL;
+	size_t n = 0, nv = 0;
+	int rc = 0;
+
+	for (int s = 0; !rc && s < 2; s++) {
+		rc = tabledef_string_list(&sides[s].conn, "SELECT VERSION()",
+					  &version, &nv, e);
+		tabledef_schema_query(&q, "SELECT COLUMN_NAME FROM "
+				      "information_schema.COLUMNS", t->db,
+				      t->name, " AND DATA_TYPE = 'json'");
+		if (!rc && nv == 1 && strstr(version[0], "MariaDB")) {
+			buf_addstr(&q, " UNION SELECT CONSTRAINT_NAME FROM "
+				   "information_schema.CHECK_CONSTRAINTS WHERE "
+				   "CONSTRAINT_SCHEMA = ", NULL);
+			sql_quote_string(&q, t->db, NULL);
+			buf_addstr(&q, " AND TABLE_NAME = ", NULL);
+			sql_quote_string(&q, t->name, NULL);
+			buf_addstr(&q, " AND LEVEL = 'Column' AND CHECK_CLAUSE "
+				   "= CONCAT('json_valid(`', CONSTRAINT_NAME, "
+				   "'`)')", NULL);
+		}
+		tabledef_free_list(version, nv);
+		version = NULL;
+		nv = 0;
+		rc = rc || tabledef_string_list(&sides[s].conn, buf_str(&q),
+						&names, &n, e);
+		for (size_t k = 0; !rc && k < n; k++)
+			for (size_t i = 0; i < t->ncols; i++)
+				if (!strcmp(names[k], t->cols[i])) {
+					if (!t->col_json)
+						t->col_json = xcalloc(
+							t->ncols,
+							sizeof(*t->col_json));
+					t->col_json[i] = 1;
+				}
+		tabledef_free_list(names, n);
+		names = NULL;
+		n = 0;
+	}
+	buf_release(&q);
+	return rc;
+}
+
 /* Column names and definitions; the primary key; the row hash. */
 int tabledef_describe(struct side *sides, struct table *t, struct buf *schema,
 		      struct err *e)
@@ -369,9 +434,12 @@ int tabledef_describe(struct side *sides, struct table *t, struct buf *schema,
 	if (!rc && nnulls != t->ncols)
 		rc = err_set(e, ERR_INFRA, "%s.%s changed while it was read",
 			     t->db, t->name);
+	rc = rc || json_columns(sides, t, e);
 	if (!rc) {
 		tabledef_row_text(t, types, nulls);
 		tabledef_row_hash(t, types, nulls);
+		if (t->col_json)
+			tabledef_plain_text(t, types, nulls);
 	}
 	tabledef_free_list(nulls, nnulls);
 	tabledef_free_list(types, ntypes);
@@ -433,7 +501,9 @@ void tabledef_release(struct table *t)
 	tabledef_free_list(t->keys, t->nkeys);
 	free(t->key_int);
 	free(t->key_bin);
+	free(t->col_json);
 	buf_release(&t->text_expr);
+	buf_release(&t->plain_expr);
 	buf_release(&t->hash_expr);
 	buf_release(&t->qname);
 }

@@ -98,6 +98,11 @@ struct table {
 				 * collation differing between the sides */
 	struct buf text_expr;	/* the row's text, which no other row has */
 	struct buf hash_expr;	/* the row's 32-bit hash */
+	/* Per column (NULL: none): JSON on either side, its values compared
+	 * by value where their text differs (MySQL and TiDB order an
+	 * object's keys their own way, MariaDB keeps the text it got). */
+	int *col_json;
+	struct buf plain_expr;	/* with col_json: the text without them */
 	struct buf qname;	/* `db`.`name` */
 };
 
@@ -144,6 +149,7 @@ struct row {
 	char *key;		/* key columns' text, for sorting */
 	long long ikey;
 	char hash[48];		/* SHA1 in hex */
+	char plain[48];		/* with col_json: SHA1 of plain_expr */
 	char **vals;		/* ncols values; NULL for SQL NULL */
 };
 
@@ -196,6 +202,9 @@ void tabledef_float_text(struct buf *x, const char *col);
  * t->ncols long and borrowed. tabledef_describe calls them.
  */
 void tabledef_row_text(struct table *t, char **types, char **nulls);
+/* The same text without the columns t->col_json marks, into
+ * t->plain_expr. */
+void tabledef_plain_text(struct table *t, char **types, char **nulls);
 void tabledef_row_hash(struct table *t, char **types, char **nulls);
 
 /*

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "checkers/tablediff.h"
 #include "lib/buf.h"
 #include "lib/history.h"
@@ -57,7 +59,11 @@ static int fetch_rows(struct sql *s, const struct table *t,
 	size_t nk = t->nkeys ? t->nkeys : 0;
 	int rc;
 
+	size_t first = t->col_json ? 2 : 1;	/* the first column's cell */
+
 	buf_printf(&q, NULL, "SELECT SHA1(%s)", buf_str(&t->text_expr));
+	if (t->col_json)
+		buf_printf(&q, NULL, ", SHA1(%s)", buf_str(&t->plain_expr));
 	for (size_t i = 0; i < t->ncols; i++) {
 		buf_addstr(&q, ", ", NULL);
 		sql_quote_ident(&q, t->cols[i], NULL);
@@ -77,10 +83,13 @@ static int fetch_rows(struct sql *s, const struct table *t,
 
 		snprintf(row->hash, sizeof(row->hash), "%s",
 			 cells[0] ? cells[0] : "");
+		if (t->col_json)
+			snprintf(row->plain, sizeof(row->plain), "%s",
+				 cells[1] ? cells[1] : "");
 		row->vals = xcalloc(t->ncols + 1, sizeof(*row->vals));
 		for (size_t c = 0; c < t->ncols; c++) {
-			row->vals[c] = cells[c + 1] ? xstrdup(cells[c + 1])
-						    : NULL;
+			row->vals[c] = cells[c + first] ?
+				       xstrdup(cells[c + first]) : NULL;
 		}
 		/* The key's text: its columns, or the whole row. */
 		for (size_t k = 0; k < (nk ? nk : t->ncols); k++) {
@@ -232,6 +241,42 @@ static void fix_delete(struct diff *d, const struct table *t,
 	buf_addstr(&d->fix, t->nkeys ? ";\n" : " LIMIT 1;\n", NULL);
 }
 
+/*
+ * Whether two values of a JSON column are the same JSON: equal text, or
+ * both parsed and equal by value (an object's keys in any order, as
+ * sync-diff-inspector compares them since tidb-tools issue 900). A text
+ * that is no JSON is equal only to the same text.
+ */
+static int same_json(const char *a, const char *b)
+{
+	json_t *x, *y;
+	int same;
+
+	if (!a || !b)
+		return a == b;
+	if (!strcmp(a, b))
+		return 1;
+	x = json_loads(a, JSON_DECODE_ANY, NULL);
+	y = json_loads(b, JSON_DECODE_ANY, NULL);
+	same = x && y && json_equal(x, y);
+	json_decref(x);
+	json_decref(y);
+	return same;
+}
+
+/* Rows of one key whose texts differ: the same by value (t->col_json:
+ * their other columns equal, each JSON column the same JSON)? */
+static int same_by_value(const struct table *t, const struct row *up,
+			 const struct row *down)
+{
+	if (!t->col_json || strcmp(up->plain, down->plain))
+		return 0;
+	for (size_t c = 0; c < t->ncols; c++)
+		if (t->col_json[c] && !same_json(up->vals[c], down->vals[c]))
+			return 0;
+	return 1;
+}
+
 /* Merge two sorted row lists into missing / extra / changed. */
 void tablerows_compare(struct diff *d, const struct table *t,
 		       const struct rows *up, const struct rows *down)
@@ -267,7 +312,8 @@ void tablerows_compare(struct diff *d, const struct table *t,
 			d->extra++;
 			j++;
 		} else {
-			if (strcmp(up->rows[i].hash, down->rows[j].hash)) {
+			if (strcmp(up->rows[i].hash, down->rows[j].hash) &&
+			    !same_by_value(t, &up->rows[i], &down->rows[j])) {
 				note_key(d, 2, t, &up->rows[i]);
 				fix_replace(d, t, &up->rows[i], 0);
 				note_row(d, 2, t, &up->rows[i], &down->rows[j],

@@ -182,6 +182,72 @@ static void test_max_report(void)
 	buf_release(&t.qname);
 }
 
+/*
+ * A JSON column (t->col_json): rows whose texts differ are the same when
+ * their other columns are (plain) and each JSON value is the same JSON;
+ * keys in another order and other spacing are; a changed value, a
+ * number of another type, an added key, NULL against JSON null and a
+ * text that is no JSON are not.
+ */
+static void test_json(void)
+{
+	char id[] = "id", j[] = "j", v[] = "v";
+	char *cols[] = { id, j, v }, *keys[] = { id };
+	static const char *const pairs[][2] = {
+		{ "{\"a\": 1, \"b\": [1, {\"x\": null, \"y\": \"z\"}]}",
+		  "{\"b\":[1,{\"y\":\"z\",\"x\":null}],\"a\":1}" },
+		{ "{\"a\": 1, \"b\": 2}", "{\"b\": 2, \"a\": 1}" },
+		{ "{\"a\": 1, \"b\": 2}", "{\"b\": 3, \"a\": 1}" },
+		{ "{\"a\": 1}", "{\"a\": 1.0}" },
+		{ "{\"a\": 1}", "{\"a\": 1, \"b\": null}" },
+		{ "null", NULL },
+		{ "not json", "not  json" },
+		{ "[1, 2]", "[2, 1]" },
+	};
+	/* 1 and 2 the same; 3 to 8 changed; 9: JSON the same, v not. */
+	char kt[10][4], vv[] = "v", vw[] = "w";
+	char *uv[10][3], *dv[10][3];
+	struct row up[10], down[10];
+	struct rows ru = { up, 10, 3 }, rd = { down, 10, 3 };
+	struct table t = table_of(cols, 3, keys, 1, 1);
+	int col_json[] = { 0, 1, 0 };
+	struct diff d = DIFF_INIT(20);
+
+	t.col_json = col_json;
+	for (int i = 0; i < 10; i++) {
+		const char *a = i < 8 ? pairs[i][0] : "{}";
+		const char *b = i < 8 ? pairs[i][1] : "{ }";
+
+		snprintf(kt[i], sizeof(kt[i]), "%d", i + 1);
+		uv[i][0] = dv[i][0] = kt[i];
+		uv[i][1] = (char *)a;
+		dv[i][1] = (char *)b;
+		uv[i][2] = vv;
+		dv[i][2] = i == 9 ? vw : vv;
+		up[i] = row_of(kt[i], "text-up", uv[i]);
+		down[i] = row_of(kt[i], "text-down", dv[i]);
+		snprintf(up[i].plain, sizeof(up[i].plain), "p");
+		snprintf(down[i].plain, sizeof(down[i].plain), i == 9 ? "q"
+			 : "p");
+	}
+	tablerows_compare(&d, &t, &ru, &rd);
+	is_int(d.changed, 7, "JSON: 7 of 10 rows changed");
+	is_str(buf_str(&d.keys[2]), "\"id=3\"\n\"id=4\"\n\"id=5\"\n"
+	       "\"id=6\"\n\"id=7\"\n\"id=8\"\n\"id=10\"\n",
+	       "JSON: keys reordered (1, 2) and whitespace (9) the same; a "
+	       "value, a type, a key, NULL, no JSON, an order of elements, "
+	       "another column (10) changed");
+	is_int(d.missing + d.extra, 0, "JSON: none missing or extra");
+	t.col_json = NULL;
+	diff_release(&d);
+	d = (struct diff)DIFF_INIT(20);
+	tablerows_compare(&d, &t, &ru, &rd);
+	is_int(d.changed, 10, "no JSON column: every text that differs "
+	       "changed");
+	diff_release(&d);
+	buf_release(&t.qname);
+}
+
 int main(void)
 {
 	is_str(tablerows_kind_names[0], "missing", "kind 0: missing");
@@ -191,5 +257,6 @@ int main(void)
 	test_composite_key();
 	test_keyless();
 	test_max_report();
+	test_json();
 	return done_testing();
 }
