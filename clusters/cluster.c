@@ -176,6 +176,9 @@ void component_release(struct component *comp)
 	free(comp->pidfile);
 	free(comp->pid_command);
 	free(comp->log);
+	for (char **a = comp->logs; a && *a; a++)
+		free(*a);
+	free(comp->logs);
 	free(comp->data_dir);
 	free(comp->netns);
 	memset(comp, 0, sizeof(*comp));

@@ -77,6 +77,11 @@ struct component {
 	char *pid_command;
 	int status_pid;
 	char *log;		/* MAY: its log file */
+	/* MAY: more logs (NULL-terminated), each a path whose last part may
+	 * be a shell pattern (cdc*.log): a capture's stdout beside its log,
+	 * a log file named anew at each start. Collected, not read for
+	 * readiness or a failure's last line. */
+	char **logs;
 	/* Its log's size when tichaos last started it: where the lines of
 	 * that start begin (0: the whole log). */
 	int64_t log_from;

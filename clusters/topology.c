@@ -29,6 +29,21 @@ static int put(struct buf *out, const char *key, const char *value,
 	return put_at(out, "    ", key, value, e);
 }
 
+/* "    KEY: [a, b]" for a NULL-terminated list; nothing for NULL. */
+static int put_list(struct buf *out, const char *key, char **list,
+		    struct err *e)
+{
+	int rc = 0;
+
+	if (!list)
+		return 0;
+	rc = buf_printf(out, e, "    %s: [", key);
+	for (char **a = list; !rc && *a; a++)
+		rc = buf_addstr(out, a == list ? "" : ", ", e) ||
+		     ynode_quote(out, *a, e);
+	return rc || buf_addstr(out, "]\n", e);
+}
+
 int topology_write(const struct cluster *c, const char *path, struct err *e)
 {
 	struct buf out = BUF_INIT;
@@ -118,20 +133,14 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		rc = rc || put(&out, "replicates", comp->replicates, e) ||
 		     put(&out, "http_url", comp->http_url, e) ||
 		     put(&out, "etcd_url", comp->etcd_url, e);
-		if (!rc && comp->start) {
-			rc = buf_addstr(&out, "    start: [", e);
-			for (char **a = comp->start; !rc && *a; a++)
-				rc = buf_addstr(&out, a == comp->start ? ""
-						: ", ", e) ||
-				     ynode_quote(&out, *a, e);
-			rc = rc || buf_addstr(&out, "]\n", e);
-		}
-		rc = rc || put(&out, "dir", comp->dir, e) ||
+		rc = rc || put_list(&out, "start", comp->start, e) ||
+		     put(&out, "dir", comp->dir, e) ||
 		     put(&out, "pidfile", comp->pidfile, e) ||
 		     put(&out, "pid_command", comp->pid_command, e) ||
 		     (comp->status_pid && buf_addstr(&out, "    status_pid: "
 						     "true\n", e)) ||
 		     put(&out, "log", comp->log, e) ||
+		     put_list(&out, "logs", comp->logs, e) ||
 		     put(&out, "data_dir", comp->data_dir, e) ||
 		     put(&out, "netns", comp->netns, e);
 	}
@@ -162,7 +171,7 @@ static const char *const comp_keys[] = {
 	"name", "roles", "host", "sql", "user", "password_env", "replicates",
 	"http_url",
 	"etcd_url", "start", "dir", "pidfile", "pid_command", "status_pid",
-	"log", "data_dir", "netns", NULL,
+	"log", "logs", "data_dir", "netns", NULL,
 };
 
 struct reader {
@@ -250,6 +259,48 @@ static int read_start(struct reader *r, const struct ynode *n,
 			return ynode_error(r->e, r->file, item, "start "
 					  "arguments must be strings");
 		argv[i] = xstrdup(item->value);
+	}
+	return 0;
+}
+
+/*
+ * `logs`: a list of paths (one alone is a list of one), each absolute on
+ * an SSH host (`remote`), else relative to the file's directory; a
+ * pattern only in its last part.
+ */
+static int read_logs(struct reader *r, const struct ynode *n, int remote,
+		     char ***out)
+{
+	const struct ynode *one[1] = { n };
+	const struct ynode *const *items = n && n->kind == YNODE_SEQ ?
+					   (const struct ynode *const *)n->items
+					   : one;
+	size_t count = n && n->kind == YNODE_SEQ ? n->n : 1;
+	char **paths;
+
+	if (!n)
+		return 0;
+	paths = xcalloc(count + 1, sizeof(*paths));
+	*out = paths;
+	for (size_t i = 0; i < count; i++) {
+		const char *v = items[i]->value, *slash;
+
+		if (items[i]->kind != YNODE_SCALAR || !v[0])
+			return ynode_error(r->e, r->file, items[i], "logs "
+					  "must be paths");
+		if (remote && v[0] != '/')
+			return ynode_error(r->e, r->file, items[i], "logs "
+					  "must be absolute paths on an SSH "
+					  "host");
+		slash = strrchr(v, '/');
+		if (slash && strpbrk(v, "*?[") &&
+		    strpbrk(v, "*?[") < slash)
+			return ynode_error(r->e, r->file, items[i], "logs: "
+					  "a pattern only in the file's name, "
+					  "not in '%.*s'", (int)(slash - v),
+					  v);
+		paths[i] = v[0] == '/' ? xstrdup(v) : xprintf("%s/%s",
+							     r->base, v);
 	}
 	return 0;
 }
@@ -392,6 +443,7 @@ static int read_component(struct reader *r, const struct ynode *n,
 	    string(r, n, "http_url", 0, &comp->http_url) ||
 	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
 	    read_start(r, ynode_get(n, "start"), &comp->start) ||
+	    read_logs(r, ynode_get(n, "logs"), remote, &comp->logs) ||
 	    string(r, n, "pid_command", 0, &comp->pid_command) ||
 	    string(r, n, "netns", 0, &comp->netns) ||
 	    boolean(r, n, "status_pid", &comp->status_pid))

@@ -530,6 +530,9 @@ static void release(struct state *st, int keep_cluster)
 	free(st->threads);
 	free(st->ups);
 	free(st->log_start);
+	for (size_t i = 0; st->log_more && i < st->cluster.ncomps; i++)
+		buf_release(&st->log_more[i]);
+	free(st->log_more);
 	checks_release(&st->suite, st->checks);
 	free(st->checks);
 	if (st->cluster_started && !keep_cluster) {

@@ -46,8 +46,10 @@ struct state {
 	int dialect;
 	struct nemesis nemesis;
 	int nemesis_started;
-	/* Where each component's log stood when the run began. */
+	/* Where each component's log stood when the run began; its more
+	 * logs ("SIZE PATH" lines, run_list_logs) then. */
 	int64_t *log_start;
+	struct buf *log_more;
 	struct check_result *checks;
 	time_t started;
 	/* Why the run stopped short of its duration without a signal (a

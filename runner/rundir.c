@@ -253,46 +253,150 @@ int run_write_server_options(struct state *st, struct err *e)
 	return rc ? -1 : 0;
 }
 
+/*
+ * "SIZE PATH" lines into `out`, one for each file that the more logs of
+ * `c` (its `logs`: paths, a pattern in the last part) name on its host,
+ * by one command there. -1 (`e`) when the command fails.
+ */
+static int list_logs(const struct cluster *cl, const struct component *c,
+		     struct buf *out, struct err *e)
+{
+	struct host *h = component_host(cl, c);
+	struct buf cmd = BUF_INIT;
+	int code;
+
+	for (char **p = c->logs; *p; p++) {
+		buf_addstr(&cmd, "for f in ", NULL);
+		/* Quoted but for the pattern's characters, which the shell
+		 * expands; a pattern that matches nothing stays as it is. */
+		for (const char *ch = *p; *ch; ch++) {
+			if (!strchr("*?[]", *ch))
+				buf_addch(&cmd, '\\', NULL);
+			buf_addch(&cmd, *ch, NULL);
+		}
+		buf_addstr(&cmd, "; do [ -f \"$f\" ] && printf '%s %s\\n' "
+			   "\"$(wc -c < \"$f\")\" \"$f\"; done; ", NULL);
+	}
+	buf_addstr(&cmd, "true", NULL);
+	buf_reset(out);
+	code = h->ops->shell(h, buf_str(&cmd), out, e);
+	buf_release(&cmd);
+	if (code > 0)
+		err_set(e, ERR_INFRA, "%s: cannot list its logs on host '%s': "
+			"exit code %d", c->name, h->name, code);
+	return code ? -1 : 0;
+}
+
 void run_note_log_starts(struct state *st)
 {
 	st->log_start = xcalloc(st->cluster.ncomps + 1,
 				sizeof(*st->log_start));
+	st->log_more = xcalloc(st->cluster.ncomps + 1,
+			       sizeof(*st->log_more));
 	for (size_t i = 0; i < st->cluster.ncomps; i++) {
 		const struct component *c = &st->cluster.comps[i];
 		struct host *h = component_host(&st->cluster, c);
 		int64_t size = c->log ? h->ops->file_size(h, c->log) : -1;
+		struct err e = ERR_INIT;
 
 		st->log_start[i] = size > 0 ? size : 0;
+		if (c->logs && list_logs(&st->cluster, c, &st->log_more[i], &e))
+			log_warn("%s: its logs will be collected whole: %s",
+				 c->name, e.msg);
 	}
+}
+
+/*
+ * The part of `path` (on the host of `c`) from `start` to `end`, its
+ * last LOG_COPY_MAX bytes at most, into RUN_DIR/logs/`dest`.
+ */
+static void copy_log(struct state *st, const struct component *c,
+		     const char *path, int64_t start, int64_t end,
+		     const char *dest)
+{
+	struct host *h = component_host(&st->cluster, c);
+	struct buf text = BUF_INIT;
+	struct err e = ERR_INIT;
+	char out[4096];
+
+	if (end <= start)
+		return;
+	if (end - start > LOG_COPY_MAX)
+		start = end - LOG_COPY_MAX;
+	snprintf(out, sizeof(out), "%s/logs/%s", st->dir, dest);
+	if (h->ops->read_file(h, path, start, end - start, &text, &e) ||
+	    buf_write_file(&text, out, 0644, &e))
+		log_warn("%s: log %s not collected: %s", c->name, path,
+			 err_isset(&e) ? e.msg : "it is gone");
+	buf_release(&text);
+}
+
+/* Where `path` stood in the "SIZE PATH" lines `before`: 0 if not there. */
+static int64_t size_before(const struct buf *before, const char *path)
+{
+	const char *at = before && before->len ? buf_str(before) : "";
+	size_t n = strlen(path);
+
+	for (; *at; at += strcspn(at, "\n"), at += *at == '\n') {
+		const char *sp = strchr(at, ' ');
+		long long size;
+
+		if (sp && !strncmp(sp + 1, path, n) &&
+		    (sp[1 + n] == '\n' || !sp[1 + n]) &&
+		    sscanf(at, "%lld", &size) == 1)
+			return size;
+	}
+	return 0;
 }
 
 /*
  * logs/<component>.log: the part of each component's log written during
  * the run (the last LOG_COPY_MAX bytes of it), for logscan and people;
- * copied back over SSH from remote hosts.
+ * logs/<component>.<name>.log for each of its more logs (<name>: the
+ * file's name without .log), the part written since the run began, or
+ * the whole of one made since; copied back over SSH from remote hosts.
  */
 void run_collect_logs(struct state *st)
 {
 	for (size_t i = 0; st->log_start && i < st->cluster.ncomps; i++) {
 		const struct component *c = &st->cluster.comps[i];
 		struct host *h = component_host(&st->cluster, c);
-		int64_t start = st->log_start[i], end;
-		struct buf text = BUF_INIT;
+		struct buf now = BUF_INIT;
 		struct err e = ERR_INIT;
-		char dest[4096];
+		char dest[600];
 
-		if (!c->log || (end = h->ops->file_size(h, c->log)) <= start)
-			continue;
-		if (end - start > LOG_COPY_MAX)
-			start = end - LOG_COPY_MAX;
-		snprintf(dest, sizeof(dest), "%s/logs/%s.log", st->dir,
-			 c->name);
-		if (h->ops->read_file(h, c->log, start, end - start, &text,
-				      &e) ||
-		    buf_write_file(&text, dest, 0644, &e))
-			log_warn("%s: log not collected: %s", c->name,
-				 err_isset(&e) ? e.msg : "it is gone");
-		buf_release(&text);
+		if (c->log) {
+			snprintf(dest, sizeof(dest), "%s.log", c->name);
+			copy_log(st, c, c->log, st->log_start[i],
+				 h->ops->file_size(h, c->log), dest);
+		}
+		if (c->logs && list_logs(&st->cluster, c, &now, &e))
+			log_warn("%s: its logs not collected: %s", c->name,
+				 e.msg);
+		for (const char *at = c->logs ? buf_str(&now) : ""; *at;
+		     at += strcspn(at, "\n"), at += *at == '\n') {
+			char path[PATH_MAX];
+			const char *base;
+			long long size;
+			int used = 0;
+			size_t len;
+
+			if (sscanf(at, "%lld %n", &size, &used) != 1 || !used)
+				continue;
+			snprintf(path, sizeof(path), "%.*s",
+				 (int)strcspn(at + used, "\n"), at + used);
+			base = strrchr(path, '/');
+			base = base ? base + 1 : path;
+			len = strlen(base);
+			if (len > 4 && !strcmp(base + len - 4, ".log"))
+				len -= 4;
+			snprintf(dest, sizeof(dest), "%s.%.*s.log", c->name,
+				 (int)len, base);
+			copy_log(st, c, path,
+				 size_before(st->log_more ? &st->log_more[i]
+					     : NULL, path), size, dest);
+		}
+		buf_release(&now);
 	}
 }
 

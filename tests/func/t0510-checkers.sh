@@ -93,6 +93,57 @@ test_expect_success 'logscan finds a panic logged during the run, with file and 
 	! grep -q "before" "$TRASH/r2/logs/up-0.log"
 '
 
+# A capture's stdout, where a Go server's panics and race reports go,
+# beside its log; a file named anew at each start: a component's `logs`.
+# TiCDC's check_logs ignores the DATA RACE reports of its kv client
+# (reportStoreReplicaFlows): an `ignore` rule over a hit's report.
+mkdir -p "$TRASH/more"
+sed -e "s|^    log: \"$C/down-0/mariadbd.log\"$|&\n    logs: [\"$TRASH/more/stdout*.log\", \"$TRASH/more/none.log\"]|" "$T" >"$TRASH/more.yaml"
+{
+	insert_suite more 4s 3 moredb 100
+	cat <<EOF
+checks:
+  - kind: logscan
+    patterns: ['panic:', 'DATA RACE']
+    ignore: ['reportStoreReplicaFlows']
+    components: [down-0]
+EOF
+} >"$TRASH/more-suite.yaml"
+
+# race FUNC: a Go race report whose stack names FUNC.
+race() {
+	printf "==================\nWARNING: DATA RACE\nWrite at 0x00c000 by goroutine 7:\n  %s()\n      /src/x.go:12 +0x44\n==================\n" "$1"
+}
+
+test_expect_success 'more logs of a component: collected from where the run began, scanned; a race report ignored by its stack' '
+	grep -q "logs: \[\"$TRASH/more/stdout\*.log\"" "$TRASH/more.yaml" &&
+	echo "panic: before the run" >"$TRASH/more/stdout-1.log" &&
+	{ "$TICHAOS" run "$TRASH/more-suite.yaml" --cluster "$TRASH/more.yaml" --out "$TRASH/more-run" >tapm 2>errm & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/more-run/history.jsonl\"" &&
+	race "tikv.(*RegionCache).reportStoreReplicaFlows" >>"$TRASH/more/stdout-1.log" &&
+	{ echo "panic: in a log made during the run"; race "cdc.(*Processor).tick"; } >"$TRASH/more/stdout-2.log" &&
+	{ wait $run; test $? = 1; } &&
+	! grep -q "before the run" "$TRASH/more-run/logs/down-0.stdout-1.log" &&
+	race "tikv.(*RegionCache).reportStoreReplicaFlows" >expect && test_cmp expect "$TRASH/more-run/logs/down-0.stdout-1.log" &&
+	test_cmp "$TRASH/more/stdout-2.log" "$TRASH/more-run/logs/down-0.stdout-2.log" &&
+	test ! -e "$TRASH/more-run/logs/down-0.none.log" &&
+	grep -qx "not ok 2 - logscan" tapm &&
+	grep -Eqx "  message: \"2 matches in [23] logs \(1 ignored\); first logs/down-0.stdout-2.log:1: panic: in a log made during the run\"" tapm &&
+	perl -MJSON::PP -e "
+		my \$d = decode_json(do { local \$/; <STDIN> })->{checks}[0]{details};
+		print join(q( ), \$d->{matches}, \$d->{ignored}, map { qq(\$_->{file}:\$_->{line}) } @{\$d->{hits}}), qq(\n);
+	" <"$TRASH/more-run/results.json" >got &&
+	echo "2 1 logs/down-0.stdout-2.log:1 logs/down-0.stdout-2.log:3" >expect && test_cmp expect got &&
+	grep -q "^    logs: \[\"$TRASH/more/stdout\*.log\", \"$TRASH/more/none.log\"\]$" "$TRASH/more-run/topology.yaml"
+'
+
+test_expect_success 'ignore: a bad expression refused at its line, exit 2' '
+	sed -e "s/reportStoreReplicaFlows/(unclosed/" "$TRASH/more-suite.yaml" >bad.yaml &&
+	{ "$TICHAOS" validate bad.yaml 2>err; test $? = 2; } &&
+	grep -q "^tichaos: bad.yaml:15:13: ignore in check .logscan.: bad regular expression .(unclosed.: " err
+'
+
 test_expect_success 'progress fails when the replica is stopped' '
 	sql "$DOWN" "stop slave" &&
 	sed -e "s/  - kind: progress/  - kind: progress\n    timeout: 2s/" "$TRASH/composite.yaml" >p.yaml &&
