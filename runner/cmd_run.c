@@ -15,12 +15,12 @@
 /* What `tichaos run` was given. */
 struct args {
 	const char *cluster, *duration, *seed, *out, *port_base, *hosts;
-	const char *jobs, *shard, *junit, *repeat, *budget;
+	const char *jobs, *shard, *junit, *repeat, *budget, *as_logs;
 	int keep, keep_data, verbose, quiet, dry_run, until_fail;
 };
 
 /*
- * The options every child run gets (into pass[], at most 12, NULL-ended):
+ * The options every child run gets (into pass[], at most 14, NULL-ended):
  * what `tichaos run` was given that one run takes, --port-base auto in
  * place of the given one with `auto_ports`. Returns how many.
  */
@@ -47,8 +47,28 @@ static int pass_options(const struct args *a, int auto_ports,
 		pass[np++] = "--verbose";
 	if (a->quiet)
 		pass[np++] = "--quiet";
+	if (a->as_logs)
+		pass[np++] = "--results-as-logs", pass[np++] = a->as_logs;
 	pass[np] = NULL;
 	return np;
+}
+
+/*
+ * --results-as-logs with several runs: each run copies its own; the
+ * JUnit file of them all goes there too, as tichaos-junit.xml.log. A
+ * copy that fails is said and fails a batch that passed (exit 3).
+ */
+static int junit_as_log(const struct args *a, const char *junit, int rc)
+{
+	struct err e = ERR_INIT;
+
+	if (!a->as_logs || (!run_make_dirs(a->as_logs, &e) &&
+			    !run_copy_as_log(junit, a->as_logs,
+					     "tichaos-junit.xml", &e)))
+		return rc;
+	fflush(stdout);
+	fprintf(stderr, "tichaos: --results-as-logs: %s\n", e.msg);
+	return rc == EXIT_PASS ? EXIT_INFRA : rc;
 }
 
 /* Several suites, -j or --shard: each by a tichaos of its own (batch.c). */
@@ -93,7 +113,7 @@ static int run_many(const struct args *a, char **suites, int n)
 	rc = run_batch(suites, (size_t)n, &b, &e);
 	if (err_isset(&e))
 		fprintf(stderr, "tichaos: %s\n", e.msg);
-	return rc;
+	return junit_as_log(a, b.junit, rc);
 }
 
 /* --repeat, --until-fail: one suite, each run by a tichaos of its own. */
@@ -133,7 +153,7 @@ static int run_repeated(const struct args *a, const struct run_options *o,
 		fflush(stdout);
 		fprintf(stderr, "tichaos: %s\n", e.msg);
 	}
-	return rc;
+	return r.dry_run ? rc : junit_as_log(a, r.junit, rc);
 }
 
 int cmd_run(int argc, char **argv)
@@ -158,6 +178,7 @@ int cmd_run(int argc, char **argv)
 		{ "repeat", 0, &a.repeat, NULL },
 		{ "until-fail", 0, NULL, &a.until_fail },
 		{ "budget", 0, &a.budget, NULL },
+		{ "results-as-logs", 0, &a.as_logs, NULL },
 		{ NULL, 0, NULL, NULL },
 	};
 	struct run_options o = { 0 };
@@ -204,6 +225,7 @@ int cmd_run(int argc, char **argv)
 	o.keep_data = a.keep_data;
 	o.quiet = a.quiet;
 	o.dry_run = a.dry_run;
+	o.as_logs = a.as_logs;
 	if (a.verbose)
 		log_set_level(LOG_DEBUG);
 	if (a.quiet)

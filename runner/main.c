@@ -14,6 +14,7 @@ static const struct command commands[] = {
 	  "            [-v] [--quiet] [--dry-run]\n"
 	  "            [-j N] [--shard I/N] [--junit FILE]\n"
 	  "            [--repeat N] [--until-fail] [--budget D]\n"
+	  "            [--results-as-logs DIR]\n"
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster),\n"
 	  "                   'playground[:VERSION]' (start tiup playground\n"
@@ -62,7 +63,13 @@ static const struct command commands[] = {
 	  "                   which is kept whole (runs/SUITE/latest); alone,\n"
 	  "                   run until then, ^C or --budget\n"
 	  "  --budget D       start no run once D has passed (a run going is\n"
-	  "                   not cut), with --repeat or --until-fail\n",
+	  "                   not cut), with --repeat or --until-fail\n"
+	  "  --results-as-logs DIR\n"
+	  "                   for a CI that keeps only *.log files: once a\n"
+	  "                   run ends, its files (and logs/, fix-sql/) are\n"
+	  "                   copied to DIR/tichaos-SUITE/RUN/, each name\n"
+	  "                   ending in .log; with several runs, their JUnit\n"
+	  "                   file as DIR/tichaos-junit.xml.log\n",
 	  cmd_run },
 	{ "validate", "parse and validate suites without running them",
 	  "tichaos validate SUITE.yaml...\n", cmd_validate },

@@ -833,6 +833,24 @@ static int report(struct state *st, const char *skip,
 	return rc;
 }
 
+/*
+ * --results-as-logs: the run directory's files copied to `to` once the
+ * run ended (interrupted too). A copy that fails is said, and makes a
+ * run that passed exit 3 (an infrastructure failure): the results asked
+ * for are not where the CI looks. The exit code `rc` otherwise.
+ */
+static int copy_as_logs(struct state *st, const char *suite, const char *to,
+			int rc)
+{
+	struct err why = ERR_INIT;
+
+	if (!run_copy_as_logs(st->dir, suite, to, &why))
+		return rc;
+	fflush(stdout);
+	fprintf(stderr, "tichaos: --results-as-logs: %s\n", why.msg);
+	return rc == EXIT_PASS ? EXIT_INFRA : rc;
+}
+
 int run_suite(const char *path, const struct run_options *o, struct err *e)
 {
 	struct state st;
@@ -843,6 +861,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	int64_t duration;
 	uint64_t seed;
 	int rc = EXIT_INFRA, refused = 0;
+	char name[256];
 
 	memset(&st, 0, sizeof(st));
 	st.cluster_lock = -1;
@@ -902,11 +921,14 @@ out:
 			"failed without saying why");
 	else if (rc == EXIT_INFRA)
 		rc = (int)e->class;
+	snprintf(name, sizeof(name), "%s", st.suite.name ? st.suite.name : "");
 	release(&st, o->keep_cluster);
 	if (st.cluster_lock >= 0)
 		close(st.cluster_lock);
 	if (refused)
 		run_discard_dir(st.dir);
+	else if (o->as_logs && st.dir[0])
+		rc = copy_as_logs(&st, name, o->as_logs, rc);
 	if (!st.tap_printed && !o->dry_run)
 		bail_out(e);
 	buf_release(&text);

@@ -34,6 +34,9 @@ struct run_options {
 	/* replay: the run directory replayed; its plan.json must be the
 	 * plan drawn now, byte for byte. */
 	const char *replay_of;
+	/* MAY: --results-as-logs: the run directory's files copied there
+	 * once it ends (run_copy_as_logs). */
+	const char *as_logs;
 };
 
 /* State shared by the runner and its workers. */
@@ -52,6 +55,22 @@ struct run {
  * `e` holds the message of a usage or infrastructure error.
  */
 int run_suite(const char *path, const struct run_options *o, struct err *e);
+
+/*
+ * --results-as-logs DIR, for a CI that keeps only *.log files: the files
+ * of `run_dir` (its own, logs/ and fix-sql/; not the cluster's data)
+ * copied to DIR/tichaos-SUITE/<run_dir's name>/, each name ending in
+ * .log (report.html.log, history.jsonl.log, logs/up-0.log).
+ */
+int run_copy_as_logs(const char *run_dir, const char *suite,
+		     const char *to, struct err *e);
+
+/* mkdir -p. */
+int run_make_dirs(const char *path, struct err *e);
+
+/* `path` copied to DEST/NAME, ".log" added unless NAME ends in it. */
+int run_copy_as_log(const char *path, const char *dest, const char *name,
+		    struct err *e);
 
 /* Set by the signal handlers; read by run_suite. */
 void run_interrupt(void);

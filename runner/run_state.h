@@ -89,8 +89,6 @@ static inline int64_t run_latency_step(int64_t duration_ns)
 int run_make_dir(struct state *st, const struct run_options *o,
 		 struct err *e);
 
-/* mkdir -p. */
-int run_make_dirs(const char *path, struct err *e);
 
 /* DIR/NAME holding `text`. */
 int run_write_file(const char *dir, const char *name, const struct buf *text,

@@ -487,3 +487,76 @@ void run_discard_dir(const char *dir)
 	if (n > 0 && (target[n] = '\0', !strcmp(target, slash + 1)))
 		unlink(latest);
 }
+
+/*
+ * `path` copied to DEST/NAME, ".log" added to a name that does not end
+ * in it: what a collector of *.log files keeps.
+ */
+int run_copy_as_log(const char *path, const char *dest, const char *name,
+		    struct err *e)
+{
+	struct buf text = BUF_INIT;
+	char to[PATH_MAX];
+	size_t n = strlen(name);
+	int rc;
+
+	if (snprintf(to, sizeof(to), "%s/%s%s", dest, name,
+		     n > 4 && !strcmp(name + n - 4, ".log") ? "" : ".log") >=
+	    (int)sizeof(to))
+		return err_set(e, ERR_USAGE, "path too long: '%s/%s'", dest,
+			       name);
+	rc = buf_read_file(&text, path, e) ||
+	     buf_write_file(&text, to, 0644, e);
+	buf_release(&text);
+	return rc ? -1 : 0;
+}
+
+/* Every regular file of `dir`/`sub` (its dot files aside) copied as a
+ * log to `dest`/`sub`. */
+static int copy_dir_as_logs(const char *dir, const char *sub,
+			    const char *dest, struct err *e)
+{
+	char from[PATH_MAX], to[PATH_MAX], path[PATH_MAX + 256];
+	struct dirent *d;
+	struct stat sb;
+	DIR *dp;
+	int rc = 0;
+
+	if (snprintf(from, sizeof(from), "%s%s%s", dir, sub[0] ? "/" : "",
+		     sub) >= (int)sizeof(from) ||
+	    snprintf(to, sizeof(to), "%s%s%s", dest, sub[0] ? "/" : "",
+		     sub) >= (int)sizeof(to))
+		return err_set(e, ERR_USAGE, "path too long: '%s'", dest);
+	dp = opendir(from);
+	if (!dp)
+		return errno == ENOENT ? 0 : err_errno(e, errno, "cannot read "
+						       "'%s'", from);
+	if (run_make_dirs(to, e)) {
+		closedir(dp);
+		return -1;
+	}
+	while (!rc && (d = readdir(dp))) {
+		snprintf(path, sizeof(path), "%s/%s", from, d->d_name);
+		if (d->d_name[0] != '.' && !lstat(path, &sb) &&
+		    S_ISREG(sb.st_mode))
+			rc = run_copy_as_log(path, to, d->d_name, e);
+	}
+	closedir(dp);
+	return rc;
+}
+
+int run_copy_as_logs(const char *run_dir, const char *suite,
+		     const char *to, struct err *e)
+{
+	static const char *const subs[] = { "", "logs", "fix-sql", NULL };
+	const char *base = strrchr(run_dir, '/');
+	char dest[PATH_MAX];
+
+	if (snprintf(dest, sizeof(dest), "%s/tichaos-%s/%s", to, suite,
+		     base ? base + 1 : run_dir) >= (int)sizeof(dest))
+		return err_set(e, ERR_USAGE, "path too long: '%s'", to);
+	for (int i = 0; subs[i]; i++)
+		if (copy_dir_as_logs(run_dir, subs[i], dest, e))
+			return -1;
+	return 0;
+}

@@ -60,7 +60,7 @@ tap_ok() {
 }
 
 test_expect_success '-j 2 over three suites: one TAP stream, a subtest each' '
-	"$TICHAOS" run -j 2 b_one.yaml b_two.yaml b_three.yaml --quiet >tap 2>err ||
+	"$TICHAOS" run -j 2 b_one.yaml b_two.yaml b_three.yaml --quiet --results-as-logs work >tap 2>err ||
 	{ cat err; false; } &&
 	test "$(head -n 2 tap)" = "$(printf "TAP version 13\n1..3")" &&
 	subtests tap &&
@@ -94,6 +94,23 @@ test_expect_success 'each ran on a cluster of its own, in a run directory of its
 	done &&
 	ports=$(cat runs/b_*/2*/cluster/port-base | sort -u | wc -l) &&
 	test "$ports" = 3
+'
+
+# TiCDC's Jenkins keeps only the *.log files of a test's work directory:
+# with --results-as-logs each run's files are there, named so.
+test_expect_success '--results-as-logs: every file of each run, and the JUnit file, as *.log' '
+	test -z "$(find work -type f ! -name "*.log")" &&
+	cmp runs/junit.xml work/tichaos-junit.xml.log &&
+	for s in b_one b_two b_three; do
+		run=$(ls -d runs/$s/2*) && to=work/tichaos-$s/${run##*/} &&
+		for f in summary.txt junit.xml report.html results.json history.jsonl suite.yaml topology.yaml; do
+			test -f "$run/$f" && cmp "$run/$f" "$to/$f.log" || return 1
+		done &&
+		cmp "$run/logs/tichaos.log" "$to/logs/tichaos.log" &&
+		test "$(cd "$run" && find . -maxdepth 1 -type f ! -name ".*" | wc -l)" = \
+			"$(find "$to" -maxdepth 1 -type f | wc -l)" &&
+		test ! -e "$to/cluster" || return 1
+	done
 '
 
 # A suite that cannot run, one that fails its check: the worst code wins,
