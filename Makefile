@@ -88,6 +88,7 @@ LIB_OBJS += lib/skew_code.o
 LIB_OBJS += lib/sql.o
 LIB_OBJS += lib/ssh.o
 LIB_OBJS += lib/ynode.o
+LIB_OBJS += lib/toml.o
 
 CORE_OBJS += core/kind.o
 CORE_OBJS += core/plan.o
