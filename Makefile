@@ -147,6 +147,7 @@ KIND_OBJS += checkers/bankdiff.o
 KIND_OBJS += checkers/bankfit.o
 KIND_OBJS += checkers/bankops.o
 KIND_OBJS += checkers/barrier.o
+KIND_OBJS += checkers/diffconfig.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
 KIND_OBJS += checkers/faultwindow.o

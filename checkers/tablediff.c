@@ -178,10 +178,10 @@ static void shown_json(struct buf *out, const struct table *t,
  */
 static int compare_one(const struct check_ctx *ctx,
 		       const struct tablediff_opts *o, struct side *sides,
-		       const char *name, struct tablediff_tally *tl,
-		       struct check_result *r, struct err *e)
+		       const char *db, const char *name,
+		       struct tablediff_tally *tl, struct check_result *r,
+		       struct err *e)
 {
-	const char *db = ctx->suite->database;
 	struct table t = { .db = db, .name = name, .text_expr = BUF_INIT,
 			   .hash_expr = BUF_INIT, .qname = BUF_INIT };
 	struct diff d = { .keys = { BUF_INIT, BUF_INIT, BUF_INIT },
@@ -281,29 +281,60 @@ static int compare_one(const struct check_ctx *ctx,
 }
 
 /*
- * Every table of the database on either side (or o->tables), compared
- * into r's "tables" and the tally; *nall: how many.
+ * "DB\tTABLE" of every base table on side `s`: of `db`, or with
+ * o->config of every database it picks.
+ */
+static int list_tables(struct side *s, const struct tablediff_opts *o,
+		       const char *db, char ***out, size_t *n, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	size_t kept = 0;
+	int rc;
+
+	buf_addstr(&q, "SELECT CONCAT(TABLE_SCHEMA, CHAR(9), TABLE_NAME) "
+		   "FROM information_schema.TABLES WHERE TABLE_TYPE = 'BASE "
+		   "TABLE'", NULL);
+	if (!o->config) {
+		buf_addstr(&q, " AND TABLE_SCHEMA = ", NULL);
+		sql_quote_string(&q, db, NULL);
+	}
+	rc = tabledef_string_list(&s->conn, buf_str(&q), out, n, e);
+	buf_release(&q);
+	for (size_t i = 0; !rc && o->config && i < *n; i++) {
+		char *tab = strchr((*out)[i], '\t');
+
+		*tab = '\0';
+		if (diffconfig_wants(o->config, (*out)[i], tab + 1)) {
+			*tab = '\t';
+			(*out)[kept++] = (*out)[i];
+		} else {
+			free((*out)[i]);
+		}
+	}
+	if (!rc && o->config)
+		*n = kept;
+	return rc;
+}
+
+/*
+ * Every table of the database on either side (or o->tables; with
+ * o->config, every table it picks, of any database), compared into r's
+ * "tables" and the tally; *nall: how many.
  */
 int tablediff_compare_tables(const struct check_ctx *ctx,
 			     const struct tablediff_opts *o, struct side *sides,
 			     struct tablediff_tally *tl, size_t *nall,
 			     struct check_result *r, struct err *e)
 {
-	const char *db = ctx->suite->database;
 	const struct optlist *only = &o->tables;
 	char **names[2] = { NULL, NULL }, **all = NULL;
 	size_t nnames[2] = { 0, 0 };
-	struct buf q = BUF_INIT;
 	int rc = 0;
 
 	*nall = 0;
-	for (int s = 0; !rc && s < 2; s++) {
-		tabledef_schema_query(&q, "SELECT TABLE_NAME FROM "
-				      "information_schema.TABLES", db, NULL,
-				      " AND TABLE_TYPE = 'BASE TABLE'");
-		rc = tabledef_string_list(&sides[s].conn, buf_str(&q),
-					  &names[s], &nnames[s], e);
-	}
+	for (int s = 0; !rc && s < 2; s++)
+		rc = list_tables(&sides[s], o, ctx->suite->database, &names[s],
+				 &nnames[s], e);
 	if (rc)
 		goto out;
 	/* Every table on either side (or the ones asked for), sorted. */
@@ -313,7 +344,8 @@ int tablediff_compare_tables(const struct check_ctx *ctx,
 			int want = !only->n, dup = 0;
 
 			for (size_t k = 0; k < only->n; k++)
-				want |= !strcmp(only->v[k], names[s][i]);
+				want |= !strcmp(only->v[k],
+						strchr(names[s][i], '\t') + 1);
 			for (size_t k = 0; k < *nall; k++)
 				dup |= !strcmp(all[k], names[s][i]);
 			if (want && !dup)
@@ -323,23 +355,26 @@ int tablediff_compare_tables(const struct check_ctx *ctx,
 	buf_addstr(&r->details, ",\"tables\":[", NULL);
 	for (size_t i = 0; !rc && i < *nall; i++) {
 		int on[2] = { 0, 0 };
+		char *tab = strchr(all[i], '\t');
+		char db[256];
 
 		for (int s = 0; s < 2; s++)
 			for (size_t k = 0; k < nnames[s]; k++)
 				on[s] |= !strcmp(names[s][k], all[i]);
+		snprintf(db, sizeof(db), "%.*s", (int)(tab - all[i]), all[i]);
 		buf_printf(&r->details, NULL, "%s{\"table\":\"%s.%s\"",
-			   i ? "," : "", db, all[i]);
+			   i ? "," : "", db, tab + 1);
 		if (!on[UP] || !on[DOWN]) {
 			buf_printf(&r->details, NULL, ",\"only\":\"%s\"}",
 				   on[UP] ? "upstream" : "downstream");
 			if (!tl->first[0])
 				snprintf(tl->first, sizeof(tl->first), "%s.%s "
-					 "exists only %s", db, all[i], on[UP] ?
+					 "exists only %s", db, tab + 1, on[UP] ?
 					 "upstream" : "downstream");
 			tl->differing++;
 			continue;
 		}
-		rc = compare_one(ctx, o, sides, all[i], tl, r, e);
+		rc = compare_one(ctx, o, sides, db, tab + 1, tl, r, e);
 		buf_addch(&r->details, '}', NULL);
 	}
 	buf_addch(&r->details, ']', NULL);
@@ -353,7 +388,6 @@ out:
 	for (int s = 0; s < 2; s++)
 		tabledef_free_list(names[s], nnames[s]);
 	free(all);
-	buf_release(&q);
 	return rc;
 }
 

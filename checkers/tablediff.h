@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "checkers/diffconfig.h"
 #include "core/figure.h"
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -67,6 +68,10 @@ struct tablediff_opts {
 	/* Set by tablediff_compare_at, reading past snapshots, whose fix
 	 * SQL would not apply to the tables now: none is written. */
 	int at_snapshot;
+	/* MAY: sync-diff-inspector's configuration: the tables it picks,
+	 * of any database, in place of the suite's database (and with
+	 * `tables` empty). */
+	const struct diffconfig *config;
 };
 
 /* sides[UP] is the upstream, sides[DOWN] the downstream. */

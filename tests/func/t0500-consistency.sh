@@ -298,6 +298,98 @@ test_expect_success 'the side behind gets the worker of the side done' '
 	sql "$UP" "drop table cons.sk"
 '
 
+# sync-diff-inspector's configuration as TiCDC's tests write it: the
+# data sources by address, target-check-tables over several databases
+# with wildcards and '!', the fix SQL also under output-dir.
+diff_config() {
+	cat <<EOF
+# diff Configuration.
+check-thread-count = 2
+
+export-fix-sql = true
+
+check-struct-only = false
+
+[task]
+output-dir = "$TRASH/sync_diff/output"
+
+source-instances = ["tidb0"]
+
+target-instance = "mysql1"
+
+target-check-tables = ["cf[ab].*", "!cfa.t2"]
+
+[data-sources]
+[data-sources.tidb0]
+host = "127.0.0.1"
+port = $UP
+user = "root"
+password = ""
+
+[data-sources.mysql1]
+host = "127.0.0.1"
+port = $DOWN
+user = "root"
+password = ""
+EOF
+}
+
+test_expect_success 'diff_config: its tables of two databases, its nodes by address; the fix SQL under its output-dir' '
+	sql "$UP" "create database cfa; create database cfb; create database cfc;
+		create table cfa.t1 (id int primary key, v int); create table cfa.t2 (id int primary key, v int);
+		create table cfb.x (id int primary key, v int); create table cfc.y (id int primary key, v int);
+		insert into cfa.t1 values (1, 1), (2, 2); insert into cfa.t2 values (1, 1);
+		insert into cfb.x values (1, 1), (2, 2), (3, 3); insert into cfc.y values (1, 1)" &&
+	wait_for_condition 30 "test \"\$(sql $DOWN \"select count(*) from cfc.y\")\" = 1" &&
+	sql "$DOWN" "update cfb.x set v = 9 where id = 2; delete from cfa.t2; delete from cfc.y" &&
+	mkdir -p "$TRASH/r8/conf" && diff_config >"$TRASH/r8/conf/diff_config.toml" &&
+	sed -e "s/^    chunk_rows: 500$/    diff_config: conf\/diff_config.toml/" "$TRASH/tamper.yaml" >"$TRASH/r8/suite.yaml" &&
+	grep -q "diff_config: conf/diff_config.toml" "$TRASH/r8/suite.yaml" &&
+	cp "$TRASH/r1/topology.yaml" "$TRASH/r8/" &&
+	{ "$TICHAOS" check "$TRASH/r8" >tapd 2>errd; test $? = 1; } &&
+	grep -qx "not ok 1 - consistency" tapd &&
+	grep -qx "  message: \"1 of 2 tables differ; first: cfb.x: 0 missing, 0 extra, 1 changed (fix-sql/cfb.x.sql)\"" tapd &&
+	perl -MJSON::PP -e "
+		print join(q( ), map { \$_->{table} } @{ decode_json(do { local \$/; <STDIN> })->{checks}[0]{details}{tables} }), qq(\n);
+	" <"$TRASH/r8/results.json" >got &&
+	echo "cfa.t1 cfb.x" >expect && test_cmp expect got &&
+	test_cmp "$TRASH/r8/fix-sql/cfb.x.sql" "$TRASH/sync_diff/output/fix-on-mysql1/cfb.x.sql" &&
+	grep -qx "REPLACE INTO \`cfb\`.\`x\` (\`id\`, \`v\`) VALUES (.2., .2.);" "$TRASH/r8/fix-sql/cfb.x.sql"
+'
+
+test_expect_success 'diff_config: a data source at no SQL node of the topology, a user not the topology'\''s: unknown, at its line' '
+	sed -i "s/^port = $DOWN$/port = 1/" "$TRASH/r8/conf/diff_config.toml" &&
+	{ "$TICHAOS" check "$TRASH/r8" >tapd 2>errd; test $? = 3; } &&
+	grep -q "^  message: \"$TRASH/r8/conf/diff_config.toml:25:1: data source .mysql1. (127.0.0.1:1) is no SQL node of the topology (up-0 127.0.0.1:$UP, down-0 127.0.0.1:$DOWN)\"$" tapd &&
+	sed -i -e "s/^port = 1$/port = $DOWN/" -e "27s/^user = .root.$/user = \"cdc\"/" "$TRASH/r8/conf/diff_config.toml" &&
+	{ "$TICHAOS" check "$TRASH/r8" >tapd 2>errd; test $? = 3; } &&
+	grep -q "^  message: \"$TRASH/r8/conf/diff_config.toml:25:1: data source .mysql1.: user .cdc. is not down-0.s (.root.), which the check connects as\"$" tapd
+'
+
+test_expect_success 'diff_config: what tichaos does not do refused at its line, exit 2' '
+	diff_config >d.toml && sed -e "s/^    chunk_rows: 500$/    diff_config: d.toml/" "$TRASH/tamper.yaml" >s.yaml &&
+	"$TICHAOS" validate s.yaml &&
+	for c in "export-fix-sql = false|4:1: .export-fix-sql.: tichaos always writes the fix SQL (fix-sql/), and compares every differing row" \
+		"source-instances = [\"tidb0\", \"mysql1\"]|11:20: .task.source-instances.: tichaos compares one source with the target, not 2 (the shards of a merge are not read)" \
+		"target-check-tables = [\"/^cf/.*\"]|15:24: .task.target-check-tables. must be database.table, shell wildcards allowed, .!. first to leave tables out (quoted names and /regular expressions/ are not read): ./^cf/.\*." \
+		"check-thread-count = 1.5|2:23: only decimal integers are read here" \
+		"snapshot = \"2016-10-08 16:45:26\"|23:1: .data-sources.tidb0.snapshot.: not done by tichaos.s consistency check: it reads host, port, user and password of a data source (snapshots, routes, session variables are not read)"; do
+		line=${c%%|*} && msg=${c#*|} && key=${line%% =*} &&
+		case $key in
+		snapshot) diff_config | sed "/^password = \"\"$/{x;s/^/x/;/^x$/{x;s/.*/&\n$line/;b};x}" >d.toml ;;
+		*) diff_config | sed "s|^$key = .*|$line|" >d.toml ;;
+		esac &&
+		{ "$TICHAOS" validate s.yaml 2>err; test $? = 2; } &&
+		grep -q "^tichaos: d.toml:$msg$" err || { echo "$key:"; cat err; return 1; }
+	done &&
+	{ diff_config && printf "[table-configs.config1]\ntarget-tables = [\"cfa.t1\"]\nrange = \"id > 1\"\n"; } >d.toml &&
+	{ "$TICHAOS" validate s.yaml 2>err; test $? = 2; } &&
+	grep -q "^tichaos: d.toml:30:1: .table-configs.config1.target-tables.: not done by tichaos.s consistency check (routes and table configs are not read)$" err &&
+	diff_config >d.toml && sed -i "s/^    diff_config: d.toml$/&\n    tables: [t_1]/" s.yaml &&
+	{ "$TICHAOS" validate s.yaml 2>err; test $? = 2; } &&
+	grep -q "^tichaos: s.yaml:[0-9]*:[0-9]*: check .consistency.: diff_config names the tables and threads; .tables. and .threads. are not given with it$" err
+'
+
 test_expect_success 'replication stopped: the sync times out, verdict unknown, exit 3' '
 	sql "$DOWN" "stop slave sql_thread" &&
 	sed -e "s/sync_timeout: 60s/sync_timeout: 2s/" "$TRASH/tamper.yaml" >short.yaml &&
