@@ -176,6 +176,10 @@ void component_release(struct component *comp)
 	free(comp->pidfile);
 	free(comp->pid_command);
 	free(comp->log);
+	free(comp->log_pattern);
+	for (char **a = comp->env; a && *a; a++)
+		free(*a);
+	free(comp->env);
 	for (char **a = comp->logs; a && *a; a++)
 		free(*a);
 	free(comp->logs);
@@ -413,4 +417,18 @@ void redact_uri(const char *uri, struct buf *out)
 	buf_add(out, uri, (size_t)(colon + 1 - uri), NULL);
 	buf_addstr(out, "***", NULL);
 	buf_addstr(out, at, NULL);
+}
+
+char *component_expand(const char *text, int start)
+{
+	struct buf out = BUF_INIT;
+	const char *at;
+
+	while ((at = strstr(text, "{start}"))) {
+		buf_add(&out, text, (size_t)(at - text), NULL);
+		buf_printf(&out, NULL, "%d", start);
+		text = at + 7;
+	}
+	buf_addstr(&out, text, NULL);
+	return out.len ? buf_detach(&out, NULL) : xstrdup("");
 }

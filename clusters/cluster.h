@@ -76,7 +76,15 @@ struct component {
 	char *pidfile;
 	char *pid_command;
 	int status_pid;
-	char *log;		/* MAY: its log file */
+	char *log;		/* MAY: its log file (of its last start) */
+	/* MAY: `log` as written, holding "{start}": the log of each start
+	 * has a name of its own (its files are in `logs`). */
+	char *log_pattern;
+	/* MAY: "NAME=VALUE" entries (NULL-terminated) set for `start`. */
+	char **env;
+	/* How many times tichaos started it; "{start}" in `start` and
+	 * `log` is the number of the start being made (0 before any). */
+	int starts;
 	/* MAY: more logs (NULL-terminated), each a path whose last part may
 	 * be a shell pattern (cdc*.log): a capture's stdout beside its log,
 	 * a log file named anew at each start. Collected, not read for
@@ -562,6 +570,9 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e);
 int component_pause(struct cluster *c, struct component *comp, struct err *e);
 int component_continue(struct cluster *c, struct component *comp,
 		       struct err *e);
+
+/* `text` with every "{start}" replaced by `start`; the caller frees it. */
+char *component_expand(const char *text, int start);
 
 /* The last non-empty line of the component's log into `out`. */
 void component_last_log_line(const struct cluster *c,

@@ -31,7 +31,8 @@ static int spawn(struct cluster *c, struct component *comp,
 			       "\"$@\"", NULL, NULL };
 	const char **host_prefix = comp->netns ? netns : NULL;
 	char **argv, procs[700];
-	size_t n = 0, k = 0, j = 0;
+	size_t n = 0, k = 0, j = 0, v = 0;
+	int start = comp->starts + 1;
 	pid_t pid;
 	int rc;
 
@@ -60,17 +61,34 @@ static int spawn(struct cluster *c, struct component *comp,
 		k++;
 	while (comp->start[j])
 		j++;
-	argv = xcalloc(n + k + j + 1, sizeof(*argv));
+	/* Its environment by env(1), which execs the command in turn. */
+	while (comp->env && comp->env[v])
+		v++;
+	argv = xcalloc(n + k + (v ? v + 1 : 0) + j + 1, sizeof(*argv));
 	if (n)
 		memcpy(argv, (char *const *)host_prefix, n * sizeof(*argv));
 	if (k)
 		memcpy(argv + n, (char *const *)prefix, k * sizeof(*argv));
-	memcpy(argv + n + k, comp->start, j * sizeof(*argv));
+	if (v) {
+		argv[n + k] = (char *)"env";
+		memcpy(argv + n + k + 1, comp->env, v * sizeof(*argv));
+		v++;
+	}
+	/* "{start}": the number of this start, in its argv and log. */
+	for (size_t i = 0; i < j; i++)
+		argv[n + k + v + i] = component_expand(comp->start[i], start);
+	if (comp->log_pattern) {
+		free(comp->log);
+		comp->log = component_expand(comp->log_pattern, start);
+	}
+	comp->starts = start;
 	/* What this start writes to its log begins here. */
 	comp->log_from = comp->log ? h->ops->file_size(h, comp->log) : 0;
 	if (comp->log_from < 0)
 		comp->log_from = 0;
 	rc = h->ops->spawn(h, argv, comp->dir, comp->log, &pid, e);
+	for (size_t i = 0; i < j; i++)
+		free(argv[n + k + v + i]);
 	free(argv);
 	if (rc)
 		return -1;

@@ -5,6 +5,7 @@
  */
 #include "clusters/cluster.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <string.h>
 
@@ -12,8 +13,28 @@
 #include "lib/http.h"
 #include "lib/parse.h"
 
+/* Whether `have` is `want`, each "{start}" in it standing for digits
+ * (the number of a start: whichever made the process). */
+static int same_text(const char *have, const char *want)
+{
+	const char *at = strstr(want, "{start}");
+	size_t n = at ? (size_t)(at - want) : strlen(want) + 1;
+
+	if (strncmp(have, want, n))
+		return 0;
+	if (!at)
+		return 1;
+	have += n;
+	if (!isdigit((unsigned char)*have))
+		return 0;
+	while (isdigit((unsigned char)*have))
+		if (same_text(have++, at + 7))
+			return 1;
+	return same_text(have, at + 7);
+}
+
 /* Is `pid` running the component's start command (perhaps through the
- * interpreter of a script)? */
+ * interpreter of a script, or env(1) setting its `env`)? */
 static int runs_component(struct host *h, pid_t pid,
 			  const struct component *comp)
 {
@@ -39,11 +60,10 @@ static int runs_component(struct host *h, pid_t pid,
 		buf_printf(&want, NULL, "%s%s", a == comp->start ? "" : " ",
 			   *a);
 	/* A script's interpreter comes first: "/usr/bin/perl SCRIPT ...". */
-	same = !strcmp(buf_str(&cmdline), buf_str(&want)) ||
-	       (cmdline.len > want.len &&
-		cmdline.data[cmdline.len - want.len - 1] == ' ' &&
-		!strcmp(buf_str(&cmdline) + cmdline.len - want.len,
-			buf_str(&want)));
+	same = same_text(buf_str(&cmdline), buf_str(&want));
+	for (const char *sp = buf_str(&cmdline); !same &&
+	     (sp = strchr(sp, ' ')); sp++)
+		same = same_text(sp + 1, buf_str(&want));
 	buf_release(&cmdline);
 	buf_release(&want);
 	return same;

@@ -4,6 +4,7 @@
  */
 #include "clusters/cluster.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,24 @@ static int put_list(struct buf *out, const char *key, char **list,
 		rc = buf_addstr(out, a == list ? "" : ", ", e) ||
 		     ynode_quote(out, *a, e);
 	return rc || buf_addstr(out, "]\n", e);
+}
+
+/* "    env: {NAME: VALUE, ...}" for "NAME=VALUE" entries. */
+static int put_env(struct buf *out, char **env, struct err *e)
+{
+	int rc;
+
+	if (!env)
+		return 0;
+	rc = buf_addstr(out, "    env: {", e);
+	for (char **a = env; !rc && *a; a++) {
+		const char *eq = strchr(*a, '=');
+
+		rc = buf_printf(out, e, "%s%.*s: ", a == env ? "" : ", ",
+				(int)(eq - *a), *a) ||
+		     ynode_quote(out, eq + 1, e);
+	}
+	return rc || buf_addstr(out, "}\n", e);
 }
 
 int topology_write(const struct cluster *c, const char *path, struct err *e)
@@ -139,8 +158,10 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		     put(&out, "pid_command", comp->pid_command, e) ||
 		     (comp->status_pid && buf_addstr(&out, "    status_pid: "
 						     "true\n", e)) ||
-		     put(&out, "log", comp->log, e) ||
+		     put(&out, "log", comp->log_pattern ? comp->log_pattern :
+			 comp->log, e) ||
 		     put_list(&out, "logs", comp->logs, e) ||
+		     put_env(&out, comp->env, e) ||
 		     put(&out, "data_dir", comp->data_dir, e) ||
 		     put(&out, "netns", comp->netns, e);
 	}
@@ -171,7 +192,7 @@ static const char *const comp_keys[] = {
 	"name", "roles", "host", "sql", "user", "password_env", "replicates",
 	"http_url",
 	"etcd_url", "start", "dir", "pidfile", "pid_command", "status_pid",
-	"log", "logs", "data_dir", "netns", NULL,
+	"log", "logs", "env", "data_dir", "netns", NULL,
 };
 
 struct reader {
@@ -302,6 +323,68 @@ static int read_logs(struct reader *r, const struct ynode *n, int remote,
 		paths[i] = v[0] == '/' ? xstrdup(v) : xprintf("%s/%s",
 							     r->base, v);
 	}
+	return 0;
+}
+
+/* `env`: a map of environment variables' names to their values. */
+static int read_env(struct reader *r, const struct ynode *n, char ***out)
+{
+	char **env;
+
+	if (!n)
+		return 0;
+	if (n->kind != YNODE_MAP)
+		return ynode_error(r->e, r->file, n, "env must be a map of "
+				  "variable names to values, not %s",
+				  ynode_kind_name(n->kind));
+	env = xcalloc(n->n / 2 + 1, sizeof(*env));
+	*out = env;
+	for (size_t i = 0; i + 1 < n->n; i += 2) {
+		const struct ynode *k = n->items[i], *v = n->items[i + 1];
+
+		if (!k->value[0] || isdigit((unsigned char)k->value[0]) ||
+		    strspn(k->value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm"
+			   "nopqrstuvwxyz0123456789_") != strlen(k->value))
+			return ynode_error(r->e, r->file, k, "env: '%s' is no "
+					  "variable name", k->value);
+		if (v->kind != YNODE_SCALAR)
+			return ynode_error(r->e, r->file, v, "env: the value "
+					  "of %s must be a string", k->value);
+		env[i / 2] = xprintf("%s=%s", k->value, v->value);
+	}
+	return 0;
+}
+
+/*
+ * A `log` holding "{start}": kept as its pattern, the log before any
+ * start of tichaos's its 0th, and its files collected through `logs`
+ * ("{start}" as "*"). The pattern only in the file's name.
+ */
+static int log_pattern(struct reader *r, const struct ynode *n,
+		       struct component *comp)
+{
+	const char *at = comp->log ? strstr(comp->log, "{start}") : NULL;
+	size_t nlogs = 0;
+	char *glob;
+
+	if (!at)
+		return 0;
+	if (strchr(at, '/'))
+		return ynode_error(r->e, r->file, ynode_get(n, "log"), "log: "
+				  "{start} only in the file's name");
+	comp->log_pattern = comp->log;
+	comp->log = component_expand(comp->log_pattern, 0);
+	glob = xstrdup(comp->log_pattern);
+	for (char *p; (p = strstr(glob, "{start}"));)
+		memmove(p + 1, p + 7, strlen(p + 7) + 1), *p = '*';
+	while (comp->logs && comp->logs[nlogs])
+		if (!strcmp(comp->logs[nlogs++], glob)) {
+			free(glob);
+			return 0;
+		}
+	comp->logs = xrealloc(comp->logs, (nlogs + 2) * sizeof(*comp->logs));
+	comp->logs[nlogs] = glob;
+	comp->logs[nlogs + 1] = NULL;
 	return 0;
 }
 
@@ -444,6 +527,7 @@ static int read_component(struct reader *r, const struct ynode *n,
 	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
 	    read_start(r, ynode_get(n, "start"), &comp->start) ||
 	    read_logs(r, ynode_get(n, "logs"), remote, &comp->logs) ||
+	    read_env(r, ynode_get(n, "env"), &comp->env) ||
 	    string(r, n, "pid_command", 0, &comp->pid_command) ||
 	    string(r, n, "netns", 0, &comp->netns) ||
 	    boolean(r, n, "status_pid", &comp->status_pid))
@@ -456,6 +540,8 @@ static int read_component(struct reader *r, const struct ynode *n,
 		     string(r, n, "pidfile", 1, &comp->pidfile) ||
 		     string(r, n, "log", 1, &comp->log) ||
 		     string(r, n, "data_dir", 1, &comp->data_dir))
+		return -1;
+	if (log_pattern(r, n, comp))
 		return -1;
 	sources = !!comp->pidfile + !!comp->pid_command + comp->status_pid;
 	if (sources > 1)
@@ -543,6 +629,84 @@ static int read_hosts(struct reader *r, const struct ynode *list)
 	return 0;
 }
 
+/*
+ * ${NAME} and ${NAME:-DEFAULT} in the scalar `n` replaced by the
+ * environment's value (DEFAULT when NAME is unset or empty), as a shell
+ * expands them; $${ writes ${. A variable unset without a default is an
+ * error at its line.
+ */
+static int expand_scalar(struct reader *r, struct ynode *n)
+{
+	struct buf out = BUF_INIT;
+	const char *p = n->value;
+
+	if (!strstr(p, "${"))
+		return 0;
+	while (*p) {
+		const char *end, *dflt, *value;
+		char name[128];
+		size_t len;
+
+		if (p[0] == '$' && p[1] == '$' && p[2] == '{') {
+			buf_addstr(&out, "${", NULL);
+			p += 3;
+			continue;
+		}
+		if (p[0] != '$' || p[1] != '{') {
+			buf_addch(&out, *p++, NULL);
+			continue;
+		}
+		end = strchr(p, '}');
+		dflt = strstr(p, ":-");
+		if (dflt && end && dflt > end)
+			dflt = NULL;
+		len = (size_t)((dflt ? dflt : end ? end : p) - (p + 2));
+		if (!end || !len || len >= sizeof(name) ||
+		    strspn(p + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
+			   "qrstuvwxyz0123456789_") != len) {
+			buf_release(&out);
+			return ynode_error(r->e, r->file, n, "'%s': write "
+					  "${NAME} or ${NAME:-DEFAULT} for an "
+					  "environment variable, $${ for ${",
+					  n->value);
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)len, p + 2);
+		value = getenv(name);
+		if (!value || !*value) {
+			if (!dflt) {
+				buf_release(&out);
+				return ynode_error(r->e, r->file, n, "the "
+						  "environment variable '%s' "
+						  "is not set (${%s:-DEFAULT} "
+						  "gives a default)", name,
+						  name);
+			}
+			buf_add(&out, dflt + 2, (size_t)(end - dflt - 2),
+				NULL);
+		} else {
+			buf_addstr(&out, value, NULL);
+		}
+		p = end + 1;
+	}
+	free(n->value);
+	n->value = out.len ? buf_detach(&out, NULL) : xstrdup("");
+	buf_release(&out);
+	return 0;
+}
+
+/* Every scalar value under `n` (not the keys of a map) expanded. */
+static int expand(struct reader *r, struct ynode *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == YNODE_SCALAR)
+		return expand_scalar(r, n);
+	for (size_t i = 0; i < n->n; i++)
+		if ((n->kind != YNODE_MAP || i % 2) && expand(r, n->items[i]))
+			return -1;
+	return 0;
+}
+
 int topology_read(struct cluster *c, const char *path, struct err *e)
 {
 	struct ynode *root = NULL;
@@ -559,7 +723,8 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 		ynode_error(e, path, NULL, "empty topology");
 		goto out;
 	}
-	if (ynode_check_map(path, root, top_keys, "topology", e))
+	if (ynode_check_map(path, root, top_keys, "topology", e) ||
+	    expand(&r, root))
 		goto out;
 	pb = ynode_get(root, "port_base");
 	if (pb) {

@@ -172,6 +172,76 @@ test_expect_success 'SSH hosts: every mistake in a host or its use, file:line:co
 	bad_topology nourl "3:17: status_pid needs the component'\''s http_url"
 '
 
+# TiCDC's run_cdc_server starts a capture under GO_FAILPOINTS, its log
+# named anew at each start (--logsuffix "0-$count"); their test_prepare
+# exports the ports it uses (UP_TIDB_PORT and the rest), with defaults.
+cat >"$TRASH/s/numbered.yaml" <<'EOF'
+components:
+  - name: numbered
+    roles: [cdc]
+    start: [sleep, "60{start}"]
+    env: { GO_FAILPOINTS: "a/b=return(true)", TICHAOS_T: "${TICHAOS_T_VALUE:-fallback}" }
+    pidfile: numbered.pid
+    log: "numbered-{start}.log"
+EOF
+
+test_expect_success 'env, ${VAR:-default}, {start}: the environment, the number of each start in argv and log' '
+	T="$TRASH/s/numbered.yaml" &&
+	TICHAOS_T_VALUE= "$TICHAOS" cluster start numbered --cluster "$T" &&
+	pid=$(cat "$TRASH/s/numbered.pid") && test_track_pid "$pid" &&
+	test "$(tr "\0" " " </proc/$pid/cmdline)" = "sleep 601 " &&
+	tr "\0" "\n" </proc/$pid/environ >env1 &&
+	grep -qx "GO_FAILPOINTS=a/b=return(true)" env1 && grep -qx "TICHAOS_T=fallback" env1 &&
+	test -e "$TRASH/s/numbered-1.log" &&
+	"$TICHAOS" cluster status --cluster "$T" >out &&
+	grep -Eq "^numbered +cdc +$pid +- +running" out &&
+	"$TICHAOS" cluster kill numbered --cluster "$T" && ! alive "$pid" &&
+	TICHAOS_T_VALUE=given "$TICHAOS" cluster start numbered --cluster "$T" &&
+	pid=$(cat "$TRASH/s/numbered.pid") && test_track_pid "$pid" &&
+	test "$(tr "\0" " " </proc/$pid/cmdline)" = "sleep 601 " &&
+	tr "\0" "\n" </proc/$pid/environ | grep -qx "TICHAOS_T=given" &&
+	"$TICHAOS" cluster kill numbered --cluster "$T" && ! alive "$pid"
+'
+
+test_expect_success 'a run restarts it twice: starts 1 and 2, each log its own, all collected' '
+	{
+		sed -n "/^components:/,\$p" "$C/topology.yaml" | sed "1d" >comps &&
+		sed -n "1,/^components:/p" "$C/topology.yaml" &&
+		cat comps && sed -n "/^  - name: numbered/,\$p" "$TRASH/s/numbered.yaml" |
+			sed -e "s|numbered.pid|$TRASH/s/numbered.pid|" -e "s|\"numbered-{start}.log\"|\"$TRASH/s/numbered-{start}.log\"|"
+	} >"$TRASH/s/both.yaml" &&
+	{ insert_suite restart 6s 1 rs 10 && cat <<-EOF; } >"$TRASH/s/restart.yaml" &&
+	faults:
+	  - kind: kill
+	    target: numbered
+	    at: [1s, 3s]
+	    down: 1s
+	EOF
+	rm -f "$TRASH"/s/numbered-*.log &&
+	"$TICHAOS" cluster start numbered --cluster "$TRASH/s/both.yaml" &&
+	first=$(cat "$TRASH/s/numbered.pid") && test_track_pid "$first" &&
+	echo "the first start" >>"$TRASH/s/numbered-1.log" &&
+	{ "$TICHAOS" run "$TRASH/s/restart.yaml" --cluster "$TRASH/s/both.yaml" --out "$TRASH/rs" >tap 2>err ||
+	{ cat err tap; false; }; } &&
+	grep -qx "ok 2 - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
+	pid=$(cat "$TRASH/s/numbered.pid") && test_track_pid "$pid" &&
+	test "$(tr "\0" " " </proc/$pid/cmdline)" = "sleep 602 " &&
+	test -e "$TRASH/s/numbered-2.log" &&
+	grep -q "^    log: \"$TRASH/s/numbered-{start}.log\"$" "$TRASH/rs/topology.yaml" &&
+	grep -q "^    logs: \[\"$TRASH/s/numbered-\*.log\"\]$" "$TRASH/rs/topology.yaml" &&
+	grep -q "^    env: {GO_FAILPOINTS: \"a/b=return(true)\", TICHAOS_T: \"fallback\"}$" "$TRASH/rs/topology.yaml" &&
+	"$TICHAOS" cluster kill numbered --cluster "$TRASH/s/both.yaml"
+'
+
+test_expect_success 'an unset ${VAR} without a default, {start} in a directory, a bad env name: file:line:col, exit 2' '
+	printf "components:\n  - name: x\n    start: [sleep, \"\${TICHAOS_UNSET_X}\"]\n" >"$TRASH/s/unset.yaml" &&
+	bad_topology unset "3:20: the environment variable '\''TICHAOS_UNSET_X'\'' is not set (\${TICHAOS_UNSET_X:-DEFAULT} gives a default)" &&
+	printf "components:\n  - name: x\n    log: \"/x/{start}/a.log\"\n" >"$TRASH/s/dir.yaml" &&
+	bad_topology dir "3:10: log: {start} only in the file'\''s name" &&
+	printf "components:\n  - name: x\n    env: { 1X: y }\n" >"$TRASH/s/env.yaml" &&
+	bad_topology env "3:12: env: '\''1X'\'' is no variable name"
+'
+
 test_expect_success 'a pid command: the pid it prints is the component' '
 	sleep 600 & spid=$! && test_track_pid $spid &&
 	printf "components:\n  - name: s\n    roles: [cdc]\n    pid_command: \"echo %s\"\n" $spid >"$TRASH/s/pidcmd.yaml" &&
