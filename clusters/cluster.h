@@ -551,6 +551,17 @@ int component_start_under(struct cluster *c, struct component *comp,
 			  const char *const *prefix, struct err *e);
 
 /*
+ * component_start of `n` components together: each stopped one started
+ * before any is waited for, then each waited for until ready, so that
+ * servers ready only together come up (etcd members answer /health only
+ * once a quorum of them runs). ready_ns[i]: how long comps[i] took from
+ * the first start, or -1 when it did not start or get ready. 0, or -1
+ * with `e` saying the first that failed.
+ */
+int components_start(struct cluster *c, struct component *const *comps,
+		     size_t n, int64_t *ready_ns, struct err *e);
+
+/*
  * component_kill of `n` components together: `sig` sent to each (in
  * order) before any is waited for, so that they go down at once, as
  * servers that crash together do. *done: how many went down, the first

@@ -221,6 +221,44 @@ int component_start_under(struct cluster *c, struct component *comp,
 	return spawn(c, comp, prefix, e) || await(c, comp, 0, 1, e) ? -1 : 0;
 }
 
+int components_start(struct cluster *c, struct component *const *comps,
+		     size_t n, int64_t *ready_ns, struct err *e)
+{
+	int64_t t0 = clock_mono_ns();
+	struct err first = ERR_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		struct err why = ERR_INIT;
+
+		ready_ns[i] = -1;
+		if (component_state(c, comps[i]) != STATE_STOPPED)
+			err_set(&why, ERR_INFRA, "%s is already running",
+				comps[i]->name);
+		else if (!spawn(c, comps[i], NULL, &why))
+			ready_ns[i] = 0;
+		if (err_isset(&why) && !err_isset(&first))
+			first = why;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct err why = ERR_INIT;
+
+		if (ready_ns[i] < 0)
+			continue;
+		if (await(c, comps[i], 0, 1, &why)) {
+			ready_ns[i] = -1;
+			if (!err_isset(&first))
+				first = why;
+			continue;
+		}
+		ready_ns[i] = clock_mono_ns() - t0;
+	}
+	if (!err_isset(&first))
+		return 0;
+	if (e)
+		*e = first;
+	return -1;
+}
+
 /*
  * Send `sig` to each of `n` components (in order), then wait at most
  * `timeout_ns` for each process to go: several go down together.

@@ -343,9 +343,11 @@ int fault_signal_targets(struct fault_ctx *ctx, struct fault_action *act,
 			 struct err *e);
 
 /*
- * Start every target of `act` again with its start command, waiting until
- * each is ready (the heal of a kill); append "\"restarted\":[{component,
- * pid, ready_ms}...]" to `value`. Goes on past one that fails to start:
+ * Start every target of `act` again with its start command, all before
+ * any is waited for until ready (components_start: etcd members are
+ * ready only together), the heal of a kill; append "\"restarted\":
+ * [{component, pid, ready_ms}...]" to `value`, each that got ready, its
+ * ready_ms counted from the first start. Goes on past one that fails:
  * -1 with the first error.
  */
 int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,

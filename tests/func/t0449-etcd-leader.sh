@@ -146,6 +146,31 @@ test_expect_success 'etcd-0 stopped: status reads the elections through the othe
 	test "$after" = $((before + 1))
 '
 
+# A lone etcd member of three never answers /health (no quorum): a heal
+# that started each killed member and waited for it before the next
+# waited a minute for the first, then failed (measured with disk_lose
+# pick: all). The members are started together, then waited for.
+test_expect_success 'kill pick all of etcd: the three started together, each ready, one record' '
+	{ insert_suite allkill 6s 2 allkill 20 && cat <<-EOF; } >"$TRASH/allkill.yaml" &&
+	faults:
+	  - kind: kill
+	    target: etcd
+	    pick: all
+	    signal: KILL
+	    at: [2s]
+	    down: 1s
+	EOF
+	"$TICHAOS" run "$TRASH/allkill.yaml" --cluster "$C/topology.yaml" --out "$TRASH/allkill" >tap 2>err ||
+	{ cat err tap; false; } &&
+	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
+	grep "\"f\":\"restart\"" "$TRASH/allkill/history.jsonl" >rec &&
+	for m in 0 1 2; do
+		grep -Eq "\{\"component\":\"etcd-$m\",\"pid\":[0-9]+,\"ready_ms\":[0-9]+\}" rec || return 1
+	done &&
+	test "$(grep -o "\"component\"" rec | wc -l)" = 3 &&
+	perl -MJSON::PP -ne "decode_json(\$_)" "$TRASH/allkill/history.jsonl"
+'
+
 test_expect_success 'suites/etcd_partition.yaml at 60 s passes; the overlapping cuts each heal their own' '
 	"$TICHAOS" run "$ROOT/suites/etcd_partition.yaml" --duration 60s --port-base auto \
 		--hosts on --out "$TRASH/ep" >tap 2>err || { grep -A12 "^not ok" tap; tail -5 err; false; }
