@@ -82,6 +82,11 @@ struct component {
 	char *log_pattern;
 	/* MAY: "NAME=VALUE" entries (NULL-terminated) set for `start`. */
 	char **env;
+	/* The process tichaos last started, and when (proc_start_time on
+	 * its host): with status_pid, what runs while it does not answer
+	 * yet (a capture starting). 0: none. */
+	pid_t started_pid;
+	long long started_at;
 	/* How many times tichaos started it; "{start}" in `start` and
 	 * `log` is the number of the start being made (0 before any). */
 	int starts;

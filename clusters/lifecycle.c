@@ -94,6 +94,8 @@ static int spawn(struct cluster *c, struct component *comp,
 		return -1;
 	log_debug("started %s on %s (pid %ld)", comp->name, h->name,
 		  (long)pid);
+	comp->started_pid = pid;
+	comp->started_at = h->ops->start_time(h, pid);
 	rc = comp->pidfile ? buf_printf(&text, e, "%ld\n", (long)pid) ||
 			     h->ops->write_file(h, comp->pidfile, &text, e)
 			   : 0;

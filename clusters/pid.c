@@ -123,6 +123,13 @@ pid_t component_pid(const struct cluster *c, const struct component *comp)
 			pid = 0;
 	} else if (comp->status_pid) {
 		pid = status_pid(comp);
+		/* Not answering yet: the process tichaos started, while it
+		 * lives, starts (TiCDC serves its status once it is up). */
+		if (pid == 0 && comp->started_pid > 0 &&
+		    h->ops->state(h, comp->started_pid) &&
+		    h->ops->start_time(h, comp->started_pid) ==
+		    comp->started_at)
+			pid = comp->started_pid;
 	}
 	buf_release(&text);
 	return pid;

@@ -76,6 +76,11 @@
 # fields cdc/api/v2/model.go ChangeFeedInfo has of them); before the
 # sink first wrote it, 400 CDC:ErrChangeFeedNotExists.
 #
+# Started as `cdc server --log-file F --addr A --pd URL ...` is (TiCDC's
+# tests/integration_tests/_utils/run_cdc_server), it takes `server` and
+# flags it does not model; FAKE_CDC_SINK and FAKE_CDC_SINK_STATUS in its
+# environment stand for --sink and --sink-status.
+#
 # --hold FILE: the capture registers only once FILE exists (its HTTP
 # server answers meanwhile, not ready): a real capture's start, which can
 # take seconds, held for as long as a test needs. Every step is one line
@@ -98,6 +103,15 @@ use FakeHTTP qw(listen_on read_request respond);
 
 my %opt = ('cluster-id' => 'default', version => 'v8.5.0');
 my %flags = (newarch => 1);
+# As the cdc binary is started (`cdc server --log-file ...`): its
+# subcommand first; its other flags (--log-level, --data-dir, ...) are
+# taken and not modelled.
+shift @ARGV if @ARGV && $ARGV[0] eq 'server';
+# A sink from the environment, for a capture started by a command line
+# that is a real capture's (a topology made for TiCDC's own).
+$opt{sink} = $ENV{FAKE_CDC_SINK} if defined $ENV{FAKE_CDC_SINK};
+$opt{'sink-status'} = $ENV{FAKE_CDC_SINK_STATUS}
+	if defined $ENV{FAKE_CDC_SINK_STATUS};
 while (@ARGV) {
 	my $a = shift @ARGV;
 	$a =~ /^--?([a-z-]+)(?:=(.*))?$/ or die "fake-cdc: bad argument '$a'\n";
