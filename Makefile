@@ -407,11 +407,15 @@ $(MANPAGES): $(PROG) docs/suite-format.md scripts/gen-man
 
 man: $(MANPAGES)
 
-install: $(PROG) $(MANPAGES)
+install: $(PROG) $(DISKFS) $(MANPAGES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/tichaos/suites \
+		$(DESTDIR)$(PREFIX)/share/tichaos/topologies \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5
 	install -m 755 $(PROG) $(DESTDIR)$(PREFIX)/bin/$(PROG)
+	install -m 755 $(DISKFS) $(DESTDIR)$(PREFIX)/bin/tichaos-diskfs
 	install -m 644 suites/*.yaml $(DESTDIR)$(PREFIX)/share/tichaos/suites/
+	install -m 644 topologies/*.yaml \
+		$(DESTDIR)$(PREFIX)/share/tichaos/topologies/
 	install -m 644 man/tichaos.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/tichaos-suite.5 $(DESTDIR)$(PREFIX)/share/man/man5/
 
@@ -419,8 +423,8 @@ install: $(PROG) $(MANPAGES)
 # installed here that holds it (dpkg -S), with its version as the floor;
 # the servers of the local cluster recommended.
 DEB_DIR ?= .
-deb: $(PROG) $(MANPAGES)
-	scripts/make-deb $(PROG) $(VERSION) $(DEB_DIR)
+deb: $(PROG) $(DISKFS) $(MANPAGES)
+	scripts/make-deb $(PROG) $(VERSION) $(DEB_DIR) $(DISKFS)
 
 clean:
 	$(RM) $(PROG) $(OBJS) $(OBJS:.o=.d) $(UNIT_TESTS) $(TEST_HELPERS) \

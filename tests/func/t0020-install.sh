@@ -7,10 +7,15 @@
 
 need dpkg-deb groff
 
-test_expect_success 'make install DESTDIR=... PREFIX=/opt/tc: binary, suites, man pages' '
+test_expect_success 'make install DESTDIR=... PREFIX=/opt/tc: binaries, suites, topologies, man pages' '
 	make -C "$ROOT" --no-print-directory install DESTDIR="$TRASH/root" PREFIX=/opt/tc >out 2>&1 ||
 	{ cat out; false; }
 	test -x "$TRASH/root/opt/tc/bin/tichaos" &&
+	cmp "$ROOT/diskfs/tichaos-diskfs" "$TRASH/root/opt/tc/bin/tichaos-diskfs" &&
+	test -x "$TRASH/root/opt/tc/bin/tichaos-diskfs" &&
+	(cd "$ROOT/topologies" && ls *.yaml) >expect &&
+	(cd "$TRASH/root/opt/tc/share/tichaos/topologies" && ls) >got &&
+	test_cmp expect got &&
 	(cd "$ROOT/suites" && ls *.yaml) >expect &&
 	(cd "$TRASH/root/opt/tc/share/tichaos/suites" && ls) >got &&
 	test_cmp expect got &&
@@ -64,13 +69,15 @@ test_expect_success 'make deb: the package, its libraries its dependencies' '
 	dpkg-deb --field "$deb" Depends | tr "," "\n" | sed "s/^ *//; s/ .*//" | sort >deps &&
 	# the libraries of the build; a sanitizer build (make asan) has its
 	# runtimes besides, one package for each library it needs
-	for p in libc6 libcurl4 libjansson4 libmariadb3 libssh2-1 libyaml-0-2; do
+	# (tichaos-diskfs: libfuse3)
+	for p in libc6 libcurl4 libjansson4 libmariadb3 libssh2-1 libyaml-0-2 libfuse3-3; do
 		grep -qx "$p" deps || { echo "no $p in Depends"; return 1; }
 	done &&
 	test "$(sort -u deps | wc -l)" = "$(wc -l <deps)" &&
-	test "$(wc -l <deps)" -le "$(readelf -d "$TICHAOS" | grep -c "(NEEDED)")" &&
+	test "$(wc -l <deps)" -le "$(readelf -d "$TICHAOS" "$ROOT/diskfs/tichaos-diskfs" | grep -c "(NEEDED)")" &&
 	dpkg-deb --field "$deb" Depends | grep -Eq "(^|, )libmariadb3 \(>= [^)]+\)(,|\$)" &&
-	test "$(dpkg-deb --field "$deb" Recommends)" = "mariadb-server, mariadb-client, etcd-server, iproute2, nftables"
+	test "$(dpkg-deb --field "$deb" Recommends)" = "mariadb-server, mariadb-client, etcd-server, iproute2, nftables, fuse3" &&
+	dpkg-deb --contents "$deb" | grep -Eq " ./usr/bin/tichaos-diskfs$"
 '
 
 test_expect_success 'installed by dpkg into a scratch root: tichaos validates its suites' '
