@@ -57,25 +57,8 @@ static void blanks(struct cursor *c)
 		step(c);
 }
 
-/* Blanks, newlines and comments. */
-static void spaces(struct cursor *c)
-{
-	for (;;) {
-		blanks(c);
-		if (*c->p == '#')
-			while (*c->p && *c->p != '\n')
-				step(c);
-		if (*c->p == '\r' && c->p[1] == '\n')
-			step(c);
-		if (*c->p != '\n')
-			return;
-		step(c);
-	}
-}
-
-/* After a key's value or a table's header: a comment, then the line's
- * end. */
-static int line_end(struct cursor *c)
+/* Blanks, a comment, and the \r of a CRLF: up to the line's end. */
+static void rest_of_line(struct cursor *c)
 {
 	blanks(c);
 	if (*c->p == '#')
@@ -83,6 +66,20 @@ static int line_end(struct cursor *c)
 			step(c);
 	if (*c->p == '\r' && c->p[1] == '\n')
 		step(c);
+}
+
+/* Blanks, newlines and comments. */
+static void spaces(struct cursor *c)
+{
+	for (rest_of_line(c); *c->p == '\n'; rest_of_line(c))
+		step(c);
+}
+
+/* After a key's value or a table's header: a comment, then the line's
+ * end. */
+static int line_end(struct cursor *c)
+{
+	rest_of_line(c);
 	if (*c->p && *c->p != '\n')
 		return fail(c, "expected the end of the line");
 	return 0;

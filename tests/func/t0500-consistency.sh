@@ -302,36 +302,8 @@ test_expect_success 'the side behind gets the worker of the side done' '
 # data sources by address, target-check-tables over several databases
 # with wildcards and '!', the fix SQL also under output-dir.
 diff_config() {
-	cat <<EOF
-# diff Configuration.
-check-thread-count = 2
-
-export-fix-sql = true
-
-check-struct-only = false
-
-[task]
-output-dir = "$TRASH/sync_diff/output"
-
-source-instances = ["tidb0"]
-
-target-instance = "mysql1"
-
-target-check-tables = ["cf[ab].*", "!cfa.t2"]
-
-[data-sources]
-[data-sources.tidb0]
-host = "127.0.0.1"
-port = $UP
-user = "root"
-password = ""
-
-[data-sources.mysql1]
-host = "127.0.0.1"
-port = $DOWN
-user = "root"
-password = ""
-EOF
+	diff_config_toml "$UP" "$DOWN" "$TRASH/sync_diff/output" 2 \
+		"\"cf[ab].*\", \"!cfa.t2\""
 }
 
 test_expect_success 'diff_config: its tables of two databases, its nodes by address; the fix SQL under its output-dir' '

@@ -71,39 +71,9 @@ test_cluster_setup 'set up: their layout on a block of ports, the captures start
 '
 
 # Their conf/diff_config.toml for consistent_fail_over_ddl_mix
-# (pingcap/ticdc tests/integration_tests/consistent_fail_over_ddl_mix/
-# conf/diff_config.toml at 201619cf3388), its ports and output-dir
-# those of this run.
-cat >"$WORK_DIR/diff_config.toml" <<EOF
-# diff Configuration.
-check-thread-count = 4
-
-export-fix-sql = true
-
-check-struct-only = false
-
-[task]
-output-dir = "$WORK_DIR/sync_diff/output"
-
-source-instances = ["tidb0"]
-
-target-instance = "mysql1"
-
-target-check-tables = ["test.*"]
-
-[data-sources]
-[data-sources.tidb0]
-host = "127.0.0.1"
-port = $UP_TIDB_PORT
-user = "root"
-password = ""
-
-[data-sources.mysql1]
-host = "127.0.0.1"
-port = $DOWN_TIDB_PORT
-user = "root"
-password = ""
-EOF
+# (test-lib's diff_config_toml), its ports and output-dir this run's.
+diff_config_toml "$UP_TIDB_PORT" "$DOWN_TIDB_PORT" "$WORK_DIR/sync_diff/output" 4 \
+	"\"test.*\"" >"$WORK_DIR/diff_config.toml"
 sed -e "s|^    sync_timeout: 300s$|&\n    diff_config: $WORK_DIR/diff_config.toml|" \
 	"$ROOT/suites/fail_over_ddl_mix.yaml" >"$TRASH/fail_over_ddl_mix.yaml"
 

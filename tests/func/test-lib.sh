@@ -500,6 +500,45 @@ test_sshd_up() {
 	export SSHD_PORT SSH_USER SSH_KEY SSH_KEY_RSA SSH_KNOWN_HOSTS
 }
 
+# diff_config_toml UP DOWN OUTPUT_DIR THREADS TABLES: sync-diff-
+# inspector's configuration as TiCDC's tests write it (pingcap/ticdc
+# tests/integration_tests/consistent_fail_over_ddl_mix/conf/
+# diff_config.toml at 201619cf3388) on stdout, with the source's and the
+# target's ports on 127.0.0.1, output-dir, check-thread-count and the
+# inside of target-check-tables given.
+diff_config_toml() {
+	cat <<EOF
+# diff Configuration.
+check-thread-count = $4
+
+export-fix-sql = true
+
+check-struct-only = false
+
+[task]
+output-dir = "$3"
+
+source-instances = ["tidb0"]
+
+target-instance = "mysql1"
+
+target-check-tables = [$5]
+
+[data-sources]
+[data-sources.tidb0]
+host = "127.0.0.1"
+port = $1
+user = "root"
+password = ""
+
+[data-sources.mysql1]
+host = "127.0.0.1"
+port = $2
+user = "root"
+password = ""
+EOF
+}
+
 # test_ssh_topology TOPOLOGY: the local cluster's TOPOLOGY with every
 # component on host "box", the sshd of test_sshd_up, on stdout.
 test_ssh_topology() {
