@@ -447,6 +447,15 @@ const char *component_state_name(enum component_state s);
  */
 pid_t component_pid(const struct cluster *c, const struct component *comp);
 
+/*
+ * Whether the pidfile of `comp` names a live process that does not run
+ * its start command (a server started otherwise, or before its start
+ * in the topology changed): 1 with `e` saying so, which a start refuses
+ * rather than start a second server and write over the pidfile.
+ */
+int component_pidfile_foreign(const struct cluster *c,
+			      const struct component *comp, struct err *e);
+
 enum component_state component_state(const struct cluster *c,
 				      const struct component *comp);
 

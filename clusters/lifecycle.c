@@ -39,6 +39,8 @@ static int spawn(struct cluster *c, struct component *comp,
 	if (!comp->start)
 		return err_set(e, ERR_INFRA, "%s: no start command in the "
 			       "topology", comp->name);
+	if (component_pidfile_foreign(c, comp, e))
+		return -1;
 	if (component_on_loopback(c, comp)) {
 		struct netcls_host cls;
 

@@ -135,6 +135,56 @@ pid_t component_pid(const struct cluster *c, const struct component *comp)
 	return pid;
 }
 
+/* Whether a word of `cmdline` is the program `prog` (by its file name):
+ * the same server with other arguments, not a pid the system gave an
+ * unrelated process since. */
+static int runs_program(const char *cmdline, const char *prog)
+{
+	const char *base = strrchr(prog, '/');
+	size_t n;
+
+	base = base ? base + 1 : prog;
+	n = strlen(base);
+	for (const char *w = cmdline; *w; w += strcspn(w, " "),
+	     w += strspn(w, " ")) {
+		size_t len = strcspn(w, " ");
+		const char *slash = memrchr(w, '/', len);
+		const char *name = slash ? slash + 1 : w;
+
+		if ((size_t)(w + len - name) == n && !strncmp(name, base, n))
+			return 1;
+	}
+	return 0;
+}
+
+int component_pidfile_foreign(const struct cluster *c,
+			      const struct component *comp, struct err *e)
+{
+	struct host *h = component_host(c, comp);
+	struct buf text = BUF_INIT, cmdline = BUF_INIT;
+	pid_t pid;
+	int foreign = 0;
+
+	if (!comp->pidfile ||
+	    h->ops->read_file(h, comp->pidfile, 0, 64, &text, NULL))
+		goto out;
+	pid = parse_pid(&text);
+	if (pid <= 0 || !h->ops->state(h, pid) || runs_component(h, pid, comp) ||
+	    h->ops->cmdline(h, pid, &cmdline, NULL) ||
+	    !runs_program(buf_str(&cmdline), comp->start[0]))
+		goto out;
+	foreign = 1;
+	err_set(e, ERR_INFRA, "%s: its pidfile '%s' names pid %ld, which runs "
+		"'%s', not its start command: a server started otherwise, or "
+		"before the topology changed; stop it first (its pid), or "
+		"mend the topology", comp->name, comp->pidfile, (long)pid,
+		buf_str(&cmdline));
+out:
+	buf_release(&text);
+	buf_release(&cmdline);
+	return foreign;
+}
+
 enum component_state component_state(const struct cluster *c,
 				      const struct component *comp)
 {

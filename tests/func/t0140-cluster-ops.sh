@@ -105,6 +105,27 @@ test_expect_success 'a topology component: start, pause, continue, kill' '
 	! alive "$pid2" && test ! -e "$TRASH/s/sleeper.pid"
 '
 
+# A topology whose start changed while its server ran (etcd given one
+# more flag): the pidfile names a live process of the same program that
+# does not run the new command. Starting another would fail on its
+# ports and write over the pidfile, losing the one that runs.
+test_expect_success 'a pidfile naming the same program run otherwise: start refuses, the pidfile kept, exit 3' '
+	T="$TRASH/s/topology.yaml" &&
+	"$TICHAOS" cluster start sleeper --cluster "$T" &&
+	pid=$(cat "$TRASH/s/sleeper.pid") && test_track_pid "$pid" &&
+	sed -e "s/start: \[sleep, \"600\"\]/start: [sleep, \"601\"]/" "$T" >"$TRASH/s/changed.yaml" &&
+	grep -q "\"601\"" "$TRASH/s/changed.yaml" &&
+	{ "$TICHAOS" cluster start sleeper --cluster "$TRASH/s/changed.yaml" 2>err; test $? = 3; } &&
+	echo "tichaos: sleeper: its pidfile '\''$TRASH/s/sleeper.pid'\'' names pid $pid, which runs '\''sleep 600'\'', not its start command: a server started otherwise, or before the topology changed; stop it first (its pid), or mend the topology" >expect &&
+	test_cmp expect err &&
+	test "$(cat "$TRASH/s/sleeper.pid")" = "$pid" && alive "$pid" &&
+	"$TICHAOS" cluster kill sleeper --cluster "$T" && ! alive "$pid" &&
+	echo "$$" >"$TRASH/s/sleeper.pid" &&
+	"$TICHAOS" cluster start sleeper --cluster "$T" &&
+	pid=$(cat "$TRASH/s/sleeper.pid") && test_track_pid "$pid" && test "$pid" != "$$" &&
+	"$TICHAOS" cluster kill sleeper --cluster "$T"
+'
+
 test_expect_success 'a topology with a typo: file:line:col and a suggestion, exit 2' '
 	printf "components:\n  - name: x\n    rolse: [cdc]\n" >"$TRASH/s/bad.yaml" &&
 	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
