@@ -350,6 +350,10 @@ static int stop_within(struct cluster *c, struct component *comp,
 		if (component_kill(c, comp, SIGKILL, e))
 			return -1;
 	}
+	/* The same program run otherwise (its start changed in the
+	 * topology while it ran): not stopped, said, its pidfile kept. */
+	if (pid == 0 && component_pidfile_foreign(c, comp, e))
+		return -1;
 	/* Remove the pidfile: ours is stale now, and one whose pid belongs
 	 * to another program never was ours to act on. */
 	if (comp->pidfile) {

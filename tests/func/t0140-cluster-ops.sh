@@ -109,7 +109,7 @@ test_expect_success 'a topology component: start, pause, continue, kill' '
 # more flag): the pidfile names a live process of the same program that
 # does not run the new command. Starting another would fail on its
 # ports and write over the pidfile, losing the one that runs.
-test_expect_success 'a pidfile naming the same program run otherwise: start refuses, the pidfile kept, exit 3' '
+test_expect_success 'a pidfile naming the same program run otherwise: start and down refuse, the pidfile kept, exit 3' '
 	T="$TRASH/s/topology.yaml" &&
 	"$TICHAOS" cluster start sleeper --cluster "$T" &&
 	pid=$(cat "$TRASH/s/sleeper.pid") && test_track_pid "$pid" &&
@@ -117,6 +117,9 @@ test_expect_success 'a pidfile naming the same program run otherwise: start refu
 	grep -q "\"601\"" "$TRASH/s/changed.yaml" &&
 	{ "$TICHAOS" cluster start sleeper --cluster "$TRASH/s/changed.yaml" 2>err; test $? = 3; } &&
 	echo "tichaos: sleeper: its pidfile '\''$TRASH/s/sleeper.pid'\'' names pid $pid, which runs '\''sleep 600'\'', not its start command: a server started otherwise, or before the topology changed; stop it first (its pid), or mend the topology" >expect &&
+	test_cmp expect err &&
+	test "$(cat "$TRASH/s/sleeper.pid")" = "$pid" && alive "$pid" &&
+	{ "$TICHAOS" cluster down --cluster "$TRASH/s/changed.yaml" 2>err; test $? = 3; } &&
 	test_cmp expect err &&
 	test "$(cat "$TRASH/s/sleeper.pid")" = "$pid" && alive "$pid" &&
 	"$TICHAOS" cluster kill sleeper --cluster "$T" && ! alive "$pid" &&
