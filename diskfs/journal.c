@@ -7,6 +7,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,17 +15,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum jop { J_MADE, J_UNLINK, J_RMDIR, J_RENAME };
+enum jop { J_MADE, J_UNLINK, J_RMDIR, J_RENAME, J_ATTR };
 
 static const char *const op_names[] = { "made", "unlink", "rmdir",
-					"rename" };
+					"rename", "attr" };
 
 struct journal_entry {
 	enum jop op;
 	char *path;		/* rename: from */
 	char *to;		/* rename */
 	char *aside;		/* unlink: the file; rename: what `to` named */
-	mode_t mode;		/* rmdir */
+	mode_t mode;		/* rmdir, attr */
+	struct stat was;	/* attr: its mode, owner and times before */
 	char *dirs[2];		/* the directories changed; [1] MAY be NULL */
 	int synced[2];
 	struct journal_entry *prev, *next;
@@ -172,6 +174,26 @@ int journal_unlink(struct journal *j, const char *path)
 	return rc;
 }
 
+int journal_attr(struct journal *j, const char *path)
+{
+	char *bp = at_root(j, path);
+	struct journal_entry *e;
+	struct stat st;
+	int rc = 0;
+
+	if (lstat(bp, &st)) {
+		rc = -errno;
+	} else {
+		e = add(j, J_ATTR, path, NULL);
+		/* Its own sync makes it durable, not its directory's. */
+		free(e->dirs[0]);
+		e->dirs[0] = xstrdup(path);
+		e->was = st;
+	}
+	free(bp);
+	return rc;
+}
+
 int journal_rmdir(struct journal *j, const char *path)
 {
 	char *bp = at_root(j, path);
@@ -285,6 +307,16 @@ static int undo(struct journal *j, struct journal_entry *e)
 		if (!rc && e->aside)
 			rc = rename(e->aside, bt);
 		break;
+	case J_ATTR: {
+		struct timespec ts[2] = { e->was.st_atim, e->was.st_mtim };
+
+		/* The owner first: chown(2) may clear set-user-ID. */
+		rc = lchown(bp, e->was.st_uid, e->was.st_gid) ||
+		     (!S_ISLNK(e->was.st_mode) &&
+		      chmod(bp, e->was.st_mode & 07777)) ||
+		     utimensat(AT_FDCWD, bp, ts, AT_SYMLINK_NOFOLLOW) ? -1 : 0;
+		break;
+	}
 	}
 	free(bp);
 	free(bt);

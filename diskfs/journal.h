@@ -2,7 +2,8 @@
 #define TICHAOS_JOURNAL_H
 
 /*
- * Directory entries not yet synced, for tichaos-diskfs (diskfs/main.c):
+ * Directory entries not yet synced, for tichaos-diskfs (diskfs/main.c),
+ * and a file's mode, owner and times (journal_attr):
  * a create, mkdir, link, symlink, unlink, rmdir or rename changes the
  * backing directory at once (every reader sees it), and is kept here
  * with how to undo it until each directory it changed is synced
@@ -58,13 +59,23 @@ void journal_made(struct journal *j, const char *path);
 /* Unlink `path`: moved aside, to be undone. 0 or -errno. */
 int journal_unlink(struct journal *j, const char *path);
 
+/*
+ * The mode, owner or times of `path` are about to change (chmod, chown,
+ * utimens): what they are now kept, and put back by a loss unless
+ * `path` itself was synced since (journal_synced on it: fsync of the
+ * file, not fdatasync, which need not write them; fsync of the
+ * directory). 0 or -errno.
+ */
+int journal_attr(struct journal *j, const char *path);
+
 /* Remove the empty directory `path`; undone by making it again. */
 int journal_rmdir(struct journal *j, const char *path);
 
 /* Rename `from` to `to` (what `to` named moved aside). 0 or -errno. */
 int journal_rename(struct journal *j, const char *from, const char *to);
 
-/* The directory `dir` was synced: what it lists now is durable. */
+/* The directory `dir` was synced: what it lists now is durable, and its
+ * own attributes; or the file `dir` (fsync): its attributes. */
 void journal_synced(struct journal *j, const char *dir);
 
 /* Every change so far durable (a journaling file system's commit). */
@@ -73,7 +84,7 @@ void journal_synced_all(struct journal *j);
 /*
  * A power loss: every change not synced undone, last first, each said
  * in `report` as "lost-entry OP PATH[ PATH]" (OP: made, unlink, rmdir,
- * rename). A change that cannot be undone is said as "lost-entry-failed
+ * rename, attr). A change that cannot be undone is said as "lost-entry-failed
  * OP PATH: WHY". The count undone into *n.
  */
 void journal_lose(struct journal *j, struct buf *report, size_t *n);

@@ -33,8 +33,11 @@
  * The control line "entries ordered" makes any sync (of a file too)
  * make every earlier entry durable, as a journaling file system such as
  * ext4 or XFS commits its journal in order; "entries posix" (the start)
- * puts back the rule above.
- * What it does not hold back: a file's metadata (mode, owner, times). A
+ * puts back the rule above. A file's mode, owner and times (chmod,
+ * chown, utimens) are held back too, until the file itself is synced
+ * (fsync, not fdatasync, which need not write them; fsync of a
+ * directory for its own): the loss puts them back ("lost-entry attr
+ * PATH"). A sync with nothing held changes nothing, times included. A
  * file opened O_SYNC or O_DSYNC is synced at each write. Reads bypass the
  * kernel's page cache (direct_io), so what a reader sees after a loss
  * is what is left, and each read reaches the fault modes; so programs
@@ -206,8 +209,9 @@ static int sync_file(struct file *f, int datasync)
 }
 
 /*
- * A sync succeeded: of the directory `dir`, or (NULL) of a file. What it
- * makes durable of the entries (see the top).
+ * A sync succeeded: of the directory or the file `dir` (its attributes),
+ * or (NULL) of a file's data only. What it makes durable of the entries
+ * (see the top).
  */
 static void synced_entries(const char *dir)
 {
@@ -365,14 +369,14 @@ static int op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	struct file *f = file_of(fi);
 	int rc = begin(DISKOP_FSYNC);
 
-	(void)path;
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&f->lock);
 	rc = sync_file(f, datasync);
 	pthread_mutex_unlock(&f->lock);
+	/* fsync writes the file's metadata; fdatasync need not. */
 	if (!rc)
-		synced_entries(NULL);
+		synced_entries(datasync || !path ? NULL : path);
 	return rc;
 }
 
@@ -475,6 +479,19 @@ static int op_readdir(const char *path, void *buf, fuse_fill_dir_t fill,
 
 #define PASS(call) return (call) ? -errno : 0
 
+/* `call` changing the mode, owner or times of `path`, what they were
+ * kept to be undone (journal_attr). */
+#define ATTR(path, call)                                                     \
+	do {                                                                 \
+		int attr_rc_;                                                \
+		pthread_mutex_lock(&fs.lock);                                \
+		attr_rc_ = journal_attr(&fs.journal, (path));                \
+		if (!attr_rc_ && (call))                                     \
+			attr_rc_ = -errno;                                   \
+		pthread_mutex_unlock(&fs.lock);                              \
+		return attr_rc_;                                             \
+	} while (0)
+
 /* `call` on the backing directory, then `path` made, to be undone. */
 #define MADE(call, path)                                                     \
 	do {                                                                 \
@@ -541,7 +558,7 @@ static int op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 
 	(void)fi;
 	backing_path(path, bp, sizeof(bp));
-	PASS(chmod(bp, mode));
+	ATTR(path, chmod(bp, mode));
 }
 
 static int op_chown(const char *path, uid_t uid, gid_t gid,
@@ -551,7 +568,7 @@ static int op_chown(const char *path, uid_t uid, gid_t gid,
 
 	(void)fi;
 	backing_path(path, bp, sizeof(bp));
-	PASS(lchown(bp, uid, gid));
+	ATTR(path, lchown(bp, uid, gid));
 }
 
 static int op_utimens(const char *path, const struct timespec tv[2],
@@ -561,7 +578,7 @@ static int op_utimens(const char *path, const struct timespec tv[2],
 
 	(void)fi;
 	backing_path(path, bp, sizeof(bp));
-	PASS(utimensat(AT_FDCWD, bp, tv, AT_SYMLINK_NOFOLLOW));
+	ATTR(path, utimensat(AT_FDCWD, bp, tv, AT_SYMLINK_NOFOLLOW));
 }
 
 static int op_statfs(const char *path, struct statvfs *st)

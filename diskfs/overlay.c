@@ -207,7 +207,9 @@ int overlay_flush(struct overlay *o, int fd)
 			done += (size_t)w;
 		}
 	}
-	if (ftruncate(fd, (off_t)o->size))
+	/* Nothing held: the file untouched, its times too (a sync writes
+	 * no metadata it did not change). */
+	if ((o->n || o->size != o->synced) && ftruncate(fd, (off_t)o->size))
 		return -1;
 	free_extents(o);
 	o->kept = o->synced = o->size;

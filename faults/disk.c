@@ -31,9 +31,9 @@
  * heal sets it off and records what it did: every read, write and sync
  * the component made meanwhile, how many failed, how long they waited.
  *
- * The file system holds back file data and sizes, and directory entries
- * until their directory is synced (`entries: ordered`: until anything
- * is); a file's metadata reaches the disk at once (diskfs/main.c).
+ * The file system holds back file data and sizes, directory entries
+ * until their directory is synced, and a file's mode, owner and times
+ * until it is (`entries: ordered`: until anything is; diskfs/main.c).
  */
 #include <dirent.h>
 #include <errno.h>

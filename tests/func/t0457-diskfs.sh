@@ -212,6 +212,19 @@ test_expect_success 'a rename over a name, not synced: both names back as they w
 	test -z "$(ls -A back.trash)"
 '
 
+test_expect_success 'a file'\''s mode and times: put back unless the file itself was fsynced (fdatasync is not enough)' '
+	put mnt/m 0 mode 1 && syncdir mnt &&
+	chmod 600 mnt/m && touch -m -d @1000000000 mnt/m &&
+	perl -MIO::Handle -MFcntl -e "sysopen(my \$f, q(mnt/m), O_RDWR) or die; \$f->sync or die q(fsync)" &&
+	chmod 640 mnt/m && touch -m -d @1100000000 mnt/m &&
+	perl -MFcntl -e "sysopen(my \$f, q(mnt/m), O_RDWR) or die; syscall(75, fileno(\$f)) == 0 or die q(fdatasync)" &&
+	test "$(stat -c "%a %Y" mnt/m)" = "640 1100000000" &&
+	lose &&
+	printf "lost-entry attr /m\nlost-entry attr /m\nlost-done 0 0 2\n" >expect && test_cmp expect report &&
+	test "$(stat -c "%a %Y" mnt/m)" = "600 1000000000" &&
+	test "$(stat -c "%a %Y" back/m)" = "600 1000000000"
+'
+
 test_expect_success 'what rename(2) refuses is refused, nothing moved: a directory onto a file, onto a full directory' '
 	mkdir mnt/full mnt/empty && put mnt/full/f 0 f 1 && syncdir mnt && syncdir mnt/full &&
 	test "$(rename_errno mnt/empty mnt/p)" = "Not a directory" &&

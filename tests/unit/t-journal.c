@@ -8,7 +8,8 @@
  * one directory does not reach: a rename across two directories, durable
  * only once both are synced; a directory made and filled; rmdir undone;
  * an unlink synced gone for good; "ordered" (everything synced at once);
- * a release that keeps everything.
+ * a release that keeps everything; a file's mode and times put back
+ * unless the file itself was synced.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -264,6 +265,71 @@ static void cases(void)
 	buf_release(&report);
 }
 
+/* `rel`'s mode bits and mtime (seconds) as "MODE MTIME". */
+static void attrs_of(const char *rel, char *out, size_t size)
+{
+	char p[800];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	if (stat(p, &st))
+		snprintf(out, size, "gone");
+	else
+		snprintf(out, size, "%o %lld", (unsigned)(st.st_mode & 07777),
+			 (long long)st.st_mtim.tv_sec);
+}
+
+/* Set `rel`'s mode and mtime (journal_attr first, as tichaos-diskfs
+ * does before chmod and utimens). */
+static void set_attrs(struct journal *j, const char *rel, mode_t mode,
+		      time_t mtime)
+{
+	char p[800];
+	struct timespec ts[2] = { { mtime, 0 }, { mtime, 0 } };
+
+	snprintf(p, sizeof(p), "%s%s", root, rel);
+	if (journal_attr(j, rel) || chmod(p, mode) ||
+	    journal_attr(j, rel) || utimensat(AT_FDCWD, p, ts, 0))
+		abort();
+}
+
+/* A file's mode and times: put back by a loss unless the file itself
+ * (or, for a directory, it) was synced since. */
+static void attr_cases(void)
+{
+	struct journal j;
+	struct buf report = BUF_INIT;
+	char before[64], now[64];
+	size_t n;
+
+	ok(!journal_init(&j, root, trash), "a journal for attributes");
+	touch("/a");
+	journal_made(&j, "/a");
+	journal_synced(&j, "/");
+	set_attrs(&j, "/a", 0600, 1000000000);
+	attrs_of("/a", before, sizeof(before));
+	is_str(before, "600 1000000000", "mode and mtime set");
+	journal_synced(&j, "/a");
+	set_attrs(&j, "/a", 0640, 1100000000);
+	journal_synced(&j, "/");
+	journal_lose(&j, &report, &n);
+	attrs_of("/a", now, sizeof(now));
+	is_str(now, "600 1000000000", "a loss puts back what the file's "
+	       "own sync made durable; its directory's sync does not");
+	is_str(buf_str(&report), "lost-entry attr /a\nlost-entry attr /a\n",
+	       "  both changes of the last undone, last first");
+	is_int(n, 2, "  two entries");
+	ok(journal_attr(&j, "/none") == -ENOENT, "attr of nothing: ENOENT");
+	set_attrs(&j, "/a", 0644, 1200000000);
+	journal_synced_all(&j);
+	buf_reset(&report);
+	journal_lose(&j, &report, &n);
+	attrs_of("/a", now, sizeof(now));
+	is_str(now, "644 1200000000", "ordered: any sync keeps them");
+	journal_release(&j);
+	buf_release(&report);
+}
+
 int main(void)
 {
 	struct tmpdir t;
@@ -276,6 +342,7 @@ int main(void)
 		abort();
 	model();
 	cases();
+	attr_cases();
 	tmpdir_remove(&t);
 	return done_testing();
 }
