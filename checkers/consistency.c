@@ -40,6 +40,7 @@
 #include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/history.h"
+#include "lib/proc.h"
 #include "lib/sql.h"
 #include "lib/ynode.h"
 
@@ -155,35 +156,6 @@ static int node_of(const struct check_ctx *ctx, const struct diffconfig *d,
 	return err_isset(e) ? -1 : 0;
 }
 
-/* mkdir -p `path`. */
-static int make_dirs(const char *path, struct err *e)
-{
-	char tmp[PATH_MAX];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1;; p++) {
-		if (*p && *p != '/')
-			continue;
-		if (*p)
-			*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return err_errno(e, errno, "cannot create '%s'", tmp);
-		if (!path[p - tmp])
-			return 0;
-		*p = '/';
-	}
-}
-
-static int copy_file(const char *from, const char *to, struct err *e)
-{
-	struct buf text = BUF_INIT;
-	int rc = buf_read_file(&text, from, e) ||
-		 buf_write_file(&text, to, 0644, e);
-
-	buf_release(&text);
-	return rc ? -1 : 0;
-}
-
 /*
  * A relative diff_config kept in the run directory at its place beside
  * suite.yaml, which `tichaos check RUN_DIR` reads it from.
@@ -204,7 +176,7 @@ static int keep_config(const struct check_ctx *ctx, const char *name,
 	snprintf(dir, sizeof(dir), "%s", to);
 	slash = strrchr(dir, '/');
 	*slash = '\0';
-	return make_dirs(dir, e) || copy_file(path, to, e) ? -1 : 0;
+	return proc_make_dirs(dir, e) || buf_copy_file(path, to, e) ? -1 : 0;
 }
 
 /*
@@ -222,7 +194,7 @@ static int fix_to_output(const struct check_ctx *ctx,
 	snprintf(from, sizeof(from), "%s/fix-sql", ctx->run_dir);
 	snprintf(to, sizeof(to), "%s/fix-on-%s", d->output_dir,
 		 d->target.name);
-	if (make_dirs(to, e))
+	if (proc_make_dirs(to, e))
 		return -1;
 	dir = opendir(from);
 	while (dir && !rc && (de = readdir(dir))) {
@@ -232,7 +204,7 @@ static int fix_to_output(const struct check_ctx *ctx,
 			continue;
 		snprintf(file, sizeof(file), "%s/%s", from, de->d_name);
 		snprintf(dest, sizeof(dest), "%s/%s", to, de->d_name);
-		rc = copy_file(file, dest, e);
+		rc = buf_copy_file(file, dest, e);
 	}
 	if (dir)
 		closedir(dir);

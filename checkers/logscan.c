@@ -160,8 +160,6 @@ static char *line_end(char *at)
 /* A line that ends a report: empty, or '=' signs only. */
 static int report_end(const char *line)
 {
-	if (!*line)
-		return 1;
 	return line[strspn(line, "=")] == '\0';
 }
 

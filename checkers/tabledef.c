@@ -315,17 +315,16 @@ static int key_collations(struct side *sides, struct table *t,
 static int json_columns(struct side *sides, struct table *t, struct err *e)
 {
 	struct buf q = BUF_INIT;
-	char **names = NULL, **version = NULL;
-	size_t n = 0, nv = 0;
+	char **names = NULL;
+	size_t n = 0;
 	int rc = 0;
 
 	for (int s = 0; !rc && s < 2; s++) {
-		rc = tabledef_string_list(&sides[s].conn, "SELECT VERSION()",
-					  &version, &nv, e);
 		tabledef_schema_query(&q, "SELECT COLUMN_NAME FROM "
 				      "information_schema.COLUMNS", t->db,
 				      t->name, " AND DATA_TYPE = 'json'");
-		if (!rc && nv == 1 && strstr(version[0], "MariaDB")) {
+		/* The handshake's version: no query a table. */
+		if (strstr(sql_server_version(&sides[s].conn), "MariaDB")) {
 			buf_addstr(&q, " UNION SELECT CONSTRAINT_NAME FROM "
 				   "information_schema.CHECK_CONSTRAINTS WHERE "
 				   "CONSTRAINT_SCHEMA = ", NULL);
@@ -336,10 +335,7 @@ static int json_columns(struct side *sides, struct table *t, struct err *e)
 				   "= CONCAT('json_valid(`', CONSTRAINT_NAME, "
 				   "'`)')", NULL);
 		}
-		tabledef_free_list(version, nv);
-		version = NULL;
-		nv = 0;
-		rc = rc || tabledef_string_list(&sides[s].conn, buf_str(&q),
+		rc = tabledef_string_list(&sides[s].conn, buf_str(&q),
 						&names, &n, e);
 		for (size_t k = 0; !rc && k < n; k++)
 			for (size_t i = 0; i < t->ncols; i++)

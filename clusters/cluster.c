@@ -419,14 +419,14 @@ void redact_uri(const char *uri, struct buf *out)
 	buf_addstr(out, at, NULL);
 }
 
-char *component_expand(const char *text, int start)
+char *component_expand(const char *text, const char *with)
 {
 	struct buf out = BUF_INIT;
 	const char *at;
 
 	while ((at = strstr(text, "{start}"))) {
 		buf_add(&out, text, (size_t)(at - text), NULL);
-		buf_printf(&out, NULL, "%d", start);
+		buf_addstr(&out, with, NULL);
 		text = at + 7;
 	}
 	buf_addstr(&out, text, NULL);

@@ -596,8 +596,9 @@ int component_pause(struct cluster *c, struct component *comp, struct err *e);
 int component_continue(struct cluster *c, struct component *comp,
 		       struct err *e);
 
-/* `text` with every "{start}" replaced by `start`; the caller frees it. */
-char *component_expand(const char *text, int start);
+/* `text` with every "{start}" replaced by `with` (a start's number, or
+ * "*" for a pattern of them all); the caller frees it. */
+char *component_expand(const char *text, const char *with);
 
 /* The last non-empty line of the component's log into `out`. */
 void component_last_log_line(const struct cluster *c,

@@ -32,7 +32,7 @@ static int spawn(struct cluster *c, struct component *comp,
 	const char **host_prefix = comp->netns ? netns : NULL;
 	char **argv, procs[700];
 	size_t n = 0, k = 0, j = 0, v = 0;
-	int start = comp->starts + 1;
+	char start[16];
 	pid_t pid;
 	int rc;
 
@@ -77,13 +77,13 @@ static int spawn(struct cluster *c, struct component *comp,
 		v++;
 	}
 	/* "{start}": the number of this start, in its argv and log. */
+	snprintf(start, sizeof(start), "%d", ++comp->starts);
 	for (size_t i = 0; i < j; i++)
 		argv[n + k + v + i] = component_expand(comp->start[i], start);
 	if (comp->log_pattern) {
 		free(comp->log);
 		comp->log = component_expand(comp->log_pattern, start);
 	}
-	comp->starts = start;
 	/* What this start writes to its log begins here. */
 	comp->log_from = comp->log ? h->ops->file_size(h, comp->log) : 0;
 	if (comp->log_from < 0)
@@ -216,13 +216,21 @@ int component_start(struct cluster *c, struct component *comp, struct err *e)
 	return component_start_under(c, comp, NULL, e);
 }
 
-int component_start_under(struct cluster *c, struct component *comp,
-			  const char *const *prefix, struct err *e)
+/* A stopped component started, not waited for. */
+static int spawn_stopped(struct cluster *c, struct component *comp,
+			 const char *const *prefix, struct err *e)
 {
 	if (component_state(c, comp) != STATE_STOPPED)
 		return err_set(e, ERR_INFRA, "%s is already running",
 			       comp->name);
-	return spawn(c, comp, prefix, e) || await(c, comp, 0, 1, e) ? -1 : 0;
+	return spawn(c, comp, prefix, e);
+}
+
+int component_start_under(struct cluster *c, struct component *comp,
+			  const char *const *prefix, struct err *e)
+{
+	return spawn_stopped(c, comp, prefix, e) || await(c, comp, 0, 1, e)
+	       ? -1 : 0;
 }
 
 int components_start(struct cluster *c, struct component *const *comps,
@@ -234,12 +242,7 @@ int components_start(struct cluster *c, struct component *const *comps,
 	for (size_t i = 0; i < n; i++) {
 		struct err why = ERR_INIT;
 
-		ready_ns[i] = -1;
-		if (component_state(c, comps[i]) != STATE_STOPPED)
-			err_set(&why, ERR_INFRA, "%s is already running",
-				comps[i]->name);
-		else if (!spawn(c, comps[i], NULL, &why))
-			ready_ns[i] = 0;
+		ready_ns[i] = spawn_stopped(c, comps[i], NULL, &why) ? -1 : 0;
 		if (err_isset(&why) && !err_isset(&first))
 			first = why;
 	}

@@ -326,6 +326,10 @@ static int read_logs(struct reader *r, const struct ynode *n, int remote,
 	return 0;
 }
 
+/* The characters of an environment variable's name (not first a digit). */
+#define VAR_NAME_CHARS \
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
+
 /* `env`: a map of environment variables' names to their values. */
 static int read_env(struct reader *r, const struct ynode *n, char ***out)
 {
@@ -343,8 +347,7 @@ static int read_env(struct reader *r, const struct ynode *n, char ***out)
 		const struct ynode *k = n->items[i], *v = n->items[i + 1];
 
 		if (!k->value[0] || isdigit((unsigned char)k->value[0]) ||
-		    strspn(k->value, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklm"
-			   "nopqrstuvwxyz0123456789_") != strlen(k->value))
+		    strspn(k->value, VAR_NAME_CHARS) != strlen(k->value))
 			return ynode_error(r->e, r->file, k, "env: '%s' is no "
 					  "variable name", k->value);
 		if (v->kind != YNODE_SCALAR)
@@ -373,10 +376,8 @@ static int log_pattern(struct reader *r, const struct ynode *n,
 		return ynode_error(r->e, r->file, ynode_get(n, "log"), "log: "
 				  "{start} only in the file's name");
 	comp->log_pattern = comp->log;
-	comp->log = component_expand(comp->log_pattern, 0);
-	glob = xstrdup(comp->log_pattern);
-	for (char *p; (p = strstr(glob, "{start}"));)
-		memmove(p + 1, p + 7, strlen(p + 7) + 1), *p = '*';
+	comp->log = component_expand(comp->log_pattern, "0");
+	glob = component_expand(comp->log_pattern, "*");
 	while (comp->logs && comp->logs[nlogs])
 		if (!strcmp(comp->logs[nlogs++], glob)) {
 			free(glob);
@@ -662,8 +663,7 @@ static int expand_scalar(struct reader *r, struct ynode *n)
 			dflt = NULL;
 		len = (size_t)((dflt ? dflt : end ? end : p) - (p + 2));
 		if (!end || !len || len >= sizeof(name) ||
-		    strspn(p + 2, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnop"
-			   "qrstuvwxyz0123456789_") != len) {
+		    strspn(p + 2, VAR_NAME_CHARS) != len) {
 			buf_release(&out);
 			return ynode_error(r->e, r->file, n, "'%s': write "
 					  "${NAME} or ${NAME:-DEFAULT} for an "

@@ -311,13 +311,13 @@ out:
 static int ours(struct cluster *c, const struct component *comp,
 		struct placement *p)
 {
+	struct host *h = component_host(c, comp);
 	char dir[PATH_MAX];
 
-	p->h = component_host(c, comp);
-	placement_dir(p->h, comp, dir, sizeof(dir));
+	placement_dir(h, comp, dir, sizeof(dir));
 	if (record_read(dir, p) || p->runner != getpid())
 		return 0;
-	p->h = component_host(c, comp);
+	p->h = h;
 	return 1;
 }
 

@@ -304,3 +304,13 @@ char *xprintf(const char *fmt, ...)
 	va_end(ap);
 	return p;
 }
+
+int buf_copy_file(const char *from, const char *to, struct err *e)
+{
+	struct buf text = BUF_INIT;
+	int rc = buf_read_file(&text, from, e) ||
+		 buf_write_file(&text, to, 0644, e);
+
+	buf_release(&text);
+	return rc ? -1 : 0;
+}

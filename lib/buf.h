@@ -57,6 +57,9 @@ int buf_read_file(struct buf *b, const char *path, struct err *e);
 int buf_write_file(const struct buf *b, const char *path, int mode,
 		   struct err *e);
 
+/* `from` copied to `to` (buf_read_file, then buf_write_file, 0644). */
+int buf_copy_file(const char *from, const char *to, struct err *e);
+
 /* The contents as a C string; "" when nothing was added. Borrowed. */
 const char *buf_str(const struct buf *b);
 

@@ -378,6 +378,25 @@ long long proc_stat_start(const char *stat)
 	return start;
 }
 
+int proc_make_dirs(const char *path, struct err *e)
+{
+	char tmp[PATH_MAX];
+
+	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
+		return err_set(e, ERR_USAGE, "path too long: '%s'", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return err_errno(e, errno, "cannot create '%s'", tmp);
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) && errno != EEXIST)
+		return err_errno(e, errno, "cannot create '%s'", tmp);
+	return 0;
+}
+
 int proc_state_dir(const char *dir, struct err *e)
 {
 	if ((mkdir(PROC_STATE_ROOT, 0755) && errno != EEXIST) ||

@@ -76,6 +76,10 @@ int proc_signal(pid_t pid, int sig, struct err *e);
 /* Remove `path` and everything below it (rm -rf), within 60 s. */
 int proc_remove_tree(const char *path, struct err *e);
 
+/* Make `path` and the directories above it that are missing (mkdir -p,
+ * 0755). ERR_USAGE for a path too long. */
+int proc_make_dirs(const char *path, struct err *e);
+
 /*
  * The state letter of /proc/PID/stat ('R', 'S', 'D', 'T', ...), or 0 when
  * there is no such process or it is a zombie (it has exited).

@@ -266,3 +266,10 @@ int sql_quote_string(struct buf *out, const char *s, struct err *e)
 	}
 	return buf_addch(out, '\'', e);
 }
+
+const char *sql_server_version(const struct sql *s)
+{
+	const char *v = s->my ? mysql_get_server_info(s->my) : NULL;
+
+	return v ? v : "";
+}

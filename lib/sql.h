@@ -60,6 +60,13 @@ int sql_connect(struct sql *s, const char *host, int port, const char *user,
 /* Close the connection (safe on a closed one). */
 void sql_close(struct sql *s);
 
+/*
+ * The server's version as its handshake gave it ("10.11.19-MariaDB-0+
+ * deb12u1", "8.0.11-TiDB-v7.5.0"): no query asked. "" when not
+ * connected.
+ */
+const char *sql_server_version(const struct sql *s);
+
 /* Run a statement, discarding any result. */
 int sql_exec(struct sql *s, const char *query, struct err *e);
 

@@ -6,6 +6,7 @@
 #include "lib/http.h"
 #include "lib/log.h"
 #include "lib/parse.h"
+#include "lib/proc.h"
 #include "lib/sql.h"
 #include "runner/batch.h"
 #include "runner/repeat.h"
@@ -62,7 +63,7 @@ static int junit_as_log(const struct args *a, const char *junit, int rc)
 {
 	struct err e = ERR_INIT;
 
-	if (!a->as_logs || (!run_make_dirs(a->as_logs, &e) &&
+	if (!a->as_logs || (!proc_make_dirs(a->as_logs, &e) &&
 			    !run_copy_as_log(junit, a->as_logs,
 					     "tichaos-junit.xml", &e)))
 		return rc;

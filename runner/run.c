@@ -598,7 +598,7 @@ static int open_run_dir(struct state *st, const struct run_options *o,
 	    run_make_dir(st, o, e) || run_reserve_space(st, e))
 		return -1;
 	snprintf(path, sizeof(path), "%s/logs", st->dir);
-	if (run_make_dirs(path, e))
+	if (proc_make_dirs(path, e))
 		return -1;
 	/* A child of `tichaos run -j` tells its parent where it runs. */
 	if (getenv("TICHAOS_RUN_DIR_FILE")) {

@@ -65,8 +65,6 @@ int run_suite(const char *path, const struct run_options *o, struct err *e);
 int run_copy_as_logs(const char *run_dir, const char *suite,
 		     const char *to, struct err *e);
 
-/* mkdir -p. */
-int run_make_dirs(const char *path, struct err *e);
 
 /* `path` copied to DEST/NAME, ".log" added unless NAME ends in it. */
 int run_copy_as_log(const char *path, const char *dest, const char *name,

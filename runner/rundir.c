@@ -68,25 +68,6 @@ void run_release_space(struct state *st)
 	st->reserved = 0;
 }
 
-int run_make_dirs(const char *path, struct err *e)
-{
-	char tmp[PATH_MAX];
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return err_set(e, ERR_USAGE, "path too long: '%s'", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return err_errno(e, errno, "cannot create '%s'", tmp);
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return err_errno(e, errno, "cannot create '%s'", tmp);
-	return 0;
-}
-
 int run_write_file(const char *dir, const char *name, const struct buf *text,
 		   struct err *e)
 {
@@ -115,12 +96,12 @@ int run_make_dir(struct state *st, const struct run_options *o,
 			return err_set(e, ERR_USAGE, "run directory '%s' "
 				       "already exists", o->out);
 		snprintf(st->dir, sizeof(st->dir), "%s", o->out);
-		return run_make_dirs(st->dir, e);
+		return proc_make_dirs(st->dir, e);
 	}
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
 	snprintf(parent, sizeof(parent), "runs/%s", st->suite.name);
-	if (run_make_dirs(parent, e))
+	if (proc_make_dirs(parent, e))
 		return -1;
 	for (n = 1; n < 100; n++) {
 		if (n == 1)
@@ -495,20 +476,15 @@ void run_discard_dir(const char *dir)
 int run_copy_as_log(const char *path, const char *dest, const char *name,
 		    struct err *e)
 {
-	struct buf text = BUF_INIT;
 	char to[PATH_MAX];
 	size_t n = strlen(name);
-	int rc;
 
 	if (snprintf(to, sizeof(to), "%s/%s%s", dest, name,
 		     n > 4 && !strcmp(name + n - 4, ".log") ? "" : ".log") >=
 	    (int)sizeof(to))
 		return err_set(e, ERR_USAGE, "path too long: '%s/%s'", dest,
 			       name);
-	rc = buf_read_file(&text, path, e) ||
-	     buf_write_file(&text, to, 0644, e);
-	buf_release(&text);
-	return rc ? -1 : 0;
+	return buf_copy_file(path, to, e);
 }
 
 /* Every regular file of `dir`/`sub` (its dot files aside) copied as a
@@ -531,7 +507,7 @@ static int copy_dir_as_logs(const char *dir, const char *sub,
 	if (!dp)
 		return errno == ENOENT ? 0 : err_errno(e, errno, "cannot read "
 						       "'%s'", from);
-	if (run_make_dirs(to, e)) {
+	if (proc_make_dirs(to, e)) {
 		closedir(dp);
 		return -1;
 	}
