@@ -30,6 +30,7 @@ export TICHAOS ROOT DATA TRASH
 # every test's clusters on hosts where namespaces can be made.
 TICHAOS_HOSTS=${TICHAOS_HOSTS-off}
 export TICHAOS_HOSTS
+test_file_=$(basename "$0" .sh)
 
 test_count=0
 test_failed=0
@@ -67,6 +68,9 @@ skip_all() {
 	if [ "${CI:-}" = true ]; then
 		echo "1..1"
 		echo "not ok 1 - skipped: $* (CI=true runs every test)"
+		[ -z "${TICHAOS_TEST_FAILURES:-}" ] ||
+			echo "$test_file_: not ok 1 - skipped: $*" \
+				>>"$TICHAOS_TEST_FAILURES/$test_file_.log"
 		exit 1
 	fi
 	echo "1..0 # SKIP $*"
@@ -112,10 +116,20 @@ test_expect_success() {
 		# it is not verbose, so a CI log says why; and the script,
 		# as git's test-lib does, for a failing command that printed
 		# nothing.
-		sed -e 's/^/# /' "$test_out_" >&2
-		printf '%s\n' "$2" | sed -e '/^[[:space:]]*$/d' \
-			-e 's/^/#   | /' >&2
+		test_diag_ "$2" >&2
+		# And kept where CI prints it after the summary
+		# (.ci/run), where the tail of a long log shows it.
+		if [ -n "${TICHAOS_TEST_FAILURES:-}" ]; then
+			{ echo "$test_file_: not ok $test_count - $1"
+			  test_diag_ "$2"; } >>"$TICHAOS_TEST_FAILURES/$test_file_.log"
+		fi
 	fi
+}
+
+# test_diag_ SCRIPT: a failed test's output, and SCRIPT, as diagnostics.
+test_diag_() {
+	sed -e 's/^/# /' "$TRASH/.test-output"
+	printf '%s\n' "$1" | sed -e '/^[[:space:]]*$/d' -e 's/^/#   | /'
 }
 
 # test_done: print the plan; exit non-zero when a test failed.

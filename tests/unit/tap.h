@@ -28,6 +28,7 @@
  * them compiles without unused-function warnings.
  */
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -96,6 +97,30 @@ static inline void diag(const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * With TICHAOS_TEST_FAILURES set (a directory; .ci/run sets it), a
+ * failed test's line is also appended to DIR/<program>.log, which CI
+ * prints after prove's summary, where the tail of a long log shows it.
+ */
+static inline void tap_keep_failure(int n, const char *name, const char *file,
+				    int line)
+{
+	const char *dir = getenv("TICHAOS_TEST_FAILURES");
+	char path[4096];
+	FILE *f;
+
+	if (!dir || !*dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s.log", dir,
+		 program_invocation_short_name);
+	f = fopen(path, "a");
+	if (!f)
+		return;
+	fprintf(f, "%s: not ok %d - %s\n#   at %s line %d\n",
+		program_invocation_short_name, n, name, file, line);
+	fclose(f);
+}
+
 static inline int tap_vresult(int pass, const char *file, int line,
 			      const char *fmt, va_list ap)
 {
@@ -120,6 +145,7 @@ static inline int tap_vresult(int pass, const char *file, int line,
 	if (!pass) {
 		tap_failed++;
 		diag("  Failed test '%s'\n  at %s line %d.", name, file, line);
+		tap_keep_failure(tap_count, name, file, line);
 	}
 	return pass;
 }
