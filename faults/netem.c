@@ -96,6 +96,14 @@ static const struct optspec opts[] = {
 #define FLOOD_BATCH 200
 #define FLOOD_MAX_BATCHES 100
 #define FLOOD_WAIT_NS (50 * NS_PER_MS)
+/*
+ * The round after a heal, whose every connect must be answered: waited
+ * for long enough that a busy machine answers it, and less than the
+ * first retransmission of a SYN (Linux's TCP_TIMEOUT_INIT, 1 s), so
+ * that a connect whose SYN a table still dropped is not answered by its
+ * second try.
+ */
+#define REACH_WAIT_NS (800 * NS_PER_MS)
 #define FLOOD_EXPECT 20
 /* Packets the counters may be off by, read one rule after another. */
 #define COUNT_SLACK 2
@@ -327,9 +335,10 @@ static int plausible(const struct component *comp, const char *what,
 }
 
 /* `batches` rounds of FLOOD_BATCH connects from here to CLOSED_PORT of
- * `addr`; *answered: how many were. */
-static int flood(const char *addr, size_t batches, size_t *answered,
-		 struct err *e)
+ * `addr`, each round abandoned after `wait_ns`; *answered: how many
+ * were. */
+static int flood(const char *addr, size_t batches, int64_t wait_ns,
+		 size_t *answered, struct err *e)
 {
 	struct netns_probe *p = xcalloc(FLOOD_BATCH, sizeof(*p));
 	int rc = 0;
@@ -341,7 +350,7 @@ static int flood(const char *addr, size_t batches, size_t *answered,
 			p[i].addr = addr;
 			p[i].port = CLOSED_PORT;
 		}
-		rc = netns_probe(p, FLOOD_BATCH, FLOOD_WAIT_NS, e);
+		rc = netns_probe(p, FLOOD_BATCH, wait_ns, e);
 		for (size_t i = 0; !rc && i < FLOOD_BATCH; i++)
 			*answered += p[i].answered;
 	}
@@ -369,7 +378,7 @@ static int measure_counts(const struct component *comp,
 		batches = 1;
 	if (batches > FLOOD_MAX_BATCHES)
 		batches = FLOOD_MAX_BATCHES;
-	if (flood(addr, batches, &answered, e) ||
+	if (flood(addr, batches, FLOOD_WAIT_NS, &answered, e) ||
 	    netns_link_counts(at, &c, e))
 		return -1;
 	passed = c.sent > c.dropped ? c.sent - c.dropped : 0;
@@ -395,7 +404,7 @@ static int measure_reach(const struct component *comp, const char *addr,
 {
 	size_t answered;
 
-	if (flood(addr, 1, &answered, e))
+	if (flood(addr, 1, REACH_WAIT_NS, &answered, e))
 		return -1;
 	buf_printf(value, NULL, ",\"probes\":{\"answered\":%zu,\"of\":%d}",
 		   answered, FLOOD_BATCH);
