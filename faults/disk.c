@@ -23,7 +23,8 @@
  * `finish` stops it, unmounts (which writes back what is unsynced, as a
  * clean shutdown does), moves the directory back and starts it again
  * when it ran before the placement. A run killed meanwhile leaves it
- * placed: each placement is recorded in DISK_DIR, and the next run's
+ * placed: each placement is recorded in DISK_DIR of the state root
+ * (lib/proc.h), and the next run's
  * sweep (disk_lose's, for every kind) stops the component it finds
  * there, unmounts and moves the directory back.
  *
@@ -58,7 +59,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-#define DISK_DIR PROC_STATE_ROOT "/disks"
+#define DISK_DIR "disks"
 #define BACKING_SUFFIX ".tichaos-disk"
 #define MOUNT_TIMEOUT_NS (10 * NS_PER_SEC)
 #define REPORT_TIMEOUT_NS (10 * NS_PER_SEC)
@@ -231,20 +232,27 @@ static int fs_program(struct host *h, struct buf *out, struct err *e)
 /*
  * DISK_DIR/NAME-HASH: the component's name, and its host's and data
  * directory's (FNV-1a): two clusters' components of one name apart.
+ * DISK_DIR made with `make`.
  */
-static void placement_dir(const struct host *h,
-			  const struct component *comp, char *out,
-			  size_t size)
+static int placement_dir(const struct host *h,
+			 const struct component *comp, int make, char *out,
+			 size_t size, struct err *e)
 {
 	uint64_t h64 = 14695981039346656037ULL;
 	const char *parts[] = { h == &host_local ? "" : h->name, "\n",
 				comp->data_dir ? comp->data_dir : "" };
+	char dir[PATH_MAX];
 
+	if (proc_state_dir(DISK_DIR, make, dir, sizeof(dir), e))
+		return -1;
 	for (size_t i = h == &host_local ? 2 : 0; i < 3; i++)
 		for (const char *p = parts[i]; *p; p++)
 			h64 = (h64 ^ (unsigned char)*p) * 1099511628211ULL;
-	snprintf(out, size, DISK_DIR "/%s-%016llx", comp->name,
-		 (unsigned long long)h64);
+	if ((size_t)snprintf(out, size, "%s/%s-%016llx", dir, comp->name,
+			     (unsigned long long)h64) >= size)
+		return err_set(e, ERR_USAGE, PROC_STATE_ENV ": too long "
+			       "for '%s/%s-'", dir, comp->name);
+	return 0;
 }
 
 /* The paths beside data directory `data` in `p`. */
@@ -314,8 +322,8 @@ static int ours(struct cluster *c, const struct component *comp,
 	struct host *h = component_host(c, comp);
 	char dir[PATH_MAX];
 
-	placement_dir(h, comp, dir, sizeof(dir));
-	if (record_read(dir, p) || p->runner != getpid())
+	if (placement_dir(h, comp, 0, dir, sizeof(dir), NULL) ||
+	    record_read(dir, p) || p->runner != getpid())
 		return 0;
 	p->h = h;
 	return 1;
@@ -466,7 +474,8 @@ static int place(struct cluster *c, struct component *comp,
 
 	memset(&p, 0, sizeof(p));
 	p.h = component_host(c, comp);
-	placement_dir(p.h, comp, p.dir, sizeof(p.dir));
+	if (placement_dir(p.h, comp, 1, p.dir, sizeof(p.dir), e))
+		return -1;
 	placement_paths(&p, comp->data_dir);
 	snprintf(p.component, sizeof(p.component), "%s", comp->name);
 	snprintf(p.host_name, sizeof(p.host_name), "%s", p.h->name);
@@ -474,7 +483,7 @@ static int place(struct cluster *c, struct component *comp,
 	snprintf(report, sizeof(report), "%s/report", p.run);
 	snprintf(ctl, sizeof(ctl), "%s/control", p.run);
 	p.was_running = running;
-	if (proc_state_dir(DISK_DIR, e) || fs_program(p.h, &program, e))
+	if (fs_program(p.h, &program, e))
 		goto fail;
 	if (mkdir(p.dir, 0755) && errno != EEXIST) {
 		err_errno(e, errno, "cannot create '%s'", p.dir);
@@ -932,21 +941,25 @@ static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
  */
 static int sweep(struct cluster *c, struct err *e)
 {
-	DIR *dir = opendir(DISK_DIR);
+	char at[PATH_MAX];
 	struct dirent *d;
+	DIR *dir;
 
+	if (proc_state_dir(DISK_DIR, 0, at, sizeof(at), e))
+		return -1;
+	dir = opendir(at);
 	if (!dir)
 		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", DISK_DIR);
+		       err_errno(e, errno, "cannot read '%s'", at);
 	while ((d = readdir(dir))) {
-		char path[PATH_MAX];
+		char path[PATH_MAX + 256];
 		struct placement p;
 		struct component *comp;
 		struct err why = ERR_INIT;
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), DISK_DIR "/%s", d->d_name);
+		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
 		if (record_read(path, &p) ||
 		    proc_start_time(p.runner) == p.runner_start)
 			continue;

@@ -41,7 +41,7 @@
  * refused.
  *
  * A failpoint outlives a run killed while it is on. Each is recorded in
- * FAILPOINT_DIR while it is: the process's pid and start time, the
+ * FAILPOINT_DIR of the state root (lib/proc.h) while it is: the process's pid and start time, the
  * runner's pid and start time, and how to turn it off. The next run's
  * sweep turns off (http: DELETE) or stops (restart: TERM, by its pid,
  * so that the cluster starts it again without) what a run that is gone
@@ -49,6 +49,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-#define FAILPOINT_DIR PROC_STATE_ROOT "/failpoints"
+#define FAILPOINT_DIR "failpoints"
 #define HTTP_TIMEOUT_NS (5 * NS_PER_SEC)
 
 enum { METHOD_HTTP, METHOD_RESTART };
@@ -403,29 +404,30 @@ static int record(const char *method, pid_t pid, const char *component,
 		  const char *url, char *path, size_t size, struct err *e)
 {
 	struct buf text = BUF_INIT;
+	char dir[PATH_MAX];
 	int rc = -1;
 
-	if (proc_state_dir(FAILPOINT_DIR, e))
+	if (proc_state_dir(FAILPOINT_DIR, 1, dir, sizeof(dir), e))
 		return -1;
 	buf_printf(&text, NULL, "%s %ld %lld %ld %lld %s\n%s\n", method,
 		   (long)pid, pid > 0 ? proc_start_time(pid) : -1LL,
 		   (long)getpid(), proc_start_time(getpid()), component, url);
 	for (int n = 0; n < 1000; n++) {
-		snprintf(path, size, FAILPOINT_DIR "/%ld.%d", (long)pid, n);
+		snprintf(path, size, "%s/%ld.%d", dir, (long)pid, n);
 		if (access(path, F_OK) == 0)
 			continue;
 		rc = buf_write_file(&text, path, 0644, e);
 		break;
 	}
 	if (rc && !err_isset(e))
-		err_set(e, ERR_INFRA, "no free record in '%s'", FAILPOINT_DIR);
+		err_set(e, ERR_INFRA, "no free record in '%s'", dir);
 	buf_release(&text);
 	return rc;
 }
 
 /* What an injection holds, per target: its record. */
 struct failpoints {
-	char record[FAULT_MAX_TARGETS][300];
+	char record[FAULT_MAX_TARGETS][PATH_MAX + 32];
 };
 
 static void forget(void *state)
@@ -738,15 +740,19 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
  */
 static int sweep(struct cluster *c, struct err *e)
 {
-	DIR *dir = opendir(FAILPOINT_DIR);
+	char at[PATH_MAX];
 	struct dirent *d;
+	DIR *dir;
 
 	(void)c;
+	if (proc_state_dir(FAILPOINT_DIR, 0, at, sizeof(at), e))
+		return -1;
+	dir = opendir(at);
 	if (!dir)
 		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", FAILPOINT_DIR);
+		       err_errno(e, errno, "cannot read '%s'", at);
 	while ((d = readdir(dir))) {
-		char path[300], method[16], name[128], url[1300];
+		char path[PATH_MAX + 300], method[16], name[128], url[1300];
 		struct buf text = BUF_INIT, out = BUF_INIT;
 		struct err why = ERR_INIT;
 		long long start, runner_start;
@@ -754,7 +760,7 @@ static int sweep(struct cluster *c, struct err *e)
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), FAILPOINT_DIR "/%s", d->d_name);
+		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
 		if (buf_read_file(&text, path, NULL) ||
 		    sscanf(buf_str(&text), "%15s %ld %lld %ld %lld %127s %1299s",
 			   method, &pid, &start, &runner, &runner_start, name,

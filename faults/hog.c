@@ -6,13 +6,15 @@
  * They run on this machine, so only its components can be starved.
  *
  * A hog outlives a run killed while it spins. Each is recorded while it
- * runs, in HOG_DIR/<pid>: its start time, and its runner's pid and start
+ * runs, in HOG_DIR/<pid> of the state root (lib/proc.h: TICHAOS_STATE_DIR,
+ * else /run/tichaos): its start time, and its runner's pid and start
  * time. The next run's sweep kills every recorded hog whose runner is
  * gone, and says so; a live run's hogs are its own.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -32,7 +34,7 @@
 #include "lib/parse.h"
 #include "lib/proc.h"
 
-#define HOG_DIR PROC_STATE_ROOT "/hogs"
+#define HOG_DIR "hogs"
 #define MAX_HOGS 64		/* per component */
 
 struct hog_opts {
@@ -111,16 +113,27 @@ static void __attribute__((noreturn)) hog(const cpu_set_t *cpus)
 		spin++;
 }
 
+/* HOG_DIR/<pid>'s path into `path` (made with `make`). */
+static int record_path(pid_t pid, int make, char *path, size_t size,
+		       struct err *e)
+{
+	char dir[PATH_MAX];
+
+	if (proc_state_dir(HOG_DIR, make, dir, sizeof(dir), e))
+		return -1;
+	snprintf(path, size, "%s/%ld", dir, (long)pid);
+	return 0;
+}
+
 /* HOG_DIR/<pid>: "<start> <runner pid> <runner start> <component>". */
 static int record(pid_t pid, const char *component, struct err *e)
 {
-	char path[64];
+	char path[PATH_MAX + 16];
 	struct buf text = BUF_INIT;
 	int rc;
 
-	if (proc_state_dir(HOG_DIR, e))
+	if (record_path(pid, 1, path, sizeof(path), e))
 		return -1;
-	snprintf(path, sizeof(path), HOG_DIR "/%ld", (long)pid);
 	buf_printf(&text, NULL, "%lld %ld %lld %s\n", proc_start_time(pid),
 		   (long)getpid(), proc_start_time(getpid()), component);
 	rc = buf_write_file(&text, path, 0644, e);
@@ -131,13 +144,13 @@ static int record(pid_t pid, const char *component, struct err *e)
 /* Kill hog `pid`, reap it, forget its record. */
 static void stop_hog(pid_t pid)
 {
-	char path[64];
+	char path[PATH_MAX + 16];
 
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	snprintf(path, sizeof(path), HOG_DIR "/%ld", (long)pid);
-	unlink(path);
+	if (!record_path(pid, 0, path, sizeof(path), NULL))
+		unlink(path);
 }
 
 /* Start target `i`'s hogs beside process `pid`. */
@@ -266,14 +279,18 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
  */
 static int sweep(struct cluster *c, struct err *e)
 {
-	DIR *dir = opendir(HOG_DIR);
+	char at[PATH_MAX];
 	struct dirent *d;
+	DIR *dir;
 
+	if (proc_state_dir(HOG_DIR, 0, at, sizeof(at), e))
+		return -1;
+	dir = opendir(at);
 	if (!dir)
 		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", HOG_DIR);
+		       err_errno(e, errno, "cannot read '%s'", at);
 	while ((d = readdir(dir))) {
-		char path[300], name[128];
+		char path[PATH_MAX + 300], name[128];
 		struct buf text = BUF_INIT;
 		long long start, runner_start;
 		long runner;
@@ -281,7 +298,7 @@ static int sweep(struct cluster *c, struct err *e)
 
 		if (parse_int64(d->d_name, 1, INT32_MAX, &pid, NULL))
 			continue;
-		snprintf(path, sizeof(path), HOG_DIR "/%s", d->d_name);
+		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
 		if (buf_read_file(&text, path, NULL) ||
 		    sscanf(buf_str(&text), "%lld %ld %lld %127s", &start,
 			   &runner, &runner_start, name) != 4) {

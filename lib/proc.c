@@ -397,11 +397,26 @@ int proc_make_dirs(const char *path, struct err *e)
 	return 0;
 }
 
-int proc_state_dir(const char *dir, struct err *e)
+int proc_state_dir(const char *name, int make, char *out, size_t size,
+		   struct err *e)
 {
-	if ((mkdir(PROC_STATE_ROOT, 0755) && errno != EEXIST) ||
-	    (mkdir(dir, 0755) && errno != EEXIST))
-		return err_errno(e, errno, "cannot create '%s'", dir);
+	const char *root = getenv(PROC_STATE_ENV);
+
+	out[0] = '\0';
+	if (!root)
+		root = PROC_STATE_ROOT;
+	if (root[0] != '/')
+		return err_set(e, ERR_USAGE, PROC_STATE_ENV ": expected an "
+			       "absolute path, not '%s'", root);
+	if ((size_t)snprintf(out, size, "%s/%s", root, name) >= size) {
+		out[0] = '\0';
+		return err_set(e, ERR_USAGE, PROC_STATE_ENV ": too long: '%s'",
+			       root);
+	}
+	if (make && ((mkdir(root, 0755) && errno != EEXIST) ||
+		     (mkdir(out, 0755) && errno != EEXIST)))
+		return err_errno(e, errno, "cannot create '%s'",
+				 errno == ENOENT ? root : out);
 	return 0;
 }
 

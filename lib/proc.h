@@ -104,13 +104,20 @@ long long proc_start_time(pid_t pid);
 long long proc_stat_start(const char *stat);
 
 /*
- * Make `dir`, a directory directly below PROC_STATE_ROOT where a fault
- * keeps records that outlive a run killed while it holds (a hog, a skew,
- * a failpoint: each with its runner's pid and proc_start_time, for the
- * next run's sweep), and the root with it. 0 when they exist.
+ * Where a fault keeps records that outlive a run killed while it holds (a
+ * hog, a skew, a failpoint, a disk's placement: each with its runner's
+ * pid and proc_start_time, for the next run's sweep): `name`, a directory
+ * below the state root, TICHAOS_STATE_DIR when it is set, else
+ * PROC_STATE_ROOT. The runs of one root sweep each other's records once
+ * their runners are gone; runs of two roots never do. Its path into `out`
+ * ("" on failure); with `make`, it is made, and the root with it. 0, or
+ * -1 when TICHAOS_STATE_DIR is not an absolute path (ERR_USAGE) or a
+ * directory cannot be made.
  */
 #define PROC_STATE_ROOT "/run/tichaos"
-int proc_state_dir(const char *dir, struct err *e);
+#define PROC_STATE_ENV "TICHAOS_STATE_DIR"
+int proc_state_dir(const char *name, int make, char *out, size_t size,
+		   struct err *e);
 
 /*
  * Wait until `pid` is gone: our child once reaped (a zombie is not gone

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <elf.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,9 +302,16 @@ static int read_in(struct trace *t, const struct skew *s,
 	return 0;
 }
 
-static void record_path(const struct skew *s, char *path, size_t size)
+/* SKEW_DIR/<pid>'s path into `path` (made with `make`). */
+static int record_path(const struct skew *s, int make, char *path,
+		       size_t size, struct err *e)
 {
-	snprintf(path, size, SKEW_DIR "/%ld", (long)s->pid);
+	char dir[PATH_MAX];
+
+	if (proc_state_dir(SKEW_DIR, make, dir, sizeof(dir), e))
+		return -1;
+	snprintf(path, size, "%s/%ld", dir, (long)s->pid);
+	return 0;
 }
 
 /*
@@ -313,11 +321,11 @@ static void record_path(const struct skew *s, char *path, size_t size)
  */
 static int record(const struct skew *s, const char *name, struct err *e)
 {
-	char path[64];
+	char path[PATH_MAX + 16];
 	struct buf text = BUF_INIT;
 	int rc;
 
-	if (proc_state_dir(SKEW_DIR, e))
+	if (record_path(s, 1, path, sizeof(path), e))
 		return -1;
 	buf_printf(&text, NULL, "%lld %ld %lld %llu %llu %llu %llu %s\n",
 		   s->start, (long)getpid(), proc_start_time(getpid()),
@@ -332,7 +340,6 @@ static int record(const struct skew *s, const char *name, struct err *e)
 			buf_printf(&text, NULL, "%02x", s->entries[i].orig[k]);
 		buf_addch(&text, '\n', NULL);
 	}
-	record_path(s, path, sizeof(path));
 	rc = buf_write_file(&text, path, 0644, e);
 	buf_release(&text);
 	return rc;
@@ -340,10 +347,10 @@ static int record(const struct skew *s, const char *name, struct err *e)
 
 static void forget(const struct skew *s)
 {
-	char path[64];
+	char path[PATH_MAX + 16];
 
-	record_path(s, path, sizeof(path));
-	unlink(path);
+	if (!record_path(s, 0, path, sizeof(path), NULL))
+		unlink(path);
 }
 
 /* Write the original bytes back at the first `n` entries. */
@@ -554,14 +561,18 @@ out:
 
 int skew_sweep(struct err *e)
 {
-	DIR *dir = opendir(SKEW_DIR);
+	char at[PATH_MAX];
 	struct dirent *d;
+	DIR *dir;
 
+	if (proc_state_dir(SKEW_DIR, 0, at, sizeof(at), e))
+		return -1;
+	dir = opendir(at);
 	if (!dir)
 		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", SKEW_DIR);
+		       err_errno(e, errno, "cannot read '%s'", at);
 	while ((d = readdir(dir))) {
-		char path[300], name[128];
+		char path[PATH_MAX + 300], name[128];
 		struct err why = ERR_INIT;
 		long long runner_start;
 		struct skew s;
@@ -569,7 +580,7 @@ int skew_sweep(struct err *e)
 
 		if (d->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), SKEW_DIR "/%s", d->d_name);
+		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
 		if (load(path, &s, &runner, &runner_start, name,
 			 sizeof(name))) {
 			log_warn("removing '%s': not a record of a skew",

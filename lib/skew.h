@@ -29,7 +29,8 @@
  * SQL. x86-64 only.
  *
  * A skew outlives a tichaos killed while it holds. Each is recorded in
- * SKEW_DIR/<pid> before its vDSO is changed — the process's start time,
+ * SKEW_DIR/<pid> of the state root (proc.h: TICHAOS_STATE_DIR, else
+ * /run/tichaos) before its vDSO is changed — the process's start time,
  * the runner's pid and start time, what was written where and what was
  * there — and the record removed by the undo; skew_sweep undoes every
  * recorded skew whose runner is gone.
@@ -43,7 +44,7 @@
 
 #include "err.h"
 
-#define SKEW_DIR "/run/tichaos/skews"
+#define SKEW_DIR "skews"
 
 /* What lib/skew_code.c reads, at the start of its section. */
 struct skew_vars {

@@ -26,7 +26,7 @@ nothing_left() {
 	test ! -e "$C/up-0/data.tichaos-disk.run" &&
 	test ! -e "$C/up-0/data.tichaos-disk.trash" &&
 	! grep -q " $C/up-0/data " /proc/mounts &&
-	! grep -ls "^$C/up-0/data$" /run/tichaos/disks/*/record
+	! grep -ls "^$C/up-0/data$" "$TICHAOS_STATE_DIR"/disks/*/record
 }
 
 test_cluster_setup 'set up: a local cluster, described as on an SSH host' '
@@ -84,7 +84,7 @@ test_expect_success 'SIGKILL while placed on box: the mount and the record are l
 	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
 	kill -KILL $run && { wait $run; test $? = 137; } &&
 	grep -q " $C/up-0/data fuse" /proc/mounts && alive $fs &&
-	grep -qx "box" "$(grep -ls "^$C/up-0/data$" /run/tichaos/disks/*/record)" &&
+	grep -qx "box" "$(grep -ls "^$C/up-0/data$" "$TICHAOS_STATE_DIR"/disks/*/record)" &&
 	test -d "$C/up-0/data.tichaos-disk"
 '
 

@@ -114,7 +114,7 @@ test_expect_success 'MariaDB an hour ahead, live: the same pid, moved and back, 
 	moved_and_back up up-0 $pid &&
 	test "$(cat "$C/up-0/tichaos.pid")" = $pid &&
 	vdso $pid >after && test_cmp before after &&
-	test ! -e /run/tichaos/skews/$pid &&
+	test ! -e "$TICHAOS_STATE_DIR"/skews/$pid &&
 	now=$(sql "$UP" "SELECT UNIX_TIMESTAMP()") && near "$now" "$(date +%s)" 2
 '
 
@@ -193,12 +193,12 @@ test_expect_success 'SIGKILL while skewed: go-probe stays moved; the next run pu
 	run=$! && test_track_pid $run &&
 	skewed killed &&
 	kill -KILL $run && { wait $run; test $? = 137; } &&
-	test -f /run/tichaos/skews/$pid &&
+	test -f "$TICHAOS_STATE_DIR"/skews/$pid &&
 	t=$(probe_now) && near "$t" $(( $(date +%s) - 1800 )) 2 &&
 	insert_suite next 1s 1 nextdb 10 >next.yaml &&
 	"$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/next" >tap 2>err &&
 	grep -q "warn  probe-0: its clock put back, which an earlier run left moved (pid $pid; its runner, pid $run, is gone)$" err &&
-	test ! -e /run/tichaos/skews/$pid &&
+	test ! -e "$TICHAOS_STATE_DIR"/skews/$pid &&
 	t=$(probe_now) && near "$t" "$(date +%s)" 2
 '
 
@@ -210,7 +210,7 @@ test_expect_success 'go-probe exits while skewed: the heal says it is gone, its 
 	kill -TERM $pid && wait_for_condition 10 "! alive $pid" &&
 	kill -INT $run && { wait $run; test $? = 4; } &&
 	grep -q "\"type\":\"info\",\"f\":\"reset_clock\",.*\"restored\":\[{\"component\":\"probe-0\",\"pid\":$pid,\"gone\":true}\]" exit/history.jsonl &&
-	test ! -e /run/tichaos/skews/$pid &&
+	test ! -e "$TICHAOS_STATE_DIR"/skews/$pid &&
 	"$TICHAOS" cluster start probe-0 --cluster probe.yaml &&
 	test_track_pid "$(cat probe.pid)"
 '

@@ -81,12 +81,12 @@ test_expect_success 'two workers beside down-0: named, pinned to its CPUs, spinn
 	for h in $(cat h); do
 		alive $h &&
 		test "$(cpus $h)" = "$(cpus $target)" &&
-		test -f /run/tichaos/hogs/$h &&
+		test -f "$TICHAOS_STATE_DIR"/hogs/$h &&
 		wait_for_condition 10 "test \$(utime $h) -gt 0" || return 1
 	done &&
 	wait $run &&
 	for h in $(cat h); do
-		! alive $h && test ! -e /run/tichaos/hogs/$h || return 1
+		! alive $h && test ! -e "$TICHAOS_STATE_DIR"/hogs/$h || return 1
 	done &&
 	grep -q "\"type\":\"info\",\"f\":\"hog\",.*\"holds\":\"starved\"" two/history.jsonl &&
 	grep "\"f\":\"relieve\"" two/history.jsonl >heal &&
@@ -113,7 +113,7 @@ test_expect_success '^C while the hogs spin: the heal kills them, recorded, exit
 	hogging int INT &&
 	test "$code" = 4 &&
 	! alive $h &&
-	test ! -e /run/tichaos/hogs/$h &&
+	test ! -e "$TICHAOS_STATE_DIR"/hogs/$h &&
 	grep -q "\"f\":\"relieve\".*\"heal\":true" int/history.jsonl
 '
 
@@ -121,12 +121,12 @@ test_expect_success 'SIGKILL while the hogs spin: the next run kills them and sa
 	hogging killed KILL &&
 	test "$code" = 137 &&
 	alive $h &&
-	test -f /run/tichaos/hogs/$h &&
+	test -f "$TICHAOS_STATE_DIR"/hogs/$h &&
 	insert_suite next 1s 1 nextdb 10 >next.yaml &&
 	"$TICHAOS" run next.yaml --cluster "$T" --out "$TRASH/next" >tap 2>err &&
 	grep -q "warn  down-0: killing a CPU hog an earlier run left (pid $h; its runner, pid $run, is gone)$" err &&
 	! alive $h &&
-	test ! -e /run/tichaos/hogs/$h
+	test ! -e "$TICHAOS_STATE_DIR"/hogs/$h
 '
 
 test_expect_success 'a hog without down is refused at its line' '

@@ -69,7 +69,7 @@ test_expect_success 'http: PUT, read back, evaluated true in the program; DELETE
 	grep -q "\"type\":\"info\",\"f\":\"failpoint\",\"target\":\"probe-0\",.*\"holds\":\"failpoint\"" http/history.jsonl &&
 	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms" &&
 	test "$(cat probe.pid)" = $pid &&
-	test -z "$(ls /run/tichaos/failpoints 2>/dev/null)"
+	test -z "$(ls "$TICHAOS_STATE_DIR"/failpoints 2>/dev/null)"
 '
 
 suite sleep 'sleep(300)' 120s
@@ -117,12 +117,12 @@ test_expect_success 'SIGKILL while on over http: left on; the next run turns it 
 	on killed &&
 	kill -KILL $run && { wait $run; test $? = 137; } &&
 	test "$(eval_fp)" = "value 1 after 0 ms" &&
-	test "$(ls /run/tichaos/failpoints | wc -l)" = 1 &&
+	test "$(ls "$TICHAOS_STATE_DIR"/failpoints | wc -l)" = 1 &&
 	insert_suite next 1s 1 nextdb 10 >next.yaml &&
 	"$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/next" >tap 2>err &&
 	grep -q "warn  probe-0: turned off the failpoint an earlier run left on (DELETE '"'"'http://127.0.0.1:$probe/fail/$FP'"'"'; its runner, pid $run, is gone)$" err &&
 	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms" &&
-	test -z "$(ls /run/tichaos/failpoints)"
+	test -z "$(ls "$TICHAOS_STATE_DIR"/failpoints)"
 '
 
 test_expect_success 'SIGKILL while on by restart: the next run stops that process, and starts it without' '
@@ -138,7 +138,31 @@ test_expect_success 'SIGKILL while on by restart: the next run stops that proces
 	pid=$(cat probe.pid) && test_track_pid $pid && alive $pid &&
 	! tr "\0" "\n" </proc/$pid/environ | grep -q "^GO_FAILPOINTS=" &&
 	test "$(eval_fp)" = "error failpoint: failpoint does not exist after 0 ms" &&
-	test -z "$(ls /run/tichaos/failpoints)"
+	test -z "$(ls "$TICHAOS_STATE_DIR"/failpoints)"
+'
+
+test_expect_success 'TICHAOS_STATE_DIR: a run of another root leaves the record; of its own, turns it off' '
+	{ "$TICHAOS" run long.yaml --cluster probe.yaml --out "$TRASH/killed2" >tap 2>err & } &&
+	run=$! && test_track_pid $run &&
+	on killed2 &&
+	kill -KILL $run && { wait $run; test $? = 137; } &&
+	mkdir other &&
+	TICHAOS_STATE_DIR=$TRASH/other "$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/other-next" >tap 2>err &&
+	! grep -q "turned off" err &&
+	test "$(eval_fp)" = "value 1 after 0 ms" &&
+	test "$(ls "$TICHAOS_STATE_DIR"/failpoints | wc -l)" = 1 &&
+	test -z "$(ls other/failpoints 2>/dev/null)" &&
+	"$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/own-next" >tap 2>err &&
+	grep -q "warn  probe-0: turned off the failpoint an earlier run left on (DELETE .*; its runner, pid $run, is gone)$" err &&
+	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms" &&
+	test -z "$(ls "$TICHAOS_STATE_DIR"/failpoints)"
+'
+
+test_expect_success 'TICHAOS_STATE_DIR not an absolute path: exit 2, one line, no run directory' '
+	{ TICHAOS_STATE_DIR=state "$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/rel" >tap 2>err; test $? = 2; } &&
+	grep -x "tichaos: TICHAOS_STATE_DIR: expected an absolute path, not '"'"'state'"'"'" err &&
+	test "$(grep -c "^tichaos: " err)" = 1 &&
+	test ! -e rel
 '
 
 suite noapi 'return(1)' 2s http "api: /nofail/"
@@ -148,7 +172,7 @@ test_expect_success 'no failpoint API at that path: not ok, did not take effect,
 	test $? = 3 &&
 	grep -qx "not ok 2 - fault 1 failpoint: 0 of 1 injected, 0 healed, 1 did not take effect" tap &&
 	grep -q "message: \"PUT '"'"'http://127.0.0.1:$probe/nofail/$FP'"'"': HTTP 404: 404 page not found (no failpoint API there" tap &&
-	test -z "$(ls /run/tichaos/failpoints)"
+	test -z "$(ls "$TICHAOS_STATE_DIR"/failpoints)"
 '
 
 # bad NAME TERM [METHOD]: validate a suite with TERM: exit 2, one line at

@@ -65,7 +65,7 @@ dropped() {
 # records DIR: the placement records naming a data directory under DIR
 # (runs beside this one place theirs elsewhere).
 records() {
-	grep -ls "^$1/" /run/tichaos/disks/*/record
+	grep -ls "^$1/" "$TICHAOS_STATE_DIR"/disks/*/record
 }
 
 # nothing_left DIR: no placement recorded, nothing mounted under DIR.

@@ -76,7 +76,7 @@ test_expect_success 'disk_slow 10ms on writes and syncs: each waited at least 10
 	grep -q "info  up-0: its disk set right: [0-9]* reads, [0-9]* writes, [0-9]* syncs; 0, 0, 0 failed; waited [0-9.]*s$" err &&
 	grep -qx "ok 3 - progress: 1 replica running, caught up in [0-9.]*s" tap &&
 	grep -q "^ok 4 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
-	! grep -ls "^$TRASH/slow/" /run/tichaos/disks/*/record &&
+	! grep -ls "^$TRASH/slow/" "$TICHAOS_STATE_DIR"/disks/*/record &&
 	! grep -q " $TRASH/slow/" /proc/mounts
 '
 

@@ -202,7 +202,7 @@ test_expect_success 'live clock skews on the playground: PD, TiDB and TiCDC an h
 		grep -Eq "\"restored\":\[\{\"component\":\"$n\",\"pid\":$pid,\"skew_ms\":-?[0-9]{1,2}\}\]" ||
 		{ echo "$n:"; cat moved; return 1; }
 	done &&
-	test -z "$(left "$TIUP_HOME/data")" && test -z "$(ls /run/tichaos/skews 2>/dev/null)"
+	test -z "$(left "$TIUP_HOME/data")" && test -z "$(ls "$TICHAOS_STATE_DIR"/skews 2>/dev/null)"
 '
 
 {

@@ -31,6 +31,12 @@ export TICHAOS ROOT DATA TRASH
 TICHAOS_HOSTS=${TICHAOS_HOSTS-off}
 export TICHAOS_HOSTS
 test_file_=$(basename "$0" .sh)
+# The records a fault keeps for the next run's sweep (a hog, a skew, a
+# failpoint, a disk's placement; lib/proc.h), in the file's own state
+# root: a run of a test file beside it (prove -j) never sweeps what this
+# file's killed runs left for its own next run to find.
+TICHAOS_STATE_DIR=$TRASH/state
+export TICHAOS_STATE_DIR
 
 test_count=0
 test_failed=0

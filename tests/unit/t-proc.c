@@ -337,6 +337,64 @@ static void test_dir(struct tmpdir *t)
 	is_str(e.msg, want, "missing dir message");
 }
 
+/* proc_state_dir: the root from TICHAOS_STATE_DIR or the default, made
+ * on demand; a relative or too long root refused. */
+static void test_state_dir(struct tmpdir *t)
+{
+	char out[PATH_MAX], want[5100], root[512], longer[5000];
+	struct err e = ERR_INIT;
+	struct stat st;
+
+	unsetenv(PROC_STATE_ENV);
+	is_int(proc_state_dir("hogs", 0, out, sizeof(out), &e), 0,
+	       "no TICHAOS_STATE_DIR");
+	is_str(out, "/run/tichaos/hogs", "the default root");
+
+	snprintf(root, sizeof(root), "%s", tmpdir_path(t, "state"));
+	setenv(PROC_STATE_ENV, root, 1);
+	is_int(proc_state_dir("skews", 0, out, sizeof(out), &e), 0,
+	       "TICHAOS_STATE_DIR, not made");
+	snprintf(want, sizeof(want), "%s/skews", root);
+	is_str(out, want, "below it");
+	ok(stat(root, &st) != 0 && errno == ENOENT, "nothing made");
+	is_int(proc_state_dir("skews", 1, out, sizeof(out), &e), 0, "made");
+	ok(stat(out, &st) == 0 && S_ISDIR(st.st_mode), "the root and it");
+	is_int(proc_state_dir("skews", 1, out, sizeof(out), &e), 0,
+	       "made again: there already");
+	rmdir(out);
+	rmdir(root);
+
+	snprintf(longer, sizeof(longer), "%s/no/such", root);
+	setenv(PROC_STATE_ENV, longer, 1);
+	is_int(proc_state_dir("hogs", 1, out, sizeof(out), &e), -1,
+	       "a root whose parent is missing");
+	snprintf(want, sizeof(want), "cannot create '%s': No such file or "
+		 "directory", longer);
+	is_str(e.msg, want, "names the root");
+	err_clear(&e);
+
+	setenv(PROC_STATE_ENV, "state", 1);
+	is_int(proc_state_dir("hogs", 0, out, sizeof(out), &e), -1,
+	       "a relative root");
+	is_int(e.class, ERR_USAGE, "a usage error");
+	is_str(e.msg, "TICHAOS_STATE_DIR: expected an absolute path, not "
+	       "'state'", "its message");
+	is_str(out, "", "no path");
+	err_clear(&e);
+
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[0] = '/';
+	longer[sizeof(longer) - 1] = '\0';
+	setenv(PROC_STATE_ENV, longer, 1);
+	is_int(proc_state_dir("hogs", 0, out, sizeof(out), &e), -1,
+	       "a root too long for a path");
+	ok(!strncmp(e.msg, "TICHAOS_STATE_DIR: too long: '/xxx", 34),
+	   "its message");
+	is_str(out, "", "no path");
+	err_clear(&e);
+	unsetenv(PROC_STATE_ENV);
+}
+
 static void test_new_session(void)
 {
 	struct proc p = PROC_INIT;
@@ -815,6 +873,7 @@ int main(int argc, char **argv)
 	test_out_fd(&t);
 	test_env(&t);
 	test_dir(&t);
+	test_state_dir(&t);
 	test_new_session();
 	test_wait_timeout();
 	test_capture();

@@ -7,10 +7,12 @@
  * skew refused, a child that exits while skewed, a skew left by a runner
  * that is gone undone by the sweep, a traced process refused.
  *
- * Needs /run/tichaos writable (SKEW_DIR), as the CPU hog's records do.
+ * Its records are kept in a state root of its own (TICHAOS_STATE_DIR, a
+ * temporary directory), so that no other run's sweep sees them.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +30,7 @@
 #include "lib/proc.h"
 #include "lib/skew.h"
 #include "tests/unit/tap.h"
+#include "tests/unit/tmpdir.h"
 
 #define HOUR_NS (3600 * NS_PER_SEC)
 
@@ -241,12 +244,21 @@ static int has_mapping(const struct buf *maps, uint64_t addr)
 	return 0;
 }
 
+/* SKEW_DIR/<pid>'s path into `path`. */
+static void record_path(pid_t pid, char *path, size_t size)
+{
+	char dir[PATH_MAX];
+
+	proc_state_dir(SKEW_DIR, 0, dir, sizeof(dir), NULL);
+	snprintf(path, size, "%s/%ld", dir, (long)pid);
+}
+
 static int record_exists(pid_t pid)
 {
-	char path[64];
+	char path[PATH_MAX + 16];
 	struct stat st;
 
-	snprintf(path, sizeof(path), SKEW_DIR "/%ld", (long)pid);
+	record_path(pid, path, sizeof(path));
 	return !stat(path, &st);
 }
 
@@ -351,7 +363,7 @@ static void test_sweep(void)
 	struct skew_reading r;
 	struct err e = ERR_INIT;
 	struct buf text = BUF_INIT;
-	char path[64], *p;
+	char path[PATH_MAX + 16], *p;
 	long long start;
 
 	start_kid(&gone);
@@ -359,7 +371,7 @@ static void test_sweep(void)
 	stop_kid(&gone);
 	start_kid(&k);
 	skew_apply(&s, k.pid, "kid", HOUR_NS, 1, &r, &e);
-	snprintf(path, sizeof(path), SKEW_DIR "/%ld", (long)k.pid);
+	record_path(k.pid, path, sizeof(path));
 	buf_read_file(&text, path, NULL);
 	/* "<start> <runner> <runner start> ...": the runner, a dead one. */
 	p = strchr(buf_str(&text), ' ');
@@ -418,9 +430,18 @@ static void test_refused(void)
 
 int main(void)
 {
+	struct tmpdir t;
+
+	if (tmpdir_create(&t)) {
+		diag("cannot create a temporary directory: %s",
+		     strerror(errno));
+		return 1;
+	}
+	setenv(PROC_STATE_ENV, t.dir, 1);
 	test_code();
 	test_live();
 	test_sweep();
 	test_refused();
+	ok(!tmpdir_remove(&t), "its state root removed");
 	return done_testing();
 }
