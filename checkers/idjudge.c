@@ -171,6 +171,7 @@ void idjudge_prepare(struct idjudging *j)
 		} else {
 			j->checked++;
 			j->nops += m->inserts;
+			j->refused += m->refused;
 		}
 	}
 	idevents_sort(j->events);

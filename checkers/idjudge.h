@@ -31,8 +31,12 @@ struct idop {			/* an ok insert with an id */
 	uint32_t table;
 	uint32_t node;		/* INTERN_NONE: none recorded */
 	int32_t process;
-	uint32_t line;		/* of the ok record */
+	uint32_t line:31;	/* of the ok record (or the fail one) */
+	/* A failed insert the table's primary key refused: the id given
+	 * out again, its row not written (1062, Duplicate entry). */
+	uint32_t refused:1;
 };
+#define IDOP_LINE_MAX 0x7fffffffu
 
 struct idpair {			/* a violation: b after a, id not above */
 	struct idop a, b;
@@ -46,7 +50,8 @@ struct idtable {
 	const char *because;	/* the first DDL op (borrowed, lasting) */
 	const char *how;	/* "ok", "info", "invoke" (never completed) */
 	int64_t at;
-	size_t inserts;
+	size_t inserts;		/* refused ones included */
+	size_t refused;
 	/* Monotonic: the largest id completed so far, and the first
 	 * max_report violations by B (a heap, the last one on top). */
 	struct idop best;
@@ -110,6 +115,7 @@ struct idjudging {
 	uint32_t *order;	/* tables by name */
 	size_t checked, nexcluded;
 	size_t nops;		/* inserts of the checked tables */
+	size_t refused;		/* of them, refused by the primary key */
 	size_t violations, npairs;	/* pairs: the first max_report */
 	struct idpair *pairs;
 	size_t duplicates;	/* counted; listed: dups */

@@ -28,10 +28,11 @@ static int op_json(struct buf *d, const struct idjudging *j,
 				: json_quote(d, j->nodes[op->node], e))
 		return -1;
 	return buf_printf(d, e, ",\"invoke\":%s,\"complete\":%s,\"id\":%lld,"
-			  "\"line\":%u}",
+			  "\"line\":%u%s}",
 			  ids_secs(inv, sizeof(inv), op->invoke),
 			  ids_secs(done, sizeof(done), op->complete),
-			  (long long)op->id, op->line);
+			  (long long)op->id, (unsigned)op->line,
+			  op->refused ? ",\"refused\":true" : "");
 }
 
 /* The details' "excluded": the tables dropped after DDL, by name. */
@@ -125,11 +126,12 @@ static void say_violation(const struct idjudging *j, struct buf *msg)
 	char s1[32], s2[32], w1[64], w2[64];
 	size_t shown = 0;
 
-	buf_printf(msg, NULL, "%s: id %lld (%s, invoked %ss) after id %lld "
+	buf_printf(msg, NULL, "%s: id %lld (%s, invoked %ss%s) after id %lld "
 		   "(%s, done %ss)", j->tables[a->table], (long long)b->id,
 		   who(j, b, w1, sizeof(w1)),
-		   ids_secs(s1, sizeof(s1), b->invoke), (long long)a->id,
-		   who(j, a, w2, sizeof(w2)),
+		   ids_secs(s1, sizeof(s1), b->invoke),
+		   b->refused ? ", refused by the primary key" : "",
+		   (long long)a->id, who(j, a, w2, sizeof(w2)),
 		   ids_secs(s2, sizeof(s2), a->complete));
 	idevents_between(j->events, a->complete, b->invoke, &w);
 	/* As many as fit in a message. */
@@ -156,8 +158,10 @@ static void say_duplicate(const struct idjudging *j, struct buf *msg)
 	else
 		buf_printf(msg, NULL, "%zu times: ", k->count);
 	for (size_t m = 0; m < k->nops && m < 3; m++)
-		buf_printf(msg, NULL, "%s%s (done %ss)", m ? ", " : "",
+		buf_printf(msg, NULL, "%s%s (%s %ss)", m ? ", " : "",
 			   who(j, &k->ops[m], w1, sizeof(w1)),
+			   k->ops[m].refused ? "refused by the primary key"
+					     : "done",
 			   ids_secs(s1, sizeof(s1), k->ops[m].complete));
 	if (k->count > 3)
 		buf_printf(msg, NULL, " and %zu more", k->count - 3);
@@ -196,6 +200,14 @@ void idverdict(const struct idjudging *j, struct check_result *r)
 			      j->nops, j->unique ? "unique" : "",
 			      j->unique && j->monotonic ? " and " : "",
 			      j->monotonic ? "increasing" : "");
+		if (j->refused) {
+			size_t len = strlen(r->message);
+
+			snprintf(r->message + len, sizeof(r->message) - len,
+				 " (%zu of them refused by the primary key%s)",
+				 j->refused, j->unique ? ", their ids in no "
+				 "other insert" : "");
+		}
 		if (j->nexcluded) {
 			size_t len = strlen(r->message);
 
@@ -205,8 +217,8 @@ void idverdict(const struct idjudging *j, struct check_result *r)
 		}
 	}
 	snprintf(r->numbers, sizeof(r->numbers),
-		 "inserts=%zu violations=%zu duplicates=%zu", j->nops,
-		 j->violations, j->duplicates);
+		 "inserts=%zu violations=%zu duplicates=%zu refused=%zu",
+		 j->nops, j->violations, j->duplicates, j->refused);
 	buf_release(&msg);
 }
 
@@ -215,9 +227,9 @@ int idverdict_details(const struct idjudging *j, size_t cut_line,
 		      const char *reread, struct buf *d, struct err *e)
 {
 	return buf_printf(d, e, "\"tables\":%zu,\"inserts\":%zu,"
-			  "\"violations\":%zu,\"duplicates\":%zu",
-			  j->checked, j->nops, j->violations,
-			  j->duplicates) ||
+			  "\"refused\":%zu,\"violations\":%zu,"
+			  "\"duplicates\":%zu", j->checked, j->nops,
+			  j->refused, j->violations, j->duplicates) ||
 	       excluded_json(j, d, e) || violations_json(j, d, e) ||
 	       duplicates_json(j, d, e) ||
 	       (cut_line && buf_printf(d, e, ",\"ignored_last_line\":%zu",

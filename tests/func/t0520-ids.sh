@@ -1,7 +1,8 @@
 #!/bin/sh
 # The ids checker offline (`tichaos check RUN_DIR`) on the stored runs of
 # tests/data/histories/: TiDB issue 52600 (4003 then 5 after the autoid
-# leader moves away and back), a clean run, a duplicate id, overlapping
+# leader moves away and back), a clean run, a duplicate id, one the
+# primary key refused, overlapping
 # inserts, a truncated table, a cut last line, a broken line, the options,
 # and a generated history of a million inserts.
 . "$(dirname "$0")/test-lib.sh"
@@ -33,7 +34,7 @@ test_expect_success '52600: 4003 then 5 fails, naming both and what moved betwee
 	expect_result autoid-52600 "\$c->{verdict}" fail &&
 	expect_result autoid-52600 "\$c->{message}" "test.t: id 5 (tidb-0, invoked 3.600s) after id 4003 (tidb-1, done 3.410s); between: owner tidb/autoid/leader tidb-1 -> tidb-0 at 3.500s, resign autoid tidb-0 -> tidb-1 -> tidb-0 at 3.550s" &&
 	grep -Fq "message: \"test.t: id 5 (tidb-0, invoked 3.600s) after id 4003" autoid-52600.out &&
-	expect_result autoid-52600 "\$c->{numbers}" "inserts=10 violations=3 duplicates=0"
+	expect_result autoid-52600 "\$c->{numbers}" "inserts=10 violations=3 duplicates=0 refused=0"
 '
 
 test_expect_success '52600: every violation against 4003, with the events in its window' '
@@ -82,7 +83,7 @@ test_expect_success 'max_report limits the list, not the count' '
 	with_checks one "  - kind: ids
     max_report: 1" &&
 	{ check one; test $? = 1; } &&
-	expect_result one "\$c->{numbers}" "inserts=10 violations=3 duplicates=0" &&
+	expect_result one "\$c->{numbers}" "inserts=10 violations=3 duplicates=0 refused=0" &&
 	expect_result one "scalar @{\$c->{details}{first}}" 1
 '
 
@@ -109,15 +110,28 @@ test_expect_success 'clean: ids that only increase pass; failed and unknown inse
 	grep -q "^ok 1 - ids" clean.out &&
 	expect_result clean "\$c->{verdict}" pass &&
 	expect_result clean "\$c->{message}" "1 table, 10 inserts: ids unique and increasing" &&
-	expect_result clean "\$c->{numbers}" "inserts=10 violations=0 duplicates=0"
+	expect_result clean "\$c->{numbers}" "inserts=10 violations=0 duplicates=0 refused=0"
 '
 
 test_expect_success 'duplicate: the same id from two nodes fails unique, naming both' '
 	run duplicate &&
 	{ check duplicate; test $? = 1; } &&
 	expect_result duplicate "\$c->{message}" "test.t: id 3 returned twice: tidb-1 (done 2.040s), tidb-0 (done 2.050s)" &&
-	expect_result duplicate "\$c->{numbers}" "inserts=6 violations=0 duplicates=1" &&
+	expect_result duplicate "\$c->{numbers}" "inserts=6 violations=0 duplicates=1 refused=0" &&
 	expect_result duplicate "\$c->{details}{duplicate_ids}" "[{\"count\":2,\"id\":3,\"ops\":[{\"complete\":2.04,\"id\":3,\"invoke\":2.01,\"line\":11,\"node\":\"tidb-1\",\"process\":1},{\"complete\":2.05,\"id\":3,\"invoke\":2,\"line\":7,\"node\":\"tidb-0\",\"process\":0}],\"table\":\"test.t\"}]"
+'
+
+test_expect_success 'refused: an id the primary key refused (1062) is an id given out: both checks see it' '
+	run refused &&
+	{ check refused; test $? = 1; } &&
+	expect_result refused "\$c->{message}" "test.t: id 3 (tidb-0, invoked 3.600s, refused by the primary key) after id 4003 (tidb-1, done 3.410s); between: owner tidb/autoid/leader tidb-1 -> tidb-0 at 3.500s, resign autoid tidb-0 -> tidb-1 -> tidb-0 at 3.550s" &&
+	expect_result refused "\$c->{numbers}" "inserts=11 violations=1 duplicates=1 refused=1" &&
+	expect_result refused "\$c->{details}{duplicate_ids}" "[{\"count\":2,\"id\":3,\"ops\":[{\"complete\":1.21,\"id\":3,\"invoke\":1.2,\"line\":7,\"node\":\"tidb-0\",\"process\":0},{\"complete\":3.61,\"id\":3,\"invoke\":3.6,\"line\":25,\"node\":\"tidb-0\",\"process\":0,\"refused\":true}],\"table\":\"test.t\"}]" &&
+	run refused nomono &&
+	with_checks nomono "  - kind: ids
+    monotonic: false" &&
+	{ check nomono; test $? = 1; } &&
+	expect_result nomono "\$c->{message}" "test.t: id 3 returned twice: tidb-0 (done 1.210s), tidb-0 (refused by the primary key 3.610s)"
 '
 
 test_expect_success 'duplicate: unique: false lets it pass' '
@@ -139,7 +153,7 @@ test_expect_success 'concurrent: the same history ordered in real time fails' '
 	sed -i -e "s/\"time\":1050000000,/\"time\":1101000000,/" ordered/history.jsonl &&
 	{ check ordered; test $? = 1; } &&
 	expect_result ordered "\$c->{message}" "test.t: id 7 (tidb-0, invoked 1.101s) after id 10 (tidb-1, done 1.100s); no fault or owner change between" &&
-	expect_result ordered "\$c->{numbers}" "inserts=5 violations=1 duplicates=0"
+	expect_result ordered "\$c->{numbers}" "inserts=5 violations=1 duplicates=0 refused=0"
 '
 
 test_expect_success 'ddl: a truncated table is excluded, the other one checked' '
@@ -167,7 +181,7 @@ test_expect_success 'ddl: without the truncate the restart at 1 fails' '
 	run ddl no-ddl &&
 	sed -i -e "/\"f\":\"truncate\"/d" no-ddl/history.jsonl &&
 	{ check no-ddl; test $? = 1; } &&
-	expect_result no-ddl "\$c->{numbers}" "inserts=12 violations=3 duplicates=3" &&
+	expect_result no-ddl "\$c->{numbers}" "inserts=12 violations=3 duplicates=3 refused=0" &&
 	expect_result no-ddl "\$c->{message}" "test.t: id 1 (tidb-0, invoked 3.000s) after id 3 (tidb-0, done 1.210s); no fault or owner change between"
 '
 

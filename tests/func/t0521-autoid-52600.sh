@@ -135,7 +135,7 @@ test_expect_success 'the bug (-map keep): exit 1, the id that went back and the 
 	e=$(sed -n -e "/ retire owner$/q" -e "s/.* alloc4Signed .* end \([0-9]*\)$/\1/p" \
 		"$TRASH/autoid-keep-0.log" | tail -n 1) &&
 	echo "x=$x y=$y e=$e" && test "$x" -le "$e" && test "$y" -gt "$e" &&
-	result bug "\$c->{numbers}" | grep -Eq "^inserts=[0-9]+ violations=[1-9][0-9]* duplicates=0$" &&
+	result bug "\$c->{numbers}" | grep -Eq "^inserts=[0-9]+ violations=[1-9][0-9]* duplicates=0 refused=0$" &&
 	test "$(grep -c " this node become owner (map kept)$" "$TRASH/autoid-keep-0.log")" -ge 3
 '
 

@@ -17,7 +17,7 @@
 static struct idop insert(uint32_t t, int64_t invoke, int64_t id)
 {
 	struct idop op = { invoke * 1000, invoke * 1000 + 1000, id, t,
-			   INTERN_NONE, 0, (uint32_t)invoke };
+			   INTERN_NONE, 0, (uint32_t)invoke, 0 };
 
 	return op;
 }

@@ -295,7 +295,7 @@ static void expect_window_verdict(const struct check_result *r,
 	is_str(r->message, "test.t: id 100 (tidb-0, invoked 1.030s) after "
 	       "id 30000 (tidb-1, done 1.029s); between: owner tidb/autoid/"
 	       "leader tidb-1 -> tidb-0 at 1.029s", what);
-	is_str(r->numbers, "inserts=60000 violations=1 duplicates=1", "%s: "
+	is_str(r->numbers, "inserts=60000 violations=1 duplicates=1 refused=0", "%s: "
 	       "numbers", what);
 	/* Both inserts that got 100, by completion: op 99 and op 30000. */
 	is_int(dint(d, "duplicate_ids.0.count"), 2, "%s: id 100 twice",
@@ -360,7 +360,7 @@ static void test_other_table(struct tmpdir *t)
 		return;
 	is_str(r.message, "1 table, 40001 inserts: ids unique and "
 	       "increasing", "ok on another table: judged on it");
-	is_str(r.numbers, "inserts=40001 violations=0 duplicates=0",
+	is_str(r.numbers, "inserts=40001 violations=0 duplicates=0 refused=0",
 	       "ok on another table: numbers");
 	is_str(dstr(d, "reread"), "history.jsonl:80002: the line at 1.041s "
 	       "is an ok insert on another table than its invoke's",
@@ -391,7 +391,7 @@ static void test_own_order(struct tmpdir *t)
 		return;
 	is_str(r.message, "1 table, 1000 inserts: ids unique and increasing",
 	       "own order: pass");
-	is_str(r.numbers, "inserts=1000 violations=0 duplicates=0",
+	is_str(r.numbers, "inserts=1000 violations=0 duplicates=0 refused=0",
 	       "own order: numbers");
 	is_str(dstr(d, "reread"), "history.jsonl:873: the line at 1.000s is "
 	       "out of its process's time order", "own order: read again, "
@@ -419,7 +419,7 @@ static void test_tie(struct tmpdir *t)
 	is_str(r.message, "test.t: id 3 (tidb-0, invoked 1.000s) after id 5 "
 	       "(tidb-1, done 1.000s); no fault or owner change between",
 	       "a tie for the largest id: the first completed is A");
-	is_str(r.numbers, "inserts=3 violations=1 duplicates=1",
+	is_str(r.numbers, "inserts=3 violations=1 duplicates=1 refused=0",
 	       "a tie: numbers");
 	judged_release(&r, d);
 	made_release(&h);
@@ -459,7 +459,7 @@ static void test_dense(struct tmpdir *t)
 	is_str(r.message, "test.t: id 11 (tidb-1, invoked 1.000s) after id "
 	       "15 (tidb-0, done 1.000s); no fault or owner change between",
 	       "dense: the first violation");
-	is_str(r.numbers, "inserts=200000 violations=20013 duplicates=19986",
+	is_str(r.numbers, "inserts=200000 violations=20013 duplicates=19986 refused=0",
 	       "dense: every violation and duplicate counted");
 	is_int(json_array_size(json_object_get(d, "first")), 20,
 	       "dense: max_report of them listed");
@@ -478,7 +478,7 @@ static void test_dense(struct tmpdir *t)
 	is_str(r.message, "test.t: id 7 returned 15 times: tidb-0 (done "
 	       "1.000s), tidb-0 (done 1.150s), tidb-0 (done 1.150s) and 12 "
 	       "more", "dense: the first duplicate, 15 times");
-	is_str(r.numbers, "inserts=200000 violations=0 duplicates=19986",
+	is_str(r.numbers, "inserts=200000 violations=0 duplicates=19986 refused=0",
 	       "dense, unique only: numbers");
 	is_int(dint(d, "duplicate_ids.0.count"), 15, "dense: its count");
 	is_int(json_array_size(json_object_get(json_array_get(
@@ -518,7 +518,7 @@ static void test_sparse(struct tmpdir *t)
 	       "1.040s) after id -8519702187264180224 (tidb-1, done "
 	       "1.039s); no fault or owner change between",
 	       "sparse: the first violation");
-	is_str(r.numbers, "inserts=50000 violations=2 duplicates=2",
+	is_str(r.numbers, "inserts=50000 violations=2 duplicates=2 refused=0",
 	       "sparse: numbers");
 	ok(dint(d, "duplicate_ids.0.id") == INT64_MIN &&
 	   dint(d, "duplicate_ids.0.count") == 2, "sparse: INT64_MIN twice");
@@ -536,7 +536,7 @@ static void test_sparse(struct tmpdir *t)
 	is_str(r.message, "test.t: id 10002 (tidb-1, invoked 1.010s) after "
 	       "id 4611686018427387904 (tidb-0, done 1.010s); no fault or "
 	       "owner change between", "dense then far: the first violation");
-	is_str(r.numbers, "inserts=20000 violations=9999 duplicates=1",
+	is_str(r.numbers, "inserts=20000 violations=9999 duplicates=1 refused=0",
 	       "dense then far: every later insert a violation, one "
 	       "duplicate");
 	is_int(dint(d, "duplicate_ids.0.id") * 10 +
@@ -551,29 +551,37 @@ int main(void)
 	struct tmpdir t;
 
 	log_set_level(LOG_ERROR);
-	plan(21 + 14 + 3 + 3 + 2 + 13 + 7);
+	plan(24 + 14 + 3 + 3 + 2 + 13 + 7);
 	expect("autoid-52600", VERDICT_FAIL, "test.t: id 5 (tidb-0, invoked "
 	       "3.600s) after id 4003 (tidb-1, done 3.410s); between: owner "
 	       "tidb/autoid/leader tidb-1 -> tidb-0 at 3.500s, resign autoid "
 	       "tidb-0 -> tidb-1 -> tidb-0 at 3.550s",
-	       "inserts=10 violations=3 duplicates=0");
+	       "inserts=10 violations=3 duplicates=0 refused=0");
 	expect("clean", VERDICT_PASS, "1 table, 10 inserts: ids unique and "
-	       "increasing", "inserts=10 violations=0 duplicates=0");
+	       "increasing", "inserts=10 violations=0 duplicates=0 refused=0");
 	expect("duplicate", VERDICT_FAIL, "test.t: id 3 returned twice: "
 	       "tidb-1 (done 2.040s), tidb-0 (done 2.050s)",
-	       "inserts=6 violations=0 duplicates=1");
+	       "inserts=6 violations=0 duplicates=1 refused=0");
 	expect("ddl", VERDICT_PASS, "1 table, 6 inserts: ids unique and "
 	       "increasing; 1 table excluded after DDL",
-	       "inserts=6 violations=0 duplicates=0");
+	       "inserts=6 violations=0 duplicates=0 refused=0");
 	/* A pair wholly inside a partition: its time in effect, with who
 	 * was on which side, is what was between them. */
 	expect("partitioned", VERDICT_FAIL, "test.t: id 3 (tidb-0, invoked "
 	       "3.600s) after id 4001 (tidb-1, done 3.210s); between: "
 	       "partition tidb-0 (tidb-0 | tidb-1 pd-0) in effect from "
-	       "3.005s to 6.010s", "inserts=5 violations=1 duplicates=0");
+	       "3.005s to 6.010s", "inserts=5 violations=1 duplicates=0 refused=0");
+	/* The id that goes back is one a row has: the primary key refused
+	 * it (1062), and the check still sees it given out; a 1062 of
+	 * another key, or of a key of two columns, is a failed insert. */
+	expect("refused", VERDICT_FAIL, "test.t: id 3 (tidb-0, invoked "
+	       "3.600s, refused by the primary key) after id 4003 (tidb-1, "
+	       "done 3.410s); between: owner tidb/autoid/leader tidb-1 -> "
+	       "tidb-0 at 3.500s, resign autoid tidb-0 -> tidb-1 -> tidb-0 "
+	       "at 3.550s", "inserts=11 violations=1 duplicates=1 refused=1");
 	/* A last line a kill cut short is not read. */
 	expect("cut-line", VERDICT_PASS, "1 table, 10 inserts: ids unique "
-	       "and increasing", "inserts=10 violations=0 duplicates=0");
+	       "and increasing", "inserts=10 violations=0 duplicates=0 refused=0");
 	/* A line that is no record: the one history reader says where. */
 	expect("garbage", VERDICT_UNKNOWN, "history.jsonl:7:96: not JSON: "
 	       "expected ',' or '}'", "");

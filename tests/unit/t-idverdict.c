@@ -75,8 +75,8 @@ static void test_skip(void)
 	say(&j, &r, 0, "");
 	is_str(r.message, "no table to check: test.t excluded after "
 	       "truncate at 2.000s and more", "skip: every table excluded");
-	is_str(r.details.data, "\"tables\":0,\"inserts\":0,\"violations\":0,"
-	       "\"duplicates\":0,\"excluded\":[{\"table\":\"test.t\","
+	is_str(r.details.data, "\"tables\":0,\"inserts\":0,\"refused\":0,"
+	       "\"violations\":0,\"duplicates\":0,\"excluded\":[{\"table\":\"test.t\","
 	       "\"because\":\"truncate\",\"type\":\"ok\",\"at\":2.000,"
 	       "\"inserts\":4},{\"table\":\"test.u\",\"because\":\"drop\","
 	       "\"type\":\"invoke\",\"at\":2.500,\"inserts\":1}],\"first\":[],"
@@ -91,11 +91,11 @@ static void test_fail(void)
 	struct idjudging j;
 	struct check_result r;
 	struct idpair pair = {
-		{ 3400 * MS, 3410 * MS, 4003, 0, 1, 1, 18 },
-		{ 3600 * MS, 3610 * MS, 5, 0, 0, 0, 21 } };
+		{ 3400 * MS, 3410 * MS, 4003, 0, 1, 1, 18, 0 },
+		{ 3600 * MS, 3610 * MS, 5, 0, 0, 0, 21, 0 } };
 	struct iddup dup = { 1, 7, 3, {
-		{ 1000 * MS, 1010 * MS, 7, 1, INTERN_NONE, 3, 4 },
-		{ 1100 * MS, 1120 * MS, 7, 1, 1, 2, 6 } }, 2 };
+		{ 1000 * MS, 1010 * MS, 7, 1, INTERN_NONE, 3, 4, 0 },
+		{ 1100 * MS, 1120 * MS, 7, 1, 1, 2, 6, 0 } }, 2 };
 	struct history_line owner;
 
 	base(&j, tmeta, &evs);
@@ -113,10 +113,10 @@ static void test_fail(void)
 	is_str(r.message, "test.t: id 5 (tidb-0, invoked 3.600s) after id "
 	       "4003 (tidb-1, done 3.410s); between: owner "
 	       "tidb/autoid/leader at 3.500s", "fail: the first violation");
-	is_str(r.numbers, "inserts=5 violations=1 duplicates=1",
+	is_str(r.numbers, "inserts=5 violations=1 duplicates=1 refused=0",
 	       "fail: numbers");
-	is_str(r.details.data, "\"tables\":2,\"inserts\":5,\"violations\":1,"
-	       "\"duplicates\":1,\"excluded\":[],\"first\":[{\"table\":"
+	is_str(r.details.data, "\"tables\":2,\"inserts\":5,\"refused\":0,"
+	       "\"violations\":1,\"duplicates\":1,\"excluded\":[],\"first\":[{\"table\":"
 	       "\"test.t\",\"a\":{\"process\":1,\"node\":\"tidb-1\","
 	       "\"invoke\":3.400,\"complete\":3.410,\"id\":4003,\"line\":18},"
 	       "\"b\":{\"process\":0,\"node\":\"tidb-0\",\"invoke\":3.600,"
@@ -135,6 +135,26 @@ static void test_fail(void)
 	is_str(r.message, "test.u: id 7 returned 3 times: process 3 (done "
 	       "1.010s), tidb-1 (done 1.120s)", "fail: a duplicate id when "
 	       "no violation");
+	check_result_release(&r);
+
+	/* The second insert of id 7 failed: the primary key refused it. */
+	dup.ops[1].refused = 1;
+	j.refused = 1;
+	say(&j, &r, 0, "");
+	is_str(r.message, "test.u: id 7 returned 3 times: process 3 (done "
+	       "1.010s), tidb-1 (refused by the primary key 1.120s)",
+	       "fail: a duplicate id the primary key refused");
+	ok(strstr(r.details.data, "\"refused\":1,") &&
+	   strstr(r.details.data, "\"id\":7,\"line\":6,\"refused\":true}"),
+	   "fail: counted, and the insert marked, in the details");
+	check_result_release(&r);
+	j.pairs = &pair;
+	j.npairs = 1;
+	pair.b.refused = 1;
+	say(&j, &r, 0, "");
+	ok(!strncmp(r.message, "test.t: id 5 (tidb-0, invoked 3.600s, refused "
+		    "by the primary key) after id 4003", 75),
+	   "fail: a violation by a refused id");
 	check_result_release(&r);
 	idevents_release(&evs);
 }
@@ -163,14 +183,30 @@ static void test_pass(void)
 	say(&j, &r, 0, "");
 	is_str(r.message, "1 table, 4 inserts: ids unique; 1 table excluded "
 	       "after DDL", "pass: unique only, one table excluded");
-	is_str(r.numbers, "inserts=4 violations=0 duplicates=0",
+	is_str(r.numbers, "inserts=4 violations=0 duplicates=0 refused=0",
 	       "pass: numbers");
+	check_result_release(&r);
+
+	j.refused = 1;
+	say(&j, &r, 0, "");
+	is_str(r.message, "1 table, 4 inserts: ids unique (1 of them refused "
+	       "by the primary key, their ids in no other insert); 1 table "
+	       "excluded after DDL", "pass: a refused insert said");
+	is_str(r.numbers, "inserts=4 violations=0 duplicates=0 refused=1",
+	       "pass: its number");
+	check_result_release(&r);
+	j.unique = 0;
+	j.monotonic = 1;
+	say(&j, &r, 0, "");
+	is_str(r.message, "1 table, 4 inserts: ids increasing (1 of them "
+	       "refused by the primary key); 1 table excluded after DDL",
+	       "pass: refused, not checked for repeats");
 	check_result_release(&r);
 }
 
 int main(void)
 {
-	plan(6 + 6 + 6);
+	plan(6 + 12 + 10);
 	test_skip();
 	test_fail();
 	test_pass();
