@@ -3,6 +3,7 @@
  * duplicates as the history is read, and what is found at the end
  * (checkers/idjudge.h).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,4 +259,30 @@ void idjudge_release(struct idjudging *j)
 	j->dups = NULL;
 	j->dups_by_id = NULL;
 	j->npairs = j->ndups = 0;
+}
+
+int idjudge_refused_id(const char *error, int64_t *id)
+{
+	static const char entry[] = "Duplicate entry '";
+	const char *p = error ? strstr(error, entry) : NULL, *key;
+	char *end;
+	long long v;
+
+	if (!p || !strstr(error, "(1062)"))
+		return 0;
+	p += sizeof(entry) - 1;
+	if (*p != '-' && (*p < '0' || *p > '9'))
+		return 0;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || strncmp(end, "' for key '", 11))
+		return 0;
+	key = end + 11;
+	end = strchr(key, '\'');
+	if (!end || (size_t)(end - key) < 7 ||
+	    strncmp(end - 7, "PRIMARY", 7) ||
+	    (end - key > 7 && end[-8] != '.'))
+		return 0;
+	*id = v;
+	return 1;
 }

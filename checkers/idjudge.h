@@ -42,6 +42,14 @@ struct idpair {			/* a violation: b after a, id not above */
 	struct idop a, b;
 };
 
+/*
+ * The id a failed insert's `error` says the table's primary key refused
+ * (1062: "Duplicate entry '42' for key 'PRIMARY'", 'test.t.PRIMARY'):
+ * 1 with *id, 0 for any other error (another key, a key of several
+ * columns: '4-x'). Such an insert is judged as one that got the id.
+ */
+int idjudge_refused_id(const char *error, int64_t *id);
+
 /* A table as the judge keeps it; zeroed, one with nothing seen. */
 struct idtable {
 	unsigned in_scope:1;

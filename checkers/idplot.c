@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkers/idjudge.h"
 #include "checkers/idplot.h"
 #include "lib/history.h"
 #include "lib/svg.h"
@@ -31,14 +32,29 @@ struct id_points {
 	double last;		/* the last insert's time, seconds */
 };
 
+/* The id insert `l` of c's table got (as the ids check reads an insert:
+ * an ok one's, or one the primary key refused): 1 with *id. */
+static int id_of(const struct id_points *c, const struct history_line *l,
+		 int64_t *id)
+{
+	if (!l->table || strcmp(l->table, c->table))
+		return 0;
+	if (l->has_id && !strcmp(l->type, "ok")) {
+		*id = l->id;
+		return 1;
+	}
+	return !strcmp(l->type, "fail") && !l->ddl &&
+	       idjudge_refused_id(l->error, id);
+}
+
 static int id_point(const struct history_line *l, void *arg)
 {
 	struct id_points *c = arg;
 	double at = (double)l->time / 1e9;
+	int64_t id;
 	size_t n, b;
 
-	if (!l->has_id || strcmp(l->type, "ok") || !l->table ||
-	    strcmp(l->table, c->table) || at < 0)
+	if (!id_of(c, l, &id) || at < 0)
 		return 0;
 	for (n = 0; n < c->nnodes; n++)
 		if (!strcmp(c->nodes[n], l->node ? l->node : "?"))
@@ -52,15 +68,15 @@ static int id_point(const struct history_line *l, void *arg)
 	b = (size_t)(at / c->width);
 	if (b >= ID_BUCKETS)
 		b = ID_BUCKETS - 1;
-	if (!c->has[n][b] || l->id < c->lo[n][b])
-		c->lo[n][b] = l->id;
-	if (!c->has[n][b] || l->id > c->hi[n][b])
-		c->hi[n][b] = l->id;
+	if (!c->has[n][b] || id < c->lo[n][b])
+		c->lo[n][b] = id;
+	if (!c->has[n][b] || id > c->hi[n][b])
+		c->hi[n][b] = id;
 	c->has[n][b] = 1;
-	if (c->min > l->id)
-		c->min = l->id;
-	if (c->max < l->id)
-		c->max = l->id;
+	if (c->min > id)
+		c->min = id;
+	if (c->max < id)
+		c->max = id;
 	if (at > c->last)
 		c->last = at;
 	return 0;
@@ -71,9 +87,9 @@ static int id_last(const struct history_line *l, void *arg)
 {
 	struct id_points *c = arg;
 	double at = (double)l->time / 1e9;
+	int64_t id;
 
-	if (l->has_id && !strcmp(l->type, "ok") && l->table &&
-	    !strcmp(l->table, c->table) && at > c->last)
+	if (id_of(c, l, &id) && at > c->last)
 		c->last = at;
 	return 0;
 }

@@ -76,7 +76,6 @@
  * is kept of each table and found at the end checkers/idjudge.h's, the
  * details and the verdict checkers/idverdict.h's.
  */
-#include <errno.h>
 #include <jansson.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -222,37 +221,6 @@ static uint32_t cap_line(size_t n)
 	return n > IDOP_LINE_MAX ? IDOP_LINE_MAX : (uint32_t)n;
 }
 
-/*
- * The id a failed insert's `error` says the table's primary key refused
- * (1062: "Duplicate entry '42' for key 'PRIMARY'", 'test.t.PRIMARY',
- * '`t`.PRIMARY'): 1 with *id, 0 for any other error (another key, a
- * key of several columns: '4-x').
- */
-static int refused_id(const char *error, int64_t *id)
-{
-	static const char entry[] = "Duplicate entry '";
-	const char *p = error ? strstr(error, entry) : NULL, *key;
-	char *end;
-	long long v;
-
-	if (!p || !strstr(error, "(1062)"))
-		return 0;
-	p += sizeof(entry) - 1;
-	if (*p != '-' && (*p < '0' || *p > '9'))
-		return 0;
-	errno = 0;
-	v = strtoll(p, &end, 10);
-	if (errno || strncmp(end, "' for key '", 11))
-		return 0;
-	key = end + 11;
-	end = strchr(key, '\'');
-	if (!end || (size_t)(end - key) < 7 ||
-	    strncmp(end - 7, "PRIMARY", 7) ||
-	    (end - key > 7 && end[-8] != '.'))
-		return 0;
-	*id = v;
-	return 1;
-}
 
 /* ---- tables and processes ---------------------------------------------- */
 
@@ -661,7 +629,7 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 	if (!ddl && is_ok(r->type) && r->has_id)
 		return ok_insert(x, p, r, 0, line, e);
 	if (!ddl && r->type[0] == 'f' && p->kind == P_OP && r->table &&
-	    refused_id(r->error, &refused.id)) {
+	    idjudge_refused_id(r->error, &refused.id)) {
 		int64_t id = refused.id;
 
 		refused = *r;

@@ -126,6 +126,8 @@ test_expect_success 'refused: an id the primary key refused (1062) is an id give
 	{ check refused; test $? = 1; } &&
 	expect_result refused "\$c->{message}" "test.t: id 3 (tidb-0, invoked 3.600s, refused by the primary key) after id 4003 (tidb-1, done 3.410s); between: owner tidb/autoid/leader tidb-1 -> tidb-0 at 3.500s, resign autoid tidb-0 -> tidb-1 -> tidb-0 at 3.550s" &&
 	expect_result refused "\$c->{numbers}" "inserts=11 violations=1 duplicates=1 refused=1" &&
+	# The plot: 10 ok inserts and the refused one, each a dot.
+	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n[01]\"" refused/report.html | wc -l)" = 11 &&
 	expect_result refused "\$c->{details}{duplicate_ids}" "[{\"count\":2,\"id\":3,\"ops\":[{\"complete\":1.21,\"id\":3,\"invoke\":1.2,\"line\":7,\"node\":\"tidb-0\",\"process\":0},{\"complete\":3.61,\"id\":3,\"invoke\":3.6,\"line\":25,\"node\":\"tidb-0\",\"process\":0,\"refused\":true}],\"table\":\"test.t\"}]" &&
 	run refused nomono &&
 	with_checks nomono "  - kind: ids
