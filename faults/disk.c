@@ -933,11 +933,61 @@ static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
 }
 
 /*
+ * Stop every process of p's host whose working directory or an open file
+ * is on the file system of `p` (its data directory's path), by its pid:
+ * TERM, and KILL after `grace_ns`. What the sweep finds there is a
+ * component that a run, killed while it started it on the placement,
+ * left running before it wrote its pidfile, so that component_state
+ * does not know it; unmounted under it, its files would fail (ENOTCONN)
+ * while it holds its ports. Each said. 0, or -1 when the host cannot be
+ * asked.
+ */
+static int stop_users(const struct placement *p, int64_t grace_ns,
+		      struct err *e)
+{
+	struct buf cmd = BUF_INIT, out = BUF_INIT;
+	const char *line;
+	int rc;
+
+	buf_addstr(&cmd, "d=", NULL);
+	sh_quote(&cmd, p->data, NULL);
+	buf_addstr(&cmd, "; for x in /proc/[0-9]*; do for f in \"$x/cwd\" "
+		   "\"$x\"/fd/*; do case $(readlink \"$f\" 2>/dev/null) in "
+		   "\"$d\"|\"$d\"/*) echo \"${x#/proc/}\"; break;; esac; "
+		   "done; done; true", NULL);
+	rc = on_host(p->h, &cmd, &out, "find what uses its tichaos-diskfs",
+		     e);
+	for (line = buf_str(&out); !rc && *line; ) {
+		char *end;
+		long pid = strtol(line, &end, 10);
+		struct err why = ERR_INIT;
+
+		if (pid > 1 && pid != (long)p->fs_pid) {
+			log_warn("%s: stopping pid %ld, which has files on the "
+				 "tichaos-diskfs an earlier run left (it was "
+				 "started, and not recorded, as that run was "
+				 "killed)", p->component, pid);
+			if (p->h->ops->signal(p->h, (pid_t)pid, SIGTERM, &why) ||
+			    p->h->ops->wait_gone(p->h, (pid_t)pid, grace_ns,
+						 &why))
+				p->h->ops->signal(p->h, (pid_t)pid, SIGKILL,
+						  NULL);
+		}
+		line = strchr(end, '\n') ? strchr(end, '\n') + 1 : "";
+	}
+	buf_release(&cmd);
+	buf_release(&out);
+	return rc;
+}
+
+/*
  * A run killed while a data directory was on tichaos-diskfs left it
  * there: each recorded placement of `c`'s components whose runner is
- * gone undone — its component stopped, the file system unmounted, the
- * directory moved back — and said. Before the cluster's servers start,
- * and at `cluster down` once they stopped.
+ * gone undone — its component stopped (and whatever else has files on
+ * it: stop_users), the file system unmounted, the directory moved back
+ * — and said; when its component cannot be stopped, it is left placed
+ * and that is said. Before the cluster's servers start, and at `cluster
+ * down` once they stopped.
  */
 static int sweep(struct cluster *c, struct err *e)
 {
@@ -970,9 +1020,10 @@ static int sweep(struct cluster *c, struct err *e)
 		    strcmp(component_host(c, comp)->name, p.host_name))
 			continue;
 		p.h = component_host(c, comp);
-		if (component_state(c, comp) != STATE_STOPPED)
-			component_stop(c, comp, &why);
-		if (unmount_and_restore(&p, &why))
+		if ((component_state(c, comp) != STATE_STOPPED &&
+		     component_stop(c, comp, &why)) ||
+		    stop_users(&p, c->timeout_ns, &why) ||
+		    unmount_and_restore(&p, &why))
 			log_warn("%s: cannot undo what an earlier run left on "
 				 "tichaos-diskfs: %s", p.component, why.msg);
 		else
