@@ -57,11 +57,39 @@ test_cleanup() {
 	for test_m_ in $test_mounts; do
 		! grep -q " $test_m_ " /proc/mounts || umount -l "$test_m_"
 	done
+	test_leaked_=$(test_leaked_)
 	if [ -n "${TEST_KEEP_TRASH:-}" ]; then
 		echo "# kept $TRASH"
 	else
 		rm -rf "$TRASH"
 	fi
+	[ -z "$test_leaked_" ] || exit 1
+}
+
+# test_leaks_: the pids of the processes whose command line names a path
+# in $TRASH (a server that a test, or tichaos for it, started), but
+# grep's own, whose pattern [/] keeps it from matching itself.
+test_leaks_() {
+	grep -laE -- "$TRASH[/]" /proc/[0-9]*/cmdline 2>/dev/null |
+		sed -e 's#^/proc/##' -e 's#/cmdline$##'
+}
+
+# test_leaked_: once the file's clusters are down and its pids killed, a
+# process still naming $TRASH after 10 s is one nobody stopped: each is
+# said (on stderr and in TICHAOS_TEST_FAILURES), killed by its pid, and
+# printed; the file then fails (exit 1), as any leak does.
+test_leaked_() {
+	wait_for_condition 10 'test -z "$(test_leaks_)"' && return 0
+	for test_x_ in $(test_leaks_); do
+		test_c_=$(tr '\0' ' ' <"/proc/$test_x_/cmdline" 2>/dev/null) ||
+			continue
+		echo "# leaked: pid $test_x_: $test_c_" >&2
+		[ -z "${TICHAOS_TEST_FAILURES:-}" ] ||
+			echo "$test_file_: leaked pid $test_x_: $test_c_" \
+				>>"$TICHAOS_TEST_FAILURES/$test_file_.log"
+		kill -9 "$test_x_" 2>/dev/null
+		echo "$test_x_"
+	done
 }
 trap 'test_cleanup' EXIT
 trap 'exit 130' INT TERM
