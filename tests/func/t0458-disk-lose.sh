@@ -135,7 +135,7 @@ suite long 60s 60s
 test_expect_success '^C while placed: the data directory put back before the run ends, exit 4' '
 	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/int" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
-	wait_for_condition 60 "grep -q \"its data directory on tichaos-diskfs\" err" &&
+	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err" &&
 	grep -q " $C/up-0/data fuse" /proc/mounts &&
 	kill -INT $run && { wait $run; test $? = 4; } &&
 	test -d "$C/up-0/data" && test ! -e "$C/up-0/data.tichaos-disk" &&
@@ -150,7 +150,7 @@ test_expect_success '^C while placed: the data directory put back before the run
 killed_while_placed() {
 	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/$1" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
-	wait_for_condition 60 "grep -q \"its data directory on tichaos-diskfs\" err" &&
+	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err" &&
 	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err) &&
 	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
 	kill -KILL $run && { wait $run; test $? = 137; }
