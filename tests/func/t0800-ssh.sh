@@ -188,10 +188,13 @@ test_expect_success 'ten commands on one connection' '
 	test $(grep -c "Accepted publickey" "$TRASH/sshd/sshd.log") = $(( $(cat before) + 1 ))
 '
 
+# The first command's shell outlives its connection: it notes its pid and
+# becomes the sleep, which the file's end kills.
 test_expect_success 'a timeout drops the connection; the next command reconnects' '
 	run --repeat 2 --timeout 1s 127.0.0.1 \
-		"echo \$SSH_CONNECTION; test -e $TRASH/flag1 || { touch $TRASH/flag1; sleep 30; }" \
+		"echo \$SSH_CONNECTION; test -e $TRASH/flag1 || { touch $TRASH/flag1; echo \$\$ >$TRASH/sleeper1; exec sleep 30; }" \
 		>out 2>err &&
+	test_track_pid "$(cat "$TRASH/sleeper1")" &&
 	test $(wc -l <out) = 2 && test $(sort -u out | wc -l) = 2 &&
 	grep -c "did not finish within 1s" err >count && echo 1 >expect &&
 	test_cmp expect count
