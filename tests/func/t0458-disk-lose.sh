@@ -191,8 +191,15 @@ test_expect_success 'SIGKILL while placed, then cluster down: it stops the compo
 # next run inserts on the directory put back; up-0, stopped as the run
 # found it by its records, is left stopped.
 test_expect_success 'SIGKILL before the pidfile was written: the next run finds the server by its files, stops it, puts the directory back' '
-	killed_while_placed killed3 &&
+	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed3" >tap 2>err & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err" &&
+	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err) &&
+	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
+	# The pidfile the placement wrote once it started up-0 on it (the
+	# one before went with its stop), so that the kill comes after.
 	wait_for_condition 60 "test -s $C/up-0/tichaos.pid" &&
+	kill -KILL $run && { wait $run; test $? = 137; } &&
 	m=$(cat "$C/up-0/tichaos.pid") && test_track_pid $m && alive $m &&
 	rm "$C/up-0/tichaos.pid" &&
 	"$TICHAOS" run next.yaml --cluster "$T" --out "$TRASH/next3" >tap 2>err ||
