@@ -41,8 +41,9 @@
  * refused.
  *
  * A failpoint outlives a run killed while it is on. Each is recorded in
- * FAILPOINT_DIR of the state root (lib/proc.h) while it is: the process's pid and start time, the
- * runner's pid and start time, and how to turn it off. The next run's
+ * FAILPOINT_DIR of the state root (lib/proc.h) while it is: the
+ * process's pid and start time, the runner's pid and start time, and
+ * how to turn it off. The next run's
  * sweep turns off (http: DELETE) or stops (restart: TERM, by its pid,
  * so that the cluster starts it again without) what a run that is gone
  * left on, and says so.
