@@ -621,6 +621,7 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 	struct pending *p = pending_of(x, r->process, e);
 	const char *ddl = NULL;
 	struct history_line refused;
+	int64_t id;
 
 	if (!p || (r->ddl && !(ddl = ddl_name(x, r->f))))
 		return p ? too_many(e) : -1;
@@ -629,9 +630,7 @@ static int worker(struct ids *x, const struct history_line *r, size_t line,
 	if (!ddl && is_ok(r->type) && r->has_id)
 		return ok_insert(x, p, r, 0, line, e);
 	if (!ddl && r->type[0] == 'f' && p->kind == P_OP && r->table &&
-	    idjudge_refused_id(r->error, &refused.id)) {
-		int64_t id = refused.id;
-
+	    idjudge_refused_id(r->error, &id)) {
 		refused = *r;
 		refused.id = id;
 		refused.has_id = 1;
