@@ -340,6 +340,25 @@ static void timeline_svg(struct buf *out, const struct page *p)
 
 #define str report_str
 
+/* The other verdicts of a check (results_rechecks_text), a line each. */
+static void rechecks_html(struct buf *out, const json_t *it)
+{
+	struct buf lines = BUF_INIT;
+	const char *p, *nl;
+
+	results_rechecks_text(it, "", "\n", &lines);
+	for (p = buf_str(&lines); (nl = strchr(p, '\n')); p = nl + 1) {
+		struct buf one = BUF_INIT;
+
+		buf_add(&one, p, nl - p, NULL);
+		buf_addstr(out, "<br><i>", NULL);
+		html(out, buf_str(&one));
+		buf_addstr(out, "</i>", NULL);
+		buf_release(&one);
+	}
+	buf_release(&lines);
+}
+
 static void verdicts(struct buf *out, const json_t *results)
 {
 	static const char *const sections[] = {
@@ -371,6 +390,7 @@ static void verdicts(struct buf *out, const json_t *results)
 				html(out, str(it, "unmet"));
 				buf_addstr(out, "</b>", NULL);
 			}
+			rechecks_html(out, it);
 			buf_addstr(out, "</td></tr>\n", NULL);
 		}
 	}

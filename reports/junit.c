@@ -37,6 +37,63 @@ static int is(const json_t *it, const char *verdict)
 	return !strcmp(str(it, "verdict"), verdict);
 }
 
+/* The testcase of item `it` (`skip`: why the whole suite was skipped). */
+static void testcase(struct buf *out, const char *suite, const json_t *it,
+		     const char *skip, struct err *e)
+{
+	const char *known = json_string_value(json_object_get(it, "known"));
+	const char *unmet = json_string_value(json_object_get(it, "unmet"));
+	struct buf others = BUF_INIT;
+	const char *tag = known ? NULL : is(it, "fail") ? "failure"
+			  : is(it, "unknown") || is(it, "error") ? "error"
+			  : NULL;
+
+	buf_addstr(out, "    <testcase classname=\"", e);
+	xml(out, suite);
+	buf_addstr(out, "\" name=\"", e);
+	xml(out, str(it, "name"));
+	buf_printf(out, e, "\" time=\"%.3f\"", (double)json_integer_value(
+			   json_object_get(it, "took_ms")) / 1000.0);
+	if (!tag && !known && !unmet && !is(it, "skip") &&
+	    !skip && !json_object_get(it, "rechecks")) {
+		buf_addstr(out, "/>\n", e);
+		return;
+	}
+	buf_addstr(out, ">\n", e);
+	if (known) {
+		/* A known failure: skipped, with its note and what it
+		 * said. */
+		buf_addstr(out, "      <skipped message=\"known failure: ", e);
+		xml(out, known);
+		buf_addstr(out, "\">", e);
+		xml(out, str(it, "message"));
+		buf_addstr(out, "</skipped>\n", e);
+	} else if (tag) {
+		buf_printf(out, e, "      <%s type=\"%s\" message=\"", tag,
+			   str(it, "verdict"));
+		xml(out, str(it, "message"));
+		buf_addstr(out, "\">", e);
+		xml(out, str(it, "numbers"));
+		buf_printf(out, e, "</%s>\n", tag);
+	} else if (is(it, "skip") || skip) {
+		buf_addstr(out, "      <skipped message=\"", e);
+		xml(out, skip ? skip : str(it, "skip"));
+		buf_addstr(out, "\"/>\n", e);
+	}
+	results_rechecks_text(it, "", "\n", &others);
+	if (unmet || others.len) {
+		buf_addstr(out, "      <system-out>", e);
+		if (unmet)
+			xml(out, unmet);
+		if (unmet && others.len)
+			xml(out, "\n");
+		xml(out, buf_str(&others));
+		buf_addstr(out, "</system-out>\n", e);
+	}
+	buf_release(&others);
+	buf_addstr(out, "    </testcase>\n", e);
+}
+
 static int build(const struct report_run *run, struct buf *out,
 		 struct err *e)
 {
@@ -96,59 +153,8 @@ static int build(const struct report_run *run, struct buf *out,
 	for (int s = 0; sections[s]; s++) {
 		const json_t *items = json_object_get(results, sections[s]);
 
-		for (size_t i = 0; i < json_array_size(items); i++) {
-			const json_t *it = json_array_get(items, i);
-			const char *known = json_string_value(
-				json_object_get(it, "known"));
-			const char *unmet = json_string_value(
-				json_object_get(it, "unmet"));
-			const char *tag = known ? NULL
-					  : is(it, "fail") ? "failure"
-					  : is(it, "unknown") ||
-					    is(it, "error") ? "error" : NULL;
-
-			buf_addstr(out, "    <testcase classname=\"", e);
-			xml(out, suite);
-			buf_addstr(out, "\" name=\"", e);
-			xml(out, str(it, "name"));
-			buf_printf(out, e, "\" time=\"%.3f\"",
-				   (double)json_integer_value(json_object_get(
-					   it, "took_ms")) / 1000.0);
-			if (!tag && !known && !unmet && !is(it, "skip") &&
-			    !skip) {
-				buf_addstr(out, "/>\n", e);
-				continue;
-			}
-			buf_addstr(out, ">\n", e);
-			if (known) {
-				/* A known failure: skipped, with its note
-				 * and what it said. */
-				buf_addstr(out, "      <skipped message=\""
-					   "known failure: ", e);
-				xml(out, known);
-				buf_addstr(out, "\">", e);
-				xml(out, str(it, "message"));
-				buf_addstr(out, "</skipped>\n", e);
-			} else if (tag) {
-				buf_printf(out, e, "      <%s type=\"%s\" "
-					   "message=\"", tag,
-					   str(it, "verdict"));
-				xml(out, str(it, "message"));
-				buf_addstr(out, "\">", e);
-				xml(out, str(it, "numbers"));
-				buf_printf(out, e, "</%s>\n", tag);
-			} else if (is(it, "skip") || skip) {
-				buf_addstr(out, "      <skipped message=\"", e);
-				xml(out, skip ? skip : str(it, "skip"));
-				buf_addstr(out, "\"/>\n", e);
-			}
-			if (unmet) {
-				buf_addstr(out, "      <system-out>", e);
-				xml(out, unmet);
-				buf_addstr(out, "</system-out>\n", e);
-			}
-			buf_addstr(out, "    </testcase>\n", e);
-		}
+		for (size_t i = 0; i < json_array_size(items); i++)
+			testcase(out, suite, json_array_get(items, i), skip, e);
 	}
 	report_summary_text(results, &summary, e);
 	buf_addstr(out, "    <system-out>", e);

@@ -56,6 +56,24 @@ const char *results_item_verdict(const json_t *item)
 	       : json_string_value(json_object_get(item, "verdict"));
 }
 
+void results_rechecks_text(const json_t *item, const char *prefix,
+			   const char *end, struct buf *out)
+{
+	const json_t *r = json_object_get(item, "rechecks");
+
+	for (size_t i = 0; i < json_array_size(r); i++) {
+		const json_t *x = json_array_get(r, i);
+		const char *text = report_str(x, "text");
+
+		buf_printf(out, NULL, "%s%s %s: %s%s%s", prefix,
+			   strcmp(report_str(x, "by"), "run") ? "checked again"
+			   : "the run, at", report_str(x, "at"),
+			   json_object_get(x, "known") ? "known"
+			   : report_str(x, "verdict"), *text ? ": " : "", text);
+		buf_addstr(out, end, NULL);
+	}
+}
+
 const char *results_verdict(const json_t *results)
 {
 	static const char *const names[] = {
@@ -83,6 +101,32 @@ static void quoted(struct buf *out, const char *s)
 	buf_addstr(out, text ? text : "\"\"", NULL);
 	free(text);
 	json_decref(j);
+}
+
+/* The YAML block of a failed item's test point. */
+static void tap_yaml(struct buf *out, const json_t *results,
+		     const json_t *it, struct err *e)
+{
+	const char *dir = str(results, "run_dir");
+
+	buf_printf(out, e, "  ---\n  verdict: %s\n  message: ",
+		   str(it, "verdict"));
+	quoted(out, str(it, "message"));
+	if (*str(it, "numbers")) {
+		buf_addstr(out, "\n  numbers: ", e);
+		quoted(out, str(it, "numbers"));
+	}
+	if (*str(it, "unmet")) {
+		buf_addstr(out, "\n  expected: ", e);
+		quoted(out, str(it, "unmet"));
+	}
+	buf_addstr(out, "\n  run_dir: ", e);
+	quoted(out, dir);
+	buf_printf(out, e, "\n  seed: %lld\n  replay: ", (long long)
+		   json_integer_value(json_object_get(results, "seed")));
+	buf_addstr(out, "\"tichaos replay ", e);
+	buf_addstr(out, dir, e);
+	buf_addstr(out, "\"\n  ...\n", e);
 }
 
 /*
@@ -133,27 +177,10 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 				buf_printf(out, e, " # TODO %s",
 					   str(it, "unmet"));
 			buf_addch(out, '\n', e);
-			if (!bad)
-				continue;
-			buf_printf(out, e, "  ---\n  verdict: %s\n  message: ",
-				   str(it, "verdict"));
-			quoted(out, str(it, "message"));
-			if (*str(it, "numbers")) {
-				buf_addstr(out, "\n  numbers: ", e);
-				quoted(out, str(it, "numbers"));
-			}
-			if (*str(it, "unmet")) {
-				buf_addstr(out, "\n  expected: ", e);
-				quoted(out, str(it, "unmet"));
-			}
-			buf_addstr(out, "\n  run_dir: ", e);
-			quoted(out, dir);
-			buf_printf(out, e, "\n  seed: %lld\n  replay: ",
-				   (long long)json_integer_value(
-					   json_object_get(results, "seed")));
-			buf_addstr(out, "\"tichaos replay ", e);
-			buf_addstr(out, dir, e);
-			buf_addstr(out, "\"\n  ...\n", e);
+			if (bad)
+				tap_yaml(out, results, it, e);
+			/* After the YAML block, which must follow its point. */
+			results_rechecks_text(it, "# ", "\n", out);
 		}
 	}
 	/* An interrupted run is no verdict on the cluster: TAP's way to

@@ -61,6 +61,15 @@ int results_exit_code(const json_t *results);
  */
 const char *results_item_verdict(const json_t *item);
 
+/*
+ * The verdicts of a check item besides its own (its "rechecks": those of
+ * `tichaos check` kept beside the recorded one, or the one a failure
+ * found later replaced; docs/results.md), one line each appended to
+ * `out`, each after `prefix` and ended by `end`.
+ */
+void results_rechecks_text(const json_t *item, const char *prefix,
+			   const char *end, struct buf *out);
+
 /* The top-level verdict for that exit code: pass, fail, error, ... */
 const char *results_verdict(const json_t *results);
 

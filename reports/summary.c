@@ -54,6 +54,8 @@ int report_summary_text(const json_t *results, struct buf *out,
 			if (*str(it, "unmet"))
 				buf_printf(out, e, "%-24s %-8s %s\n", "", "",
 					   str(it, "unmet"));
+			results_rechecks_text(it, "                                  ",
+					      "\n", out);
 		}
 	}
 	return err_isset(e) ? -1 : 0;

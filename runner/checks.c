@@ -7,6 +7,7 @@
 #include "core/suite.h"
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "reports/report.h"
 
 void checks_run(const struct check_ctx *ctx, struct check_result *out)
 {
@@ -120,6 +121,103 @@ json_t *checks_items(const struct suite *s, const struct check_result *res,
 		json_array_append_new(items, o);
 	}
 	expectations(s, items, cluster);
+	return items;
+}
+
+static const char *verdict_of(const json_t *it)
+{
+	const char *v = json_string_value(json_object_get(it, "verdict"));
+
+	return v ? v : "skip";
+}
+
+/*
+ * How much a verdict of `it` says: an undeclared failure most, then a
+ * pass or a declared (known) failure, then a check that could not
+ * decide, then a skip, which says nothing of the cluster.
+ */
+static int weight(const json_t *it)
+{
+	const char *v = verdict_of(it);
+
+	if (!strcmp(v, "fail"))
+		return json_object_get(it, "known") ? 2 : 3;
+	return !strcmp(v, "pass") ? 2 : !strcmp(v, "unknown") ? 1 : 0;
+}
+
+/* The one line a verdict of `it` is shown by. */
+static const char *line_of(const json_t *it)
+{
+	static const char *const keys[] = { "skip", "summary", "message" };
+
+	for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+		const char *v = json_string_value(json_object_get(it,
+								  keys[k]));
+
+		if (v && *v)
+			return v;
+	}
+	return "";
+}
+
+/* A verdict of `it`, by whom and when, as an entry of "rechecks". */
+static json_t *recheck_entry(const json_t *it, const char *by,
+			     const char *at)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s}", "by", by, "at",
+			      at ? at : "", "verdict", verdict_of(it),
+			      "text", line_of(it));
+
+	if (json_object_get(it, "known"))
+		json_object_set(o, "known", json_object_get(it, "known"));
+	return o;
+}
+
+/* `it` as judged now by `tichaos check`, at `at`. */
+static json_t *checked(const json_t *it, const char *at)
+{
+	json_t *o = json_deep_copy(it);
+
+	json_object_set_new(o, "by", json_string("check"));
+	json_object_set_new(o, "at", json_string(at));
+	return o;
+}
+
+json_t *checks_merge(const json_t *recorded, const json_t *fresh,
+		     const char *started, const char *at)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < json_array_size(fresh); i++) {
+		json_t *now = json_array_get(fresh, i);
+		json_t *had = json_array_get(recorded, i);
+		json_t *kept, *rechecks;
+
+		if (!had ||
+		    strcmp(report_str(had, "kind"), report_str(now, "kind"))) {
+			json_array_append_new(items, checked(now, at));
+			continue;
+		}
+		rechecks = json_deep_copy(json_object_get(had, "rechecks"));
+		if (!rechecks)
+			rechecks = json_array();
+		if (weight(now) >= weight(had)) {
+			/* As strong as what it had, or stronger: the new
+			 * verdict is the item's, the old stays beside. */
+			kept = checked(now, at);
+			json_array_append_new(rechecks, recheck_entry(
+				had, *report_str(had, "by") ?
+				report_str(had, "by") : "run",
+				*report_str(had, "at") ?
+				report_str(had, "at") : started));
+		} else {
+			kept = json_deep_copy(had);
+			json_array_append_new(rechecks, recheck_entry(
+				now, "check", at));
+		}
+		json_object_set_new(kept, "rechecks", rechecks);
+		json_array_append_new(items, kept);
+	}
 	return items;
 }
 

@@ -29,6 +29,19 @@ void checks_run(const struct check_ctx *ctx, struct check_result *out);
 json_t *checks_items(const struct suite *s, const struct check_result *res,
 		     const char *cluster);
 
+/*
+ * The check items of `tichaos check`, from those a run (or an earlier
+ * check) recorded and those just judged (`fresh`, from checks_items);
+ * a new reference. No verdict recorded is weakened (docs/results.md,
+ * "Checked again"): a fresh verdict becomes the item's only where it
+ * says as much as the recorded one or more (an undeclared failure, then
+ * a pass or a known failure, then unknown, then skip); the other joins
+ * the item's "rechecks" (by "run" or "check", at the run's `started` or
+ * `at`), so both stay visible. `recorded` may be NULL.
+ */
+json_t *checks_merge(const json_t *recorded, const json_t *fresh,
+		     const char *started, const char *at);
+
 void checks_release(const struct suite *s, struct check_result *res);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "clusters/cluster.h"
 #include "core/suite.h"
@@ -58,19 +59,62 @@ static struct cluster *attach(const char *dir, struct cluster *c,
 	return c;
 }
 
+static void now_utc(char *out, size_t n)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 /*
- * results.json with its checks replaced (a new one for a run that never
- * finished), and every report rebuilt from it. Returns the exit code of
- * the checks alone.
+ * What this check says of each check: its fresh verdict where it reached
+ * one, else the recorded one, which stands (said on stderr, as is a
+ * fresh verdict the record keeps beside a stronger one).
+ */
+static json_t *shown(const json_t *fresh, const json_t *merged)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; i < json_array_size(fresh); i++) {
+		const json_t *now = json_array_get(fresh, i);
+		const json_t *it = json_array_get(merged, i);
+		const char *v = report_str(now, "verdict");
+
+		if (!strcmp(v, "skip") && strcmp(report_str(it, "verdict"),
+						 "skip")) {
+			log_warn("check %zu %s: not checked again (%s); the "
+				 "recorded verdict stands: %s", i + 1,
+				 report_str(it, "name"), report_str(now, "skip"),
+				 results_item_verdict(it));
+			json_array_append(items, (json_t *)it);
+			continue;
+		}
+		if (strcmp(results_item_verdict(now), results_item_verdict(it)))
+			log_warn("check %zu %s: %s now; the run directory keeps "
+				 "the recorded %s, this verdict beside it",
+				 i + 1, report_str(it, "name"),
+				 results_item_verdict(now),
+				 results_item_verdict(it));
+		json_array_append(items, (json_t *)now);
+	}
+	return items;
+}
+
+/*
+ * results.json with its checks merged (a new one for a run that never
+ * finished), and every report rebuilt from it. Prints, and returns the
+ * exit code of, what this check says of each check (shown()).
  */
 static int update_results(const char *dir, const struct suite *s,
 			  const struct check_result *res, struct err *e)
 {
 	static const char *const checks_only[] = { "checks", NULL };
 	struct buf out = BUF_INIT, tap = BUF_INIT;
-	json_t *doc = NULL, *only;
+	json_t *doc = NULL, *said, *fresh;
 	const char *ran_on;
-	char path[4200], *text;
+	char path[4200], at[32], *text;
 	int rc;
 
 	if (results_load(dir, &doc, NULL))
@@ -80,8 +124,16 @@ static int update_results(const char *dir, const struct suite *s,
 	/* The kind of cluster the run was on, for the suite's expect:
 	 * (unknown for a run that never wrote its results: any). */
 	ran_on = json_string_value(json_object_get(doc, "cluster"));
-	json_object_set_new(doc, "checks", checks_items(s, res, ran_on ?
-				cluster_kind(ran_on) : NULL));
+	fresh = checks_items(s, res, ran_on ? cluster_kind(ran_on) : NULL);
+	now_utc(at, sizeof(at));
+	json_object_set_new(doc, "checks", checks_merge(
+		json_object_get(doc, "checks"), fresh,
+		report_str(doc, "started"), at));
+	said = json_pack("{s:o}", "checks", shown(fresh, json_object_get(
+					doc, "checks")));
+	json_object_set(said, "run_dir", json_object_get(doc, "run_dir"));
+	json_object_set(said, "seed", json_object_get(doc, "seed"));
+	json_decref(fresh);
 	json_object_del(doc, "skip");
 	json_object_set_new(doc, "verdict", json_string(results_verdict(doc)));
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
@@ -89,15 +141,14 @@ static int update_results(const char *dir, const struct suite *s,
 	rc = !text || buf_addstr(&out, text, e) || buf_addch(&out, '\n', e) ||
 	     buf_write_file(&out, path, 0644, e) ||
 	     kinds_reports_write(doc, dir, e) ||
-	     report_tap_sections(doc, checks_only, &tap, e);
+	     report_tap_sections(said, checks_only, &tap, e);
 	free(text);
 	if (!rc) {
 		fputs(buf_str(&tap), stdout);
 		fflush(stdout);
 	}
-	only = json_pack("{s:O}", "checks", json_object_get(doc, "checks"));
-	rc = rc ? -1 : results_exit_code(only);
-	json_decref(only);
+	rc = rc ? -1 : results_exit_code(said);
+	json_decref(said);
 	json_decref(doc);
 	buf_release(&out);
 	buf_release(&tap);

@@ -103,7 +103,15 @@ static const struct command commands[] = {
 	  "                   DIR/ssh-topology.yaml, the same cluster over SSH\n",
 	  cmd_cluster },
 	{ "check", "re-run the checkers on a stored run",
-	  "tichaos check RUN_DIR\n", cmd_check },
+	  "tichaos check RUN_DIR\n"
+	  "\n"
+	  "  Runs RUN_DIR's checks again: the history's where it is, the\n"
+	  "  live ones where the run's cluster answers. Prints and exits by\n"
+	  "  what it found, and by the recorded verdict where a check could\n"
+	  "  not run. RUN_DIR's record never weakens: a verdict found now\n"
+	  "  that says less than the recorded one (a pass after a failure, a\n"
+	  "  skip) is kept beside it, in results.json and every report.\n",
+	  cmd_check },
 	{ "replay", "run again with the recorded plan",
 	  "tichaos replay RUN_DIR [--cluster local|TOPOLOGY.yaml] [--out DIR]\n"
 	  "            [--keep-cluster] [--keep-data] [--port-base N|auto]\n"

@@ -319,7 +319,9 @@ test_expect_success 'their fix SQL repairs both tables' '
 	grep -Eqx "ok 2 - consistency: 1 tables, 6000 rows equal .*" tap8
 '
 
+# The failures r4w recorded set aside: this check's details are its own.
 test_expect_success 'threads 1, equal tables: one checksum a side, no chunk' '
+	rm -f "$TRASH/r4w/results.json" &&
 	"$TICHAOS" check "$TRASH/r4w" >tap8w 2>err8w &&
 	fields_are "$TRASH/r4w" 0 "5000 5000 1 0" up_rows down_rows chunks rows_compared &&
 	fields_are "$TRASH/r4w" 1 "6000 6000 1 0" up_rows down_rows chunks rows_compared
