@@ -54,6 +54,23 @@ links() {
 	return 0
 }
 
+# netem_loss_held: while the loss holds (its run frozen): down-0's link
+# alone degraded, by its table of rules.
+netem_loss_held() {
+	links >during &&
+	echo down-0 >expect &&
+	test_cmp expect during &&
+	on_host down-0 "nft list table netdev tichaos_link" |
+		sed -n -e "s/^[[:space:]]*//" -e "s/packets [0-9]* bytes [0-9]*/packets N bytes N/p" >rules &&
+	cat >expect <<-\EOF &&
+	meta mark 0x74630001 counter packets N bytes N accept
+	counter packets N bytes N
+	numgen random mod 1000 < 100 counter packets N bytes N drop
+	numgen random mod 1000 < 50 counter packets N bytes N meta mark set 0x74630001 dup to "eth0" meta mark set 0x00000000
+	EOF
+	test_cmp expect rules
+}
+
 # netem_loss_test DESCRIPTION TOPOLOGY DURATION DOWN WAIT: loss 10% and
 # duplicate 5% on cdc for DOWN of a run of DURATION on TOPOLOGY, the
 # degraded state awaited for at most WAIT seconds: the table made on
@@ -67,18 +84,7 @@ netem_loss_test() {
 	run=$! &&
 	test_track_pid $run &&
 	wait_for_condition $netem_wait_ "nemesis_value $TRASH/r1/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	links >during &&
-	echo down-0 >expect &&
-	test_cmp expect during &&
-	on_host down-0 "nft list table netdev tichaos_link" |
-		sed -n -e "s/^[[:space:]]*//" -e "s/packets [0-9]* bytes [0-9]*/packets N bytes N/p" >rules &&
-	cat >expect <<-\EOF &&
-	meta mark 0x74630001 counter packets N bytes N accept
-	counter packets N bytes N
-	numgen random mod 1000 < 100 counter packets N bytes N drop
-	numgen random mod 1000 < 50 counter packets N bytes N meta mark set 0x74630001 dup to "eth0" meta mark set 0x00000000
-	EOF
-	test_cmp expect rules &&
+	while_held $run netem_loss_held &&
 	wait $run &&
 	nemesis_value "$TRASH/r1/history.jsonl" netem >value &&
 	echo "{\"loss\":10,\"duplicate\":5,\"degraded\":[{\"component\":\"down-0\",\"probes\":{\"answered\":N,\"of\":600},\"loss\":{\"sent\":N,\"dropped\":N},\"duplicate\":{\"sent\":N,\"duplicated\":N}}]}" >expect &&
@@ -118,9 +124,11 @@ netem_rate_test() {
 	run=$! &&
 	test_track_pid $run &&
 	wait_for_condition $netem_wait_ "nemesis_value $TRASH/r2/history.jsonl netem 2>/dev/null | grep -q degraded" &&
-	on_host up-0 "tc qdisc show dev eth0" >qdisc &&
-	grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
-	eval "$netem_while_" &&
+	while_held $run '\''
+		on_host up-0 "tc qdisc show dev eth0" >qdisc &&
+		grep -q "^qdisc tbf 7463: root .*rate 1Mbit burst 3028b" qdisc &&
+		eval "$netem_while_"
+	'\'' &&
 	wait $run &&
 	nemesis_value "$TRASH/r2/history.jsonl" netem >value &&
 	echo "{\"rate\":\"1mbit\",\"degraded\":[{\"component\":\"up-0\",\"rate\":{\"bytes\":N,\"ms\":N,\"kbit_per_s\":N}}]}" >expect &&

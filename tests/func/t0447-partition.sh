@@ -38,12 +38,14 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	run=$! &&
 	test_track_pid $run &&
 	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
-	tables >during &&
-	printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
-	test_cmp expect during &&
-	! tcp_from down-0 "$UPA" "$B" &&
-	tcp_from etcd-0 "$UPA" "$B" &&
-	tcp_from down-0 "$DOWNA" "$((B + 1))" &&
+	while_held $run '\''
+		tables >during &&
+		printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
+		test_cmp expect during &&
+		! tcp_from down-0 "$UPA" "$B" &&
+		tcp_from etcd-0 "$UPA" "$B" &&
+		tcp_from down-0 "$DOWNA" "$((B + 1))"
+	'\'' &&
 	wait $run &&
 	echo "{\"shape\":\"one\",\"direction\":\"both\",\"sides\":[[\"down-0\"],[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]],\"cuts\":[{\"host\":\"up-0\",\"drops\":[\"down-0\"]},{\"host\":\"down-0\",\"drops\":[\"up-0\",\"etcd-0\",\"etcd-1\",\"etcd-2\"]},{\"host\":\"etcd-0\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-1\",\"drops\":[\"down-0\"]},{\"host\":\"etcd-2\",\"drops\":[\"down-0\"]}],\"probes\":{\"unanswered\":8,\"answered\":17,\"ms\":MS}}" >expect &&
 	nemesis_value "$TRASH/r1/history.jsonl" partition | sed -e "s/\"ms\":[0-9]*/\"ms\":MS/" >actual &&

@@ -49,9 +49,11 @@ if [ "$NETEM" = yes ]; then
 		test_track_pid $run &&
 		wait_for_condition 30 "nemesis_value $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 		DOWNA=$(addr_of "$C" down-0) &&
-		start=$(test_now_ms_) &&
-		{ timeout 5 bash -c "exec 3<>/dev/tcp/$DOWNA/1" 2>/dev/null; true; } &&
-		took=$(( $(test_now_ms_) - start )) &&
+		while_held $run "
+			start=\$(test_now_ms_) &&
+			{ timeout 5 bash -c \"exec 3<>/dev/tcp/$DOWNA/1\" 2>/dev/null; true; } &&
+			took=\$(( \$(test_now_ms_) - start ))
+		" &&
 		wait $run &&
 		test "$took" -ge 90 &&
 		nemesis_value "$TRASH/r3/history.jsonl" netem >value &&

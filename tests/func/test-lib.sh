@@ -79,7 +79,7 @@ test_leaks_() {
 # said (on stderr and in TICHAOS_TEST_FAILURES), killed by its pid, and
 # printed; the file then fails (exit 1), as any leak does.
 test_leaked_() {
-	wait_for_condition 10 'test -z "$(test_leaks_)"' && return 0
+	wait_for_condition 10 'test -z "$(test_leaks_)"' 2>/dev/null && return 0
 	for test_x_ in $(test_leaks_); do
 		test_c_=$(tr '\0' ' ' <"/proc/$test_x_/cmdline" 2>/dev/null) ||
 			continue
@@ -346,13 +346,33 @@ test_now_ms_() {
 # wait_for_condition SECONDS SCRIPT: retry SCRIPT every 0.1 s until it
 # succeeds; fail when it has not within SECONDS (whole seconds, counted
 # in milliseconds: a deadline of 1 is one second, not what is left of the
-# current one).
+# current one), saying on stderr what it waited for and what the last try
+# printed.
 wait_for_condition() {
 	test_end_=$(( $(test_now_ms_) + $1 * 1000 ))
-	while ! eval "$2" >/dev/null 2>&1; do
-		[ "$(test_now_ms_)" -lt "$test_end_" ] || return 1
+	while ! eval "$2" >"$TRASH/.wait-output" 2>&1; do
+		if [ "$(test_now_ms_)" -ge "$test_end_" ]; then
+			# A wait that gives up says what it waited for and
+			# what it saw last.
+			{ echo "gave up after $1 s waiting for: $2"
+			  echo "its last try said: $(tail -c 600 "$TRASH/.wait-output")"
+			} >&2
+			return 1
+		fi
 		sleep 0.1
 	done
+}
+
+# while_held PID SCRIPT: SCRIPT run while the tichaos run PID is frozen
+# (SIGSTOP), so that the fault it holds is still held however long the
+# test looks on a loaded machine, and its heal, due meanwhile, waits;
+# the run is let go (SIGCONT) whatever SCRIPT returns, which is returned.
+while_held() {
+	kill -STOP "$1" || return 1
+	test_run_ "$2"
+	test_held_rc_=$?
+	kill -CONT "$1"
+	return $test_held_rc_
 }
 
 # alive PID: the process exists and has not exited (a zombie has).
