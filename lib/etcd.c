@@ -610,10 +610,12 @@ int etcd_move_leader(const char *url, const char *id, struct err *e)
 	json_t *answer = NULL;
 	/* The leader may take etcd's request timeout to hand over: 5 s and
 	 * two election timeouts, 7 s by default (ReqTimeout in etcd's
-	 * server/config/config.go); 10 s leaves it that. */
+	 * server/config/config.go), and says so when it cannot. 10 s was
+	 * met on an idle machine and missed beside a build (load 6 to 14,
+	 * the server descheduled): 30 s leaves etcd its own verdict. */
 	int rc = call_within(url, "maintenance/transfer-leadership",
 			     json_pack("{s:s}", "targetID", id),
-			     10 * NS_PER_SEC, &answer, e);
+			     30 * NS_PER_SEC, &answer, e);
 
 	json_decref(answer);
 	return rc && strstr(e->msg, "etcdserver: not leader") ? ETCD_NOT_LEADER

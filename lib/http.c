@@ -84,6 +84,11 @@ int http_request_auth(const char *method, const char *url,
 	if (rc == CURLE_WRITE_ERROR && err_isset(&sink.overflow))
 		return err_set(e, ERR_INFRA, "response of %s '%s': %s",
 			       method, url, sink.overflow.msg);
+	/* A timeout says its deadline. */
+	if (rc == CURLE_OPERATION_TIMEDOUT)
+		return err_set(e, ERR_INFRA, "cannot %s '%s': no whole answer "
+			       "within %ld ms (%s)", method, url, ms,
+			       curl_easy_strerror(rc));
 	if (rc != CURLE_OK)
 		return err_set(e, ERR_INFRA, "cannot %s '%s': %s", method, url,
 			       curl_easy_strerror(rc));

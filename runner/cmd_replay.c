@@ -1,7 +1,10 @@
 #include <jansson.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/http.h"
 #include "lib/log.h"
@@ -15,6 +18,26 @@
  * the seed, plan.json the duration it ran for, so the plan drawn is the
  * same; it is compared with plan.json before anything starts.
  */
+/*
+ * `dir` with every link resolved; a relative `dir` stays relative to the
+ * working directory where it lies under it (as run directories are
+ * named). `dir` itself when it cannot be resolved.
+ */
+static const char *resolved(const char *dir, char *out, size_t size)
+{
+	char real[PATH_MAX], here[PATH_MAX];
+	size_t n;
+
+	if (!realpath(dir, real))
+		return dir;
+	n = *dir != '/' && getcwd(here, sizeof(here)) ? strlen(here) : 0;
+	if (n && !strncmp(real, here, n) && real[n] == '/')
+		snprintf(out, size, "%s", real + n + 1);
+	else
+		snprintf(out, size, "%s", real);
+	return out;
+}
+
 int cmd_replay(int argc, char **argv)
 {
 	const char *cluster = NULL, *out = NULL, *port_base = NULL;
@@ -32,7 +55,7 @@ int cmd_replay(int argc, char **argv)
 	};
 	struct run_options o = { 0 };
 	struct err e = ERR_INIT;
-	char suite[4200], plan[4200];
+	char suite[4200], plan[4200], of[PATH_MAX];
 	json_t *recorded;
 
 	n = opts_parse(command_find("replay"), opts, argc, argv);
@@ -56,7 +79,8 @@ int cmd_replay(int argc, char **argv)
 	o.keep_cluster = keep;
 	o.keep_data = keep_data;
 	o.quiet = quiet;
-	o.replay_of = argv[1];
+	/* The directory itself: runs/SUITE/latest names the replay soon. */
+	o.replay_of = resolved(argv[1], of, sizeof(of));
 	if (quiet)
 		log_set_level(LOG_WARN);
 	catch_interrupts();

@@ -110,6 +110,10 @@ static json_t *workload_items(struct state *st)
 			      "skipped", (json_int_t)skipped,
 			      "ignore_errors", ignore, "name", name);
 		results_judge_workload(o, reason);
+		/* Not started: a run stopped before its workloads. */
+		if (!st->nworkers && st->aborted[0])
+			json_object_set_new(o, "skip", json_string(
+				"the run stopped before its workloads"));
 		json_object_set_new(o, "per_step", per_step(st, it));
 		/* Its workers' process numbers in the history. */
 		for (size_t j = 0; j < st->nworkers; j++)

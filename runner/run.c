@@ -834,6 +834,31 @@ static int report(struct state *st, const char *skip,
 }
 
 /*
+ * A run that stopped before its report (a component not ready, a fault
+ * that could not be prepared, an error of its own) still leaves its
+ * verdict and why in its directory: results.json "aborted" with the
+ * reason, verdict error, and every report (a TAP Bail out), so that a
+ * CI collecting summaries or *.log files, and runs/index.html, see it.
+ * The reason `e` stays the run's.
+ */
+static void report_stopped(struct state *st, const struct run_options *o,
+			   const struct err *e)
+{
+	struct err re = ERR_INIT;
+
+	if (!st->aborted[0])
+		snprintf(st->aborted, sizeof(st->aborted), "%s", e->msg);
+	run_release_space(st);
+	if (st->run.history) {
+		history_close(st->run.history, &re);
+		st->run.history = NULL;
+		err_clear(&re);
+	}
+	if (run_finish(st, NULL, o, interrupted != 0, &re) < 0)
+		fprintf(stderr, "tichaos: %s\n", re.msg);
+}
+
+/*
  * --results-as-logs: the run directory's files copied to `to` once the
  * run ended (interrupted too). A copy that fails is said, and makes a
  * run that passed exit 3 (an infrastructure failure): the results asked
@@ -895,6 +920,7 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		next = make_schema(&st, &refused, &rc, e);
 	if (next == STOP)
 		goto out;
+	run_link_latest(&st, o);
 	if (next == GO_ON) {
 		run_note_log_starts(&st);
 		snprintf(hpath, sizeof(hpath), "%s/history.jsonl", st.dir);
@@ -921,6 +947,8 @@ out:
 			"failed without saying why");
 	else if (rc == EXIT_INFRA)
 		rc = (int)e->class;
+	if (!refused && st.dir[0] && !st.tap_printed)
+		report_stopped(&st, o, e);
 	snprintf(name, sizeof(name), "%s", st.suite.name ? st.suite.name : "");
 	release(&st, o->keep_cluster);
 	if (st.cluster_lock >= 0)

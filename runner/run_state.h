@@ -53,7 +53,7 @@ struct state {
 	struct check_result *checks;
 	time_t started;
 	/* Why the run stopped short of its duration without a signal (a
-	 * run file could not be written), or "". */
+	 * run file could not be written, a start that failed), or "". */
 	char aborted[ERR_MSG_MAX];
 	/* The cluster's servers carry the fix of the bug the suite catches:
 	 * the line that says so (suite_fixed_here), or "". */
@@ -82,12 +82,16 @@ static inline int64_t run_latency_step(int64_t duration_ns)
 
 /* ---- rundir.c: the run directory ---------------------------------------- */
 
-/*
- * runs/<suite>/<YYYYmmdd-HHMMSS>-s<seed> (or --out), and
- * runs/<suite>/latest.
- */
+/* runs/<suite>/<YYYYmmdd-HHMMSS>-s<seed> (or --out). */
 int run_make_dir(struct state *st, const struct run_options *o,
 		 struct err *e);
+
+/*
+ * runs/<suite>/latest -> the run's directory, once the run is under way
+ * (or skipped): a run refused, or whose start failed, leaves it where
+ * it was. Nothing with --out.
+ */
+void run_link_latest(const struct state *st, const struct run_options *o);
 
 
 /* DIR/NAME holding `text`. */
@@ -111,7 +115,7 @@ void run_collect_logs(struct state *st);
 /* Stop the clusters of runs beside `run_dir` whose runner is gone. */
 void run_reap_orphans(const char *run_dir);
 
-/* Remove a refused run's directory (and `latest` when it names it). */
+/* Remove a refused run's directory. */
 void run_discard_dir(const char *dir);
 
 /* ---- progress.c: the progress line ------------------------------------- */

@@ -77,11 +77,11 @@ int run_write_file(const char *dir, const char *name, const struct buf *text,
 	return buf_write_file(text, path, 0644, e);
 }
 
-/* runs/<suite>/<YYYYmmdd-HHMMSS>-s<seed>, and runs/<suite>/latest. */
+/* runs/<suite>/<YYYYmmdd-HHMMSS>-s<seed> (or --out). */
 int run_make_dir(struct state *st, const struct run_options *o,
 		 struct err *e)
 {
-	char parent[256], stamp[32], link_tmp[300];
+	char parent[256], stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
 	int n;
@@ -118,18 +118,27 @@ int run_make_dir(struct state *st, const struct run_options *o,
 			return err_errno(e, errno, "cannot create '%s'",
 					 st->dir);
 	}
+	return 0;
+}
+
+void run_link_latest(const struct state *st, const struct run_options *o)
+{
+	char parent[PATH_MAX], link_tmp[PATH_MAX + 32], latest[PATH_MAX + 8];
+	const char *slash = strrchr(st->dir, '/');
+
+	if (o->out || !slash)
+		return;
+	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - st->dir),
+		 st->dir);
 	/* latest -> the new directory, replaced atomically. */
 	snprintf(link_tmp, sizeof(link_tmp), "%s/.latest.%ld", parent,
 		 (long)getpid());
 	unlink(link_tmp);
-	if (symlink(strrchr(st->dir, '/') + 1, link_tmp) == 0) {
-		char latest[PATH_MAX];
-
+	if (symlink(slash + 1, link_tmp) == 0) {
 		snprintf(latest, sizeof(latest), "%s/latest", parent);
 		if (rename(link_tmp, latest))
 			unlink(link_tmp);
 	}
-	return 0;
 }
 
 /*
@@ -447,26 +456,15 @@ void run_reap_orphans(const char *run_dir)
 
 /*
  * A run refused once its cluster was up (a name that names nothing, a server
- * too old for what tichaos uses) ran nothing: its directory goes, and
- * runs/<suite>/latest when it names it, as if the suite had been refused by
- * validate.
+ * too old for what tichaos uses) ran nothing: its directory goes, as if the
+ * suite had been refused by validate (runs/<suite>/latest never named it).
  */
 void run_discard_dir(const char *dir)
 {
-	const char *slash = strrchr(dir, '/');
-	char latest[PATH_MAX], target[PATH_MAX];
 	struct err e = ERR_INIT;
-	ssize_t n;
 
 	if (proc_remove_tree(dir, &e))
 		fprintf(stderr, "tichaos: %s\n", e.msg);
-	if (!slash)
-		return;
-	snprintf(latest, sizeof(latest), "%.*s/latest", (int)(slash - dir),
-		 dir);
-	n = readlink(latest, target, sizeof(target) - 1);
-	if (n > 0 && (target[n] = '\0', !strcmp(target, slash + 1)))
-		unlink(latest);
 }
 
 /*
