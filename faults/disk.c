@@ -934,7 +934,8 @@ static int heal_mode(struct fault_ctx *ctx, struct fault_action *act,
 
 /*
  * Stop every process of p's host whose working directory or an open file
- * is on the file system of `p` (its data directory's path), by its pid:
+ * is on the file system of `p` (its data directory's path), or whose
+ * command line names that directory, by its pid:
  * TERM, and KILL after `grace_ns`. What the sweep finds there is a
  * component that a run, killed while it started it on the placement,
  * left running before it wrote its pidfile, so that component_state
@@ -952,11 +953,17 @@ static int stop_users(const struct placement *p, int64_t grace_ns,
 	buf_addstr(&cmd, "d=", NULL);
 	sh_quote(&cmd, p->data, NULL);
 	/* One find over every process's links, not a readlink each: a
-	 * loaded machine runs thousands of processes' fds. (A data
+	 * loaded machine runs thousands of processes' fds. And one grep of
+	 * the command lines: a server started the instant before that run
+	 * was killed may have opened nothing there yet, but names its data
+	 * directory (--datadir=, --data-dir=); "[/]" keeps grep's own line
+	 * out, $$ (this shell, which names it too) is left out. (A data
 	 * directory's path with * ? [ in it would match more.) */
-	buf_addstr(&cmd, "; find /proc/[0-9]*/cwd /proc/[0-9]*/fd -maxdepth 1 "
-		   "\\( -lname \"$d\" -o -lname \"$d/*\" \\) 2>/dev/null | "
-		   "cut -d/ -f3 | sort -u; true", NULL);
+	buf_addstr(&cmd, "; { find /proc/[0-9]*/cwd /proc/[0-9]*/fd -maxdepth "
+		   "1 \\( -lname \"$d\" -o -lname \"$d/*\" \\) 2>/dev/null; "
+		   "grep -lz \"[/]${d#/}\\($\\|/\\)\" /proc/[0-9]*/cmdline "
+		   "2>/dev/null; } | cut -d/ -f3 | sort -u | grep -vx \"$$\"; "
+		   "true", NULL);
 	rc = on_host(p->h, &cmd, &out, "find what uses its tichaos-diskfs",
 		     e);
 	for (line = buf_str(&out); !rc && *line; ) {

@@ -187,7 +187,8 @@ test_expect_success 'SIGKILL while placed, then cluster down: it stops the compo
 
 # A run killed between starting a component on the placement and writing
 # its pidfile (a window of a few ms) leaves it running unrecorded: here
-# made for certain by removing the pidfile of the one it started. The
+# made for certain by removing the pidfile of the one it started; one
+# that had not opened a file there yet is found by its command line. The
 # next run inserts on the directory put back; up-0, stopped as the run
 # found it by its records, is left stopped.
 test_expect_success 'SIGKILL before the pidfile was written: the next run finds the server by its files, stops it, puts the directory back' '
@@ -202,9 +203,15 @@ test_expect_success 'SIGKILL before the pidfile was written: the next run finds 
 	kill -KILL $run && { wait $run; test $? = 137; } &&
 	m=$(cat "$C/up-0/tichaos.pid") && test_track_pid $m && alive $m &&
 	rm "$C/up-0/tichaos.pid" &&
+	# And one started the instant before, that has opened nothing on
+	# the mount yet: only its command line names the directory.
+	{ bash -c "sleep 120; true" starting --datadir="$C/up-0/data" & } &&
+	young=$! && test_track_pid $young &&
 	"$TICHAOS" run next.yaml --cluster "$T" --out "$TRASH/next3" >tap 2>err ||
 	{ cat err tap; false; } &&
 	grep -q "warn  up-0: stopping pid $m, which has files on the tichaos-diskfs an earlier run left (it was started, and not recorded, as that run was killed)$" err &&
+	grep -q "warn  up-0: stopping pid $young, which has files on the tichaos-diskfs an earlier run left (it was started, and not recorded, as that run was killed)$" err &&
+	! alive $young &&
 	grep -q "warn  up-0: its data directory back from tichaos-diskfs, where an earlier run left it (its runner, pid $run, is gone)$" err &&
 	! alive $m && ! alive $fs && nothing_left "$C" &&
 	grep -q "\"type\":\"ok\",\"f\":\"insert\",\"table\":\"nextdb.t\"" next3/history.jsonl
