@@ -1,5 +1,6 @@
 #include "workloads/common.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "core/plan.h"
@@ -16,9 +17,10 @@ int wl_table(struct buf *q, const struct worker *w, const char *table,
 }
 
 int wl_op(struct worker *w, const char *f, const char *table,
-	  const char *const *stmts, int64_t id)
+	  const char *const *stmts, int64_t key)
 {
 	struct err e;
+	int64_t id;
 
 	err_clear(&e);	/* not ERR_INIT: no 1 KB to zero per operation */
 	if (worker_connect(w))
@@ -35,9 +37,18 @@ int wl_op(struct worker *w, const char *f, const char *table,
 		worker_complete(w, f, table, -1, &e);
 		return -1;
 	}
-	worker_complete(w, f, table,
-			id == -2 ? (int64_t)sql_insert_id(&w->conn) : id,
-			NULL);
+	if (key >= 0) {
+		char value[40];
+
+		snprintf(value, sizeof(value), "{\"key\":%lld}",
+			 (long long)key);
+		worker_complete_value(w, f, table, -1, value, NULL);
+		return 0;
+	}
+	/* An id only where the server gave one out: 0 is no
+	 * AUTO_INCREMENT value (an explicit key, a table without one). */
+	id = key == -2 ? (int64_t)sql_insert_id(&w->conn) : -1;
+	worker_complete(w, f, table, id > 0 ? id : -1, NULL);
 	return 0;
 }
 

@@ -13,12 +13,15 @@ int wl_table(struct buf *q, const struct worker *w, const char *table,
 /*
  * Run one recorded operation: invoke `f` on `table`, run each statement of
  * `stmts` (NULL-terminated) in order, stopping at the first error, and
- * complete with `id` (-1: none; -2: the insert id of the last statement).
+ * complete: `key` >= 0 is the row the workload chose, recorded as the
+ * value {"key":K}; -2 records the AUTO_INCREMENT id the server gave the
+ * last statement as "id" (none when it gave none); -1 nothing. Only an
+ * id the server gave out is an "id", which the ids check judges.
  * Returns 0 when every statement succeeded. Connects first; -1 without a
  * record when the run is stopping.
  */
 int wl_op(struct worker *w, const char *f, const char *table,
-	  const char *const *stmts, int64_t id);
+	  const char *const *stmts, int64_t key);
 
 /*
  * One INSERT of the value `seq` into `column` of `table`, recorded as
