@@ -174,6 +174,17 @@ void worker_complete_value(struct worker *w, const char *f,
 	__atomic_add_fetch(&w->fail, 1, __ATOMIC_RELAXED);
 }
 
+void worker_refuse(struct worker *w, const char *f, const char *table,
+		   const char *value, const char *why)
+{
+	char text[240];
+
+	snprintf(text, sizeof(text), HISTORY_REFUSED "%s", why);
+	record(w, history_now(w->env->history), "fail", f, table, -1, text,
+	       value);
+	__atomic_add_fetch(&w->refused, 1, __ATOMIC_RELAXED);
+}
+
 void worker_skip(struct worker *w, const char *f, const char *table,
 		 const char *why)
 {

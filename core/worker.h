@@ -80,6 +80,7 @@ struct worker {
 	uint64_t fail;
 	uint64_t info;
 	uint64_t skipped;
+	uint64_t refused;	/* worker_refuse: fails, not errors */
 	/* Why operations were skipped (the last reason), for the report. */
 	char skip_reason[128];
 
@@ -163,6 +164,15 @@ int64_t worker_invoke_value(struct worker *w, const char *f,
 void worker_complete_value(struct worker *w, const char *f,
 			   const char *table, int64_t id, const char *value,
 			   const struct err *err);
+
+/*
+ * Record the completion of an operation the workload itself refused as
+ * a normal outcome (a transfer that would overdraw): a "fail" whose
+ * error is HISTORY_REFUSED and `why`, counted as refused, not as a
+ * failure of the workload. The caller has rolled back what it began.
+ */
+void worker_refuse(struct worker *w, const char *f, const char *table,
+		   const char *value, const char *why);
 
 /* Record that `f` was skipped because the dialect lacks it. */
 void worker_skip(struct worker *w, const char *f, const char *table,

@@ -2,6 +2,14 @@
 #define TICHAOS_HISTORY_H
 
 /*
+ * The error of a "fail" that is a normal outcome of its operation, not
+ * an error (a bank transfer that would overdraw, refused by the workload
+ * itself, Jepsen's :fail): it begins so. Counted as "refused", which
+ * fails no workload.
+ */
+#define HISTORY_REFUSED "refused: "
+
+/*
  * The history of a run: history.jsonl, one JSON object per line
  * (docs/internals.md, History), appended as events happen from every thread.
  *

@@ -215,12 +215,16 @@ void results_judge_workload(json_t *item, const char *skip_reason)
 	json_int_t info = json_integer_value(json_object_get(item, "info"));
 	json_int_t skipped = json_integer_value(json_object_get(item,
 								"skipped"));
+	json_int_t refused = json_integer_value(json_object_get(item,
+								"refused"));
 	int ignore = json_is_true(json_object_get(item, "ignore_errors"));
 	const char *verdict, *skip = NULL;
 	struct buf text = BUF_INIT;
 
 	buf_printf(&text, NULL, "%lld ok, %lld fail, %lld info", (long long)ok,
 		   (long long)fail, (long long)info);
+	if (refused)
+		buf_printf(&text, NULL, ", %lld refused", (long long)refused);
 	if (skipped)
 		buf_printf(&text, NULL, ", %lld skipped (%s)",
 			   (long long)skipped, skip_reason);
@@ -228,7 +232,7 @@ void results_judge_workload(json_t *item, const char *skip_reason)
 		buf_addstr(&text, ", errors ignored", NULL);
 	verdict = (!ignore && fail + info) || (!ok && fail + info) ? "fail"
 								   : "pass";
-	if (!strcmp(verdict, "pass") && !ok) {
+	if (!strcmp(verdict, "pass") && !ok && !refused) {
 		verdict = "skip";
 		skip = skipped ? skip_reason : "no operation was due";
 	}
@@ -289,6 +293,13 @@ static int count_line(const struct history_line *l, void *arg)
 
 		if (!it || !strcmp(l->type, "invoke"))
 			return 0;
+		/* A refusal is no error of the workload (lib/history.h). */
+		if (!strcmp(l->type, "fail") && l->error &&
+		    !strncmp(l->error, HISTORY_REFUSED,
+			     strlen(HISTORY_REFUSED))) {
+			add(it, "refused", 1);
+			return 0;
+		}
 		add(it, l->type, 1);
 		arr = json_object_get(steps, strcmp(l->type, "ok") ? "errors"
 								   : "ok");
@@ -336,6 +347,7 @@ int results_recount(json_t *results, const char *run_dir, struct err *e)
 		json_object_set_new(it, "ok", json_integer(0));
 		json_object_set_new(it, "fail", json_integer(0));
 		json_object_set_new(it, "info", json_integer(0));
+		json_object_del(it, "refused");
 		for (int k = 0; keys[k]; k++) {
 			json_t *arr = json_object_get(steps, keys[k]);
 

@@ -83,7 +83,7 @@ static json_t *workload_items(struct state *st)
 
 	for (size_t i = 0; i < st->suite.nworkloads; i++) {
 		const struct suite_item *it = &st->suite.workloads[i];
-		uint64_t ok = 0, fail = 0, info = 0, skipped = 0;
+		uint64_t ok = 0, fail = 0, info = 0, skipped = 0, refused = 0;
 		int ignore = workload_opts_of(it)->ignore_errors;
 		const char *reason = "";
 		char name[128];
@@ -98,6 +98,7 @@ static json_t *workload_items(struct state *st)
 			fail += w->fail;
 			info += w->info;
 			skipped += w->skipped;
+			refused += w->refused;
 			if (w->skip_reason[0])
 				reason = w->skip_reason;
 		}
@@ -109,6 +110,9 @@ static json_t *workload_items(struct state *st)
 			      "info", (json_int_t)info,
 			      "skipped", (json_int_t)skipped,
 			      "ignore_errors", ignore, "name", name);
+		if (refused)
+			json_object_set_new(o, "refused", json_integer(
+				(json_int_t)refused));
 		results_judge_workload(o, reason);
 		/* Not started: a run stopped before its workloads. */
 		if (!st->nworkers && st->aborted[0])
