@@ -169,13 +169,19 @@ test_expect_success 'every heal is reported, done or failed, in the history and 
 	test ! -e "$R/.reserve"
 '
 
-test_expect_success 'a disk too small to start on: exit 3 before the run, a Bail out, nothing left' '
+# Its directory was made: its verdict and why go in it, as far as the
+# space there takes them (here they fit), and nothing ran.
+test_expect_success 'a disk too small to start on: exit 3 before the run, a Bail out, its reason recorded' '
 	small tiny 4m &&
 	"$TICHAOS" run "$TRASH/local.yaml" --port-base auto --out "$TRASH/tiny/run" \
 		>t.tap 2>t.err; test $? = 3 &&
 	why="cannot reserve 8 MiB in '\''$TRASH/tiny/run'\'' for the end of the run: No space left on device" &&
-	echo "tichaos: $why" >expect && test_cmp expect t.err &&
-	echo "Bail out! $why" >expect && test_cmp expect t.tap
+	echo "tichaos: $why" >expect && tail -n 1 t.err | test_cmp expect - &&
+	echo "Bail out! aborted: $why; what was recorded is in $TRASH/tiny/run" >expect &&
+	tail -n 1 t.tap | test_cmp expect - &&
+	grep -qx "ok 1 - workload 1 insert: 0 ok, 0 fail, 0 info # SKIP the run stopped before its workloads" t.tap &&
+	test ! -e "$TRASH/tiny/run/history.jsonl" &&
+	grep -qx "aborted: $why" "$TRASH/tiny/run/summary.txt"
 '
 
 test_done
