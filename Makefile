@@ -44,7 +44,7 @@ RUN_OPTS = --duration 150s --port-base auto
 CFLAGS ?= -O2 -g
 BASIC_CFLAGS = -std=c11 -D_GNU_SOURCE -I. -MMD -MP -pthread \
 	$(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
-LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread
+LIBS = $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null) -pthread -lm
 
 ifdef DEVELOPER
 BASIC_CFLAGS += -Wall -Wextra -Werror -Wstrict-prototypes -Wvla \
@@ -127,6 +127,7 @@ KIND_OBJS += workloads/table_ddl.o
 KIND_OBJS += reports/html.o
 KIND_OBJS += reports/index.o
 KIND_OBJS += reports/junit.o
+KIND_OBJS += reports/points.o
 KIND_OBJS += reports/registry.o
 KIND_OBJS += reports/report.o
 KIND_OBJS += reports/summary.o

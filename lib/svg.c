@@ -2,6 +2,7 @@
  * The plots' shared pieces (lib/svg.h).
  */
 
+#include <math.h>
 #include <string.h>
 
 #include "svg.h"
@@ -99,4 +100,78 @@ void svg_axis(struct buf *out, int seconds, int y, const char *label)
 	if (label)
 		buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">"
 			   "%s</text>\n", label);
+}
+
+/* The least of 1, 2, 5 times a power of ten at or above `v` (> 0). */
+static double nice(double v)
+{
+	double p = 1;
+
+	while (p * 10 <= v)
+		p *= 10;
+	while (p > v)
+		p /= 10;
+	return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
+}
+
+/* A tick's number as it reads: 0.5, 20, 1500, 2e+06. */
+static void tick_text(struct buf *out, double v)
+{
+	if (v != 0 && (v < 0.01 || v >= 1e6))
+		buf_printf(out, NULL, "%.0e", v);
+	else
+		buf_printf(out, NULL, "%g", v);
+}
+
+struct svg_scale svg_yaxis(struct buf *out, int top, int bottom, double max,
+			   int log)
+{
+	struct svg_scale sc = { 0, 0, log, top, bottom };
+	double v;
+
+	if (log) {
+		/* Decades: the top one at or above max, three below it
+		 * (0.01 the least). */
+		for (sc.hi = 0.01; sc.hi < max; sc.hi *= 10)
+			;
+		sc.lo = sc.hi / 1000 > 0.01 ? sc.hi / 1000 : 0.01;
+	} else {
+		sc.hi = nice(max > 0 ? max : 1);
+	}
+	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		   "class=\"axis\"/>\n", SVG_LEFT, top, SVG_LEFT, bottom);
+	for (int i = 0; i <= 4; i++) {
+		double y;
+
+		if (log) {
+			v = sc.lo;
+			for (int k = 0; k < i; k++)
+				v *= 10;
+			if (v > sc.hi * 1.0001)
+				break;
+		} else {
+			v = sc.hi * i / 4;
+		}
+		y = svg_y(&sc, v);
+		buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+			   "y2=\"%.1f\" class=\"axis\"/><text x=\"%d\" "
+			   "y=\"%.1f\" class=\"tick\" text-anchor=\"end\">",
+			   SVG_LEFT - 4, y, SVG_LEFT, y, SVG_LEFT - 6, y + 4);
+		tick_text(out, v);
+		buf_addstr(out, "</text>\n", NULL);
+	}
+	return sc;
+}
+
+double svg_y(const struct svg_scale *sc, double v)
+{
+	double f;
+
+	if (sc->log)
+		f = v <= sc->lo ? 0 : (log10(v) - log10(sc->lo)) /
+				      (log10(sc->hi) - log10(sc->lo));
+	else
+		f = sc->hi > sc->lo ? (v - sc->lo) / (sc->hi - sc->lo) : 0;
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	return sc->bottom - (sc->bottom - sc->top) * f;
 }

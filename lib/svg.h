@@ -53,4 +53,23 @@ void svg_span(struct buf *out, double from, double to);
 /* The time axis at `y`, its ticks below; `label` (MAY) at the top. */
 void svg_axis(struct buf *out, int seconds, int y, const char *label);
 
+/* A y axis: from `lo` at `bottom` to `hi` at `top`, logarithmic or not. */
+struct svg_scale {
+	double lo, hi;
+	int log;
+	int top, bottom;
+};
+
+/*
+ * The y axis at the left margin from `bottom` to `top`, with its ticks
+ * and their numbers: linear from 0 to the least of 1, 2 or 5 times a
+ * power of ten at or above `max`; `log`: decades, the top one at or
+ * above `max`, three below it (0.01 the least). Its scale, for svg_y.
+ */
+struct svg_scale svg_yaxis(struct buf *out, int top, int bottom, double max,
+			   int log);
+
+/* The y of `v` on scale `sc`, clamped to the axis. */
+double svg_y(const struct svg_scale *sc, double v);
+
 #endif

@@ -17,6 +17,7 @@
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/svg.h"
+#include "reports/points.h"
 #include "reports/report.h"
 #include "reports/timeline.h"
 
@@ -28,7 +29,13 @@ struct series {
 	const json_t *p50;
 	const json_t *p99;
 	int step;		/* seconds */
+	/* Under POINTS_RATE operations a second: drawn as points. */
+	int low_rate;
 };
+
+/* A workload slower than this a second on average is drawn operation by
+ * operation: its rates a second would be a square wave of 0 and 1. */
+#define POINTS_RATE 5
 
 /* Ways of holding a page knows at most (the kinds' and the other). */
 #define MAX_HOLDS 32
@@ -40,6 +47,7 @@ struct page {
 	const struct fault_holds *holds[MAX_HOLDS];
 	size_t nholds;
 	struct series *s;
+	struct op_points *pts;	/* per series; read for the low_rate */
 	size_t ns;
 	int seconds;
 };
@@ -83,6 +91,45 @@ static void note(struct buf *out, const struct timeline_window *w)
 	html(out, w->note);
 }
 
+/*
+ * A label always shown (not only on hover): `text` from x, y as far as
+ * `room` pixels take it (a cut one ends in "..."), nothing where not
+ * three characters fit.
+ */
+static void label(struct buf *out, double x, int y, const char *text,
+		  double room)
+{
+	size_t fit = room > 0 ? (size_t)(room / 5.6) : 0, n = strlen(text);
+	struct buf cut = BUF_INIT;
+
+	if (fit < 3)
+		return;
+	if (n > fit) {
+		buf_add(&cut, text, fit - 2, NULL);
+		buf_addstr(&cut, "...", NULL);
+	} else {
+		buf_addstr(&cut, text, NULL);
+	}
+	buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" class=\"flabel\">",
+		   x, y);
+	html(out, buf_str(&cut));
+	buf_addstr(out, "</text>\n", NULL);
+	buf_release(&cut);
+}
+
+/* The x where the next window labelled on the row of window `i` (one of
+ * three, by its index) starts; the plot's right end when none does. */
+static double next_start(const struct page *p, size_t i)
+{
+	double from = p->t.w[i].from, x = SVG_W - SVG_RIGHT;
+
+	for (size_t j = i + 3; j < p->t.nw; j += 3)
+		if (p->t.w[j].from >= from &&
+		    svg_x(p->t.w[j].from, p->seconds) < x)
+			x = svg_x(p->t.w[j].from, p->seconds);
+	return x;
+}
+
 /* The fault windows, shaded over a plot from y 10 to `bottom`. */
 static void shade(struct buf *out, const struct page *p, int bottom)
 {
@@ -99,6 +146,8 @@ static void shade(struct buf *out, const struct page *p, int bottom)
 		svg_span(out, w->from, w->to);
 		note(out, w);
 		buf_addstr(out, "</title></rect>\n", NULL);
+		label(out, a + 2, 20 + 10 * (int)(i % 3), w->what,
+		      next_start(p, i) - a - 4);
 	}
 }
 
@@ -136,6 +185,7 @@ static void plot(struct buf *out, const struct page *p,
 		 const struct series *s, int latency)
 {
 	struct buf body = BUF_INIT;
+	struct svg_scale sc;
 	double max = 1, v;
 	int top;
 
@@ -149,6 +199,7 @@ static void plot(struct buf *out, const struct page *p,
 	shade(&body, p, H - 20);
 	svg_axis(&body, p->seconds, H - 20, latency ? "latency ms (p50, p99)"
 		   : "operations per second (ok, errors)");
+	sc = svg_yaxis(&body, 20, H - 20, max, 0);
 	/* Latency: p50 and p99; throughput: ok and errors. */
 	for (int line = 0; line < 2; line++) {
 		const json_t *a = latency ? (line ? s->p99 : s->p50)
@@ -162,19 +213,81 @@ static void plot(struct buf *out, const struct page *p,
 		for (int sec = 0; sec < p->seconds; sec++)
 			buf_printf(&body, NULL, "%.1f,%.1f ",
 				   svg_x(sec + 0.5, p->seconds),
-				   (H - 20) - (H - 40) *
-				   value(s, a, sec, latency) / max);
+				   svg_y(&sc, value(s, a, sec, latency)));
 		buf_addstr(&body, "\"/>\n", NULL);
 	}
-	buf_printf(&body, NULL, "<text x=\"%d\" y=\"24\" class=\"tick\">max "
-		   "%.1f</text>\n</g>\n", SVG_W - SVG_RIGHT - 80, max);
+	buf_addstr(&body, "</g>\n", NULL);
 	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
 		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", SVG_W,
 		   top + H, buf_str(&body));
 	buf_release(&body);
 }
 
-#define ROW 10			/* a row of segments in a lane */
+/* What the outcome of a point is drawn in, and said in its legend. */
+static const char *const point_class[3] = { "pt-ok", "pt-fail", "pt-info" };
+static const char *const point_label[3] = { "ok", "fail", "info" };
+
+static int point_kind(char type)
+{
+	return type == 'o' ? 0 : type == 'f' ? 1 : 2;
+}
+
+/*
+ * A workload drawn operation by operation (Jepsen's latency-point plot):
+ * each completion at its time and its latency (ms, a log scale), in the
+ * colour of its outcome, the fault windows shaded and labelled.
+ */
+static void points_plot(struct buf *out, const struct page *p,
+			const struct op_points *w)
+{
+	struct buf body = BUF_INIT;
+	struct svg_legend l;
+	struct svg_scale sc;
+	double max = 0;
+	int top, seen[3] = { 0 };
+
+	memset(&l, 0, sizeof(l));
+	for (size_t i = 0; i < w->n; i++) {
+		seen[point_kind(w->v[i].type)] = 1;
+		if (w->v[i].ms > max)
+			max = w->v[i].ms;
+	}
+	for (int k = 0; k < 3; k++)
+		if (seen[k])
+			svg_legend_add(&l, point_class[k], point_label[k],
+				       SVG_DOT);
+	for (size_t k = 0; k < p->nholds; k++)
+		for (size_t i = 0; i < p->t.nw; i++)
+			if (p->t.w[i].held == p->holds[k]) {
+				legend_held(&l, p->holds[k]);
+				break;
+			}
+	if (!l.n)
+		svg_legend_add(&l, "none", "no operation completed",
+			       SVG_AREA);
+	top = svg_legend(&body, &l);
+	buf_printf(&body, NULL, "<g transform=\"translate(0,%d)\">\n", top);
+	shade(&body, p, H - 20);
+	svg_axis(&body, p->seconds, H - 20, w->left_out ? "latency ms of each "
+		 "operation (the first 20000)" : "latency ms of each operation");
+	sc = svg_yaxis(&body, 20, H - 20, max, 1);
+	for (size_t i = 0; i < w->n; i++) {
+		buf_printf(&body, NULL, "<circle cx=\"%.1f\" cy=\"%.1f\" "
+			   "r=\"2.5\" class=\"%s\"><title>",
+			   svg_x(w->v[i].at, p->seconds),
+			   svg_y(&sc, w->v[i].ms),
+			   point_class[point_kind(w->v[i].type)]);
+		html(&body, w->v[i].what);
+		buf_addstr(&body, "</title></circle>\n", NULL);
+	}
+	buf_addstr(&body, "</g>\n", NULL);
+	buf_printf(out, NULL, "<svg xmlns=\"http://www.w3.org/2000/svg\" "
+		   "width=\"%d\" height=\"%d\" role=\"img\">\n%s</svg>\n", SVG_W,
+		   top + H, buf_str(&body));
+	buf_release(&body);
+}
+
+#define ROW 20			/* a row of segments in a lane: label, bar */
 #define BAR 8
 
 /* A lane's name at the left of its lane (cut, whole in its title). */
@@ -198,6 +311,55 @@ static void lane_name(struct buf *out, const char *name, int y)
 	buf_addstr(out, "</text>\n", NULL);
 }
 
+/* The x where the next segment of the lane and row of `s` starts; the
+ * timeline's right end when none does. */
+static double next_on_row(const struct page *p,
+			  const struct timeline_segment *s)
+{
+	double from = p->t.w[s->window].from, x = SVG_W - SVG_RIGHT;
+
+	for (size_t k = 0; k < p->t.nseg; k++) {
+		const struct timeline_segment *o = &p->t.seg[k];
+		double at = p->t.w[o->window].from;
+
+		if (o != s && o->lane == s->lane && o->row == s->row &&
+		    at > from && svg_x(at, p->seconds) < x)
+			x = svg_x(at, p->seconds);
+	}
+	return x;
+}
+
+/* Where mark `m` comes among the instant faults of its lane, in time. */
+static size_t fault_rank(const struct page *p, const struct timeline_mark *m)
+{
+	size_t rank = 0;
+
+	for (size_t k = 0; k < p->t.nm; k++) {
+		const struct timeline_mark *o = &p->t.m[k];
+
+		rank += o->lane == m->lane && o->kind == MARK_FAULT &&
+			(o->at < m->at || (o->at == m->at && o < m));
+	}
+	return rank;
+}
+
+/* The x of the instant fault two after mark `m` on its lane (labels
+ * alternate above and below the dots); the right end when none is. */
+static double next_mark(const struct page *p, const struct timeline_mark *m)
+{
+	size_t rank = fault_rank(p, m);
+	double x = SVG_W - SVG_RIGHT;
+
+	for (size_t k = 0; k < p->t.nm; k++) {
+		const struct timeline_mark *o = &p->t.m[k];
+
+		if (o->lane == m->lane && o->kind == MARK_FAULT &&
+		    fault_rank(p, o) == rank + 2)
+			x = svg_x(o->at, p->seconds);
+	}
+	return x;
+}
+
 static void segment_svg(struct buf *out, const struct page *p,
 			const struct timeline_segment *s, int y)
 {
@@ -208,8 +370,8 @@ static void segment_svg(struct buf *out, const struct page *p,
 
 	buf_printf(out, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
 		   "height=\"%d\" class=\"seg s-%s\"><title>", a,
-		   y + 3 + s->row * ROW, b - a > 1 ? b - a : 1, BAR,
-		   w->held->name);
+		   y + 3 + s->row * ROW + ROW - BAR - 2, b - a > 1 ? b - a : 1,
+		   BAR, w->held->name);
 	if (lane->group == LANE_COMPONENT) {
 		html(out, lane->name);
 		buf_addstr(out, ": ", NULL);
@@ -225,30 +387,48 @@ static void segment_svg(struct buf *out, const struct page *p,
 		note(out, w);
 	}
 	buf_addstr(out, "</title></rect>\n", NULL);
+	/* The fault, kind and target, over its bar. */
+	label(out, a, y + 3 + s->row * ROW + 9, w->what,
+	      next_on_row(p, s) - a - 4);
 }
 
 /* Lane `i` from `y`, its segments stacked in rows, its marks; its height. */
 static int lane_svg(struct buf *out, const struct page *p, size_t i, int y)
 {
 	const struct timeline_lane *lane = &p->t.lanes[i];
-	int height = lane->rows * ROW + 6;
+	int height = lane->rows * ROW + 6, band = 0;
 
-	lane_name(out, lane->name, y + height / 2 + 4);
+	/* Instant faults get a band of their own under the segments, their
+	 * labels alternating above and below their dots. */
+	for (size_t k = 0; k < p->t.nm && !band; k++)
+		band = p->t.m[k].lane == i && p->t.m[k].kind == MARK_FAULT ?
+		       26 : 0;
+	if (band && !lane->nsegments)
+		height = 0;
+	lane_name(out, lane->name, y + (height + band) / 2 + 4);
 	for (size_t k = 0; k < p->t.nseg; k++)
 		if (p->t.seg[k].lane == i)
 			segment_svg(out, p, &p->t.seg[k], y);
 	for (size_t k = 0; k < p->t.nm; k++) {
 		const struct timeline_mark *m = &p->t.m[k];
+		int cy = m->kind == MARK_FAULT ? y + height + band / 2
+			 : y + height / 2;
 
 		if (m->lane != i)
 			continue;
 		buf_printf(out, NULL, "<circle cx=\"%.1f\" cy=\"%d\" r=\"3\" "
 			   "class=\"%s\"><title>%.3fs ",
-			   svg_x(m->at, p->seconds), y + height / 2,
-			   mark_class[m->kind], m->at);
+			   svg_x(m->at, p->seconds), cy, mark_class[m->kind],
+			   m->at);
 		html(out, m->what);
 		buf_addstr(out, "</title></circle>\n", NULL);
+		/* An instant fault, kind and target, beside its dot. */
+		if (m->kind == MARK_FAULT)
+			label(out, svg_x(m->at, p->seconds) + 5,
+			      cy + (fault_rank(p, m) % 2 ? 11 : -3), m->what,
+			      next_mark(p, m) - svg_x(m->at, p->seconds) - 9);
 	}
+	height += band;
 	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
 		   "class=\"lane-sep\"/>\n", SVG_LEFT, y + height, SVG_W - SVG_RIGHT,
 		   y + height);
@@ -498,12 +678,37 @@ static void links(struct buf *out)
 		   "</ul>\n", NULL);
 }
 
+/*
+ * Whether workload item `it` went slower than POINTS_RATE operations a
+ * second: then its processes go in `pts`, to be read one by one; else
+ * `pts` names none.
+ */
+static void low_rate(const struct page *p, struct series *s,
+		     const json_t *it, struct op_points *pts)
+{
+	static const char *const counts[] = { "ok", "fail", "info",
+					      "refused" };
+	const json_t *procs = json_object_get(it, "processes");
+	json_int_t ops = 0;
+
+	for (size_t k = 0; k < sizeof(counts) / sizeof(*counts); k++)
+		ops += json_integer_value(json_object_get(it, counts[k]));
+	pts->first = pts->last = -1;
+	if (!json_is_array(procs) || p->seconds < 1 ||
+	    ops >= (json_int_t)POINTS_RATE * p->seconds)
+		return;
+	s->low_rate = 1;
+	pts->first = json_integer_value(json_array_get(procs, 0));
+	pts->last = json_integer_value(json_array_get(procs, 1));
+}
+
 /* Each looping workload's steps, from results.json. */
 static void read_series(struct page *p, const json_t *results)
 {
 	const json_t *w = json_object_get(results, "workloads");
 
 	p->s = xcalloc(json_array_size(w) + 1, sizeof(*p->s));
+	p->pts = xcalloc(json_array_size(w) + 1, sizeof(*p->pts));
 	for (size_t i = 0; i < json_array_size(w); i++) {
 		const json_t *it = json_array_get(w, i);
 		const json_t *ps = json_object_get(it, "per_step");
@@ -520,6 +725,7 @@ static void read_series(struct page *p, const json_t *results)
 								  "step_s"));
 		if (s->step < 1)
 			s->step = 1;
+		low_rate(p, s, it, &p->pts[p->ns]);
 		p->ns++;
 	}
 }
@@ -547,7 +753,8 @@ static const char style_rest[] = ".none{fill:"
 	"#bcbd22}.n7{fill:#7f7f7f}.viol line,line.viol{stroke:#d00;stroke-"
 	"width:2}.viol circle{fill:none;stroke:#d00;stroke-width:2}\n"
 	".at-instant{stroke:#222;stroke-dasharray:3 3}.at-owner{stroke:"
-	"#8c564b;stroke-dasharray:2 4}\n"
+	"#8c564b;stroke-dasharray:2 4}\n.flabel{font-size:10px;fill:#333}"
+	".pt-ok{fill:#36c}.pt-fail{fill:#d62728}.pt-info{fill:#ff7f0e}\n"
 	"</style>";
 
 /* The ways of holding of `run`, by rank, then timeline_other. */
@@ -645,6 +852,11 @@ static int build(const struct report_run *run, struct buf *out,
 	read_series(&p, results);
 	snprintf(path, sizeof(path), "%s/history.jsonl", run->run_dir);
 	timeline_read(&p.t, path, p.seconds, run->holds);
+	for (size_t i = 0; i < p.ns; i++)
+		if (p.s[i].low_rate) {
+			points_read(p.pts, p.ns, path);
+			break;
+		}
 	head(out, &p, results, e);
 	verdicts(out, results);
 	buf_addstr(out, "<h2>Timeline</h2>\n<p>A lane for each component a "
@@ -659,12 +871,18 @@ static int build(const struct report_run *run, struct buf *out,
 		buf_addstr(out, "<h2>", e);
 		html(out, p.s[i].name);
 		buf_addstr(out, "</h2>\n", e);
+		if (p.s[i].low_rate) {
+			points_plot(out, &p, &p.pts[i]);
+			continue;
+		}
 		plot(out, &p, &p.s[i], 0);
 		plot(out, &p, &p.s[i], 1);
 	}
 	failures(out, &p, run, path);
 	links(out);
 	buf_addstr(out, "</body></html>\n", e);
+	points_release(p.pts, p.ns);
+	free(p.pts);
 	free(p.s);
 	timeline_release(&p.t);
 	return err_isset(e) ? -1 : 0;

@@ -72,8 +72,11 @@ test_expect_success 'the killed component has a lane, down until each restart; t
 	test "$(grep -c "<circle [^>]*class=\"ddl\"><title>[0-9.]*s truncate html.p</title>" "$R/report.html")" = 2
 '
 
-test_expect_success 'both plots of both workloads shade each kill to its restart' '
-	test "$(grep -c "<rect [^>]*class=\"fault s-down\"><title>kill cdc, [0-9.]*s to [0-9.]*s</title>" "$R/report.html")" = 8
+# The inserts' two plots, the partition DDL's one plot of points (its
+# operation every 2 s): each shades both kills, and labels them.
+test_expect_success 'every plot shades each kill to its restart, labelled' '
+	test "$(grep -c "<rect [^>]*class=\"fault s-down\"><title>kill cdc, [0-9.]*s to [0-9.]*s</title>" "$R/report.html")" = 6 &&
+	test "$(grep -c "<text [^>]*class=\"flabel\">kill cdc</text>" "$R/report.html")" = 8
 '
 
 # Faults that overlap: a kill, a pause, then the kill's restart before
@@ -315,12 +318,45 @@ test_expect_success 'more than 40 tables with DDL: 40 lanes, and a line says how
 	test_cmp expect more
 '
 
-test_expect_success 'throughput and latency plots for each looping workload' '
-	test "$(grep -c "<polyline class=\"ops\"" "$R/report.html")" = 2 &&
-	test "$(grep -c "<polyline class=\"p50\"" "$R/report.html")" = 2 &&
-	test "$(grep -c "<polyline class=\"p99\"" "$R/report.html")" = 2 &&
-	test "$(grep -c "<polyline class=\"errors\"" "$R/report.html")" = 2 &&
+test_expect_success 'throughput and latency plots for the workload of 300 a second' '
+	test "$(grep -c "<polyline class=\"ops\"" "$R/report.html")" = 1 &&
+	test "$(grep -c "<polyline class=\"p50\"" "$R/report.html")" = 1 &&
+	test "$(grep -c "<polyline class=\"p99\"" "$R/report.html")" = 1 &&
+	test "$(grep -c "<polyline class=\"errors\"" "$R/report.html")" = 1 &&
 	grep -q ">operations per second (ok, errors)<" "$R/report.html"
+'
+
+# Jepsen draws each operation (checker/perf.clj, latency-point): a
+# workload of one operation every 2 s as rates a second is a square wave.
+test_expect_success 'the DDL workload of one operation every 2 s: a point per operation, by outcome' '
+	ops=$(grep -c "\"type\":\"\(ok\|fail\|info\)\",\"f\":\"truncate\"" "$R/history.jsonl") &&
+	test "$ops" -ge 2 &&
+	test "$(grep -c "<circle [^>]*class=\"pt-\(ok\|fail\|info\)\"><title>truncate html.p: " "$R/report.html")" = "$ops" &&
+	grep -q ">latency ms of each operation<" "$R/report.html"
+'
+
+# Ticks on both axes of every plot: the time below, numbers at the left
+# (a log scale of latency for the points).
+test_expect_success 'every plot has ticks on both axes' '
+	plots=$(grep -c "^<svg " "$R/report.html") &&
+	test "$plots" = 4 &&
+	test "$(grep -c "<text x=\"144\" y=\"[0-9.]*\" class=\"tick\" text-anchor=\"end\">0</text>" "$R/report.html")" = 2 &&
+	grep -q "class=\"tick\" text-anchor=\"end\">0.1</text>" "$R/report.html" &&
+	test "$(grep -c "class=\"tick\">6s</text>" "$R/report.html")" = 4
+'
+
+# The tamper of a run, an instant fault: its label beside its dot, the
+# kill's over its bar; what headless Chromium sees of them.
+test_expect_success 'headless Chromium: the faults labelled on the timeline, kind and target' '
+	chromium_dom "file://$R/report.html" >labels.html &&
+	test "$(grep -o "<text [^>]*class=\"flabel\">kill cdc</text>" labels.html | wc -l)" = 8 &&
+	chromium_dom "file://$TRASH/other/report.html" >other.html &&
+	grep -o "<text [^>]*class=\"flabel\">[^<]*</text>" other.html |
+		sed -e "s/.*\">//" -e "s/<.*//" | sort -u >flabels &&
+	printf "%s\n" "changefeed cf-1" "clock tidb" \
+		"kill cdc did not take effect: no running component with role or name '\''cdc'\''" \
+		"pause pd" "resign autoid" >expect &&
+	test_cmp expect flabels
 '
 
 test_expect_success 'tichaos report rebuilds it byte for byte' '

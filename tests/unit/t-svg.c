@@ -21,6 +21,7 @@ int main(void)
 	struct buf b = BUF_INIT;
 	struct svg_legend l;
 	char labels[SVG_LEGEND_MAX + 1][8];
+	struct svg_scale sc;
 	int height;
 
 	ok(svg_x(0, 10) == SVG_LEFT, "second 0 at the left margin");
@@ -83,6 +84,26 @@ int main(void)
 	svg_axis(&b, 5, 100, NULL);
 	ok(count(buf_str(&b), "class=\"tick\">") == 6,
 	   "5 s: a tick every second, no label");
+	buf_reset(&b);
+
+	sc = svg_yaxis(&b, 20, 140, 101, 0);
+	ok(sc.lo == 0 && sc.hi == 200, "linear: 0 to 200 for 101 (%g, %g)",
+	   sc.lo, sc.hi);
+	ok(count(buf_str(&b), "text-anchor=\"end\">") == 5 &&
+	   strstr(buf_str(&b), ">150</text>") != NULL,
+	   "five ticks, 0 to 200 by 50");
+	ok(svg_y(&sc, 0) == 140 && svg_y(&sc, 200) == 20 &&
+	   svg_y(&sc, 100) == 80 && svg_y(&sc, 900) == 20,
+	   "a value's y, clamped to the axis");
+	buf_reset(&b);
+	sc = svg_yaxis(&b, 20, 140, 36.9, 1);
+	ok(sc.lo > 0.0999 && sc.lo < 0.1001 && sc.hi > 99.99 && sc.hi < 100.01,
+	   "log: decades 0.1 to 100 for 36.9 ms (%g, %g)", sc.lo, sc.hi);
+	ok(count(buf_str(&b), "text-anchor=\"end\">") == 4 &&
+	   strstr(buf_str(&b), ">0.1</text>") != NULL &&
+	   strstr(buf_str(&b), ">100</text>") != NULL, "a tick a decade");
+	ok(svg_y(&sc, 10) > 59.9 && svg_y(&sc, 10) < 60.1 &&
+	   svg_y(&sc, 0.001) == 140, "10 two thirds up; below 0.1 at the bottom");
 	buf_release(&b);
 	return done_testing();
 }
