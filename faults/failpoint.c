@@ -8,10 +8,12 @@
  * http (the default): the library's own handler, failpoint.HttpHandler
  * (http.go), which the servers mount at the origin of their status or
  * API URL: TiDB at /fail/ (pkg/server/http_status.go, once its failpoint
- * integrateFailpoint, formerly enableTestAPI, is on), TiCDC at
- * /debug/fail/ (startStatusHTTP of pingcap/tiflow's cdc package, a
- * failpoint build), PD at /pd/api/v1/fail/
- * (server/api/router.go, once enableFailpointAPI is on). PUT NAME with
+ * github.com/pingcap/tidb/pkg/server/enableTestAPI is on at its start, as
+ * GO_FAILPOINTS turns it on; integrateFailpoint was TiDB 4's), TiCDC's old
+ * architecture at /debug/fail/ (startStatusHTTP of pingcap/tiflow's cdc
+ * package, a failpoint build), PD at /pd/api/v1/fail/
+ * (server/api/router.go; built with the tag with_fail, whose
+ * server/api/failpoint.go sets enableFailPointAPI). PUT NAME with
  * the term as the body enables it (204), GET NAME answers the term and a
  * newline (200), DELETE NAME disables it (204); GET of a disabled one
  * answers 404 "failed to GET: error on NAME: failpoint: failpoint is
@@ -20,6 +22,17 @@
  * DELETE. A process that was started again meanwhile has none: its
  * DELETE answers 400 "failpoint does not exist", and the heal says
  * "restarted".
+ *
+ * TiCDC's new architecture (pingcap/ticdc) serves no /debug/fail/ but an
+ * API of its own, in every build (api/v2/failpoint.go, api/v2/api.go):
+ * POST /debug/failpoints {"name":N,"expr":T} enables (200 {}), GET
+ * /debug/failpoints lists what it enabled ([{"name","expr"}], sorted),
+ * DELETE /debug/failpoints?name=N disables (200; one never enabled, as in
+ * a process started again: 500 {"error_msg":"error on N: failpoint:
+ * failpoint does not exist"}). A capture whose GET /debug/failpoints
+ * answers 200 with a JSON list is taken to serve it (`api` unset); the
+ * term is read back from the list, and after the DELETE the name must
+ * be gone from it.
  *
  * restart: the component is stopped (TERM) and started again under
  * /usr/bin/env GO_FAILPOINTS="NAME=TERM" (after the GO_FAILPOINTS it ran
@@ -48,6 +61,7 @@
  * so that the cluster starts it again without) what a run that is gone
  * left on, and says so.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -77,6 +91,9 @@ enum { METHOD_HTTP, METHOD_RESTART };
 
 static const char *const methods[] = { "http", "restart", NULL };
 
+/* The new TiCDC's failpoint API (api/v2/failpoint.go in pingcap/ticdc). */
+#define JSON_API "/debug/failpoints"
+
 struct failpoint_opts {
 	struct fault_target_opts t;
 	const char *name;
@@ -102,8 +119,9 @@ static const struct optspec opts[] = {
 	  OPT_AT(struct failpoint_opts, method) },
 	{ "api", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "the failpoint API's path at the origin of the component's "
-	  "http_url (default: /debug/fail/ for cdc, /pd/api/v1/fail/ for "
-	  "pd, /fail/ for the rest, as TiDB)",
+	  "http_url (default: /debug/failpoints for a cdc that serves it, "
+	  "the new TiCDC's, else /debug/fail/; /pd/api/v1/fail/ for pd, "
+	  "/fail/ for the rest, as TiDB)",
 	  OPT_AT(struct failpoint_opts, api) },
 };
 
@@ -332,10 +350,12 @@ static int check(const struct suite *s, const struct suite_item *it,
 				      "'failpoint' holds ';' or '=', which "
 				      "GO_FAILPOINTS cannot carry (method "
 				      "restart)");
-	if (o->api && (o->api[0] != '/' || o->api[strlen(o->api) - 1] != '/'))
+	if (o->api && strcmp(o->api, JSON_API) &&
+	    (o->api[0] != '/' || o->api[strlen(o->api) - 1] != '/'))
 		return fault_error_at(e, s, it, &o->api, "api in fault "
 				      "'failpoint' must be a path from '/' to "
-				      "'/' (/fail/), not '%s'", o->api);
+				      "'/' (/fail/), or " JSON_API " (the new "
+				      "TiCDC's), not '%s'", o->api);
 	if (fault_opts_of(it)->down <= 0)
 		return fault_error_at(e, s, it, NULL, "fault 'failpoint' needs "
 				      "a 'down' above 0s: the heal turns it "
@@ -354,6 +374,53 @@ static void fail_url(const struct failpoint_opts *o,
 
 	snprintf(path, sizeof(path), "%s%s", api, o->name);
 	url_origin(comp->http_url, path, out, size);
+}
+
+/*
+ * Whether `comp` serves the new TiCDC's failpoint API: `api` names it, or
+ * (`api` unset) a cdc component answers GET ORIGIN/debug/failpoints with
+ * 200 and a JSON list. Its URL into `out` when it does.
+ */
+static int json_api(const struct failpoint_opts *o,
+		    const struct component *comp, char *out, size_t size)
+{
+	struct buf got = BUF_INIT;
+	long status = 0;
+	json_t *list;
+	int yes;
+
+	if (o->api && strcmp(o->api, JSON_API))
+		return 0;
+	url_origin(comp->http_url, JSON_API, out, size);
+	if (o->api)
+		return 1;
+	if (!(comp->roles & ROLE_CDC) ||
+	    http_request("GET", out, NULL, &got, &status, HTTP_TIMEOUT_NS,
+			 NULL) || status != 200)
+		yes = 0;
+	else {
+		list = json_loads(buf_str(&got), 0, NULL);
+		yes = json_is_array(list);
+		json_decref(list);
+	}
+	buf_release(&got);
+	return yes;
+}
+
+/* The DELETE URL of failpoint `name` on the API at `api`. */
+static void json_delete_url(const char *api, const char *name, char *out,
+			    size_t size)
+{
+	struct buf u = BUF_INIT;
+
+	buf_printf(&u, NULL, "%s?name=", api);
+	for (const unsigned char *c = (const unsigned char *)name; *c; c++)
+		if (isalnum(*c) || strchr("-._~/", *c))
+			buf_addch(&u, (char)*c, NULL);
+		else
+			buf_printf(&u, NULL, "%%%02X", *c);
+	snprintf(out, size, "%s", buf_str(&u));
+	buf_release(&u);
 }
 
 /*
@@ -429,6 +496,9 @@ static int record(const char *method, pid_t pid, const char *component,
 /* What an injection holds, per target: its record. */
 struct failpoints {
 	char record[FAULT_MAX_TARGETS][PATH_MAX + 32];
+	/* The target serves the new TiCDC's API (json_api), at api[i]. */
+	int json[FAULT_MAX_TARGETS];
+	char api[FAULT_MAX_TARGETS][1300];
 };
 
 static void forget(void *state)
@@ -483,7 +553,7 @@ static int enable_http(const struct failpoint_opts *o,
 		err_set(e, ERR_INFRA, "PUT '%s': HTTP %ld: %s%s", url, status,
 			first_line(&out), status == 404 ? " (no failpoint API "
 			"there: a server built with failpoints serves it, TiDB "
-			"at /fail/ once its integrateFailpoint failpoint is "
+			"at /fail/ once its enableTestAPI failpoint is "
 			"on; `api` names another path)" : "");
 		goto out;
 	}
@@ -538,6 +608,127 @@ static int disable_http(const char *url, int *restarted, struct err *e)
 		rc = 0;
 out:
 	buf_release(&out);
+	return rc;
+}
+
+/* A string member of `o`, "" when it has none. */
+static const char *member_of(const json_t *o, const char *key)
+{
+	const char *v = json_string_value(json_object_get(o, key));
+
+	return v ? v : "";
+}
+
+/*
+ * The expression the new TiCDC's list (GET `api`) holds for `name` into
+ * `expr`: 1 listed, 0 not, -1 (`e`) when it could not be read.
+ */
+static int json_listed(const char *api, const char *name, struct buf *expr,
+		       struct err *e)
+{
+	struct buf out = BUF_INIT;
+	json_t *list = NULL, *item;
+	long status;
+	size_t i;
+	int rc = -1;
+
+	buf_reset(expr);
+	if (get(api, &out, &status, e))
+		goto out;
+	list = json_loads(buf_str(&out), 0, NULL);
+	if (status != 200 || !json_is_array(list)) {
+		err_set(e, ERR_INFRA, "GET '%s': HTTP %ld: %s", api, status,
+			first_line(&out));
+		goto out;
+	}
+	rc = 0;
+	json_array_foreach(list, i, item)
+		if (!strcmp(member_of(item, "name"), name)) {
+			buf_addstr(expr, member_of(item, "expr"), NULL);
+			rc = 1;
+		}
+out:
+	json_decref(list);
+	buf_release(&out);
+	return rc;
+}
+
+/* POST the failpoint, then find it in the list with its term. */
+static int enable_json(const struct failpoint_opts *o,
+		       const struct component *comp, const char *api,
+		       int *put, struct buf *value, struct err *e)
+{
+	struct buf out = BUF_INIT, expr = BUF_INIT;
+	json_t *body = json_pack("{s:s, s:s}", "name", o->name, "expr",
+				 o->term);
+	char *text = json_dumps(body, JSON_COMPACT);
+	long status;
+	int rc = -1, listed;
+
+	*put = 0;
+	if (http_request("POST", api, text, &out, &status, HTTP_TIMEOUT_NS,
+			 e))
+		goto out;
+	if (status != 200) {
+		err_set(e, ERR_INFRA, "POST '%s' (%s): HTTP %ld: %s", api, text,
+			status, first_line(&out));
+		goto out;
+	}
+	*put = 1;
+	if ((listed = json_listed(api, o->name, &expr, e)) < 0)
+		goto out;
+	buf_addstr(value, ",\"read_back\":", NULL);
+	json_quote(value, buf_str(&expr), NULL);
+	if (!listed || strcmp(buf_str(&expr), o->term))
+		err_set(e, ERR_INFRA, "%s: GET '%s' after the POST lists %s%s%s, "
+			"not the term '%s'", comp->name, api, listed ? "'" : "",
+			listed ? buf_str(&expr) : "no such failpoint",
+			listed ? "'" : "", o->term);
+	else
+		rc = 0;
+out:
+	free(text);
+	json_decref(body);
+	buf_release(&out);
+	buf_release(&expr);
+	return rc;
+}
+
+/*
+ * DELETE ?name=, then the list must not hold it. A process started again
+ * meanwhile never had it (500 "does not exist"): *restarted.
+ */
+static int disable_json(const char *api, const char *name, int *restarted,
+			struct err *e)
+{
+	struct buf out = BUF_INIT, expr = BUF_INIT;
+	char url[1600];
+	long status;
+	int rc = -1;
+
+	*restarted = 0;
+	json_delete_url(api, name, url, sizeof(url));
+	if (http_request("DELETE", url, NULL, &out, &status, HTTP_TIMEOUT_NS,
+			 e))
+		goto out;
+	if (status == 500 && strstr(buf_str(&out), "does not exist")) {
+		*restarted = 1;
+		rc = 0;
+		goto out;
+	}
+	if (status != 200) {
+		err_set(e, ERR_INFRA, "DELETE '%s': HTTP %ld: %s", url, status,
+			first_line(&out));
+		goto out;
+	}
+	rc = json_listed(api, name, &expr, e);
+	if (rc > 0)
+		err_set(e, ERR_INFRA, "GET '%s' after the DELETE still lists %s "
+			"('%s')", api, name, buf_str(&expr));
+	rc = rc ? -1 : 0;
+out:
+	buf_release(&out);
+	buf_release(&expr);
 	return rc;
 }
 
@@ -660,13 +851,25 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		if (o->method == METHOD_HTTP) {
 			int put = 0;
 
-			fail_url(o, comp, url, sizeof(url));
+			f->json[i] = json_api(o, comp, f->api[i],
+					      sizeof(f->api[i]));
+			if (f->json[i])
+				json_delete_url(f->api[i], o->name, url,
+						sizeof(url));
+			else
+				fail_url(o, comp, url, sizeof(url));
+			if (f->json[i])
+				buf_addstr(value, ",\"api\":\"" JSON_API "\"",
+					   NULL);
 			pid = component_pid(ctx->cluster, comp);
 			/* Recorded first: a PUT that took effect and a run
 			 * killed before its answer leave it on. */
-			rc = record("http", pid, comp->name, url,
-				    f->record[i], sizeof(f->record[i]), e) ||
-			     enable_http(o, comp, url, &put, value, e);
+			rc = record(f->json[i] ? "json" : "http", pid,
+				    comp->name, url, f->record[i],
+				    sizeof(f->record[i]), e) ||
+			     (f->json[i] ? enable_json(o, comp, f->api[i], &put,
+						       value, e)
+			      : enable_http(o, comp, url, &put, value, e));
 			/* On once the PUT took, even when read back wrong. */
 			if (put)
 				done = i + 1;
@@ -710,7 +913,12 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 		if (i)
 			buf_addch(value, ',', NULL);
 		buf_printf(value, NULL, "{\"component\":\"%s\"", comp->name);
-		if (o->method == METHOD_HTTP) {
+		if (o->method == METHOD_HTTP && f->json[i]) {
+			failed = disable_json(f->api[i], o->name, &restarted,
+					      &one);
+			if (!failed && restarted)
+				buf_addstr(value, ",\"restarted\":true", NULL);
+		} else if (o->method == METHOD_HTTP) {
 			fail_url(o, comp, url, sizeof(url));
 			failed = disable_http(url, &restarted, &one);
 			if (!failed && restarted)
@@ -731,6 +939,19 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 	}
 	buf_addch(value, ']', NULL);
 	return rc;
+}
+
+/*
+ * Whether the DELETE of a swept record answered as its API does when it
+ * turned the failpoint off (http 204, json 200) or found none (http 400,
+ * json 500 "does not exist").
+ */
+static int swept(const char *method, long status, const struct buf *out)
+{
+	if (!strcmp(method, "json"))
+		return status == 200 || (status == 500 &&
+					 strstr(buf_str(out), "does not exist"));
+	return status == 204 || status == 400;
 }
 
 /*
@@ -786,11 +1007,11 @@ static int sweep(struct cluster *c, struct err *e)
 				proc_signal((pid_t)pid, SIGKILL, NULL);
 		} else if (http_request("DELETE", url, NULL, &out, &status,
 					HTTP_TIMEOUT_NS, &why) ||
-			   (status != 204 && status != 400)) {
+			   !swept(method, status, &out)) {
 			log_warn("%s: cannot turn off the failpoint an earlier "
 				 "run left on (DELETE '%s': %s)", name, url,
 				 why.msg[0] ? why.msg : first_line(&out));
-		} else if (status == 204) {
+		} else if (status == (strcmp(method, "json") ? 204 : 200)) {
 			log_warn("%s: turned off the failpoint an earlier run "
 				 "left on (DELETE '%s'; its runner, pid %ld, is "
 				 "gone)", name, url, runner);

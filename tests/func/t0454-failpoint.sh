@@ -229,4 +229,38 @@ test_expect_success 'a failpoint without down, and a target without http_url: re
 	test ! -e "$TRASH/nourl"
 '
 
+# TiCDC's new architecture serves its own failpoint API in every build,
+# no /debug/fail/ (pingcap/ticdc api/v2/failpoint.go): go-probe serves it
+# as that handler does, on the same library, so what the failpoint does
+# is evaluated. `api` names it here; a capture's is found by itself
+# (t0470).
+suite json 'return(true)' 3s "" "api: /debug/failpoints"
+
+test_expect_success 'the new TiCDC'\''s API: POST, listed, evaluated true; DELETE ?name=, gone from the list' '
+	"$TICHAOS" run json.yaml --cluster probe.yaml --out "$TRASH/json" >tap 2>err ||
+	{ cat err tap; false; }
+	grep -qx "ok 2 - fault 1 failpoint: 1 of 1 injected, 1 healed" tap &&
+	test "$(record failpoint json)" = "{\"method\":\"http\",\"failpoint\":\"$FP\",\"term\":\"return(true)\",\"enabled\":[{\"component\":\"probe-0\",\"api\":\"/debug/failpoints\",\"read_back\":\"return(true)\"}]}" &&
+	test "$(record disable json)" = "{\"disabled\":[{\"component\":\"probe-0\"}]}" &&
+	test "$(curl -sf "http://127.0.0.1:$probe/debug/failpoints")" = "[]" &&
+	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms"
+'
+
+suite jsonlong 'return(7)' 120s "" "api: /debug/failpoints"
+
+test_expect_success 'the new TiCDC'\''s API: SIGKILL while on; the next run DELETEs it and says so' '
+	{ "$TICHAOS" run jsonlong.yaml --cluster probe.yaml --out "$TRASH/jsonlong" >tap 2>err & } &&
+	run=$! && test_track_pid $run &&
+	on jsonlong &&
+	test "$(curl -sf "http://127.0.0.1:$probe/debug/failpoints")" = "[{\"name\":\"$FP\",\"expr\":\"return(7)\"}]" &&
+	test "$(eval_fp)" = "value 7 after 0 ms" &&
+	kill -KILL $run && { wait $run; test $? = 137; } &&
+	insert_suite next 1s 1 fpnext 10 >next.yaml &&
+	"$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/jsonnext" >tap 2>err ||
+	{ cat err tap; false; }
+	grep -q "warn  probe-0: turned off the failpoint an earlier run left on (DELETE '\''http://127.0.0.1:$probe/debug/failpoints?name=$FP'\''; its runner, pid $run, is gone)$" err &&
+	test "$(curl -sf "http://127.0.0.1:$probe/debug/failpoints")" = "[]" &&
+	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms"
+'
+
 test_done

@@ -280,4 +280,24 @@ test_expect_success 'the new coordinator'"'"'s key deleted: on until another own
 	{ cat got "$TRASH/cdc-2.log" "$TRASH/cdc-3.log"; false; }
 '
 
+# pingcap/ticdc serves its own failpoint API in every build
+# (api/v2/failpoint.go), not tiflow's /debug/fail/: a capture of it (here
+# cdc-3, not the coordinator) gets its failpoint there, found by its GET
+# /debug/failpoints, and the heal DELETEs it from there.
+test_expect_success 'a failpoint on a new-architecture capture: POST /debug/failpoints, listed, then DELETEd' '
+	{
+		insert_suite fpnew 4s 5 caps 20
+		printf "faults:\n  - kind: failpoint\n    target: cdc-3\n    name: github.com/pingcap/ticdc/x/fp\n    term: return(true)\n    at: [1s]\n    down: 1s\n"
+	} >fpnew.yaml &&
+	"$TICHAOS" run fpnew.yaml --cluster "$T2" --out "$TRASH/fpnew" >tap 2>err ||
+	{ cat err tap; false; }
+	# The run starts the captures the tests before left stopped.
+	for n in 2 3; do test_track_pid "$(cat "$TRASH/cdc-$n.pid")"; done &&
+	grep -qx "ok 2 - fault 1 failpoint: 1 of 1 injected, 1 healed" tap &&
+	grep -q "\"enabled\":\[{\"component\":\"cdc-3\",\"api\":\"/debug/failpoints\",\"read_back\":\"return(true)\"}\]" fpnew/history.jsonl &&
+	grep -q "POST /debug/failpoints: 200" "$TRASH/cdc-3.log" &&
+	grep -q "DELETE /debug/failpoints: 200" "$TRASH/cdc-3.log" &&
+	test "$(curl -s "http://127.0.0.1:$port_3/debug/failpoints")" = "[]"
+'
+
 test_done

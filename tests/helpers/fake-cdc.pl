@@ -55,6 +55,15 @@
 #   goes on coordinating until then ("coordinator stop ID: OTHER owns");
 #   alone, for good, with no key. (A candidate's key deleted while it
 #   waits is not modelled: tichaos deletes the owner's.)
+# - Its failpoint API, in every build (api/v2/failpoint.go, routed in
+#   api/v2/api.go, on pingcap/failpoint at b51a646c7c86): POST
+#   /debug/failpoints {"name","expr"} enables it (200 {}), GET lists the
+#   enabled by name ([{"name","expr"}]), DELETE ?name=N disables it (200
+#   {}, again too: the library keeps what it once registered); one never
+#   enabled in this process is 500 {"error_msg":"error on N: failpoint:
+#   failpoint does not exist","error_code":""}. A capture of the old one
+#   has no such route: 404. (Nothing here is evaluated: tests/helpers/
+#   go-probe evaluates failpoints on the library itself.)
 # - Its lease gone, the server exits (server/server.go watchEtcdSession:
 #   ErrCaptureSuicide ends Run; cmd/cdc/server/server.go exits 1):
 #   "suicide ID: WHY", then "exit 1".
@@ -318,10 +327,46 @@ sub owner_address {
 	return $info ? $json->decode($info->{value})->{address} : undef;
 }
 
-# (status, body) for METHOD PATH.
+# The failpoints of --newarch: name => expr, and every name ever enabled.
+my (%fp, %fp_known);
+
+# (status, body) of the new architecture's /debug/failpoints.
+sub failpoints {
+	my ($method, $body, $query) = @_;
+	if ($method eq 'GET') {
+		return (200, $json->encode([map { { name => $_, expr => $fp{$_} } }
+					    sort keys %fp]));
+	}
+	my $req = eval { $json->decode($body // '') } // {};
+	if ($method eq 'POST') {
+		my ($n, $x) = map { my $v = $_ // ''; $v =~ s/^\s+|\s+$//g; $v }
+			$req->{name}, $req->{expr};
+		return (400, error_doc('ErrAPIInvalidParam', 'invalid api '
+			. 'parameter: name and expr are required'))
+			if $n eq '' || $x eq '';
+		($fp{$n}, $fp_known{$n}) = ($x, 1);
+		return (200, '{}');
+	}
+	return (404, "404 page not found\n") unless $method eq 'DELETE';
+	my ($n) = ($query // '') =~ /(?:^|&)name=([^&]*)/;
+	$n = $req->{name} unless defined $n && $n ne '';
+	$n //= '';
+	$n =~ s/%([0-9A-Fa-f]{2})/chr hex $1/ge;
+	return (400, error_doc('ErrAPIInvalidParam', 'invalid api parameter: '
+		. 'name is required')) if $n eq '';
+	return (500, JSON::PP->new->canonical->indent->indent_length(4)->encode(
+		{ error_msg => "error on $n: failpoint: failpoint does not exist",
+		  error_code => '' })) unless $fp_known{$n};
+	delete $fp{$n};
+	return (200, '{}');
+}
+
+# (status, body) for METHOD PATH (BODY and QUERY as they came).
 sub handle {
-	my ($method, $path) = @_;
+	my ($method, $path, $body, $query) = @_;
 	my $ok = sub { (200, $json->encode($_[0])) };
+	return failpoints($method, $body, $query)
+		if $newarch && $path eq '/debug/failpoints';
 	if ($method eq 'GET' && $path eq '/api/v2/status') {
 		return $ok->({ version => $opt{version}, git_hash => 'fake',
 			       id => $id // '', pid => $$,
@@ -403,9 +448,10 @@ while (!$stop) {
 	if ($sel->can_read(0.02)) {
 		my $c = $server->accept;
 		if ($c) {
-			my ($method, $path) = read_request($c);
+			my ($method, $path, $in, $query) = read_request($c);
 			if ($method) {
-				my ($status, $body) = eval { handle($method, $path) };
+				my ($status, $body) = eval {
+					handle($method, $path, $in, $query) };
 				($status, $body) = (500, error_doc('ErrPDEtcdAPIError', $@))
 					unless defined $status;
 				say_log("$method $path: $status",

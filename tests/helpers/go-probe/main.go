@@ -15,6 +15,10 @@
 //	/fail/NAME             pingcap/failpoint's own HTTP handler, where
 //	                       TiDB serves it (PUT the term, GET it back,
 //	                       DELETE it; GET /fail/ lists them)
+//	/debug/failpoints      the new TiCDC's failpoint API, as it serves it
+//	                       in every build (pingcap/ticdc api/v2/
+//	                       failpoint.go): POST {"name","expr"}, GET the
+//	                       list, DELETE ?name=
 //	GET /eval/NAME         failpoint.Eval(NAME), what a failpoint.Inject
 //	                       site runs once failpoint-ctl has rewritten it
 //	                       (code/rewriter.go): "value V" or "error E",
@@ -27,6 +31,7 @@
 package main
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"log"
@@ -34,8 +39,10 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -64,6 +71,103 @@ func threads() int {
 	return len(entries)
 }
 
+// The new TiCDC's failpoint API (pingcap/ticdc api/v2/failpoint.go,
+// routes in api/v2/api.go), on the same library: what it answers, as its
+// gin handlers and ErrorHandleMiddleware write it. A parameter missing is
+// its ErrAPIInvalidParam, a bad request (400); what the library refuses
+// (failpoint.Enable, Disable of one never enabled: "error on NAME:
+// failpoint: failpoint does not exist") is 500, api.NewHTTPError's
+// {"error_msg","error_code"}; done is 200 and {} (EmptyResponse).
+type failpointRequest struct {
+	Name string `json:"name"`
+	Expr string `json:"expr"`
+}
+
+var (
+	fpMu    sync.Mutex
+	fpItems = map[string]string{}
+)
+
+func httpError(w http.ResponseWriter, status int, msg, code string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	b, _ := json.MarshalIndent(map[string]string{"error_msg": msg, "error_code": code}, "", "    ")
+	w.Write(b)
+}
+
+func okEmpty(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Write([]byte("{}"))
+}
+
+func invalidParam(w http.ResponseWriter, what string) {
+	httpError(w, http.StatusBadRequest, "[CDC:ErrAPIInvalidParam]invalid api parameter: "+what, "CDC:ErrAPIInvalidParam")
+}
+
+func failpoints(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodPost:
+		req := &failpointRequest{}
+		if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+			invalidParam(w, "invalid request: "+err.Error())
+			return
+		}
+		req.Name, req.Expr = strings.TrimSpace(req.Name), strings.TrimSpace(req.Expr)
+		if req.Name == "" || req.Expr == "" {
+			invalidParam(w, "name and expr are required")
+			return
+		}
+		if err := failpoint.Enable(req.Name, req.Expr); err != nil {
+			httpError(w, http.StatusInternalServerError, err.Error(), "")
+			return
+		}
+		fpMu.Lock()
+		fpItems[req.Name] = req.Expr
+		fpMu.Unlock()
+		okEmpty(w)
+	case http.MethodDelete:
+		name := strings.TrimSpace(r.URL.Query().Get("name"))
+		if name == "" {
+			req := &failpointRequest{}
+			if err := json.NewDecoder(r.Body).Decode(req); err != nil {
+				invalidParam(w, "invalid request: "+err.Error())
+				return
+			}
+			name = strings.TrimSpace(req.Name)
+		}
+		if name == "" {
+			invalidParam(w, "name is required")
+			return
+		}
+		if err := failpoint.Disable(name); err != nil {
+			httpError(w, http.StatusInternalServerError, err.Error(), "")
+			return
+		}
+		fpMu.Lock()
+		delete(fpItems, name)
+		fpMu.Unlock()
+		okEmpty(w)
+	case http.MethodGet:
+		fpMu.Lock()
+		names := make([]string, 0, len(fpItems))
+		for name := range fpItems {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		list := make([]failpointRequest, 0, len(names))
+		for _, name := range names {
+			list = append(list, failpointRequest{name, fpItems[name]})
+		}
+		fpMu.Unlock()
+		b, _ := json.Marshal(list)
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Write(b)
+	default:
+		// gin answers a method it has no route for 404.
+		http.NotFound(w, r)
+	}
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "where to listen")
 	pidfile := flag.String("pidfile", "", "write the pid here")
@@ -85,6 +189,7 @@ func main() {
 	})
 	// As TiDB's status server does (pkg/server/http_status.go).
 	http.Handle("/fail/", http.StripPrefix("/fail", &failpoint.HttpHandler{}))
+	http.HandleFunc("/debug/failpoints", failpoints)
 	http.HandleFunc("/eval/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/eval/")
 		start := time.Now()
