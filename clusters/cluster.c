@@ -261,16 +261,79 @@ static const char *component_by_addr(const struct cluster *c, const char *v,
 	return NULL;
 }
 
+/* The port of the HTTP origin of `comp`, 0 when it has none. */
+static int http_port(const struct component *comp)
+{
+	char addr[300];
+	const char *colon;
+
+	if (!comp->http_url)
+		return 0;
+	url_origin(comp->http_url, NULL, addr, sizeof(addr));
+	colon = strrchr(addr, ':');
+	return colon && strstr(addr, "://") < colon ? atoi(colon + 1) : 0;
+}
+
+/*
+ * The one component that serves SQL or HTTP at `port`, whatever its
+ * address; NULL when none or several do. A server advertises the address
+ * it finds for itself (TiDB listening on 0.0.0.0 with no
+ * advertise-address: util.GetLocalIP(), the host's first address,
+ * cmd/tidb-server/main.go at cd9c676e9ba4), not the one a topology
+ * reaches it at: the port tells it where one host holds every
+ * component.
+ */
+static const char *by_port(const struct cluster *c, int port)
+{
+	const char *found = NULL;
+
+	for (size_t i = 0; port > 0 && i < c->ncomps; i++) {
+		const struct component *comp = &c->comps[i];
+
+		if (comp->sql_port != port && http_port(comp) != port)
+			continue;
+		if (found)
+			return NULL;
+		found = comp->name;
+	}
+	return found;
+}
+
+/* The port of each "host:port" in `v`, tried by by_port, the first found. */
+static const char *by_any_port(const struct cluster *c, const char *v)
+{
+	for (const char *p = strchr(v, ':'); p; p = strchr(p + 1, ':')) {
+		const char *found;
+		char *end;
+		long port;
+
+		if (p == v || !(isalnum((unsigned char)p[-1]) || p[-1] == ']') ||
+		    !isdigit((unsigned char)p[1]))
+			continue;
+		port = strtol(p + 1, &end, 10);
+		if (isalnum((unsigned char)*end) || port <= 0 || port > 65535)
+			continue;
+		if ((found = by_port(c, (int)port)))
+			return found;
+	}
+	return NULL;
+}
+
 const char *cluster_named_by(const struct cluster *c, const char *v)
 {
 	const struct component *comp = cluster_find((struct cluster *)c, v);
+	const char *name = comp ? comp->name
+			   : component_by_addr(c, v, names_addr);
 
-	return comp ? comp->name : component_by_addr(c, v, names_addr);
+	return name ? name : by_any_port(c, v);
 }
 
 const char *cluster_component_at(const struct cluster *c, const char *addr)
 {
-	return component_by_addr(c, addr, is_addr);
+	const char *name = component_by_addr(c, addr, is_addr);
+	const char *colon = strrchr(addr, ':');
+
+	return name ? name : colon ? by_port(c, atoi(colon + 1)) : NULL;
 }
 
 struct component *cluster_find(struct cluster *c, const char *name)

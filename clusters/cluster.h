@@ -403,11 +403,14 @@ const struct component *cluster_first_sql(const struct cluster *c,
 /*
  * The component an owner value names, when it does: its name is the
  * value, or its SQL address or HTTP host:port appears in it whole (TiDB's
- * autoid leader writes "host:status_port"); NULL when none does.
+ * autoid leader writes "host:status_port"), or else a host:port in it
+ * has the port of one component alone (a server advertises its LAN
+ * address, not the topology's 127.0.0.1); NULL when none does.
  */
 const char *cluster_named_by(const struct cluster *c, const char *v);
 
-/* The component at exactly `addr` ("127.0.0.1:4000"), or NULL. */
+/* The component at exactly `addr` ("127.0.0.1:4000"), or else the one
+ * component at its port (cluster_named_by); NULL when none is. */
 const char *cluster_component_at(const struct cluster *c, const char *addr);
 
 /*

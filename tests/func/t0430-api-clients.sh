@@ -327,6 +327,18 @@ test_expect_success 'status: the owner at up-0 SQL address is named up-0' '
 	elections "$TRASH/tidb.yaml" "ddl $OWNER (up-0) [/info/all]"
 '
 
+# A real TiDB on 0.0.0.0 without advertise-address says its host's own
+# address (util.GetLocalIP(), cmd/tidb-server/main.go at cd9c676e9ba4),
+# not the topology's 127.0.0.1: the port of one component alone names it.
+test_expect_success 'status: the owner at its LAN address, at the SQL port of up-0 alone, is named up-0' '
+	sed -i -e "0,/\"ip\": \"127.0.0.1\"/s//\"ip\": \"192.0.2.7\"/" \
+		"$TRASH/srv/tidb-0/GET_info_all" &&
+	grep -q "\"ip\": \"192.0.2.7\"" "$TRASH/srv/tidb-0/GET_info_all" &&
+	elections "$TRASH/tidb.yaml" "ddl $OWNER (up-0) [/info/all]" &&
+	sed -i -e "s/\"ip\": \"192.0.2.7\"/\"ip\": \"127.0.0.1\"/" \
+		"$TRASH/srv/tidb-0/GET_info_all"
+'
+
 test_expect_success 'status with etcd: the election from etcd, /info/all in addition' '
 	elections "$TRASH/tidb-etcd.yaml" "ddl -" "ddl $OWNER (up-0) [/info/all]" \
 		"autoid -" "cdc -"
