@@ -688,25 +688,50 @@ static int merge(struct fault_ctx *ctx, const struct region *b,
 	return await(ctx, &w, timeout, value, e);
 }
 
+/* PD refuses to scatter a hot region (AddScatterRegionOperator). */
+#define HOT_REFUSAL "is a hot region"
+
 /*
- * Scatter: PD adds the operator its scatterer made before it answers
- * (tikv/pd pkg/schedule/handler/handler.go AddScatterRegionOperator), so
- * an answer of 200 with no new scatter operator kept for the region means
- * the scatterer made none: the layout it chose is the one there
- * (pkg/schedule/scatter/region_scatterer.go, isSameDistribution). That is
- * what happened, recorded as "nothing_to_move", not a fault that failed.
+ * Ask PD to scatter region `b`, PD's operator for it before in `prior`:
+ * 0 asked; 1 refused because PD holds the region hot, written at its
+ * hot threshold (500 "region N is a hot region", tikv/pd
+ * pkg/schedule/handler/handler.go AddScatterRegionOperator, read at
+ * v8.1.2 and a186e0cc); -1 (`e`) otherwise.
  */
-static int scatter(struct fault_ctx *ctx, const struct region *b,
-		   int64_t timeout, struct buf *value, struct err *e)
+static int scatter_ask(struct fault_ctx *ctx, const struct region *b,
+		       char *prior, size_t size, struct err *e)
 {
-	struct watch w = { .op = OP_SCATTER, .before = b };
-	char body[256], text[1024];
+	char body[256];
 
 	snprintf(body, sizeof(body), "{\"name\":\"scatter-region\","
 		 "\"region_id\":%llu}", (unsigned long long)b->id);
-	if (operator_text(ctx, b->id, w.prior, sizeof(w.prior), e) ||
-	    add_operator(ctx, body, e) ||
-	    operator_text(ctx, b->id, text, sizeof(text), e))
+	if (operator_text(ctx, b->id, prior, size, e))
+		return -1;
+	if (!add_operator(ctx, body, e))
+		return 0;
+	if (!strstr(e->msg, HOT_REFUSAL))
+		return -1;
+	err_clear(e);
+	return 1;
+}
+
+/*
+ * Scatter, once asked (scatter_ask): PD adds the operator its scatterer
+ * made before it answers, so an answer of 200 with no new scatter
+ * operator kept for the region means the scatterer made none: the layout
+ * it chose is the one there (pkg/schedule/scatter/region_scatterer.go,
+ * isSameDistribution). That is what happened, recorded as
+ * "nothing_to_move", not a fault that failed.
+ */
+static int scatter(struct fault_ctx *ctx, const struct region *b,
+		   const char *prior, int64_t timeout, struct buf *value,
+		   struct err *e)
+{
+	struct watch w = { .op = OP_SCATTER, .before = b };
+	char text[1024];
+
+	snprintf(w.prior, sizeof(w.prior), "%s", prior);
+	if (operator_text(ctx, b->id, text, sizeof(text), e))
 		return -1;
 	scatter_status(text, w.prior, w.status, sizeof(w.status));
 	if (!w.status[0]) {
@@ -716,14 +741,65 @@ static int scatter(struct fault_ctx *ctx, const struct region *b,
 	return await(ctx, &w, timeout, value, e);
 }
 
+
+/* The table, partition and id of region `l`, into `value`. */
+static void listed_value(struct buf *value, const struct listed *l)
+{
+	buf_addstr(value, ",\"table\":", NULL);
+	json_quote(value, l->table, NULL);
+	if (l->partition[0]) {
+		buf_addstr(value, ",\"partition\":", NULL);
+		json_quote(value, l->partition, NULL);
+	}
+	buf_printf(value, NULL, ",\"region\":%llu",
+		   (unsigned long long)l->id);
+}
+
+/*
+ * The region an injection acts on, read from PD into `b`: the drawn one,
+ * `regions` at `at`; for a scatter, asked (PD's operator before it in
+ * `prior`), where PD holds it hot the next in their order that PD takes,
+ * the ids it refused in `hot` (a JSON list's members). Its table and id
+ * into `value`. -1 (`e`) when PD cannot be asked, or every region is hot.
+ */
+static int pick_region(struct fault_ctx *ctx, const struct region_opts *o,
+		       const struct regions *regions, size_t at,
+		       struct region *b, char *prior, size_t size,
+		       struct buf *hot, struct buf *value, struct err *e)
+{
+	size_t mark = value->len;
+
+	for (size_t k = 0; k < regions->n; k++) {
+		const struct listed *l = &regions->v[(at + k) % regions->n];
+		int rc = region_by_id(ctx, l->id, b, e);
+
+		listed_value(value, l);
+		if (rc == 1)
+			err_set(e, ERR_INFRA, "region %llu, which TiDB lists "
+				"for %s, is not in PD",
+				(unsigned long long)l->id, l->table);
+		if (rc || o->op != OP_SCATTER)
+			return rc ? -1 : 0;
+		if ((rc = scatter_ask(ctx, b, prior, size, e)) <= 0)
+			return rc;
+		buf_printf(hot, NULL, "%s%llu", hot->len ? "," : "",
+			   (unsigned long long)l->id);
+		buf_truncate(value, mark);
+	}
+	return err_set(e, ERR_INFRA, "PD refused to scatter each of the %zu "
+		       "regions: \"region N " HOT_REFUSAL "\" (written at its "
+		       "hot threshold)", regions->n);
+}
+
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
 {
 	const struct region_opts *o = it->opts;
 	struct regions regions = { NULL, 0, 0 };
-	const struct listed *pick;
+	struct buf hot = BUF_INIT;
 	struct region before;
+	char prior[1024];
 	struct rand r;
 	int rc = -1;
 
@@ -732,20 +808,10 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	buf_printf(value, NULL, "\"op\":\"%s\"", ops[o->op]);
 	if (list_regions(ctx, it, &regions, e))
 		goto out;
-	pick = &regions.v[rand_below(&r, regions.n)];
-	buf_addstr(value, ",\"table\":", NULL);
-	json_quote(value, pick->table, NULL);
-	if (pick->partition[0]) {
-		buf_addstr(value, ",\"partition\":", NULL);
-		json_quote(value, pick->partition, NULL);
-	}
-	buf_printf(value, NULL, ",\"region\":%llu",
-		   (unsigned long long)pick->id);
-	rc = region_by_id(ctx, pick->id, &before, e);
-	if (rc == 1)
-		err_set(e, ERR_INFRA, "region %llu, which TiDB lists for %s, "
-			"is not in PD", (unsigned long long)pick->id,
-			pick->table);
+	rc = pick_region(ctx, o, &regions, rand_below(&r, regions.n), &before,
+			 prior, sizeof(prior), &hot, value, e);
+	if (hot.len)
+		buf_printf(value, NULL, ",\"hot_refused\":[%s]", buf_str(&hot));
 	if (rc)
 		goto out;
 	add_region(value, "before", &before);
@@ -757,8 +823,9 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 	else if (o->op == OP_MERGE)
 		rc = merge(ctx, &before, o->timeout, value, e);
 	else
-		rc = scatter(ctx, &before, o->timeout, value, e);
+		rc = scatter(ctx, &before, prior, o->timeout, value, e);
 out:
+	buf_release(&hot);
 	free(regions.v);
 	return rc ? -1 : 0;
 }

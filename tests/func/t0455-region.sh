@@ -213,6 +213,29 @@ test_expect_success 'scatter: the operator ended with SUCCESS, the peers moved' 
 	test_cmp expect "$TRASH/scatter.ops"
 '
 
+# PD refuses to scatter a region it holds hot (written at 1 KiB/s or 32
+# keys/s: pkg/schedule/handler/handler.go AddScatterRegionOperator, read
+# at v8.1.2), as the inserts of suites/cdc_regions.yaml would make the
+# table's: the next region in the listing's order is scattered instead,
+# the refusals recorded; with every one hot, it did not take effect.
+test_expect_success 'scatter of a hot region: refused by PD, the next region scattered, the refusal recorded' '
+	pd_up --hot 6 && run hotone scatter && injected hotone &&
+	grep "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"region\"" "$TRASH/hotone/history.jsonl" >rec &&
+	grep -q "\"op\":\"scatter\",\"table\":\"p\",\"partition\":\"p0\",\"region\":10,\"hot_refused\":\[6\],\"before\":" rec &&
+	grep -q "\"status\":\"SUCCESS\"" rec &&
+	printf "%s\n" "PD POST /pd/api/v1/operators {\"name\":\"scatter-region\",\"region_id\":6}" \
+		"PD POST /pd/api/v1/operators {\"name\":\"scatter-region\",\"region_id\":10}" >expect &&
+	test_cmp expect "$TRASH/hotone.ops"
+'
+
+HOT_ALL="PD refused to scatter each of the 4 regions: \\\"region N is a hot region\\\" (written at its hot threshold)"
+test_expect_success 'scatter with every region hot: did not take effect, each refusal recorded' '
+	pd_up --hot 4 --hot 6 --hot 10 --hot 14 && run hotall scatter &&
+	not_injected hotall "$HOT_ALL" &&
+	grep -q "\"op\":\"scatter\",\"hot_refused\":\[6,10,14,4\]" "$TRASH/hotall/history.jsonl" &&
+	test "$(wc -l <"$TRASH/hotall.ops")" = 4
+'
+
 # PD's scatterer finds the layout it wants is the one there
 # (isSameDistribution) and makes no operator, while the API answers 200:
 # nothing to move is what happened, at once, not a fault that failed.

@@ -5,6 +5,7 @@
 #   fake-pd.pl --pd-port P --tidb-port T --log LOG --db DB
 #              --table NAME=ID[/N] | --table NAME=PART:ID[/N],PART:ID[/N]...
 #              [--stores S] [--delay-ms MS] [--hold] [--pending REGION]
+#              [--hot REGION]
 #              [--empty REGION] [--unbootstrapped] [--canned DIR]
 #
 # It holds TiKV's regions and stores and serves, on 127.0.0.1:P, what PD's
@@ -52,7 +53,10 @@
 # of the two, and the source is gone; a scatter moves the peer of the
 # lowest non-leader store to the lowest store without a peer (conf_ver up
 # by 2) and, when every store has a peer, creates no operator at all (PD's
-# scatterer returns none, and the API still answers 200). --hold: accepted
+# scatterer returns none, and the API still answers 200); a region given
+# with --hot is one PD holds hot, whose scatter it refuses (500 "region N
+# is a hot region", pkg/schedule/handler/handler.go
+# AddScatterRegionOperator, read at v8.1.2). --hold: accepted
 # operators are never applied (they stay RUNNING). A region holds keys
 # (approximate_keys 1000, as TiKV's heartbeats report them) unless it is
 # given with --empty: then it counts none, and a split by scan or
@@ -102,13 +106,14 @@ use FakeHTTP qw(listen_on read_request respond go_404);
 use JSON::PP;
 use Time::HiRes qw(time);
 
-my (%opt, @tables, @pending, %empty);
+my (%opt, @tables, @pending, %empty, %hot);
 while (@ARGV) {
 	my $a = shift @ARGV;
 	if ($a =~ /^--(pd-port|tidb-port|log|db|stores|delay-ms|canned)$/) { $opt{$1} = shift @ARGV }
 	elsif ($a eq '--table') { push @tables, shift @ARGV }
 	elsif ($a eq '--pending') { push @pending, shift @ARGV }
 	elsif ($a eq '--empty') { $empty{shift @ARGV} = 1 }
+	elsif ($a eq '--hot') { $hot{shift @ARGV} = 1 }
 	elsif ($a eq '--hold') { $opt{hold} = 1 }
 	elsif ($a eq '--unbootstrapped') { $opt{unbootstrapped} = 1 }
 	else { die "fake-pd.pl: unknown argument '$a'\n" }
@@ -346,6 +351,10 @@ sub scatter_region {
 	my $rid = $in->{region_id};
 	return pd_string(400, 'missing region id') unless num($rid);
 	my $r = by_id($rid) or return not_found($rid);
+	# A region PD holds hot (its writes at the hot threshold, 1 KiB/s or
+	# 32 keys/s by default): refused before the scatterer is asked
+	# (AddScatterRegionOperator's errors.Errorf, a JSON string).
+	return pd_string(500, "region $rid is a hot region") if $hot{$rid};
 	my %has = map { $_->{store_id} => 1 } @{$r->{peers}};
 	my ($free) = grep { !$has{$_} } 1 .. $nstores;
 	return unless $free;	# nothing to move: no operator, still 200
