@@ -133,6 +133,17 @@ static int ticdc_error(const struct cluster *c, const struct api_reply *r,
 {
 	const struct ticdc_access *a = &c->ticdc;
 
+	/* TiCDC checks a password by logging in to a TiDB it finds in
+	 * etcd (pkg/upstream/upstream.go VerifyTiDBUser): a 401 that is
+	 * not the TiDB's access denied nor TiCDC's own refusal of the user
+	 * (verify) says nothing of the credentials: the TiDB could not be
+	 * reached ("tidb instance not found in topology"). */
+	if (r->status == 401 && a->user && !strstr(last->msg, "Access denied") &&
+	    !strstr(last->msg, "is not allowed") &&
+	    !strstr(last->msg, "credential not found"))
+		return err_set(e, ERR_INFRA, "%s (TiCDC could not check the "
+			       "credentials it was sent: not theirs to mend)",
+			       last->msg);
 	if (r->status == 401 && a->user)
 		return err_set(e, ERR_USAGE, "%s (tichaos sent the topology's "
 			       "ticdc: user '%s' with %s%s)", last->msg,
@@ -240,18 +251,37 @@ out:
 	return rc;
 }
 
+/* A refusal of the access check: its class USAGE, or a 401 TiCDC could
+ * not decide (ticdc_error's ERR_INFRA). */
+static int refusal(const struct api_reply *r, const struct err *why)
+{
+	return err_isset(why) && (why->class == ERR_USAGE || r->status == 401);
+}
+
 int cluster_ticdc_access(struct cluster *c, const char *id, struct err *e)
 {
 	struct api_reply r = API_REPLY_INIT;
 	struct err why = ERR_INIT;
+	const char *ks = c->ticdc.keyspace;
 	char path[512];
 	int refused;
 
+	/* The changefeed's status (authenticated by pingcap/ticdc, not by
+	 * tiflow: cdc/api/v2/api.go), then the one read both authenticate,
+	 * /unsafe/metadata, so that credentials tiflow would refuse at the
+	 * first change are refused before the run. */
 	feed_path(c, id, "status", path, sizeof(path));
-	refused = cluster_api(c, ROLE_CDC, "GET", path, NULL, 0, &r, &why) &&
-		  why.class == ERR_USAGE;
+	cluster_api(c, ROLE_CDC, "GET", path, NULL, 0, &r, &why);
+	refused = refusal(&r, &why);
+	if (!refused) {
+		err_clear(&why);
+		snprintf(path, sizeof(path), "/api/v2/unsafe/metadata%s%s",
+			 ks ? "?keyspace=" : "", ks ? ks : "");
+		cluster_api(c, ROLE_CDC, "GET", path, NULL, 0, &r, &why);
+		refused = refusal(&r, &why);
+	}
 	if (refused)
-		err_set(e, ERR_USAGE, "%s", why.msg);
+		err_set(e, why.class, "%s", why.msg);
 	else if (err_isset(&why))
 		log_debug("changefeed %s: TiCDC's access not told: %s", id,
 			  why.msg);

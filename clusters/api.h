@@ -159,11 +159,13 @@ int cluster_changefeed_create(struct cluster *c, const char *id,
  * for the changes of changefeed `id`, asked without changing anything:
  * GET /api/v2/changefeeds/{id}/status, which the new TiCDC puts behind
  * the keyspace check and authentication of pause, resume, create and
- * remove (pingcap/ticdc api/v2/api.go). -1 (ERR_USAGE) when it refused
- * them: a 401, or a 400 of its keyspace check. 0 otherwise, also when
- * TiCDC does not tell: tiflow's TiCDC does not authenticate this GET,
- * one without the route answers 404, and an unknown changefeed is 400
- * only after both checks; a change then meets any refusal itself.
+ * remove (pingcap/ticdc api/v2/api.go), then GET /api/v2/unsafe/metadata,
+ * the one read tiflow's TiCDC authenticates too (cdc/api/v2/api.go). -1
+ * when it refused them: ERR_USAGE for a 401 of the credentials or a 400
+ * of its keyspace check, ERR_INFRA for a 401 of a check TiCDC could not
+ * make (no TiDB to log in to). 0 otherwise, also when TiCDC does not
+ * tell (one without the route answers 404); a change then meets any
+ * refusal itself.
  */
 int cluster_ticdc_access(struct cluster *c, const char *id, struct err *e);
 

@@ -80,6 +80,10 @@ static int resolve(struct cluster *c, const struct suite *s,
 
 	if (!cluster_ticdc(c) || !cluster_ticdc_access(c, id, &why))
 		return 0;
+	/* TiCDC that cannot check credentials is no fault of the suite's. */
+	if (why.class == ERR_INFRA)
+		return err_set(e, ERR_INFRA, "fault 'changefeed': changefeed "
+			       "%s: %s", id, why.msg);
 	return fault_error_at(e, s, it, NULL, "fault 'changefeed': "
 			      "changefeed %s: %s", id, why.msg);
 }

@@ -753,6 +753,10 @@ static enum next bring_up(struct state *st, const struct run_options *o,
 	/* A name that names nothing in this cluster costs no run: refused
 	 * before any workload starts, and the cluster torn down. */
 	if (suite_resolve(&st->suite, &st->cluster, e)) {
+		/* A server that could not answer the question is no fault
+		 * of the suite's: an error of the run, recorded. */
+		if (e->class != ERR_USAGE)
+			return STOP;
 		*rc = EXIT_USAGE;
 		*refused = 1;
 		return STOP;

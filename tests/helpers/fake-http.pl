@@ -1,7 +1,7 @@
 #!/usr/bin/perl
 # fake-http.pl PORT DIR LOG [--log-query]
 #                           [--cdc-users USER,... --cdc-tidb HOST:PORT]
-#                           [--cdc-keyspaces NAME,...]
+#                           [--cdc-keyspaces NAME,...] [--cdc-tiflow]
 # A small HTTP/1.1 server that answers like a TiDB status port, the TiCDC
 # Open API or PD, from canned responses, for the tests of what tichaos asks
 # of servers that cannot run here.
@@ -59,7 +59,12 @@
 # (pkg/api/util.go HTTPError; pkg/errors/error.go for the texts;
 # pingcap/errors Error() "[CODE]message"). tiflow's TiCDC has the same
 # AuthenticateMiddleware and texts (cdc/api/middleware/middleware.go) on
-# fewer routes: not on GET .../status.
+# fewer routes: not on GET .../status; --cdc-tiflow takes its routes
+# (cdc/api/v2/api.go at v8.1.0, 137ed650: the changes and /unsafe only).
+# --cdc-tidb none: no TiDB registered in etcd, as when none runs: a
+# password is then refused with "tidb instance not found in topology,
+# please check if the tidb is running" (pkg/upstream/upstream.go
+# VerifyTiDBUser, tiflow and pingcap/ticdc alike).
 # SIGTERM ends it with exit status 0. Core Perl only.
 use strict;
 use warnings;
@@ -70,14 +75,14 @@ use FakeHTTP qw(listen_on read_request respond go_404);
 
 my $usage = "usage: fake-http.pl PORT DIR LOG [--log-query] " .
 	    "[--cdc-users USER,... --cdc-tidb HOST:PORT] " .
-	    "[--cdc-keyspaces NAME,...]\n";
+	    "[--cdc-keyspaces NAME,...] [--cdc-tiflow]\n";
 @ARGV >= 3 or die $usage;
 my ($port, $dir, $logfile) = splice @ARGV, 0, 3;
 my %opt;
 while (@ARGV) {
 	my $o = shift @ARGV;
-	if ($o eq '--log-query') {
-		$opt{'log-query'} = 1;
+	if ($o eq '--log-query' || $o eq '--cdc-tiflow') {
+		$opt{substr $o, 2} = 1;
 		next;
 	}
 	$o =~ /^--(cdc-users|cdc-tidb|cdc-keyspaces)$/ && @ARGV or die $usage;
@@ -111,6 +116,16 @@ my @cdc_routes = (
 	[GET => qr{^$cf/(?:status|synced)\z}, 1],
 	[POST => qr{^$cf/(?:move_table|move_split_table|split_table_by_region_count|merge_table)\z}, 1],
 	[GET => qr{^$cf/(?:get_dispatcher_count|tables)\z}, 0],
+	[GET => qr{^/api/v2/unsafe/metadata\z}, 1],
+	[POST => qr{^/api/v2/unsafe/resolve_lock\z}, 1],
+	[DELETE => qr{^/api/v2/unsafe/service_gc_safepoint\z}, 1],
+);
+
+# tiflow's (cdc/api/v2/api.go at v8.1.0): the changes authenticated, no
+# read but /unsafe/metadata.
+my @tiflow_routes = (
+	[POST => qr{^/api/v2/changefeeds\z}, 1], [PUT => qr{^$cf\z}, 1],
+	[DELETE => qr{^$cf\z}, 1], [POST => qr{^$cf/(?:resume|pause)\z}, 1],
 	[GET => qr{^/api/v2/unsafe/metadata\z}, 1],
 	[POST => qr{^/api/v2/unsafe/resolve_lock\z}, 1],
 	[DELETE => qr{^/api/v2/unsafe/service_gc_safepoint\z}, 1],
@@ -175,6 +190,10 @@ sub cdc_authenticate {
 		return cdc_error(401, 'ErrUnauthorized',
 				 "user $user unauthorized, error: $why");
 	}
+	return cdc_error(401, 'ErrUnauthorized', "user $user unauthorized, " .
+			 'error: tidb instance not found in topology, please ' .
+			 'check if the tidb is running')
+		if $opt{'cdc-tidb'} eq 'none';
 	my ($host, $sql_port) = $opt{'cdc-tidb'} =~ /^(.*):(\d+)\z/;
 	local $ENV{MYSQL_PWD} = $password;
 	my $pid = open my $out, '-|';
@@ -203,7 +222,8 @@ sub cdc_authenticate {
 # TiCDC's middleware on METHOD PATH: (status, body) of a refusal, or ().
 sub cdc_middleware {
 	my ($method, $path, $query, $auth) = @_;
-	my ($route) = grep { $_->[0] eq $method && $path =~ $_->[1] } @cdc_routes;
+	my ($route) = grep { $_->[0] eq $method && $path =~ $_->[1] }
+		$opt{'cdc-tiflow'} ? @tiflow_routes : @cdc_routes;
 	return () unless $route;
 	if (defined $opt{'cdc-keyspaces'}) {
 		my $ks = query_value($query, 'keyspace');
