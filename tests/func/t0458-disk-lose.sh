@@ -192,10 +192,10 @@ test_expect_success 'SIGKILL while placed, then cluster down: it stops the compo
 # next run inserts on the directory put back; up-0, stopped as the run
 # found it by its records, is left stopped.
 test_expect_success 'SIGKILL before the pidfile was written: the next run finds the server by its files, stops it, puts the directory back' '
-	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed3" >tap 2>err & } &&
+	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed3" >tap 2>err3k & } &&
 	run=$! && test_track_pid $run &&
-	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err" &&
-	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err) &&
+	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err3k" &&
+	fs=$(sed -n "s/.*up-0: its data directory on tichaos-diskfs (pid \([0-9]*\)).*/\1/p" err3k) &&
 	test_track_pid $fs && test_track_mount "$C/up-0/data" &&
 	# The pidfile the placement wrote once it started up-0 on it (the
 	# one before went with its stop), so that the kill comes after.
@@ -214,7 +214,10 @@ test_expect_success 'SIGKILL before the pidfile was written: the next run finds 
 	! alive $young &&
 	grep -q "warn  up-0: its data directory back from tichaos-diskfs, where an earlier run left it (its runner, pid $run, is gone)$" err &&
 	! alive $m && ! alive $fs && nothing_left "$C" &&
-	grep -q "\"type\":\"ok\",\"f\":\"insert\",\"table\":\"nextdb.t\"" next3/history.jsonl
+	grep -q "\"type\":\"ok\",\"f\":\"insert\",\"table\":\"nextdb.t\"" next3/history.jsonl ||
+	{ echo "--- m=${m:-} fs=${fs:-} young=${young:-}; alive: $(for p in ${m:-} ${fs:-} ${young:-}; do alive $p && printf "%s " $p; done)";
+	  echo "--- killed3 err (tail):"; tail -n 5 err3k;
+	  echo "--- err:"; cat err; false; }
 '
 
 test_expect_success 'refused at its line: no down; a target without a data directory' '
