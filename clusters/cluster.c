@@ -279,7 +279,7 @@ static int http_port(const struct component *comp)
  * address; NULL when none or several do. A server advertises the address
  * it finds for itself (TiDB listening on 0.0.0.0 with no
  * advertise-address: util.GetLocalIP(), the host's first address,
- * cmd/tidb-server/main.go at cd9c676e9ba4), not the one a topology
+ * the tidb-server command's main.go at cd9c676e9ba4), not the one a topology
  * reaches it at: the port tells it where one host holds every
  * component.
  */

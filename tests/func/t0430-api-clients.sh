@@ -328,7 +328,7 @@ test_expect_success 'status: the owner at up-0 SQL address is named up-0' '
 '
 
 # A real TiDB on 0.0.0.0 without advertise-address says its host's own
-# address (util.GetLocalIP(), cmd/tidb-server/main.go at cd9c676e9ba4),
+# address (util.GetLocalIP(), the tidb-server command's main.go at cd9c676e9ba4),
 # not the topology's 127.0.0.1: the port of one component alone names it.
 test_expect_success 'status: the owner at its LAN address, at the SQL port of up-0 alone, is named up-0' '
 	sed -i -e "0,/\"ip\": \"127.0.0.1\"/s//\"ip\": \"192.0.2.7\"/" \
