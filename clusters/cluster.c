@@ -261,6 +261,17 @@ static const char *component_by_addr(const struct cluster *c, const char *v,
 	return NULL;
 }
 
+/* The port the digits after `colon` say, 0 when they are none or none
+ * of 1..65535 (a URL's path may follow them). */
+static int port_after(const char *colon)
+{
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+
+	return end > colon + 1 && (!*end || *end == '/') && port > 0 &&
+	       port <= 65535 ? (int)port : 0;
+}
+
 /* The port of the HTTP origin of `comp`, 0 when it has none. */
 static int http_port(const struct component *comp)
 {
@@ -271,7 +282,7 @@ static int http_port(const struct component *comp)
 		return 0;
 	url_origin(comp->http_url, NULL, addr, sizeof(addr));
 	colon = strrchr(addr, ':');
-	return colon && strstr(addr, "://") < colon ? atoi(colon + 1) : 0;
+	return colon && strstr(addr, "://") < colon ? port_after(colon) : 0;
 }
 
 /*
@@ -333,7 +344,7 @@ const char *cluster_component_at(const struct cluster *c, const char *addr)
 	const char *name = component_by_addr(c, addr, is_addr);
 	const char *colon = strrchr(addr, ':');
 
-	return name ? name : colon ? by_port(c, atoi(colon + 1)) : NULL;
+	return name ? name : colon ? by_port(c, port_after(colon)) : NULL;
 }
 
 struct component *cluster_find(struct cluster *c, const char *name)
