@@ -115,6 +115,7 @@ test_expect_success 'pause: paused, seen stopped, resumed after down, seen norma
 	tap pause "ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
 		"ok 2 - fault 1 changefeed: 1 of 1 injected, 1 healed" &&
 	printf "%s\n" "GET /api/v2/changefeeds/cf1/status" \
+		"GET /api/v2/unsafe/metadata" \
 		"POST /api/v2/changefeeds/cf1/pause" \
 		"GET /api/v2/changefeeds/cf1" \
 		"POST /api/v2/changefeeds/cf1/resume" \
@@ -148,6 +149,7 @@ test_expect_success 'recreate: removed, seen gone, created again from its checkp
 	tap recreate "ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
 		"ok 2 - fault 1 changefeed: 1 of 1 injected, 1 healed" &&
 	printf "%s\n" "GET /api/v2/changefeeds/cf2/status" \
+		"GET /api/v2/unsafe/metadata" \
 		"GET /api/v2/changefeeds/cf2" \
 		"DELETE /api/v2/changefeeds/cf2" \
 		"GET /api/v2/changefeeds/cf2" \
@@ -178,6 +180,7 @@ test_expect_success 'recreate of the topology changefeed: its sink_uri, the pass
 		"ok 2 - fault 1 changefeed: 1 of 1 injected, 1 healed" &&
 	printf "%s\n" "GET /api/v2/changefeeds/cf9" \
 		"GET /api/v2/changefeeds/cf9/status" \
+		"GET /api/v2/unsafe/metadata" \
 		"GET /api/v2/changefeeds/cf9" \
 		"DELETE /api/v2/changefeeds/cf9" \
 		"GET /api/v2/changefeeds/cf9" \
@@ -197,6 +200,7 @@ test_expect_success 'recreate where TiCDC masks the sink password: not injected,
 	run masked recreate1 && test $rc = 3 &&
 	not_injected masked "changefeed cf1: TiCDC masks the password of its sink URI; give the changefeed with its sink_uri in the topology" &&
 	printf "%s\n" "GET /api/v2/changefeeds/cf1/status" \
+		"GET /api/v2/unsafe/metadata" \
 		"GET /api/v2/changefeeds/cf1" >expect &&
 	requests cdc-0 >got && test_cmp expect got
 '
@@ -245,6 +249,7 @@ test_expect_success 'HTTP 500 with TiCDC error_msg: not injected, one line namin
 	run error error && test $rc = 3 &&
 	not_injected error "POST '\''$CDC/api/v2/changefeeds/cf4/pause'\'': HTTP 500: [CDC:ErrPDEtcdAPIError]etcd api call error: context deadline exceeded" &&
 	printf "%s\n" "GET /api/v2/changefeeds/cf4/status" \
+		"GET /api/v2/unsafe/metadata" \
 		"POST /api/v2/changefeeds/cf4/pause" >expect &&
 	requests cdc-0 >got && test_cmp expect got &&
 	grep -q "\"type\":\"fail\",\"f\":\"changefeed\",\"target\":\"cf4\",\"error\":\"POST " error.nemesis
