@@ -28,7 +28,7 @@ partition_sigint_test() {
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/$partition_out_" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/$partition_out_/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	wait_for_condition 120 "nemesis_value $TRASH/$partition_out_/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	test "$(tables | wc -l)" = "$partition_comps_" &&
 	kill -INT $run &&
 	{ wait $run; code=$?; } &&

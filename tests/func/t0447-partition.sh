@@ -37,7 +37,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
-	wait_for_condition 30 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 120 "grep -q \"\\\"f\\\":\\\"partition\\\"\" $TRASH/r1/history.jsonl 2>/dev/null && nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
 	while_held $run '\''
 		tables >during &&
 		printf "%s\n" up-0 down-0 etcd-0 etcd-1 etcd-2 >expect &&
@@ -110,7 +110,7 @@ test_expect_success 'SIGKILL during a cut: the next run removes what was left, a
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r7" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r7/history.jsonl partition 2>/dev/null | grep -q probes" &&
+	wait_for_condition 120 "nemesis_value $TRASH/r7/history.jsonl partition 2>/dev/null | grep -q probes" &&
 	kill -9 $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 137 &&

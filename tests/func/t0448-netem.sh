@@ -30,10 +30,10 @@ test_cluster_setup 'set-up: a cluster on hosts' '
 ' --port-base auto --hosts on
 
 netem_loss_test 'loss and duplicate on cdc: the counters moved by the percentages, healed, no row lost' \
-	"$C/topology.yaml" 9s 4s 30
+	"$C/topology.yaml" 9s 4s 120
 
 netem_rate_test 'rate on upstream: at most 1mbit measured by the fault and by a query, above it once healed' \
-	"$C/topology.yaml" 14s 30 '
+	"$C/topology.yaml" 14s 120 '
 	ms=$(sql_ms "SELECT REPEAT(\"x\", 250000)") &&
 	echo "250000 bytes in $ms ms while degraded" &&
 	test "$ms" -ge 1600' '
@@ -47,7 +47,7 @@ if [ "$NETEM" = yes ]; then
 		"$TICHAOS" run delay.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
 		run=$! &&
 		test_track_pid $run &&
-		wait_for_condition 30 "nemesis_value $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+		wait_for_condition 120 "nemesis_value $TRASH/r3/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 		DOWNA=$(addr_of "$C" down-0) &&
 		while_held $run "
 			start=\$(test_now_ms_) &&
@@ -84,7 +84,7 @@ test_expect_success 'SIGINT while degraded: restored (restore_link recorded), ex
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r4" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r4/history.jsonl netem 2>/dev/null | grep -q degraded" &&
+	wait_for_condition 120 "nemesis_value $TRASH/r4/history.jsonl netem 2>/dev/null | grep -q degraded" &&
 	links >during &&
 	echo down-0 >expect &&
 	test_cmp expect during &&

@@ -54,7 +54,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! && test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 120 "nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
 	while_held $run '\''
 		tables >during &&
 		printf "%s\n" up-0 down-0 etcd-0 >expect &&
@@ -85,7 +85,7 @@ test_expect_success 'direction in: only the target drops, TCP stops both ways' '
 	suite in 10s indb "target: cdc" "direction: in" "at: [1s]" "down: 8s" >in.yaml || return 1
 	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
 	run=$! && test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/r2/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 120 "nemesis_value $TRASH/r2/history.jsonl partition | grep -q probes" &&
 	while_held $run '\''
 		echo down-0 >expect && tables >during && test_cmp expect during &&
 		! from down-0 "$B" && ! from up-0 "$((B + 1))" && from up-0 "$((B + 2))"
@@ -107,7 +107,7 @@ test_expect_success 'a component restarted during a cut joins its class: the cut
 	old=$(cat "$C/etcd-0/tichaos.pid") || return 1
 	"$TICHAOS" run rs.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
 	run=$! && test_track_pid $run &&
-	wait_for_condition 30 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"restart\\\"\" $TRASH/r3/history.jsonl" &&
+	wait_for_condition 120 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"restart\\\"\" $TRASH/r3/history.jsonl" &&
 	while_held $run '\''
 		new=$(cat "$C/etcd-0/tichaos.pid") && test "$new" != "$old" &&
 		in_class "$new" etcd-0 && ! from etcd-0 "$B" && from - "$((B + 2))"
@@ -123,7 +123,7 @@ partition_sigint_test r4 3 9
 test_expect_success 'SIGKILL during a cut: the next run removes what was left, and says so' '
 	"$TICHAOS" run int.yaml --cluster "$C/topology.yaml" --out "$TRASH/r5" >tap 2>err &
 	run=$! &&
-	wait_for_condition 30 "nemesis_value $TRASH/r5/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 120 "nemesis_value $TRASH/r5/history.jsonl partition | grep -q probes" &&
 	kill -9 $run &&
 	{ wait $run; code=$?; } &&
 	test "$code" = 137 &&
@@ -162,9 +162,9 @@ test_expect_success 'two clusters cut at once: each cut keeps to its own cluster
 	run=$! && test_track_pid $run
 	"$TICHAOS" run other.yaml --cluster "$E/topology.yaml" --out "$TRASH/r10" >tap2 2>err2 &
 	run2=$! && test_track_pid $run2 &&
-	wait_for_condition 30 "nemesis_value $TRASH/r9/history.jsonl partition | grep -q probes" &&
+	wait_for_condition 120 "nemesis_value $TRASH/r9/history.jsonl partition | grep -q probes" &&
 	while_held $run '\''
-		wait_for_condition 30 "nemesis_value $TRASH/r10/history.jsonl partition | grep -q probes" &&
+		wait_for_condition 120 "nemesis_value $TRASH/r10/history.jsonl partition | grep -q probes" &&
 		while_held $run2 both_cut
 	'\'' &&
 	wait $run && wait $run2 &&

@@ -43,7 +43,7 @@ hogging() {
 	"$TICHAOS" run "$1.yaml" --cluster "$T" --out "$TRASH/$1" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/$1/history.jsonl hog | grep -q hogs" &&
+	wait_for_condition 120 "nemesis_value $TRASH/$1/history.jsonl hog | grep -q hogs" &&
 	h=$(hogs "$1") &&
 	test_track_pid $h &&
 	alive $h &&
@@ -72,7 +72,7 @@ test_expect_success 'two workers beside down-0: named, pinned to its CPUs, spinn
 	"$TICHAOS" run two.yaml --cluster "$T" --out "$TRASH/two" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&
-	wait_for_condition 30 "nemesis_value $TRASH/two/history.jsonl hog | grep -q hogs" &&
+	wait_for_condition 120 "nemesis_value $TRASH/two/history.jsonl hog | grep -q hogs" &&
 	target=$(nemesis_value "$TRASH/two/history.jsonl" hog |
 		 sed -n "s/.*\"component\":\"down-0\",\"pid\":\([0-9]*\).*/\1/p") &&
 	alive $target &&
