@@ -348,9 +348,16 @@ test_now_ms_() {
 # in milliseconds: a deadline of 1 is one second, not what is left of the
 # current one), saying on stderr what it waited for and what the last try
 # printed.
+# test_try_ SCRIPT: SCRIPT eval'ed in a function: a redirection of the
+# call that fails is then an error of the call, where on eval, a special
+# built-in, it would end the shell (exit 2).
+test_try_() {
+	eval "$1"
+}
+
 wait_for_condition() {
 	test_end_=$(( $(test_now_ms_) + $1 * 1000 ))
-	while ! eval "$2" >"$TRASH/.wait-output" 2>&1; do
+	while ! test_try_ "$2" >"$TRASH/.wait-output" 2>&1; do
 		if [ "$(test_now_ms_)" -ge "$test_end_" ]; then
 			# A wait that gives up says what it waited for and
 			# what it saw last.
