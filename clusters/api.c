@@ -392,7 +392,7 @@ int server_release(const struct component *comp, struct release *out,
 	json_t *version;
 	int next, rc;
 
-	*out = (struct release){ -1, -1, -1, "" };
+	*out = (struct release){ -1, -1, -1, 0, "" };
 	rc = ask(comp, "GET", cdc ? "/api/v2/status" : "/status", NULL, NULL,
 		 API_JSON, &r, &next, e) ||
 	     http_field(r.doc, "version", WANT_STRING, r.where, &version, e);

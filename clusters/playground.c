@@ -488,7 +488,7 @@ static int playground_floor(struct playground *p, struct err *e)
 {
 	const char *argv[] = { p->tiup, "playground", "--version", NULL };
 	struct buf out = BUF_INIT, errout = BUF_INIT;
-	struct release r = { -1, -1, -1, "" };
+	struct release r = { -1, -1, -1, 0, "" };
 	const char *first, *v;
 	int rc;
 

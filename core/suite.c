@@ -411,7 +411,7 @@ static int load_catches(struct suite *s, const char *file,
 
 int suite_catch_fixed(const struct suite_catch *c, const struct release *r)
 {
-	const struct release *newest = NULL;
+	const struct release *newest = NULL, *at = NULL;
 
 	if (!c->bug || r->major < 0)
 		return 0;
@@ -419,13 +419,21 @@ int suite_catch_fixed(const struct suite_catch *c, const struct release *r)
 		const struct release *f = &c->fixed_in[i];
 
 		if (f->major == r->major && f->minor == r->minor)
-			return !release_older(r, f->major, f->minor, f->patch);
+			at = f;
 		if (!newest ||
 		    release_older(newest, f->major, f->minor, f->patch))
 			newest = f;
 	}
-	return newest && !release_older(r, newest->major, newest->minor,
-					newest->patch);
+	if (!at && (!newest || release_older(r, newest->major, newest->minor,
+					     newest->patch)))
+		return 0;	/* a line between the listed ones, or older */
+	if (!at)
+		return 1;	/* a line that branched off with the fix */
+	if (release_older(r, at->major, at->minor, at->patch))
+		return 0;
+	/* A build before the fixed release itself: the fix came somewhere
+	 * on the way to it. */
+	return r->pre && (r->patch < 0 ? 0 : r->patch) == at->patch ? -1 : 1;
 }
 
 int suite_expect_applies(const struct suite *s, const struct suite_expect *x,

@@ -224,7 +224,10 @@ int suite_expect_applies(const struct suite *s, const struct suite_expect *x,
 
 /*
  * Does release `r` of the catch's server carry the fix of its bug? 1 or
- * 0; 0 too when `r` is not known (major -1) or the suite declares no bug.
+ * 0; 0 too when `r` is not known (major -1) or the suite declares no bug;
+ * -1 when it cannot be told: `r` is a build before the release that first
+ * had the fix ("v8.1.0-alpha-83-g..." against v8.1.0), which may or may
+ * not hold it.
  */
 int suite_catch_fixed(const struct suite_catch *c, const struct release *r);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "clock.h"
 
@@ -201,7 +202,7 @@ int release_parse(const char *text, struct release *out)
 	const char *s = text + (*text == 'v');
 	int major, minor = -1, patch = -1;
 
-	*out = (struct release){ -1, -1, -1, "" };
+	*out = (struct release){ -1, -1, -1, 0, "" };
 	major = number(&s);
 	if (major < 0 || *s++ != '.' || (minor = number(&s)) < 0)
 		return -1;
@@ -209,8 +210,10 @@ int release_parse(const char *text, struct release *out)
 		s++;
 		patch = number(&s);
 	}
-	*out = (struct release){ major, minor, patch, "" };
+	*out = (struct release){ major, minor, patch, 0, "" };
 	snprintf(out->text, sizeof(out->text), "%.*s", (int)(s - text), text);
+	out->pre = !strncasecmp(s, "-alpha", 6) || !strncasecmp(s, "-beta", 5) ||
+		   !strncasecmp(s, "-rc", 3);
 	return 0;
 }
 

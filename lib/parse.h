@@ -44,14 +44,18 @@ char *format_duration(int64_t ns, char *out, int size);
 /* A release, as a server or tool says its version. */
 struct release {
 	int major, minor, patch;	/* -1 when the text does not say */
+	int pre;		/* 1: a build before that release ("-alpha") */
 	char text[64];		/* the version as it was written */
 };
 
 /*
  * The release `text` starts with: "v7.5.2" or "1.16.1" (the "v" may be
  * left out, the patch too, and what follows it is ignored: "v8.2.0-alpha"
- * is 8.2.0). Fills *out, text the part read ("v7.5.2"); 0, or -1 (major
- * -1) when `text` does not start with one.
+ * is 8.2.0). A "-alpha", "-beta" or "-rc" right after the numbers marks a
+ * build from before that release (pre 1: TiDB's master between releases
+ * says "v8.1.0-alpha-83-g3fff0f2529"); any other suffix ("v7.5.1-20-g...",
+ * a build past the tag) leaves pre 0. Fills *out, text the part read
+ * ("v7.5.2"); 0, or -1 (major -1) when `text` does not start with one.
  */
 int release_parse(const char *text, struct release *out);
 

@@ -159,6 +159,7 @@ int suite_fixed_here(const struct suite *s, struct cluster *c, char *why,
 		const struct component *comp = &c->comps[i];
 		struct err e = ERR_INIT;
 		struct release r;
+		int has;
 
 		if (!(comp->roles & (cdc ? ROLE_CDC : ROLE_UPSTREAM)) ||
 		    !comp->http_url)
@@ -169,9 +170,17 @@ int suite_fixed_here(const struct suite *s, struct cluster *c, char *why,
 				 e.msg : r.text, k->bug);
 			continue;
 		}
-		if (!suite_catch_fixed(k, &r)) {
+		has = suite_catch_fixed(k, &r);
+		if (has < 0)
+			log_info("%s runs %s, a build from before v%d.%d.%d, "
+				 "the first of its line with the fix of %s: "
+				 "it may not have it", comp->name, r.text,
+				 r.major, r.minor, r.patch < 0 ? 0 : r.patch,
+				 k->bug);
+		else if (!has)
 			log_info("%s runs %s, before the fix of %s", comp->name,
 				 r.text, k->bug);
+		if (has <= 0) {
 			fixed = 0;
 			*why = '\0';
 			break;

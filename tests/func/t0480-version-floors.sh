@@ -113,9 +113,11 @@ tidb_at() {
 	EOF
 } >"$TRASH/catch.yaml"
 
-test_expect_success 'set up: TiDB v7.5.1, v7.5.2, v8.0.0, v8.5.0, and v7.5.2 beside v7.5.1' '
+test_expect_success 'set up: TiDB v7.5.1, v7.5.2, v8.0.0, v8.5.0, and v7.5.2 beside v7.5.1; two builds of master' '
 	tidb_at t751 v7.5.1 && tidb_at t752 v7.5.2 && tidb_at t800 v8.0.0 &&
-	tidb_at t850 v8.5.0 && tidb_at mixed v7.5.2 t751
+	tidb_at t850 v8.5.0 && tidb_at mixed v7.5.2 t751 &&
+	tidb_at t810a v8.1.0-alpha-83-g3fff0f2529 &&
+	tidb_at t820a v8.2.0-alpha-12-gabcdef0123
 '
 
 # fixed_run NAME TOPOLOGY VERSION: the suite on TOPOLOGY passes, and says
@@ -166,6 +168,19 @@ test_expect_success 'TiDB v7.5.1, before its line'\''s fix: no line, the bug can
 test_expect_success 'TiDB v8.0.0, a line between the fixed ones that never had it: no line' '
 	caught_run c800 t800 &&
 	grep -q "tidb-0 runs 8.0.11-TiDB-v8.0.0, before the fix of TiDB issue 52600$" "$TRASH/c800/logs/tichaos.log"
+'
+
+# TiDB's master between releases says the next release with "-alpha":
+# the build 52600 was reported on was v8.1.0-alpha-83-g3fff0f2529, before
+# the fix that v8.1.0 carries; a build of master on the way to v8.1.0 may
+# or may not hold it. Past v8.1.0's branch, master has it.
+test_expect_success 'TiDB v8.1.0-alpha (the report'\''s build): may not have the fix, no line' '
+	caught_run c810a t810a &&
+	grep -q "tidb-0 runs 8.0.11-TiDB-v8.1.0-alpha-83-g3fff0f2529, a build from before v8.1.0, the first of its line with the fix of TiDB issue 52600: it may not have it$" "$TRASH/c810a/logs/tichaos.log"
+'
+
+test_expect_success 'TiDB v8.2.0-alpha, master after v8.1 branched with the fix: said' '
+	fixed_run c820a t820a v8.2.0-alpha-12-gabcdef0123
 '
 
 test_expect_success 'v7.5.2 beside v7.5.1: one server can still show it, no line' '

@@ -318,6 +318,18 @@ static void test_releases(void)
 	release_parse("nightly", &r);
 	ok(!release_older(&r, 99, 0, 0), "an unknown release is older than "
 	   "nothing");
+	release_parse("v8.1.0-alpha-83-g3fff0f2529", &r);
+	is_int(r.pre, 1, "v8.1.0-alpha-83-g...: a build before v8.1.0");
+	release_parse("v8.1.0-BETA.1", &r);
+	is_int(r.pre, 1, "-BETA.1: before it too");
+	release_parse("v8.1.0-rc.2", &r);
+	is_int(r.pre, 1, "-rc.2: before it too");
+	release_parse("v7.5.1-20-gabc", &r);
+	is_int(r.pre, 0, "v7.5.1-20-g...: a build past the tag");
+	release_parse("v8.5.4-nextgen.202510.5-257", &r);
+	is_int(r.pre, 0, "v8.5.4-nextgen...: a flavour, not before it");
+	release_parse("v7.5.2", &r);
+	is_int(r.pre, 0, "v7.5.2: the release");
 }
 
 static void test_list_has(void)
