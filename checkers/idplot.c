@@ -30,6 +30,7 @@ struct id_points {
 	double width;		/* seconds per bucket */
 	int64_t min, max;
 	double last;		/* the last insert's time, seconds */
+	struct svg_scale sc;	/* the id axis */
 };
 
 /* The id insert `l` of c's table got (as the ids check reads an insert:
@@ -94,16 +95,14 @@ static int id_last(const struct history_line *l, void *arg)
 	return 0;
 }
 
-static double id_y(const struct id_points *c, double id, int top)
+static double id_y(const struct id_points *c, double id)
 {
-	double span = c->max > c->min ? (double)(c->max - c->min) : 1;
-
-	return top + 10 + (ID_H - 40) * (1 - (id - (double)c->min) / span);
+	return svg_y(&c->sc, id);
 }
 
 /* A violating pair: a line from the earlier insert to the later one. */
 static void id_pair(struct buf *out, const struct id_points *c,
-		    const json_t *v, int secs, int top)
+		    const json_t *v, int secs)
 {
 	const json_t *a = json_object_get(v, "a"), *b = json_object_get(v, "b");
 	double ta = json_number_value(json_object_get(a, "complete"));
@@ -118,16 +117,30 @@ static void id_pair(struct buf *out, const struct id_points *c,
 	buf_printf(out, NULL, ", %.3fs)</title><line x1=\"%.1f\" y1=\"%.1f\" "
 		   "x2=\"%.1f\" y2=\"%.1f\"/><circle cx=\"%.1f\" cy=\"%.1f\" "
 		   "r=\"6\"/><circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\"/></g>\n",
-		   ta, svg_x(ta, secs), id_y(c, (double)ia, top), svg_x(tb, secs),
-		   id_y(c, (double)ib, top), svg_x(ta, secs),
-		   id_y(c, (double)ia, top), svg_x(tb, secs),
-		   id_y(c, (double)ib, top));
+		   ta, svg_x(ta, secs), id_y(c, (double)ia), svg_x(tb, secs),
+		   id_y(c, (double)ib), svg_x(ta, secs),
+		   id_y(c, (double)ia), svg_x(tb, secs),
+		   id_y(c, (double)ib));
+}
+
+/* The x where the next window labelled on the row of window `i` (one of
+ * three, by its index) starts; the plot's right end when none does. */
+static double next_window(const struct figure *f, size_t i, int secs)
+{
+	double x = SVG_W - SVG_RIGHT;
+
+	for (size_t j = i + 3; j < f->nw; j += 3)
+		if (f->w[j].from >= f->w[i].from && svg_x(f->w[j].from, secs) < x)
+			x = svg_x(f->w[j].from, secs);
+	return x;
 }
 
 /*
  * The plot of one table: each server's ids over time (its lowest and
- * highest in each of ID_BUCKETS slices of the run), the pairs the check
- * found out of order joined and circled, the faults' windows shaded.
+ * highest in each of ID_BUCKETS slices of the run) on an id axis with
+ * its ticks, the pairs the check found out of order joined and circled,
+ * the faults' windows shaded and named at their start, as the timeline
+ * names them.
  */
 static void id_plot(struct buf *out, const struct figure *f,
 		    const char *table, const json_t *first)
@@ -160,6 +173,8 @@ static void id_plot(struct buf *out, const struct figure *f,
 	svg_legend_add(&l, "at-instant", "instant fault", SVG_LINE);
 	svg_legend_add(&l, "at-owner", "owner change", SVG_LINE);
 	top = svg_legend(&body, &l);
+	c->sc = svg_yrange(&body, top + 30, top + ID_H - 20, (double)c->min,
+			   (double)c->max);
 	for (size_t i = 0; i < f->nw; i++) {
 		const struct figure_window *w = &f->w[i];
 		double a = svg_x(w->from, secs);
@@ -167,14 +182,17 @@ static void id_plot(struct buf *out, const struct figure *f,
 
 		buf_printf(&body, NULL, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\""
 			   " height=\"%d\" class=\"fault s-%s\"><title>", a,
-			   top, b - a > 1 ? b - a : 1, ID_H - 30,
+			   top, b - a > 1 ? b - a : 1, ID_H - 20,
 			   w->held);
 		html(&body, w->what);
 		svg_span(&body, w->from, w->to);
 		buf_addstr(&body, "</title></rect>\n", NULL);
+		svg_label(&body, a + 2, top + 9 + 10 * (int)(i % 3), w->what,
+			  next_window(f, i, secs) - a - 4);
 	}
-	/* Instant faults and owner changes: a line across the plot. */
-	for (size_t i = 0; i < f->nm; i++) {
+	/* Instant faults and owner changes: a line across the plot; an
+	 * instant fault named beside it (owner changes are many: on hover). */
+	for (size_t i = 0, k = f->nw; i < f->nm; i++) {
 		const struct figure_mark *m = &f->m[i];
 		double x = svg_x(m->at, secs);
 
@@ -185,13 +203,14 @@ static void id_plot(struct buf *out, const struct figure *f,
 			   top + ID_H - 20, m->kind, m->at);
 		html(&body, m->what);
 		buf_addstr(&body, "</title></line>\n", NULL);
+		if (!strcmp(m->kind, "instant"))
+			svg_label(&body, x + 3, top + 9 + 10 * (int)(k++ % 3),
+				  m->what, SVG_W - SVG_RIGHT - x - 3);
 	}
 	buf_printf(&body, NULL, "<g transform=\"translate(0,%d)\">\n", top);
 	svg_axis(&body, secs, ID_H - 20, NULL);
-	buf_printf(&body, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">id "
-		   "%lld</text><text x=\"4\" y=\"%d\" class=\"tick\">id %lld"
-		   "</text>\n</g>\n", (long long)c->max, ID_H - 34,
-		   (long long)c->min);
+	buf_addstr(&body, "<text x=\"4\" y=\"40\" class=\"tick\">id</text>\n"
+		   "</g>\n", NULL);
 	for (size_t n = 0; n < c->nnodes; n++)
 		for (size_t b = 0; b < ID_BUCKETS; b++) {
 			double x = svg_x((b + 0.5) * c->width, secs);
@@ -200,18 +219,18 @@ static void id_plot(struct buf *out, const struct figure *f,
 				continue;
 			buf_printf(&body, NULL, "<circle cx=\"%.1f\" cy=\"%.1f\" "
 				   "r=\"2\" class=\"%s\"/>", x,
-				   id_y(c, (double)c->lo[n][b], top),
+				   id_y(c, (double)c->lo[n][b]),
 				   node_class[n]);
 			if (c->hi[n][b] != c->lo[n][b])
 				buf_printf(&body, NULL, "<circle cx=\"%.1f\" "
 					   "cy=\"%.1f\" r=\"2\" class=\"%s\"/>",
-					   x, id_y(c, (double)c->hi[n][b], top),
+					   x, id_y(c, (double)c->hi[n][b]),
 					   node_class[n]);
 		}
 	buf_addch(&body, '\n', NULL);
 	for (size_t i = 0; i < json_array_size(first); i++)
 		if (!strcmp(str(json_array_get(first, i), "table"), table))
-			id_pair(&body, c, json_array_get(first, i), secs, top);
+			id_pair(&body, c, json_array_get(first, i), secs);
 	buf_addstr(out, "<h4>", NULL);
 	html(out, table);
 	buf_printf(out, NULL, ": ids over time, per server</h4>\n<svg xmlns="

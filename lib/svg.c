@@ -81,25 +81,33 @@ int svg_legend(struct buf *out, const struct svg_legend *l)
 	return y + 18;
 }
 
+void svg_label(struct buf *out, double x, int y, const char *text,
+	       double room)
+{
+	size_t fit = room > 0 ? (size_t)(room / 5.6) : 0, n = strlen(text);
+	struct buf cut = BUF_INIT;
+
+	if (fit < 3)
+		return;
+	if (n > fit) {
+		buf_add(&cut, text, fit - 2, NULL);
+		buf_addstr(&cut, "...", NULL);
+	} else {
+		buf_addstr(&cut, text, NULL);
+	}
+	buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" class=\"flabel\">",
+		   x, y);
+	svg_text(out, buf_str(&cut));
+	buf_addstr(out, "</text>\n", NULL);
+	buf_release(&cut);
+}
+
 void svg_span(struct buf *out, double from, double to)
 {
 	if (to >= 0)
 		buf_printf(out, NULL, ", %.1fs to %.1fs", from, to);
 	else
 		buf_printf(out, NULL, ", %.1fs, not healed", from);
-}
-
-void svg_axis(struct buf *out, int seconds, int y, const char *label)
-{
-	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		   "class=\"axis\"/>\n", SVG_LEFT, y, SVG_W - SVG_RIGHT, y);
-	for (int s = 0; s <= seconds; s += seconds > 20 ? seconds / 10 : 1)
-		buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" "
-			   "class=\"tick\">%ds</text>\n", svg_x(s, seconds),
-			   y + 15, s);
-	if (label)
-		buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">"
-			   "%s</text>\n", label);
 }
 
 /* The least of 1, 2, 5 times a power of ten at or above `v` (> 0). */
@@ -114,6 +122,23 @@ static double nice(double v)
 	return v <= p ? p : v <= 2 * p ? 2 * p : v <= 5 * p ? 5 * p : 10 * p;
 }
 
+void svg_axis(struct buf *out, int seconds, int y, const char *label)
+{
+	/* Up to 20 s, every second; then 1, 2 or 5 times a power of ten,
+	 * ten ticks or fewer. */
+	int step = seconds > 20 ? (int)nice(seconds / 10.0) : 1;
+
+	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		   "class=\"axis\"/>\n", SVG_LEFT, y, SVG_W - SVG_RIGHT, y);
+	for (int s = 0; s <= seconds; s += step)
+		buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" "
+			   "class=\"tick\">%ds</text>\n", svg_x(s, seconds),
+			   y + 15, s);
+	if (label)
+		buf_printf(out, NULL, "<text x=\"4\" y=\"14\" class=\"tick\">"
+			   "%s</text>\n", label);
+}
+
 /* A tick's number as it reads: 0.5, 20, 1500, 2e+06. */
 static void tick_text(struct buf *out, double v)
 {
@@ -121,6 +146,30 @@ static void tick_text(struct buf *out, double v)
 		buf_printf(out, NULL, "%.0e", v);
 	else
 		buf_printf(out, NULL, "%g", v);
+}
+
+/* One tick of a y axis at value `v`: its mark and its number (`exact`:
+ * every digit, as an id reads; else short: 2e+06). */
+static void ytick(struct buf *out, const struct svg_scale *sc, double v,
+		  int exact)
+{
+	double y = svg_y(sc, v);
+
+	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
+		   "y2=\"%.1f\" class=\"axis\"/><text x=\"%d\" "
+		   "y=\"%.1f\" class=\"tick\" text-anchor=\"end\">",
+		   SVG_LEFT - 4, y, SVG_LEFT, y, SVG_LEFT - 6, y + 4);
+	if (exact)
+		buf_printf(out, NULL, "%.15g", v);
+	else
+		tick_text(out, v);
+	buf_addstr(out, "</text>\n", NULL);
+}
+
+static void yline(struct buf *out, int top, int bottom)
+{
+	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
+		   "class=\"axis\"/>\n", SVG_LEFT, top, SVG_LEFT, bottom);
 }
 
 struct svg_scale svg_yaxis(struct buf *out, int top, int bottom, double max,
@@ -138,11 +187,8 @@ struct svg_scale svg_yaxis(struct buf *out, int top, int bottom, double max,
 	} else {
 		sc.hi = nice(max > 0 ? max : 1);
 	}
-	buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" "
-		   "class=\"axis\"/>\n", SVG_LEFT, top, SVG_LEFT, bottom);
+	yline(out, top, bottom);
 	for (int i = 0; i <= 4; i++) {
-		double y;
-
 		if (log) {
 			v = sc.lo;
 			for (int k = 0; k < i; k++)
@@ -152,14 +198,24 @@ struct svg_scale svg_yaxis(struct buf *out, int top, int bottom, double max,
 		} else {
 			v = sc.hi * i / 4;
 		}
-		y = svg_y(&sc, v);
-		buf_printf(out, NULL, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" "
-			   "y2=\"%.1f\" class=\"axis\"/><text x=\"%d\" "
-			   "y=\"%.1f\" class=\"tick\" text-anchor=\"end\">",
-			   SVG_LEFT - 4, y, SVG_LEFT, y, SVG_LEFT - 6, y + 4);
-		tick_text(out, v);
-		buf_addstr(out, "</text>\n", NULL);
+		ytick(out, &sc, v, 0);
 	}
+	return sc;
+}
+
+struct svg_scale svg_yrange(struct buf *out, int top, int bottom, double lo,
+			    double hi)
+{
+	struct svg_scale sc = { 0, 0, 0, top, bottom };
+	double step = nice(hi > lo ? (hi - lo) / 4 : 1);
+
+	sc.lo = floor(lo / step) * step;
+	sc.hi = ceil(hi / step) * step;
+	if (sc.hi <= sc.lo)
+		sc.hi = sc.lo + step;
+	yline(out, top, bottom);
+	for (int i = 0; sc.lo + i * step <= sc.hi + step / 2; i++)
+		ytick(out, &sc, sc.lo + i * step, 1);
 	return sc;
 }
 

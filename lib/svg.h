@@ -47,10 +47,17 @@ void svg_legend_add(struct svg_legend *l, const char *cls, const char *label,
  * height. */
 int svg_legend(struct buf *out, const struct svg_legend *l);
 
+/* `text` at (x, y) in the page's label style, cut with "..." to the
+ * `room` pixels to its right; nothing when not three letters fit. */
+void svg_label(struct buf *out, double x, int y, const char *text,
+	       double room);
+
 /* ", 1.0s to 3.0s" or, when `to` < 0, ", 3.5s, not healed". */
 void svg_span(struct buf *out, double from, double to);
 
-/* The time axis at `y`, its ticks below; `label` (MAY) at the top. */
+/* The time axis at `y`, its ticks below (every second up to 20 s, then
+ * every 1, 2 or 5 times a power of ten: 10 s for 70 s); `label` (MAY) at
+ * the top. */
 void svg_axis(struct buf *out, int seconds, int y, const char *label);
 
 /* A y axis: from `lo` at `bottom` to `hi` at `top`, logarithmic or not. */
@@ -68,6 +75,15 @@ struct svg_scale {
  */
 struct svg_scale svg_yaxis(struct buf *out, int top, int bottom, double max,
 			   int log);
+
+/*
+ * A linear y axis over values from `lo` to `hi` (ids, counts): from the
+ * multiple of a step (1, 2 or 5 times a power of ten, four or five steps)
+ * at or below `lo` to the one at or above `hi`, a tick and its number at
+ * each, every digit of it (1000200, not 1e+06). Its scale, for svg_y.
+ */
+struct svg_scale svg_yrange(struct buf *out, int top, int bottom, double lo,
+			    double hi);
 
 /* The y of `v` on scale `sc`, clamped to the axis. */
 double svg_y(const struct svg_scale *sc, double v);

@@ -91,32 +91,6 @@ static void note(struct buf *out, const struct timeline_window *w)
 	html(out, w->note);
 }
 
-/*
- * A label always shown (not only on hover): `text` from x, y as far as
- * `room` pixels take it (a cut one ends in "..."), nothing where not
- * three characters fit.
- */
-static void label(struct buf *out, double x, int y, const char *text,
-		  double room)
-{
-	size_t fit = room > 0 ? (size_t)(room / 5.6) : 0, n = strlen(text);
-	struct buf cut = BUF_INIT;
-
-	if (fit < 3)
-		return;
-	if (n > fit) {
-		buf_add(&cut, text, fit - 2, NULL);
-		buf_addstr(&cut, "...", NULL);
-	} else {
-		buf_addstr(&cut, text, NULL);
-	}
-	buf_printf(out, NULL, "<text x=\"%.1f\" y=\"%d\" class=\"flabel\">",
-		   x, y);
-	html(out, buf_str(&cut));
-	buf_addstr(out, "</text>\n", NULL);
-	buf_release(&cut);
-}
-
 /* The x where the next window labelled on the row of window `i` (one of
  * three, by its index) starts; the plot's right end when none does. */
 static double next_start(const struct page *p, size_t i)
@@ -146,7 +120,7 @@ static void shade(struct buf *out, const struct page *p, int bottom)
 		svg_span(out, w->from, w->to);
 		note(out, w);
 		buf_addstr(out, "</title></rect>\n", NULL);
-		label(out, a + 2, 20 + 10 * (int)(i % 3), w->what,
+		svg_label(out, a + 2, 20 + 10 * (int)(i % 3), w->what,
 		      next_start(p, i) - a - 4);
 	}
 }
@@ -388,7 +362,7 @@ static void segment_svg(struct buf *out, const struct page *p,
 	}
 	buf_addstr(out, "</title></rect>\n", NULL);
 	/* The fault, kind and target, over its bar. */
-	label(out, a, y + 3 + s->row * ROW + 9, w->what,
+	svg_label(out, a, y + 3 + s->row * ROW + 9, w->what,
 	      next_on_row(p, s) - a - 4);
 }
 
@@ -424,7 +398,7 @@ static int lane_svg(struct buf *out, const struct page *p, size_t i, int y)
 		buf_addstr(out, "</title></circle>\n", NULL);
 		/* An instant fault, kind and target, beside its dot. */
 		if (m->kind == MARK_FAULT)
-			label(out, svg_x(m->at, p->seconds) + 5,
+			svg_label(out, svg_x(m->at, p->seconds) + 5,
 			      cy + (fault_rank(p, m) % 2 ? 11 : -3), m->what,
 			      next_mark(p, m) - svg_x(m->at, p->seconds) - 9);
 	}

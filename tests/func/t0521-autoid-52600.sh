@@ -156,4 +156,50 @@ test_expect_success 'the fix (-map reset): exit 0, every id increasing' '
 	test "$(wc -l <first)" -ge 2 && ! grep -v "^0,0$" first
 '
 
+# A TiDB restarted campaigns behind its dead process's key, whose lease
+# outlives it (60 s, owner.ManagerSessionTTL), as a real TiDB did
+# (cd9c676e9ba4, docs/found.md): tidb-0 killed, tidb-1 restarted after
+# it, the first resign deletes the dead key and the same server leads
+# again, its new process. That is no move away:
+# the fault resigns again at once, without its hold, until tidb-1 has led
+# and tidb-0 leads again (A -> A, A -> B, B -> A). Inserts waiting on the
+# dead leader wait out the client's 5 s (they did on the real TiDB too),
+# so each hold is longer than that.
+{
+	sed -e "s/^duration: .*/duration: 20s/" -e "s/^    hold: .*/    hold: 6s/" \
+	    -e "s/^    every: .*//" -e "s/^    count: .*//" \
+	    -e "s/^    start_after: .*/    at: [3s]/" \
+	    -e "s/^    threads: 4/    threads: 2\n    ignore_errors: true/" "$SUITE"
+} >"$TRASH/stale.yaml"
+
+test_expect_success 'a restarted TiDB behind its dead key: A -> A is no move, the resign goes on' '
+	tidbs reset 8.0.11-TiDB-v7.5.2 &&
+	set -- $tidb_pids && kill -KILL "$1" && kill -TERM "$3" &&
+	{ wait "$1" "$3" 2>/dev/null; true; } &&
+	for i in 0 1; do
+		eval "st=\$st_$i" &&
+		"$FAKE_AUTOID" -etcd "$E" -listen "127.0.0.1:$st" -map reset \
+			-version 8.0.11-TiDB-v7.5.2 >"$TRASH/autoid-stale-$i.log" 2>&1 &
+		tidb_pids="$tidb_pids $!" && test_track_pid $! &&
+		wait_for_condition 10 "grep -q \" campaign \" \"$TRASH/autoid-stale-$i.log\"" ||
+		return 1
+	done &&
+	etcdctl --endpoints "$E" get --prefix $LEADER --sort-by=CREATE --order=ASCEND --print-value-only |
+		grep . | sed -e "s/127.0.0.1:$st_0/A/" -e "s/127.0.0.1:$st_1/B/" >keys &&
+	printf "%s\n" A A B >expect && test_cmp expect keys &&
+	"$TICHAOS" run "$TRASH/stale.yaml" --cluster "$T" --out "$TRASH/stale" \
+		>stale.tap 2>stale.err
+	rc=$? &&
+	{ test $rc = 0 || { cat stale.tap stale.err; false; }; } &&
+	grep -qx "ok 2 - fault 1 resign: 1 of 1 injected" stale.tap &&
+	grep "\"f\":\"resign\"" "$TRASH/stale/history.jsonl" |
+		grep -o "{\"from\":\"[^\"]*\",\"to\":\"[^\"]*\",\"ms\":[0-9]*\(,\"held_ms\"\)\?" |
+		sed -e "s/\"ms\":[0-9]*/ms/" -e "s/127.0.0.1:$st_0/A/g" -e "s/127.0.0.1:$st_1/B/g" >rounds &&
+	printf "%s\n" "{\"from\":\"A\",\"to\":\"A\",ms" \
+		"{\"from\":\"A\",\"to\":\"B\",ms,\"held_ms\"" \
+		"{\"from\":\"B\",\"to\":\"A\",ms,\"held_ms\"" >expect &&
+	test_cmp expect rounds &&
+	grep -q " this node become owner (map reset)$" "$TRASH/autoid-stale-0.log"
+'
+
 test_done
