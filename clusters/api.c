@@ -251,6 +251,31 @@ out:
 	return rc;
 }
 
+void cluster_changefeed_last(struct cluster *c, const char *id, char *out,
+			     size_t size)
+{
+	static const char *const kinds[] = { "last_error", "last_warning" };
+	struct api_reply r = API_REPLY_INIT;
+	struct err ignored = ERR_INIT;
+	char path[512];
+
+	*out = '\0';
+	feed_path(c, id, "status", path, sizeof(path));
+	if (cluster_api(c, ROLE_CDC, "GET", path, NULL, API_JSON, &r,
+			&ignored))
+		goto out;
+	for (size_t i = 0; i < 2 && !*out; i++) {
+		json_t *m = json_object_get(json_object_get(r.doc, kinds[i]),
+					    "message");
+
+		if (json_is_string(m) && *json_string_value(m))
+			snprintf(out, size, "%s: %s", kinds[i],
+				 json_string_value(m));
+	}
+out:
+	api_reply_release(&r);
+}
+
 /* A refusal of the access check: its class USAGE, or a 401 TiCDC could
  * not decide (ticdc_error's ERR_INFRA). */
 static int refusal(const struct api_reply *r, const struct err *why)

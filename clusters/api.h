@@ -132,6 +132,18 @@ int cluster_changefeed(struct cluster *c, const char *id,
 		       struct changefeed *cf, struct err *e);
 
 /*
+ * Why a changefeed does not advance, as TiCDC last said it:
+ * GET /api/v2/changefeeds/{id}/status, "last_error: MESSAGE" or else
+ * "last_warning: MESSAGE" (a changefeed in state "warning" retries, e.g.
+ * a DDL the downstream refuses, with its checkpoint held: the changefeed's
+ * own GET shows no error then; cdc/api/v2/changefeed.go status in
+ * pingcap/tiflow v8.1.0, seen on cdc v8.1.0). "" when it says neither or
+ * cannot be asked (`out` is best effort, for a failure's message).
+ */
+void cluster_changefeed_last(struct cluster *c, const char *id, char *out,
+			     size_t size);
+
+/*
  * The changefeed operations, each one request that TiCDC forwards to its
  * owner; they return once TiCDC accepted it (HTTP 2xx), which does not
  * mean it is done: callers verify with cluster_changefeed(). `via` (may be

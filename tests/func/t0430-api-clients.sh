@@ -236,6 +236,32 @@ test_expect_success 'a changefeed failed after resume: the heal and the progress
 		"$TRASH/failed/logs/tichaos.log"
 '
 
+suite warning <<EOF
+checks:
+  - kind: progress
+    changefeed: cf10
+    timeout: 1s
+EOF
+
+WARNING="[CDC:ErrReachMaxTry]reach maximum try: 20, error: Error 1105 (HY000): can not get 'tikv_gc_safe_point': Error 1105 (HY000): can not get 'tikv_gc_safe_point'"
+
+# A changefeed that retries a DDL the downstream refuses holds its
+# checkpoint in state "warning"; its own GET has no error then, its
+# status has the last warning (tiflow cdc v8.1.0 against a TiDB without
+# a GC safe point, RECOVER TABLE: docs/found.md).
+test_expect_success 'a changefeed stuck on a warning: the progress check says TiCDC'"'"'s last warning' '
+	serve cdc-0 cdc-changefeed-warning &&
+	run warning warning && test $rc = 1 &&
+	{
+		printf "%s\n" "TAP version 13" "1..2" \
+			"ok 1 - workload 1 insert: N ok, 0 fail, 0 info" \
+			"not ok 2 - progress" &&
+		diag warning "changefeed cf10: state warning, checkpoint_ts 449555004166275074 did not advance; last_warning: $WARNING" fail
+	} >expect && test_cmp expect warning.tap &&
+	test "$(requests cdc-0 | sort -u)" = "$(printf "%s\n" "GET /api/v2/changefeeds/cf10" "GET /api/v2/changefeeds/cf10/status")" &&
+	test "$(grep -c "^GET /api/v2/changefeeds/cf10/status$" "$TRASH/cdc-0.log")" = 1
+'
+
 suite error <<EOF
 faults:
   - kind: changefeed
