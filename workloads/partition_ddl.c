@@ -39,6 +39,7 @@ struct partition_ddl_opts {
 	struct wl_scheduled_opts sched;
 	const char *repartition;	/* NULL: the table's own */
 	int64_t pause;
+	int bare_names;		/* partition names unquoted where plain */
 };
 
 static const struct optspec opts[] = {
@@ -55,6 +56,10 @@ static const struct optspec opts[] = {
 	{ "pause", OPT_DURATION, "500ms", 0, NULL, 0, 0,
 	  "drop_add, remove_repartition, reorganize: the pause between "
 	  "their two statements", OPT_AT(struct partition_ddl_opts, pause) },
+	{ "bare_names", OPT_BOOL, "false", 0, NULL, 0, 0,
+	  "write partition names without backquotes where they need none "
+	  "(p0), as TiCDC's test script does",
+	  OPT_AT(struct partition_ddl_opts, bare_names) },
 };
 
 /* Most statements of one operation: truncate has one per partition. */
@@ -150,6 +155,33 @@ static int read_partitions(struct worker *w, const char *table,
 	return rc ? -1 : 0;
 }
 
+/*
+ * How a partition name is written: in backquotes, or, with bare_names,
+ * without them when it is a plain identifier (letters, digits, _ and $,
+ * not all digits), as TiCDC's fail_over_ddl_mix writes p0. tiflow's TiCDC
+ * (cdc/model/sink.go, BuildDDLEvent, through c7b2588) puts the name it
+ * cuts from an EXCHANGE PARTITION statement in backquotes again: a quoted
+ * one becomes ``p0``, which its owner cannot parse, and the changefeed
+ * stops there (docs/found.md).
+ */
+static const char *quote(const struct worker *w, const char *name)
+{
+	const struct partition_ddl_opts *o = w->item->opts;
+	int digits = 1;
+
+	if (!o->bare_names)
+		return "`";
+	for (const char *c = name; *c; c++) {
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '$')
+			return "`";
+		digits = digits && isdigit((unsigned char)*c);
+	}
+	return *name && !digits ? "" : "`";
+}
+
+/* A partition name's three printf arguments: quote, name, quote. */
+#define Q(name) quote(w, name), (name), quote(w, name)
+
 /* ALTER TABLE `db`.`t` + the rest, as one statement in `q` (reset). */
 static int alter(struct buf *q, struct worker *w, const char *table,
 		 struct err *e, const char *fmt, ...)
@@ -189,7 +221,7 @@ static int build(struct worker *w, const struct plan_event *ev,
 	if (!strcmp(ev->op, "truncate")) {
 		for (*n = 0; *n < parts->nrows && *n < MAX_STATEMENTS; (*n)++)
 			if (alter(&stmts[*n], w, ev->table, e, "TRUNCATE "
-				  "PARTITION `%s`", parts->cells[*n * 2]))
+				  "PARTITION %s%s%s", Q(parts->cells[*n * 2])))
 				return -1;
 		return 0;
 	}
@@ -197,32 +229,35 @@ static int build(struct worker *w, const struct plan_event *ev,
 		if (!last_bound || strcmp(last_bound, "MAXVALUE"))
 			return err_set(e, ERR_INFRA, "the last partition of "
 				       "'%s' is not MAXVALUE", ev->table);
-		return alter(a, w, ev->table, e, "DROP PARTITION `%s`", last) ||
+		return alter(a, w, ev->table, e, "DROP PARTITION %s%s%s",
+			     Q(last)) ||
 		       alter(b, w, ev->table, e, "ADD PARTITION (PARTITION "
-			     "`%s` VALUES LESS THAN MAXVALUE)", last);
+			     "%s%s%s VALUES LESS THAN MAXVALUE)", Q(last));
 	}
 	if (!strcmp(ev->op, "remove_repartition"))
 		return alter(a, w, ev->table, e, "REMOVE PARTITIONING") ||
 		       alter(b, w, ev->table, e, "PARTITION BY %s",
 			     o->repartition ? o->repartition : t->partition);
 	if (!strcmp(ev->op, "exchange"))
-		return alter(a, w, ev->table, e, "EXCHANGE PARTITION `%s` "
-			     "WITH TABLE `%s`.`%s`", first, w->suite->database,
-			     ev->with);
+		return alter(a, w, ev->table, e, "EXCHANGE PARTITION %s%s%s "
+			     "WITH TABLE `%s`.`%s`", Q(first),
+			     w->suite->database, ev->with);
 	/* reorganize */
 	if (!first_bound ||
 	    parse_int64(first_bound, 4, INT64_MAX, &bound, NULL))
 		return err_set(e, ERR_INFRA, "the first partition of '%s' "
 			       "has no integer bound of 4 or more to split",
 			       ev->table);
-	return alter(a, w, ev->table, e, "REORGANIZE PARTITION `%s` INTO "
-		     "(PARTITION `%s0` VALUES LESS THAN (%lld), PARTITION "
-		     "`%s1` VALUES LESS THAN (%lld), PARTITION `%s2` VALUES "
-		     "LESS THAN (%lld))", first, first, (long long)bound / 4,
-		     first, (long long)bound / 2, first, (long long)bound) ||
-	       alter(b, w, ev->table, e, "REORGANIZE PARTITION `%s0`, `%s1`, "
-		     "`%s2` INTO (PARTITION `%s` VALUES LESS THAN (%lld))",
-		     first, first, first, first, (long long)bound);
+	return alter(a, w, ev->table, e, "REORGANIZE PARTITION %s%s%s INTO "
+		     "(PARTITION %s%s0%s VALUES LESS THAN (%lld), PARTITION "
+		     "%s%s1%s VALUES LESS THAN (%lld), PARTITION %s%s2%s "
+		     "VALUES LESS THAN (%lld))", Q(first), Q(first),
+		     (long long)bound / 4, Q(first), (long long)bound / 2,
+		     Q(first), (long long)bound) ||
+	       alter(b, w, ev->table, e, "REORGANIZE PARTITION %s%s0%s, "
+		     "%s%s1%s, %s%s2%s INTO (PARTITION %s%s%s VALUES LESS THAN "
+		     "(%lld))", Q(first), Q(first), Q(first), Q(first),
+		     (long long)bound);
 }
 
 /*
