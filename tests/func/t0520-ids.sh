@@ -55,6 +55,10 @@ test_expect_success '52600: report.html plots each server'"'"'s ids, the pairs j
 		"<g class=\"viol\"><title>id 7 (tidb-0, 3.810s) after id 4003 (tidb-1, 3.410s)</title>" >expect &&
 	test_cmp expect viol &&
 	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n0\"/>" $h | wc -l)" = 7 &&
+	sed -n "/class=\"idsplot\"/,/<\/svg>/p" $h >plot &&
+	grep -o "class=\"tick\" text-anchor=\"end\">[0-9]*<" plot | sed "s/.*>\([0-9]*\)</\1/" >yticks &&
+	printf "%s\n" 0 2000 4000 6000 >expect && test_cmp expect yticks &&
+	grep -q "class=\"flabel\">resign autoid</text>" plot &&
 	test "$(grep -o "<circle [^>]*r=\"2\" class=\"n1\"/>" $h | wc -l)" = 3 &&
 	grep -o "class=\"at-[a-z]*\"><title>[^<]*" $h >marks &&
 	printf "%s\n" "class=\"at-owner\"><title>0.500s tidb/autoid/leader: tidb-0, was none" \
