@@ -9,9 +9,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "clusters/cluster.h"
 #include "lib/buf.h"
 #include "lib/clock.h"
+#include "lib/etcd.h"
 #include "lib/http.h"
 #include "lib/log.h"
 
@@ -274,6 +277,45 @@ void cluster_changefeed_last(struct cluster *c, const char *id, char *out,
 	}
 out:
 	api_reply_release(&r);
+}
+
+/* Add `name` to the comma-separated list `out` (of `size`) once. */
+static void list_once(char *out, size_t size, const char *name)
+{
+	size_t len = strlen(name), n = strlen(out);
+
+	for (const char *p = out; (p = strstr(p, name)); p += len)
+		if ((p == out || p[-1] == ',') && (p[len] == ',' || !p[len]))
+			return;
+	snprintf(out + n, size - n, "%s%s", n ? "," : "", name);
+}
+
+int cluster_capture_archs(struct cluster *c, const char *url,
+			  const char *cdc_cluster, char *newer, char *older,
+			  size_t size, struct err *e)
+{
+	struct etcd_kvs kvs = ETCD_KVS_INIT;
+	char prefix[512];
+
+	*newer = *older = '\0';
+	/* CaptureInfoKeyPrefix, pkg/etcd/etcd.go in pingcap/ticdc. */
+	snprintf(prefix, sizeof(prefix), "/tidb/cdc/%s/__cdc_meta__/capture",
+		 cdc_cluster);
+	if (etcd_election(url, prefix, &kvs, e))
+		return -1;
+	for (size_t i = 0; i < kvs.n; i++) {
+		json_t *info = json_loads(kvs.kvs[i].value, 0, NULL);
+		json_t *addr = json_object_get(info, "address");
+		const char *comp = json_is_string(addr) ?
+			cluster_component_at(c, json_string_value(addr)) : NULL;
+
+		list_once(json_is_true(json_object_get(info, "is-new-arch")) ?
+			  newer : older, size, comp ? comp : json_is_string(addr)
+			  ? json_string_value(addr) : kvs.kvs[i].key);
+		json_decref(info);
+	}
+	etcd_kvs_release(&kvs);
+	return 0;
 }
 
 /* A refusal of the access check: its class USAGE, or a 401 TiCDC could

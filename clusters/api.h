@@ -114,6 +114,22 @@ int cluster_captures(struct cluster *c, struct capture *caps, size_t *n,
 int capture_listed(const struct cluster *c, const struct component *comp,
 		   struct err *e);
 
+/*
+ * Which architecture TiCDC's captures run, from their capture info in
+ * etcd at `url` (/tidb/cdc/<cdc_cluster>/__cdc_meta__/capture/<id>):
+ * one cdc binary runs either, tiflow's unless started with --newarch,
+ * TICDC_NEWARCH=true or its config's newarch (cmd/cdc/server/server.go in
+ * pingcap/ticdc, isNewArchEnabled), and only the new one writes
+ * "is-new-arch": true there (server/server_prepare.go registerNodeToEtcd,
+ * pkg/config/capture.go). Both status APIs answer alike, so this is where
+ * they are told apart. Into `newer` and `older` the components (else the
+ * addresses) that run each, comma-separated, "" when none; 0, or -1 with
+ * `e` when etcd cannot be read.
+ */
+int cluster_capture_archs(struct cluster *c, const char *url,
+			  const char *cdc_cluster, char *newer, char *older,
+			  size_t size, struct err *e);
+
 struct changefeed {
 	char state[32];		/* "normal", "stopped", "failed", ... */
 	uint64_t checkpoint_ts;	/* a TSO */

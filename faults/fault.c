@@ -375,6 +375,43 @@ int fault_error_at(struct err *e, const struct suite *s,
 	return ynode_error(e, s->path, &at, "%s", msg);
 }
 
+/*
+ * After TiCDC captures were started again: both architectures among the
+ * captures of TiCDC's default cluster is a restart that changed one's
+ * (its start without the --newarch or TICDC_NEWARCH=true it first had:
+ * cluster_capture_archs). The new architecture refuses to start beside
+ * the old (server/server.go validCheck in pingcap/ticdc); the old one
+ * joins the new one's election and meta unchecked. 0, or -1 with `e`
+ * naming both sides.
+ */
+static int same_arch(struct fault_ctx *ctx, const struct fault_action *act,
+		     struct err *e)
+{
+	const char *url = cluster_etcd_url(ctx->cluster, NULL);
+	char newer[256], older[256];
+	struct err why = ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < act->ntargets; i++)
+		if (act->targets[i]->roles & ROLE_CDC)
+			break;
+	if (i == act->ntargets || !url)
+		return 0;
+	if (cluster_capture_archs(ctx->cluster, url, "default", newer, older,
+				  sizeof(newer), &why)) {
+		log_warn("restart: cannot tell the captures' architecture: %s",
+			 why.msg);
+		return 0;
+	}
+	if (!*newer || !*older)
+		return 0;
+	return err_set(e, ERR_INFRA, "TiCDC runs both architectures after "
+		       "the restart: %s the old one (tiflow), %s the new one: "
+		       "a capture started without the --newarch or "
+		       "TICDC_NEWARCH=true it had (cmd/cdc/server/server.go in "
+		       "pingcap/ticdc)", older, newer);
+}
+
 int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,
 			  struct buf *value, struct err *e)
 {
@@ -397,5 +434,5 @@ int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,
 	}
 	buf_addch(value, ']', NULL);
 	free(ready);
-	return rc;
+	return rc || same_arch(ctx, act, e) ? -1 : 0;
 }

@@ -664,50 +664,6 @@ static int autoid_floor(struct cluster *c, const struct suite *s,
 }
 
 /*
- * A capture of TiCDC's new architecture (pingcap/ticdc) among those
- * registered in etcd: its component (else its address) into `at`, 1.
- * Both architectures answer /api/v2/status alike (version, git_hash, id,
- * cluster_id, pid, is_owner, liveness: api/v2/status.go there and
- * cdc/api/v2/status.go in pingcap/tiflow), and one cdc binary runs either
- * (cmd/cdc/server/server.go: --newarch, TICDC_NEWARCH); the new one says
- * so in its capture info, "is-new-arch": true (server/server_prepare.go
- * registerNodeToEtcd, pkg/config/capture.go), where the old one writes no
- * such field, and tells the two apart by it itself (server/server.go
- * validCheck).
- * 0 when none is; -1 with `e` when the captures could not be read.
- */
-static int newarch_capture(struct cluster *c, const char *url,
-			   const char *cdc_cluster, char *at, size_t size,
-			   struct err *e)
-{
-	struct etcd_kvs kvs = ETCD_KVS_INIT;
-	char prefix[512];
-	int found = 0;
-
-	/* CaptureInfoKeyPrefix, pkg/etcd/etcd.go in pingcap/ticdc. */
-	snprintf(prefix, sizeof(prefix), "/tidb/cdc/%s/__cdc_meta__/capture",
-		 cdc_cluster);
-	if (etcd_election(url, prefix, &kvs, e))
-		return -1;
-	for (size_t i = 0; !found && i < kvs.n; i++) {
-		json_t *info = json_loads(kvs.kvs[i].value, 0, NULL);
-		json_t *addr = json_object_get(info, "address");
-		const char *comp = NULL;
-
-		found = json_is_true(json_object_get(info, "is-new-arch"));
-		if (found && json_is_string(addr))
-			comp = cluster_component_at(c, json_string_value(addr));
-		if (found)
-			snprintf(at, size, "%s", comp ? comp
-				 : json_is_string(addr)
-				 ? json_string_value(addr) : kvs.kvs[i].key);
-		json_decref(info);
-	}
-	etcd_kvs_release(&kvs);
-	return found;
-}
-
-/*
  * Through etcd, TiCDC's new architecture is not resigned: its
  * coordinator watches no owner key (server/module_election.go in
  * pingcap/ticdc, campaignCoordinator: it runs until it stops, and stops
@@ -724,15 +680,17 @@ static int newarch_refused(struct cluster *c, const struct suite *s,
 {
 	const struct resign_opts *o = it->opts;
 	struct err why = ERR_INIT;
-	char at[300];
-	int rc = newarch_capture(c, url, o->cdc_cluster, at, sizeof(at),
-				 &why);
+	char at[300], older[300];
 
-	if (rc < 0)
+	if (cluster_capture_archs(c, url, o->cdc_cluster, at, older,
+				  sizeof(at), &why)) {
 		log_warn("resign cdc via etcd: cannot tell the captures' "
 			 "architecture (%s): the old one is assumed", why.msg);
-	if (rc <= 0)
 		return 0;
+	}
+	if (!*at)
+		return 0;
+	*strchrnul(at, ',') = '\0';	/* one of them */
 	return fault_error_at(e, s, it, &o->via, "via: etcd in fault "
 			      "'resign' cdc needs TiCDC's old architecture: "
 			      "%s runs the new one, whose coordinator does not "

@@ -300,4 +300,51 @@ test_expect_success 'a failpoint on a new-architecture capture: POST /debug/fail
 	test "$(curl -s "http://127.0.0.1:$port_3/debug/failpoints")" = "[]"
 '
 
+# One cdc binary runs either architecture, chosen where it starts: the
+# flag, else TICDC_NEWARCH=true in its environment (cmd/cdc/server/
+# server.go isNewArchEnabled). TiCDC's own tests export TICDC_NEWARCH
+# (tests/integration_tests/run.sh); a capture tichaos restarts where it
+# is not set comes back as tiflow's, beside captures of the new one. The
+# restart says so and fails its heal; with it set, the capture keeps its
+# architecture. cdc-4 and cdc-5 are started with it, their start with no
+# flag.
+T4="$TRASH/topology-env.yaml"
+test_expect_success 'a capture restarted without TICDC_NEWARCH: both architectures, the heal fails' '
+	"$TICHAOS" cluster kill cdc-2 --signal TERM --cluster "$T2" &&
+	"$TICHAOS" cluster kill cdc-3 --signal TERM --cluster "$T2" &&
+	wait_for_condition 10 "test -z \"\$(etcdctl --endpoints $E get --prefix /tidb/cdc/default/__cdc_meta__/capture --keys-only)\"" &&
+	take_port port_4 && take_port port_5 &&
+	{ sed -n "/^components:/,\$p" "$C/topology.yaml" &&
+	  capture 4 && capture 5; } >"$T4" &&
+	touch "$TRASH/hold-cdc-4" "$TRASH/hold-cdc-5" &&
+	for n in 4 5; do
+		TICDC_NEWARCH=true "$TICHAOS" cluster start cdc-$n --cluster "$T4" &&
+		test_track_pid "$(cat "$TRASH/cdc-$n.pid")" || return 1
+	done &&
+	etcdctl --endpoints "$E" get --prefix /tidb/cdc/default/__cdc_meta__/capture --print-value-only |
+		grep -c "\"is-new-arch\":true" >got && echo 2 >expect && test_cmp expect got &&
+	{
+		insert_suite arch 4s 5 caps 20
+		printf "faults:\n  - kind: kill\n    target: cdc-5\n    signal: TERM\n    at: [1s]\n    down: 1s\n"
+	} >arch.yaml &&
+	(unset TICDC_NEWARCH; "$TICHAOS" run arch.yaml --cluster "$T4" --out "$TRASH/arch" >tap 2>err)
+	test $? = 3 &&
+	test_track_pid "$(cat "$TRASH/cdc-5.pid")" &&
+	grep -qx "not ok 2 - fault 1 kill: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
+	grep -qF "  message: \"TiCDC runs both architectures after the restart: cdc-5 the old one (tiflow), cdc-4 the new one: a capture started without the --newarch or TICDC_NEWARCH=true it had (cmd/cdc/server/server.go in pingcap/ticdc)\"" tap ||
+	{ cat tap err; false; }
+'
+
+test_expect_success 'with TICDC_NEWARCH=true where tichaos runs, the restarted capture keeps the new one' '
+	"$TICHAOS" cluster kill cdc-5 --signal TERM --cluster "$T4" &&
+	TICDC_NEWARCH=true "$TICHAOS" cluster start cdc-5 --cluster "$T4" &&
+	test_track_pid "$(cat "$TRASH/cdc-5.pid")" &&
+	TICDC_NEWARCH=true "$TICHAOS" run arch.yaml --cluster "$T4" --out "$TRASH/arch2" >tap 2>err ||
+	{ cat tap err; false; }
+	test_track_pid "$(cat "$TRASH/cdc-5.pid")" &&
+	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
+	etcdctl --endpoints "$E" get --prefix /tidb/cdc/default/__cdc_meta__/capture --print-value-only |
+		grep -c "\"is-new-arch\":true" >got && echo 2 >expect && test_cmp expect got
+'
+
 test_done

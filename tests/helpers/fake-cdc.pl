@@ -126,7 +126,9 @@ while (@ARGV) {
 	$a =~ /^--?([a-z-]+)(?:=(.*))?$/ or die "fake-cdc: bad argument '$a'\n";
 	$opt{$1} = defined $2 ? $2 : $flags{$1} ? 1 : shift @ARGV;
 }
-my $newarch = $opt{newarch};
+# The flag, else TICDC_NEWARCH=true in the environment, as
+# isNewArchEnabled (cmd/cdc/server/server.go in pingcap/ticdc) reads them.
+my $newarch = $opt{newarch} || ($ENV{TICDC_NEWARCH} // '') eq 'true';
 die "fake-cdc: --sink needs --sink-status\n"
 	if defined $opt{sink} && !defined $opt{'sink-status'};
 for (qw(pd addr log-file)) {
