@@ -65,18 +65,30 @@ struct mark_wait {
 	struct err last;	/* the last poll's error */
 };
 
-/* The mark, written upstream: 0, or -1 with `e` set. */
+/*
+ * The mark, written upstream: 0, or -1 with `e` set. Its table's DDL
+ * waits in the upstream's DDL queue, which a loaded TiDB works through
+ * slowly (a real one took over two minutes behind the run's partition
+ * DDL): it runs on a connection of its own that waits as long as the
+ * sync may take, `timeout`; the row goes in on the side's own, whose
+ * last transaction tells its commit TS (mark_tso).
+ */
 static int write_mark(const struct check_ctx *ctx, struct side *up,
-		      int64_t mark, struct err *e)
+		      int64_t mark, int64_t timeout, struct err *e)
 {
+	int secs = (int)(timeout / NS_PER_SEC) > 60 ? (int)(timeout / NS_PER_SEC)
+						    : 60;
+	struct sql ddl = { 0 };
 	struct buf q = BUF_INIT;
 	int rc;
 
-	rc = sql_exec(&up->conn, "CREATE DATABASE IF NOT EXISTS "
-		      "tichaos_meta", e) ||
-	     sql_exec(&up->conn, "CREATE TABLE IF NOT EXISTS "
+	rc = component_connect(up->comp, &ddl, NULL, secs, e) ||
+	     sql_exec(&ddl, "CREATE DATABASE IF NOT EXISTS tichaos_meta", e) ||
+	     sql_exec(&ddl, "CREATE TABLE IF NOT EXISTS "
 		      "tichaos_meta.barrier (id BIGINT PRIMARY KEY, run "
-		      "VARCHAR(1024), at BIGINT)", e) ||
+		      "VARCHAR(1024), at BIGINT)", e);
+	sql_close(&ddl);
+	rc = rc ||
 	     buf_printf(&q, e, "REPLACE INTO tichaos_meta.barrier VALUES "
 			"(%lld, ", (long long)mark) ||
 	     sql_quote_string(&q, ctx->run_dir, e) ||
@@ -195,7 +207,7 @@ static int barrier(const struct check_ctx *ctx, const char *changefeed,
 	struct buf q = BUF_INIT;
 	int rc;
 
-	rc = write_mark(ctx, &sides[UP], w.mark, e);
+	rc = write_mark(ctx, &sides[UP], w.mark, timeout, e);
 	if (!rc && cluster_ticdc(ctx->cluster)) {
 		w.cf = cluster_changefeed_id(ctx->cluster, changefeed);
 		w.mark_ts = mark_tso(&sides[UP], w.mark, &w.from);
