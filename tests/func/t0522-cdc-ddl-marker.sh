@@ -17,8 +17,9 @@
 #
 # The captures are tests/helpers/fake-cdc.pl --sink (elected in the local
 # cluster's etcd); the sink is tests/helpers/fake-cdc-sink, in Go, which
-# follows pingcap/ticdc at 09c7a4e99f82 (the code PR 951 introduced, each
-# function cited in its sink.go):
+# follows pingcap/ticdc at 09c7a4e99f82 (the code PR 951 introduced) in
+# its first two modes and at b813e76f9dad in the third, each function
+# cited in its sink.go:
 # - -marker after, a MySQL downstream (pkg/sink/mysql/mysql_writer.go
 #   FlushDDLEvent): the DDL, then its row in tidb_cdc.ddl_ts_v1. A capture
 #   killed while down-0 runs the DDL leaves it applied and unrecorded
@@ -40,6 +41,14 @@
 #   that (its trash gone, why is not known), so the fix's run has three
 #   kills, one of which must leave a row unfinished, either answer being
 #   the fix at work.
+# - -marker today, TiCDC since PR 2754 (pingcap/ticdc 82b534d028f9, as at
+#   b813e76f9dad): the row unfinished before the DDL for every
+#   downstream, and a restart finding it unfinished starts the table at
+#   ddl_ts - 1, asking the downstream nothing (GetTableRecoveryInfo): the
+#   DDL runs again. Through the same fake TiDB as the fix, a kill that
+#   lands leaves the exchange's row unfinished, the next owner applies
+#   the exchange again (isDDLExecuted wants finished=1) and swaps the rows
+#   back: the bug's verdict again, on a TiDB downstream.
 . "$(dirname "$0")/test-lib.sh"
 
 need mariadbd mariadb-binlog etcd etcdctl
@@ -175,7 +184,8 @@ test_cluster_setup 'set up: a local cluster, down-0 no replica: the sink its onl
 	take_port port_0 && take_port port_1 && take_port tidb &&
 	sql $DOWN "STOP SLAVE; RESET SLAVE ALL" &&
 	test -z "$(sql $DOWN "SHOW SLAVE STATUS")" &&
-	topology after "$DOWN" && topology pre "$tidb"
+	topology after "$DOWN" && topology pre "$tidb" && topology today "$tidb" &&
+	tidb
 '
 
 test_expect_success 'the model: rows and DDL through the owner sink, each DDL marked after it' '
@@ -221,7 +231,7 @@ test_expect_success 'the bug (-marker after): an exchange applied twice, the ver
 '
 
 test_expect_success 'the fix (-marker pre, a TiDB downstream): exit 0, no DDL applied twice' '
-	tidb && captures pre &&
+	captures pre &&
 	run pre "$TRASH/exchange3.yaml" &&
 	stop_captures pre &&
 	{
@@ -233,6 +243,44 @@ test_expect_success 'the fix (-marker pre, a TiDB downstream): exit 0, no DDL ap
 	} || {
 		cat "$TRASH/pre.tap" "$TRASH/pre.err"
 		grep -h "starts at\|restart from\|sink started" "$TRASH"/cdc-pre-[01].log
+		false
+	}
+'
+
+# Today's TiCDC on the fix's downstream: every kill that lands leaves
+# the exchange's row unfinished, and the next owner starts both tables
+# of the row at its ts - 1 and applies the exchange again. As for the
+# bug, the verdict follows the parity of the exchanges applied twice.
+test_expect_success 'today (-marker today, a TiDB downstream): each interrupted exchange replayed' '
+	captures today &&
+	run today "$TRASH/exchange3.yaml" &&
+	stop_captures today &&
+	twice today >dup &&
+	n=$(wc -l <dup) &&
+	cat "$TRASH"/cdc-today-[01].log >logs &&
+	{
+		test "$n" -ge 1 &&
+		! grep -Ev "^[0-9]+ ALTER TABLE \`test\`\.\`table_6\` EXCHANGE PARTITION \`p0\` WITH TABLE \`test\`\.\`table_1\`$" dup &&
+		bad= &&
+		for ts in $(cut -d" " -f1 dup); do
+			grep -q "\] marker ts $ts finished=0: test\.table_6 test\.table_1$" logs &&
+			test "$(grep -c "\] table [0-9]* starts at ts $((ts - 1)): ddl_ts $ts unfinished, replayed, checkpoint [0-9]*$" logs)" -ge 2 ||
+			bad="$bad $ts"
+		done &&
+		test -z "$bad" &&
+		! grep -q "ddl job\|Skip Already Executed" logs &&
+		grep -qx "ok 3 - fault 1 kill: 3 of 3 injected, 3 healed" "$TRASH/today.tap" &&
+		if test $((n % 2)) = 1; then
+			test $rc = 1 &&
+			grep -qx "not ok 4 - consistency" "$TRASH/today.tap" &&
+			grep -Eq "message: \"2 of 2 tables differ; first: test\.table_1: [0-9]+ missing, [0-9]+ extra" "$TRASH/today.tap"
+		else
+			test $rc = 0 &&
+			grep -Eqx "ok 4 - consistency: 2 tables, [0-9]+ rows equal on both sides.*" "$TRASH/today.tap"
+		fi
+	} || {
+		cat dup "$TRASH/today.tap" "$TRASH/today.err"
+		grep -h "starts at\|restart from\|marker ts" "$TRASH"/cdc-today-[01].log
 		false
 	}
 '

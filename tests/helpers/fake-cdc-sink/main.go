@@ -1,4 +1,4 @@
-// fake-cdc-sink -up HOST:PORT -down HOST:PORT -marker after|pre
+// fake-cdc-sink -up HOST:PORT -down HOST:PORT -marker after|pre|today
 //
 //	[-changefeed ID] [-status FILE]
 //
@@ -9,7 +9,9 @@
 // tidb_cdc.ddl_ts_v1 after it (-marker after: TiCDC with a MySQL
 // downstream, the bug) or before and after it (-marker pre: TiCDC with a
 // TiDB downstream, which then tells from its information_schema.ddl_jobs
-// whether a DDL the row calls unfinished ran; the fix). Run by the owner
+// whether a DDL the row calls unfinished ran; the fix), or as TiCDC does
+// today, for any downstream (-marker today: before and after it, and a
+// DDL the row calls unfinished applied again). Run by the owner
 // capture (tests/helpers/fake-cdc.pl --sink), it dies with it
 // (PR_SET_PDEATHSIG), as TiCDC's sink is a part of its capture's process.
 //
@@ -138,12 +140,12 @@ type probe struct {
 func main() {
 	up := flag.String("up", "", "the upstream MariaDB, HOST:PORT")
 	down := flag.String("down", "", "the downstream, HOST:PORT")
-	marker := flag.String("marker", "", "after (the MySQL order, the bug) or pre (the TiDB order, the fix)")
+	marker := flag.String("marker", "", "after (the MySQL order, the bug), pre (the TiDB order, the fix) or today (TiCDC since PR 2754)")
 	changefeed := flag.String("changefeed", "tichaos", "the changefeed's id")
 	statusPath := flag.String("status", "", "the changefeed's status file")
 	flag.Parse()
-	if *up == "" || *down == "" || (*marker != "after" && *marker != "pre") {
-		fmt.Fprintln(os.Stderr, "usage: fake-cdc-sink -up HOST:PORT -down HOST:PORT -marker after|pre [-changefeed ID] [-status FILE]")
+	if *up == "" || *down == "" || (*marker != "after" && *marker != "pre" && *marker != "today") {
+		fmt.Fprintln(os.Stderr, "usage: fake-cdc-sink -up HOST:PORT -down HOST:PORT -marker after|pre|today [-changefeed ID] [-status FILE]")
 		os.Exit(2)
 	}
 	// Die with the capture: PR_SET_PDEATHSIG, then a parent already gone.
@@ -176,7 +178,7 @@ func main() {
 	st := &status{path: *statusPath, state: "normal"}
 	st.read()
 	s := &sink{ctx: ctx, conn: conn, changefeed: *changefeed,
-		pre: *marker == "pre", columns: map[tableKey][]string{},
+		marker: *marker, columns: map[tableKey][]string{},
 		keys: map[tableKey][]int{}, status: st}
 	if err := s.prepare(); err != nil {
 		die(err)

@@ -1,8 +1,9 @@
 package main
 
-// The MySQL sink of TiCDC's new architecture, as pingcap/ticdc writes it
-// at 09c7a4e99f82 (the code PR 951, a9806ae554f1, introduced, with the
-// created_at precision of PR 2066):
+// The MySQL sink of TiCDC's new architecture. -marker after and -marker
+// pre are pingcap/ticdc as it writes it at 09c7a4e99f82 (the code PR 951,
+// a9806ae554f1, introduced, with the created_at precision of PR 2066),
+// until PR 2754:
 //
 // - pkg/sink/mysql/mysql_writer.go FlushDDLEvent (line 102): when the
 //   downstream is TiDB and EnableDDLTs, FlushDDLTsPre first (the table's
@@ -35,6 +36,32 @@ package main
 //   at-least-once: pkg/sink/mysql/mysql_writer_dml.go, safe mode): an
 //   insert as REPLACE INTO, an update as DELETE of the old key and REPLACE
 //   of the new row, a delete as DELETE by the primary key.
+//
+// -marker today is pingcap/ticdc as it is at b813e76f9dad (2026-08-18),
+// which does what PR 2754 (82b534d028f9, 2025-10-27) made it do:
+//
+// - pkg/sink/mysql/mysql_writer.go FlushDDLEvent (line 146): FlushDDLTsPre
+//   (finished=0), execDDLWithMaxRetries, FlushDDLTs (finished=1) for
+//   every downstream (a DDL TiDBOnly, which MariaDB's binlog never
+//   carries, only for TiDB).
+// - pkg/sink/mysql/mysql_writer_for_ddl_ts.go buildInsertItemQuery (266):
+//   one INSERT ... ON DUPLICATE KEY UPDATE in the transaction of
+//   SendDDLTsPre (96) or SendDDLTs (154), no names, no created_at;
+//   createDDLTsTable (715): ddl_ts_v1 without table_name_in_ddl_job,
+//   db_name_in_ddl_job and created_at.
+// - GetTableRecoveryInfo (359), its decodeRow (440): a finished row starts
+//   its table at ddl_ts; an unfinished one (not a syncpoint's) at ddl_ts
+//   - 1, "to replay DDL at ddlTs", asking the downstream nothing: the DDL
+//   runs again whether or not it ran. downstreamadapter/sink/mysql/sink.go
+//   GetTableRecoveryInfo (441): the start is the larger of that and the
+//   changefeed's checkpoint. The DML at ddl_ts it also skips
+//   (skipDMLAsStartTs, downstreamadapter/dispatcher/basic_dispatcher.go
+//   655) is none here: a DDL's GTID holds no rows.
+// - pkg/sink/mysql/mysql_writer_ddl.go execDDL (36): an EXCHANGE
+//   PARTITION is skipped only when isDDLExecuted (mysql_writer_for_ddl_ts
+//   .go 637) finds its row at that ddl_ts with finished=1, which an
+//   interrupted exchange's row is not: applied again, it swaps the rows
+//   back. execDDLWithMaxRetries (216): errors as above.
 //
 // What the model leaves out or changes: one process writes every table
 // (TiCDC splits them over dispatchers); the changefeed's checkpoint, which
@@ -76,7 +103,7 @@ type sink struct {
 	ctx        context.Context
 	conn       *sql.Conn // the downstream, one session (USE db)
 	changefeed string
-	pre        bool             // FlushDDLTsPre before the DDL: the TiDB order
+	marker     string           // after, pre or today: the code modelled
 	start      map[int64]uint64 // by table id
 	checkpoint uint64           // the changefeed's: applied up to here at restart
 	applied    uint64           // every event up to here is applied
@@ -95,11 +122,20 @@ func (s *sink) exec(q string, args ...interface{}) error {
 	return err
 }
 
-// prepare: the sink's tables, as createDDLTsTable makes ddl_ts_v1.
+// prepare: the sink's tables, as createDDLTsTable makes ddl_ts_v1 (today
+// without the names and created_at).
 func (s *sink) prepare() error {
-	for _, q := range []string{
-		"CREATE DATABASE IF NOT EXISTS tidb_cdc",
-		`CREATE TABLE IF NOT EXISTS tidb_cdc.ddl_ts_v1 (
+	ddlTs := `CREATE TABLE IF NOT EXISTS tidb_cdc.ddl_ts_v1 (
+			ticdc_cluster_id varchar (255),
+			changefeed varchar(255),
+			ddl_ts varchar(18),
+			table_id bigint(21),
+			finished bool,
+			is_syncpoint bool,
+			INDEX (ticdc_cluster_id, changefeed, table_id),
+			PRIMARY KEY (ticdc_cluster_id, changefeed, table_id))`
+	if s.marker != "today" {
+		ddlTs = `CREATE TABLE IF NOT EXISTS tidb_cdc.ddl_ts_v1 (
 			ticdc_cluster_id varchar (255),
 			changefeed varchar(255),
 			ddl_ts varchar(18),
@@ -110,7 +146,11 @@ func (s *sink) prepare() error {
 			is_syncpoint bool,
 			created_at datetime(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
 			INDEX (ticdc_cluster_id, changefeed, table_id),
-			PRIMARY KEY (ticdc_cluster_id, changefeed, table_id))`,
+			PRIMARY KEY (ticdc_cluster_id, changefeed, table_id))`
+	}
+	for _, q := range []string{
+		"CREATE DATABASE IF NOT EXISTS tidb_cdc",
+		ddlTs,
 		`CREATE TABLE IF NOT EXISTS tidb_cdc.model_checkpoint (
 			changefeed varchar(255) PRIMARY KEY, checkpoint_ts bigint)`,
 	} {
@@ -141,9 +181,10 @@ func (s *sink) ddlJobRan(k tableKey, createdAt string) (bool, string, error) {
 	return at.Before(job), "ddl job created " + created.String, nil
 }
 
-// recover: where each table starts (GetStartTsList), from the rows of
-// ddl_ts_v1 and the changefeed's checkpoint; first is the changefeed's
-// start when it has none yet (the upstream's position now).
+// recover: where each table starts (GetStartTsList, today
+// GetTableRecoveryInfo), from the rows of ddl_ts_v1 and the changefeed's
+// checkpoint; first is the changefeed's start when it has none yet (the
+// upstream's position now).
 func (s *sink) recover(first uint64) error {
 	err := s.conn.QueryRowContext(s.ctx, "SELECT checkpoint_ts FROM tidb_cdc.model_checkpoint WHERE changefeed = ?", s.changefeed).Scan(&s.checkpoint)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -155,7 +196,11 @@ func (s *sink) recover(first uint64) error {
 	} else if err != nil {
 		return err
 	}
-	rows, err := s.conn.QueryContext(s.ctx, "SELECT table_id, table_name_in_ddl_job, db_name_in_ddl_job, ddl_ts, finished, DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f') FROM tidb_cdc.ddl_ts_v1 WHERE ticdc_cluster_id = ? AND changefeed = ?", clusterID, s.changefeed)
+	q := "SELECT table_id, table_name_in_ddl_job, db_name_in_ddl_job, ddl_ts, finished, DATE_FORMAT(created_at, '%Y-%m-%d %H:%i:%s.%f') FROM tidb_cdc.ddl_ts_v1 WHERE ticdc_cluster_id = ? AND changefeed = ?"
+	if s.marker == "today" {
+		q = "SELECT table_id, '', '', ddl_ts, finished, '' FROM tidb_cdc.ddl_ts_v1 WHERE ticdc_cluster_id = ? AND changefeed = ?"
+	}
+	rows, err := s.conn.QueryContext(s.ctx, q, clusterID, s.changefeed)
 	if err != nil {
 		return err
 	}
@@ -182,8 +227,11 @@ func (s *sink) recover(first uint64) error {
 	s.start = map[int64]uint64{}
 	for _, r := range all {
 		ts, why := r.ts, "finished"
-		if !r.finished {
-			if !s.pre {
+		if !r.finished && s.marker == "today" {
+			// decodeRow: the DDL replayed, whatever the downstream did.
+			ts, why = r.ts-1, "unfinished, replayed"
+		} else if !r.finished {
+			if s.marker == "after" {
 				return fmt.Errorf("ddl ts table is not finished, but downstream is not tidb, FIX IT")
 			}
 			ran, how, err := s.ddlJobRan(r.k, r.createdAt)
@@ -201,8 +249,13 @@ func (s *sink) recover(first uint64) error {
 			start = s.checkpoint
 		}
 		s.start[r.id] = start
-		logf("table %d starts at ts %d: ddl_ts %d (job %s.%s) %s, checkpoint %d",
-			r.id, start, r.ts, r.k.db, r.k.table, why, s.checkpoint)
+		if s.marker == "today" {
+			logf("table %d starts at ts %d: ddl_ts %d %s, checkpoint %d",
+				r.id, start, r.ts, why, s.checkpoint)
+		} else {
+			logf("table %d starts at ts %d: ddl_ts %d (job %s.%s) %s, checkpoint %d",
+				r.id, start, r.ts, r.k.db, r.k.table, why, s.checkpoint)
+		}
 	}
 	s.applied = s.checkpoint
 	logf("restart from ts %d", s.checkpoint)
@@ -256,13 +309,31 @@ func blocked(db, q string) []tableKey {
 	return ks
 }
 
-// marker: insertItemQuery's two statements for the tables of a DDL at ts;
+// mark: insertItemQuery's two statements for the tables of a DDL at ts;
 // every row names the DDL job's table (its event's TableNameInDDLJob,
-// DBNameInDDLJob), the first the DDL names.
-func (s *sink) marker(ks []tableKey, ts uint64, finished int) error {
+// DBNameInDDLJob), the first the DDL names. Today buildInsertItemQuery's
+// one: no names, no created_at.
+func (s *sink) mark(ks []tableKey, ts uint64, finished int) error {
 	tx, err := s.conn.BeginTx(s.ctx, nil)
 	if err != nil {
 		return err
+	}
+	if s.marker == "today" {
+		var b strings.Builder
+		b.WriteString("INSERT INTO tidb_cdc.ddl_ts_v1 (ticdc_cluster_id, changefeed, ddl_ts, table_id, finished, is_syncpoint) VALUES ")
+		for i, k := range ks {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "('%s', %s, '%d', %d, %d, 0)",
+				clusterID, quoteString(s.changefeed), ts, k.id(), finished)
+		}
+		b.WriteString(" ON DUPLICATE KEY UPDATE finished=VALUES(finished), ddl_ts=VALUES(ddl_ts), is_syncpoint=VALUES(is_syncpoint);")
+		if _, err = tx.ExecContext(s.ctx, b.String()); err != nil {
+			tx.Rollback()
+			return err
+		}
+		return tx.Commit()
 	}
 	var b strings.Builder
 	b.WriteString("INSERT INTO tidb_cdc.ddl_ts_v1 (ticdc_cluster_id, changefeed, ddl_ts, table_id, table_name_in_ddl_job, db_name_in_ddl_job, finished, is_syncpoint, created_at) VALUES ")
@@ -349,8 +420,8 @@ func (s *sink) applyDDL(ev event) error {
 	if all {
 		return nil
 	}
-	if s.pre {
-		if err := s.retry("ddl ts pre", func() error { return s.marker(ks, ev.ts, 0) }); err != nil {
+	if s.marker != "after" {
+		if err := s.retry("ddl ts pre", func() error { return s.mark(ks, ev.ts, 0) }); err != nil {
 			return err
 		}
 		logf("marker ts %d finished=0: %s", ev.ts, names(ks))
@@ -388,7 +459,7 @@ func (s *sink) applyDDL(ev event) error {
 		delete(s.columns, k)
 		delete(s.keys, k)
 	}
-	if err := s.retry("ddl ts", func() error { return s.marker(ks, ev.ts, 1) }); err != nil {
+	if err := s.retry("ddl ts", func() error { return s.mark(ks, ev.ts, 1) }); err != nil {
 		return err
 	}
 	logf("marker ts %d finished=1: %s", ev.ts, names(ks))
