@@ -1,5 +1,5 @@
 #!/bin/sh
-# TiCDC's DDL marker (pingcap/ticdc PR 951) end to end: a suite of
+# TiCDC's DDL marker (pingcap/ticdc PRs 951 and 2754) end to end: a suite of
 # exchanges of partitions, both captures killed while down-0 runs one
 # (on: ddl_running), on two fake TiCDC captures whose owner runs a
 # model of TiCDC's MySQL sink, from the local cluster's up-0 to its
