@@ -121,9 +121,13 @@ static void ids_plot(void)
 	ok(strstr(buf_str(&out), "class=\"at-owner\"><title>1.500s tidb-1 "
 		  "owner</title>") != NULL, "named with its time");
 	ok(!strstr(buf_str(&out), "at-ddl"), "a DDL is no line of it");
-	ok(strstr(buf_str(&out), ">id 4003</text>") &&
-	   strstr(buf_str(&out), ">id 1</text>"),
-	   "the y axis from the lowest id to the highest");
+	ok(strstr(buf_str(&out), "text-anchor=\"end\">0</text>") &&
+	   strstr(buf_str(&out), "text-anchor=\"end\">6000</text>"),
+	   "the id axis around the lowest id (1) and the highest (4003)");
+	is_int((int64_t)count(buf_str(&out), "text-anchor=\"end\">"), 4,
+	       "  its ticks: 0, 2000, 4000, 6000");
+	ok(strstr(buf_str(&out), "class=\"flabel\">kill tidb-0</text>") !=
+	   NULL, "the window named where it starts");
 	ok(json_equal(rest, details), "the details' text keeps every member");
 	buf_reset(&out);
 	json_object_set_new(json_array_get(json_object_get(details, "first"),

@@ -16,6 +16,49 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
+/* A linear axis over any range: ids far from 0, one value. */
+static void test_yrange(void)
+{
+	struct buf b = BUF_INIT;
+	struct svg_scale sc;
+
+	/* ids 2673 to 35120 of a real run (TiDB issue 52600). */
+	sc = svg_yrange(&b, 20, 140, 2673, 35120);
+	ok(sc.lo == 0 && sc.hi == 40000 && !sc.log,
+	   "ids: 0 to 40000 by 10000 (%g, %g)", sc.lo, sc.hi);
+	ok(count(buf_str(&b), "text-anchor=\"end\">") == 5 &&
+	   strstr(buf_str(&b), ">30000</text>") != NULL, "a tick a step");
+	buf_reset(&b);
+	sc = svg_yrange(&b, 20, 140, 1000001, 1000400);
+	ok(sc.lo == 1000000 && sc.hi == 1000400,
+	   "a narrow range far from 0: 1000000 to 1000400 (%g, %g)", sc.lo,
+	   sc.hi);
+	ok(count(buf_str(&b), "text-anchor=\"end\">") == 5 &&
+	   strstr(buf_str(&b), ">1000200</text>") != NULL, "its ticks by 100");
+	buf_reset(&b);
+	sc = svg_yrange(&b, 20, 140, 7, 7);
+	ok(sc.lo == 7 && sc.hi == 8 && svg_y(&sc, 7) == 140,
+	   "one value: a step above it (%g, %g)", sc.lo, sc.hi);
+	buf_release(&b);
+}
+
+/* A label cut to its room, escaped, or left out. */
+static void test_label(void)
+{
+	struct buf b = BUF_INIT;
+
+	svg_label(&b, 10, 20, "partition cdc (down-0 | up-0)", 60);
+	ok(!strcmp(buf_str(&b), "<text x=\"10.0\" y=\"20\" class=\"flabel\">"
+		   "partitio...</text>\n"), "a label cut to its room: %s",
+	   buf_str(&b));
+	buf_reset(&b);
+	svg_label(&b, 10, 20, "a<b", 12);
+	ok(!*buf_str(&b), "no room for three letters: nothing");
+	svg_label(&b, 10, 20, "a<b", 100);
+	ok(strstr(buf_str(&b), ">a&lt;b</text>") != NULL, "escaped");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	struct buf b = BUF_INIT;
@@ -109,34 +152,8 @@ int main(void)
 	   strstr(buf_str(&b), ">100</text>") != NULL, "a tick a decade");
 	ok(svg_y(&sc, 10) > 59.9 && svg_y(&sc, 10) < 60.1 &&
 	   svg_y(&sc, 0.001) == 140, "10 two thirds up; below 0.1 at the bottom");
-	buf_reset(&b);
-	/* ids 2673 to 35120 of a real run (TiDB issue 52600). */
-	sc = svg_yrange(&b, 20, 140, 2673, 35120);
-	ok(sc.lo == 0 && sc.hi == 40000 && !sc.log,
-	   "ids: 0 to 40000 by 10000 (%g, %g)", sc.lo, sc.hi);
-	ok(count(buf_str(&b), "text-anchor=\"end\">") == 5 &&
-	   strstr(buf_str(&b), ">30000</text>") != NULL, "a tick a step");
-	buf_reset(&b);
-	sc = svg_yrange(&b, 20, 140, 1000001, 1000400);
-	ok(sc.lo == 1000000 && sc.hi == 1000400,
-	   "a narrow range far from 0: 1000000 to 1000400 (%g, %g)", sc.lo,
-	   sc.hi);
-	ok(count(buf_str(&b), "text-anchor=\"end\">") == 5 &&
-	   strstr(buf_str(&b), ">1000200</text>") != NULL, "its ticks by 100");
-	buf_reset(&b);
-	sc = svg_yrange(&b, 20, 140, 7, 7);
-	ok(sc.lo == 7 && sc.hi == 8 && svg_y(&sc, 7) == 140,
-	   "one value: a step above it (%g, %g)", sc.lo, sc.hi);
-	buf_reset(&b);
-	svg_label(&b, 10, 20, "partition cdc (down-0 | up-0)", 60);
-	ok(!strcmp(buf_str(&b), "<text x=\"10.0\" y=\"20\" class=\"flabel\">"
-		   "partitio...</text>\n"), "a label cut to its room: %s",
-	   buf_str(&b));
-	buf_reset(&b);
-	svg_label(&b, 10, 20, "a<b", 12);
-	ok(!*buf_str(&b), "no room for three letters: nothing");
-	svg_label(&b, 10, 20, "a<b", 100);
-	ok(strstr(buf_str(&b), ">a&lt;b</text>") != NULL, "escaped");
 	buf_release(&b);
+	test_yrange();
+	test_label();
 	return done_testing();
 }
