@@ -132,7 +132,13 @@ test_cluster_setup 'set up a cluster to attach to'
 
 suite long 60s 60s
 
+# The runs below go to the background, and the shell truncates their
+# err there, later than the wait for a line of it may look on a loaded
+# machine: emptied first, the file cannot show an earlier run's line
+# (the etcd run above places a data directory too).
+
 test_expect_success '^C while placed: the data directory put back before the run ends, exit 4' '
+	: >err && : >tap &&
 	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/int" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err" &&
@@ -148,6 +154,7 @@ test_expect_success '^C while placed: the data directory put back before the run
 # $TRASH/OUT, killed with SIGKILL once up-0 is placed; $run its pid, $fs
 # the file system's (both tracked, and the mount).
 killed_while_placed() {
+	: >err && : >tap &&
 	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/$1" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err" &&
@@ -192,6 +199,7 @@ test_expect_success 'SIGKILL while placed, then cluster down: it stops the compo
 # next run inserts on the directory put back; up-0, stopped as the run
 # found it by its records, is left stopped.
 test_expect_success 'SIGKILL before the pidfile was written: the next run finds the server by its files, stops it, puts the directory back' '
+	: >err3k && : >tap &&
 	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/killed3" >tap 2>err3k & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 180 "grep -q \"its data directory on tichaos-diskfs\" err3k" &&
