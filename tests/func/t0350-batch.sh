@@ -176,6 +176,7 @@ test_expect_success '--shard I/3 --dry-run: the share listed, exit 0, no run' '
 test_expect_success 'SIGINT: every running suite interrupted once, exit 4, nothing left' '
 	sed "s/duration: 3s/duration: 60s/" b_one.yaml | sed "s/b_one/i_one/g" >i_one.yaml &&
 	sed "s/duration: 3s/duration: 60s/" b_two.yaml | sed "s/b_two/i_two/g" >i_two.yaml &&
+	: >tap3 && : >err3 &&
 	{ "$TICHAOS" run -j 2 i_one.yaml i_two.yaml --quiet >tap3 2>err3 & } &&
 	batch=$! && test_pids="$test_pids $batch" &&
 	wait_for_condition 60 "test -s runs/i_one/latest/history.jsonl && test -s runs/i_two/latest/history.jsonl" &&

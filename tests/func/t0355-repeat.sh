@@ -286,6 +286,7 @@ test_expect_success 'a suite skipped here ends --until-fail at once: every run w
 # no other. The second run is interrupted once it drives (its history).
 test_expect_success 'SIGINT in the second run: it is interrupted, no third starts, exit 4' '
 	mkdir int && cp pass.yaml int/ && cd int &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run pass.yaml --until-fail --seed 3 --duration 8s --cluster "$T" --quiet >tap 2>err & } &&
 	pid=$! && test_track_pid $pid && cd .. &&
 	set -- $(seeds 3 2) &&

@@ -77,6 +77,7 @@ test_expect_success 'a host without tichaos-diskfs: refused at the fault'\''s li
 suite long 60s "{ kind: disk_slow, target: up-0, at: [60s], down: 1s, delay: 1ms }"
 
 test_expect_success 'SIGKILL while placed on box: the mount and the record are left there' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run long.yaml --cluster "$TRASH/ssh.yaml" --out "$TRASH/killed" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"its data directory on tichaos-diskfs\" err" &&

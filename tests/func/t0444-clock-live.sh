@@ -124,6 +124,7 @@ suite go probe-0 -30m 120s
 
 test_expect_success '^C while MariaDB is skewed: NOW() an hour ahead, then put back, exit 4' '
 	pid=$(cat "$C/up-0/tichaos.pid") &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run long.yaml --cluster "$T" --out "$TRASH/long" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	skewed long &&
@@ -149,6 +150,7 @@ test_expect_success 'etcd an hour ahead for a whole run: exit 0, the skew measur
 
 test_expect_success 'etcd, a Go program: its Date header an hour ahead, then back' '
 	pid=$(cat "$C/etcd-0/tichaos.pid") &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run etcd.yaml --cluster "$T" --out "$TRASH/etcd" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	skewed etcd &&
@@ -162,6 +164,7 @@ test_expect_success 'etcd, a Go program: its Date header an hour ahead, then bac
 
 test_expect_success 'go-probe: time.Now() half an hour behind, on a thread started while skewed too' '
 	pid=$(cat probe.pid) &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run go.yaml --cluster probe.yaml --out "$TRASH/go" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	skewed go &&
@@ -189,6 +192,7 @@ test_expect_success 'go-probe at twice the rate: measured at 2, then 1' '
 
 test_expect_success 'SIGKILL while skewed: go-probe stays moved; the next run puts it back and says so' '
 	pid=$(cat probe.pid) &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run go.yaml --cluster probe.yaml --out "$TRASH/killed" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	skewed killed &&
@@ -204,6 +208,7 @@ test_expect_success 'SIGKILL while skewed: go-probe stays moved; the next run pu
 
 test_expect_success 'go-probe exits while skewed: the heal says it is gone, its record removed' '
 	pid=$(cat probe.pid) &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run go.yaml --cluster probe.yaml --out "$TRASH/exit" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	skewed exit &&

@@ -135,6 +135,7 @@ sed -i -e "s/^duration: 8s/duration: 60s/" -e "s/down: 3s/down: 50s/" "$TRASH/lo
 # ^C while the clock is moved: the heal puts it back before the run ends
 # (docs/reliability.md), exit 4.
 test_expect_success 'SIGINT while the clock is moved: put back, then exit 4' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run "$TRASH/long.yaml" --cluster "$T" --out "$TRASH/l" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"clock\\\"\" \"$TRASH/l/history.jsonl\"" &&

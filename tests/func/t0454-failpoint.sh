@@ -76,6 +76,7 @@ suite sleep 'sleep(300)' 120s
 suite string 'return("a b")' 120s
 
 test_expect_success 'http, a string and a sleep: what the program evaluates while on; ^C turns it off, exit 4' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run string.yaml --cluster probe.yaml --out "$TRASH/string" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	on string &&
@@ -83,6 +84,7 @@ test_expect_success 'http, a string and a sleep: what the program evaluates whil
 	grep -q "\"term\":\"return(\\\\\"a b\\\\\")\",\"enabled\":\[{\"component\":\"probe-0\",\"read_back\":\"return(\\\\\"a b\\\\\")\"}\]" string/history.jsonl &&
 	kill -INT $run && { wait $run; test $? = 4; } &&
 	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms" &&
+	: >tap && : >err &&
 	{ "$TICHAOS" run sleep.yaml --cluster probe.yaml --out "$TRASH/sleep" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	on sleep &&
@@ -112,6 +114,7 @@ suite long 'return(1)' 120s
 suite longr 'return(2)' 120s restart
 
 test_expect_success 'SIGKILL while on over http: left on; the next run turns it off and says so' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run long.yaml --cluster probe.yaml --out "$TRASH/killed" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	on killed &&
@@ -126,6 +129,7 @@ test_expect_success 'SIGKILL while on over http: left on; the next run turns it 
 '
 
 test_expect_success 'SIGKILL while on by restart: the next run stops that process, and starts it without' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run longr.yaml --cluster probe.yaml --out "$TRASH/killedr" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	on killedr &&
@@ -142,6 +146,7 @@ test_expect_success 'SIGKILL while on by restart: the next run stops that proces
 '
 
 test_expect_success 'TICHAOS_STATE_DIR: a run of another root leaves the record; of its own, turns it off' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run long.yaml --cluster probe.yaml --out "$TRASH/killed2" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	on killed2 &&
@@ -249,6 +254,7 @@ test_expect_success 'the new TiCDC'\''s API: POST, listed, evaluated true; DELET
 suite jsonlong 'return(7)' 120s "" "api: /debug/failpoints"
 
 test_expect_success 'the new TiCDC'\''s API: SIGKILL while on; the next run DELETEs it and says so' '
+	: >tap && : >err &&
 	{ "$TICHAOS" run jsonlong.yaml --cluster probe.yaml --out "$TRASH/jsonlong" >tap 2>err & } &&
 	run=$! && test_track_pid $run &&
 	on jsonlong &&

@@ -79,6 +79,7 @@ EOF
 # copies the logs; planted before that line, the line is in the copy.
 test_expect_success 'logscan finds a panic logged during the run, with file and line' '
 	echo "panic: planted before this run too" >>"$C/up-0/mariadbd.log" &&
+	: >tap4 && : >err4 &&
 	{ "$TICHAOS" run "$TRASH/planted.yaml" --cluster "$T" --out "$TRASH/r2" >tap4 2>err4 & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r2/history.jsonl\"" &&
@@ -118,6 +119,7 @@ race() {
 test_expect_success 'more logs of a component: collected from where the run began, scanned; a race report ignored by its stack' '
 	grep -q "logs: \[\"$TRASH/more/stdout\*.log\"" "$TRASH/more.yaml" &&
 	echo "panic: before the run" >"$TRASH/more/stdout-1.log" &&
+	: >tapm && : >errm &&
 	{ "$TICHAOS" run "$TRASH/more-suite.yaml" --cluster "$TRASH/more.yaml" --out "$TRASH/more-run" >tapm 2>errm & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/more-run/history.jsonl\"" &&

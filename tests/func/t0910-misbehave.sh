@@ -108,6 +108,7 @@ EOF
 
 test_expect_success 'the upstream stopped for good (SIGSTOP): no hang, no pass, exit 3' '
 	up=$(cat "$C/up-0/tichaos.pid") &&
+	: >tap2 && : >err2 &&
 	{ "$TICHAOS" run "$TRASH/hangs.yaml" --cluster "$T" --out "$TRASH/r2" >tap2 2>err2 & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r2/history.jsonl\"" &&
@@ -133,6 +134,7 @@ EOF
 # tables as they are, says they are unsynced and why, and fails on what
 # differs.
 test_expect_success 'replication broken by an error downstream: compared unsynced, named, exit 1' '
+	: >tap3 && : >err3 &&
 	{ "$TICHAOS" run "$TRASH/broken.yaml" --cluster "$T" --out "$TRASH/r3" >tap3 2>err3 & } &&
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r3/history.jsonl\"" &&
