@@ -76,13 +76,13 @@ struct mark_wait {
 static int write_mark(const struct check_ctx *ctx, struct side *up,
 		      int64_t mark, int64_t timeout, struct err *e)
 {
-	int secs = (int)(timeout / NS_PER_SEC) > 60 ? (int)(timeout / NS_PER_SEC)
-						    : 60;
+	int secs = (int)(timeout / NS_PER_SEC);
 	struct sql ddl = { 0 };
 	struct buf q = BUF_INIT;
 	int rc;
 
-	rc = component_connect(up->comp, &ddl, NULL, secs, e) ||
+	rc = component_connect(up->comp, &ddl, NULL, secs > 60 ? secs : 60,
+			       e) ||
 	     sql_exec(&ddl, "CREATE DATABASE IF NOT EXISTS tichaos_meta", e) ||
 	     sql_exec(&ddl, "CREATE TABLE IF NOT EXISTS "
 		      "tichaos_meta.barrier (id BIGINT PRIMARY KEY, run "

@@ -3,9 +3,10 @@
  * changefeed's checkpoint_ts must advance and its state be "normal"
  * (Open API v2); when it does not, the failure quotes TiCDC's last error
  * or warning (a changefeed retrying a DDL holds its checkpoint). On the
- * local cluster the replica's threads must run and its lag reach 0. A replica whose SQL thread stopped on an error fails
- * at once, with the error's code and text (the event or query it could
- * not apply), the last GTID it applied and the source's binlog position.
+ * local cluster the replica's threads must run and its lag reach 0. A
+ * replica whose SQL thread stopped on an error fails at once, with the
+ * error's code and text (the event or query it could not apply), the
+ * last GTID it applied and the source's binlog position.
  */
 #include <stdio.h>
 #include <stdlib.h>
