@@ -83,7 +83,7 @@ static int answer_error(struct api_reply *r, long status, const char *body,
  * `e` and in *next whether another component may be asked.
  */
 static int ask(const struct component *comp, const char *method,
-	       const char *path, const struct http_auth *auth,
+	       const char *path, const struct http_opts *auth,
 	       const char *body, unsigned flags, struct api_reply *r,
 	       int *next, struct err *e)
 {
@@ -99,7 +99,7 @@ static int ask(const struct component *comp, const char *method,
 	r->code[0] = '\0';
 	*next = 1;
 	r->status = 0;
-	if (http_request_auth(method, url, auth, body, &answer, &status,
+	if (http_request_opts(method, url, auth, body, &answer, &status,
 			      get ? GET_TIMEOUT_NS : CHANGE_TIMEOUT_NS, e))
 		goto out;
 	r->status = status;
@@ -170,8 +170,8 @@ int cluster_api(struct cluster *c, unsigned role, const char *method,
 		struct api_reply *r, struct err *e)
 {
 	const struct ticdc_access *a = &c->ticdc;
-	const struct http_auth cdc_auth = { a->user, a->password };
-	const struct http_auth *auth =
+	const struct http_opts cdc_auth = { a->user, a->password, NULL };
+	const struct http_opts *auth =
 		role == ROLE_CDC && a->user ? &cdc_auth : NULL;
 	struct err last = ERR_INIT;
 	int next = 1, rc;

@@ -13,7 +13,13 @@
  * architecture at /debug/fail/ (startStatusHTTP of pingcap/tiflow's cdc
  * package, a failpoint build), PD at /pd/api/v1/fail/
  * (server/api/router.go; built with the tag with_fail, whose
- * server/api/failpoint.go sets enableFailPointAPI). PUT NAME with
+ * server/api/failpoint.go sets enableFailPointAPI). PD forwards every
+ * request under /pd from a follower to its leader unless it carries the
+ * header PD-Allow-follower-handle (pkg/utils/apiutil/serverapi/
+ * middleware.go, redirector): a PUT aimed at a follower would turn the
+ * leader's failpoint on, and after a leader change the DELETE would reach
+ * another PD. Each request to a pd component carries that header, so it
+ * lands where it is aimed, leader or not (seen on three v8.1.2 PDs). PUT NAME with
  * the term as the body enables it (204), GET NAME answers the term and a
  * newline (200), DELETE NAME disables it (204); GET of a disabled one
  * answers 404 "failed to GET: error on NAME: failpoint: failpoint is
@@ -93,6 +99,18 @@ static const char *const methods[] = { "http", "restart", NULL };
 
 /* The new TiCDC's failpoint API (api/v2/failpoint.go in pingcap/ticdc). */
 #define JSON_API "/debug/failpoints"
+
+/* What a request to a pd component carries: it is served where it is
+ * aimed, not forwarded to the leader (PD's redirector). */
+static const struct http_opts pd_here = {
+	NULL, NULL, "PD-Allow-follower-handle: true"
+};
+
+/* How a request reaches the failpoint API of `comp`. */
+static const struct http_opts *via_of(const struct component *comp)
+{
+	return comp->roles & ROLE_PD ? &pd_here : NULL;
+}
 
 struct failpoint_opts {
 	struct fault_target_opts t;
@@ -465,8 +483,9 @@ static int resolve(struct cluster *c, const struct suite *s,
 
 /*
  * FAILPOINT_DIR/<pid>.<n>: "<method> <pid> <start> <runner> <runner
- * start> <component>\n<url>\n" — url the API's for the failpoint (http),
- * "-" (restart). Its path into `path`.
+ * start> <component>\n<url>\n" — method http, pd (http with pd_here),
+ * json or restart; url the API's for the failpoint, "-" (restart). Its
+ * path into `path`.
  */
 static int record(const char *method, pid_t pid, const char *component,
 		  const char *url, char *path, size_t size, struct err *e)
@@ -525,12 +544,13 @@ static const char *first_line(struct buf *b)
 	return buf_str(b);
 }
 
-/* GET `url`: *status, the answer in `out`. */
-static int get(const char *url, struct buf *out, long *status,
-	       struct err *e)
+/* GET `url` (`via`: may be NULL): *status, the answer in `out`. */
+static int get(const char *url, const struct http_opts *via, struct buf *out,
+	       long *status, struct err *e)
 {
 	buf_reset(out);
-	return http_request("GET", url, NULL, out, status, HTTP_TIMEOUT_NS, e);
+	return http_request_opts("GET", url, via, NULL, out, status,
+				 HTTP_TIMEOUT_NS, e);
 }
 
 /*
@@ -546,8 +566,8 @@ static int enable_http(const struct failpoint_opts *o,
 	int rc = -1;
 
 	*put = 0;
-	if (http_request("PUT", url, o->term, &out, &status, HTTP_TIMEOUT_NS,
-			 e))
+	if (http_request_opts("PUT", url, via_of(comp), o->term, &out, &status,
+			      HTTP_TIMEOUT_NS, e))
 		goto out;
 	if (status != 204) {
 		err_set(e, ERR_INFRA, "PUT '%s': HTTP %ld: %s%s", url, status,
@@ -558,7 +578,7 @@ static int enable_http(const struct failpoint_opts *o,
 		goto out;
 	}
 	*put = 1;
-	if (get(url, &out, &status, e))
+	if (get(url, via_of(comp), &out, &status, e))
 		goto out;
 	buf_rtrim(&out);
 	buf_addstr(value, ",\"read_back\":", NULL);
@@ -575,18 +595,20 @@ out:
 }
 
 /*
- * DELETE, then GET: 404 "disabled". A process started again meanwhile
- * has none (DELETE: 400 "does not exist"): *restarted.
+ * DELETE (`via`: may be NULL), then GET: 404 "disabled". A process
+ * started again meanwhile has none (DELETE: 400 "does not exist"):
+ * *restarted.
  */
-static int disable_http(const char *url, int *restarted, struct err *e)
+static int disable_http(const char *url, const struct http_opts *via,
+			int *restarted, struct err *e)
 {
 	struct buf out = BUF_INIT;
 	long status;
 	int rc = -1;
 
 	*restarted = 0;
-	if (http_request("DELETE", url, NULL, &out, &status, HTTP_TIMEOUT_NS,
-			 e))
+	if (http_request_opts("DELETE", url, via, NULL, &out, &status,
+			      HTTP_TIMEOUT_NS, e))
 		goto out;
 	if (status == 400 && strstr(buf_str(&out), "does not exist")) {
 		*restarted = 1;
@@ -598,7 +620,7 @@ static int disable_http(const char *url, int *restarted, struct err *e)
 			first_line(&out));
 		goto out;
 	}
-	if (get(url, &out, &status, e))
+	if (get(url, via, &out, &status, e))
 		goto out;
 	if (status != 404 || !strstr(buf_str(&out), "failpoint is disabled"))
 		err_set(e, ERR_INFRA, "GET '%s' after the DELETE answered HTTP "
@@ -633,7 +655,7 @@ static int json_listed(const char *api, const char *name, struct buf *expr,
 	int rc = -1;
 
 	buf_reset(expr);
-	if (get(api, &out, &status, e))
+	if (get(api, NULL, &out, &status, e))
 		goto out;
 	list = json_loads(buf_str(&out), 0, NULL);
 	if (status != 200 || !json_is_array(list)) {
@@ -814,7 +836,7 @@ static void read_back(const struct failpoint_opts *o,
 	if (!comp->http_url)
 		return;
 	fail_url(o, comp, url, sizeof(url));
-	if (!get(url, &out, &status, NULL) && status == 200) {
+	if (!get(url, via_of(comp), &out, &status, NULL) && status == 200) {
 		buf_rtrim(&out);
 		buf_addstr(value, ",\"read_back\":", NULL);
 		json_quote(value, buf_str(&out), NULL);
@@ -864,7 +886,8 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 			pid = component_pid(ctx->cluster, comp);
 			/* Recorded first: a PUT that took effect and a run
 			 * killed before its answer leave it on. */
-			rc = record(f->json[i] ? "json" : "http", pid,
+			rc = record(f->json[i] ? "json" : via_of(comp) ?
+				    "pd" : "http", pid,
 				    comp->name, url, f->record[i],
 				    sizeof(f->record[i]), e) ||
 			     (f->json[i] ? enable_json(o, comp, f->api[i], &put,
@@ -920,7 +943,8 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
 				buf_addstr(value, ",\"restarted\":true", NULL);
 		} else if (o->method == METHOD_HTTP) {
 			fail_url(o, comp, url, sizeof(url));
-			failed = disable_http(url, &restarted, &one);
+			failed = disable_http(url, via_of(comp), &restarted,
+					      &one);
 			if (!failed && restarted)
 				buf_addstr(value, ",\"restarted\":true", NULL);
 		} else {
@@ -1005,8 +1029,9 @@ static int sweep(struct cluster *c, struct err *e)
 			if (proc_signal((pid_t)pid, SIGTERM, &why) ||
 			    proc_wait_gone((pid_t)pid, 10 * NS_PER_SEC, &why))
 				proc_signal((pid_t)pid, SIGKILL, NULL);
-		} else if (http_request("DELETE", url, NULL, &out, &status,
-					HTTP_TIMEOUT_NS, &why) ||
+		} else if (http_request_opts("DELETE", url, strcmp(method, "pd")
+					     ? NULL : &pd_here, NULL, &out,
+					     &status, HTTP_TIMEOUT_NS, &why) ||
 			   !swept(method, status, &out)) {
 			log_warn("%s: cannot turn off the failpoint an earlier "
 				 "run left on (DELETE '%s': %s)", name, url,

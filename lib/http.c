@@ -34,12 +34,12 @@ int http_request(const char *method, const char *url, const char *body,
 		 struct buf *out, long *status, int64_t timeout_ns,
 		 struct err *e)
 {
-	return http_request_auth(method, url, NULL, body, out, status,
+	return http_request_opts(method, url, NULL, body, out, status,
 				 timeout_ns, e);
 }
 
-int http_request_auth(const char *method, const char *url,
-		      const struct http_auth *auth, const char *body,
+int http_request_opts(const char *method, const char *url,
+		      const struct http_opts *opts, const char *body,
 		      struct buf *out, long *status, int64_t timeout_ns,
 		      struct err *e)
 {
@@ -62,20 +62,23 @@ int http_request_auth(const char *method, const char *url,
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &sink);
 	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(curl, CURLOPT_NOPROXY, "*");
-	if (auth) {
+	if (opts && opts->user) {
 		/* Basic alone: sent with the first request, unasked. */
 		curl_easy_setopt(curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(curl, CURLOPT_USERNAME, auth->user);
+		curl_easy_setopt(curl, CURLOPT_USERNAME, opts->user);
 		curl_easy_setopt(curl, CURLOPT_PASSWORD,
-				 auth->password ? auth->password : "");
+				 opts->password ? opts->password : "");
 	}
+	if (opts && opts->header)
+		headers = curl_slist_append(headers, opts->header);
 	if (body) {
 		headers = curl_slist_append(headers,
 					    "Content-Type: application/json");
-		curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}
+	if (headers)
+		curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
 	rc = curl_easy_perform(curl);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);

@@ -27,19 +27,21 @@ int http_request(const char *method, const char *url, const char *body,
 		 struct buf *out, long *status, int64_t timeout_ns,
 		 struct err *e);
 
-/* HTTP basic authentication (RFC 7617): borrowed strings. */
-struct http_auth {
+/* What a request carries besides its body: borrowed strings. */
+struct http_opts {
+	/* HTTP basic authentication (RFC 7617), sent at once as an
+	 * "Authorization: Basic" header, not in the URL, so that no
+	 * message holds the password. NULL: none. */
 	const char *user;	/* no ':' in it (the scheme cannot say one) */
 	const char *password;	/* NULL: empty */
+	/* One more header, "Name: value" (PD's "PD-Allow-follower-handle:
+	 * true"). NULL: none. */
+	const char *header;
 };
 
-/*
- * http_request() with `auth` (NULL: none) sent at once as an
- * "Authorization: Basic" header, not in the URL, so that no message
- * holds the password.
- */
-int http_request_auth(const char *method, const char *url,
-		      const struct http_auth *auth, const char *body,
+/* http_request() with `opts` (NULL: none). */
+int http_request_opts(const char *method, const char *url,
+		      const struct http_opts *opts, const char *body,
 		      struct buf *out, long *status, int64_t timeout_ns,
 		      struct err *e);
 

@@ -4,7 +4,7 @@
 // time_linux_amd64.s), which is why libfaketime does not move it and a
 // live skew does; this one says what its time.Now() is.
 //
-//	go-probe -addr 127.0.0.1:PORT [-pidfile FILE]
+//	go-probe -addr 127.0.0.1:PORT [-pidfile FILE] [-pd NAME -pd-leader FILE]
 //
 //	GET /now               time.Now().UnixNano(), a line
 //	GET /now?thread=new    the same, read on an OS thread the request
@@ -19,6 +19,9 @@
 //	                       in every build (pingcap/ticdc api/v2/
 //	                       failpoint.go): POST {"name","expr"}, GET the
 //	                       list, DELETE ?name=
+//	/pd/api/v1/fail/NAME   with -pd: the same handler where PD serves it
+//	                       (tikv/pd server/api/router.go, a with_fail
+//	                       build), behind PD's redirector (below)
 //	GET /eval/NAME         failpoint.Eval(NAME), what a failpoint.Inject
 //	                       site runs once failpoint-ctl has rewritten it
 //	                       (code/rewriter.go): "value V" or "error E",
@@ -27,6 +30,16 @@
 // Failpoints may also be on from its start: GO_FAILPOINTS, which the
 // library reads in its init (failpoints.go).
 //
+// -pd NAME makes it PD member NAME of a cluster whose leader -pd-leader
+// FILE names ("NAME ORIGIN", read at each request, so a test moves the
+// leader by writing it): a request to a follower is forwarded to the
+// leader, as every request under /pd is (tikv/pd pkg/utils/apiutil/
+// serverapi/middleware.go, redirector.ServeHTTP, read at v8.1.2
+// c1ee9cf28f6d), unless it carries the header PD-Allow-follower-handle.
+// Seen on three real v8.1.2 PDs built with with_fail: a PUT of a
+// failpoint to a follower answered 204 and the failpoint was on in the
+// leader, not in the follower; with the header, in the follower.
+//
 // It logs "listening ADDR" on stderr once it serves.
 package main
 
@@ -34,6 +47,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -168,9 +182,53 @@ func failpoints(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// pdRedirect serves next as PD member `name` does under /pd: itself when
+// it leads (the member `leaderFile` names) or the request carries
+// PD-Allow-follower-handle; else it forwards the request to the leader
+// with PD-Redirector set to its name, and a request forwarded once
+// already is refused (500 ErrRedirectToNotLeader), as PD's redirector.
+func pdRedirect(name, leaderFile string, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		text, err := os.ReadFile(leaderFile)
+		leader := strings.Fields(string(text))
+		if err != nil || len(leader) != 2 {
+			http.Error(w, "[PD:apiutil:ErrRedirectNoLeader]redirect finds no leader", http.StatusServiceUnavailable)
+			return
+		}
+		if leader[0] == name || r.Header.Get("PD-Allow-follower-handle") != "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Header.Get("PD-Redirector") != "" {
+			http.Error(w, "[PD:apiutil:ErrRedirectToNotLeader]redirect to not leader", http.StatusInternalServerError)
+			return
+		}
+		req, err := http.NewRequest(r.Method, leader[1]+r.URL.RequestURI(), r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		req.Header = r.Header.Clone()
+		req.Header.Set("PD-Redirector", name)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		defer resp.Body.Close()
+		for k, v := range resp.Header {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(resp.StatusCode)
+		io.Copy(w, resp.Body)
+	})
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:0", "where to listen")
 	pidfile := flag.String("pidfile", "", "write the pid here")
+	pd := flag.String("pd", "", "serve PD's failpoint API as this PD member")
+	pdLeader := flag.String("pd-leader", "", "the file naming PD's leader: NAME ORIGIN")
 	flag.Parse()
 
 	http.HandleFunc("/now", func(w http.ResponseWriter, r *http.Request) {
@@ -190,6 +248,10 @@ func main() {
 	// As TiDB's status server does (pkg/server/http_status.go).
 	http.Handle("/fail/", http.StripPrefix("/fail", &failpoint.HttpHandler{}))
 	http.HandleFunc("/debug/failpoints", failpoints)
+	if *pd != "" {
+		http.Handle("/pd/", pdRedirect(*pd, *pdLeader,
+			http.StripPrefix("/pd/api/v1/fail", &failpoint.HttpHandler{})))
+	}
 	http.HandleFunc("/eval/", func(w http.ResponseWriter, r *http.Request) {
 		name := strings.TrimPrefix(r.URL.Path, "/eval/")
 		start := time.Now()
