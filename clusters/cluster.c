@@ -233,8 +233,8 @@ static int is_addr(const char *v, const char *addr)
 }
 
 /*
- * The first component whose SQL address or HTTP origin's host:port
- * ("127.0.0.1:4000") `match`es `v`; NULL when none does.
+ * The first component whose SQL address, HTTP origin's or etcd URL's
+ * host:port ("127.0.0.1:4000") `match`es `v`; NULL when none does.
  */
 static const char *component_by_addr(const struct cluster *c, const char *v,
 				      int (*match)(const char *v,
@@ -251,8 +251,12 @@ static const char *component_by_addr(const struct cluster *c, const char *v,
 			if (match(v, addr))
 				return comp->name;
 		}
-		if (comp->http_url) {
-			url_origin(comp->http_url, NULL, addr, sizeof(addr));
+		for (int u = 0; u < 2; u++) {
+			const char *url = u ? comp->etcd_url : comp->http_url;
+
+			if (!url)
+				continue;
+			url_origin(url, NULL, addr, sizeof(addr));
 			host = strstr(addr, "://");
 			if (host && match(v, host + 3))
 				return comp->name;

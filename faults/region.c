@@ -656,6 +656,33 @@ static int split(struct fault_ctx *ctx, const struct region *b, int policy,
 	return 0;
 }
 
+/* PD refuses to merge a region without all its replicas, or with a
+ * pending or down peer (AddMergeRegionOperator). */
+#define MERGE_REFUSAL "ErrRegionAbnormalPeer"
+
+/*
+ * PD's refusal in `e`, and why PD refuses, which its message does not
+ * say: it merges only regions with every replica it wants (max-replicas,
+ * 3 by default; filter.IsRegionReplicated) and no pending or down peer
+ * (tikv/pd pkg/schedule/handler/handler.go AddMergeRegionOperator, read
+ * at v8.1.2). A PD over one TiKV refused every merge so.
+ */
+static void merge_refused(const struct region *source,
+			  const struct region *target, struct err *e)
+{
+	enum err_class class = e->class;
+	char was[ERR_MSG_MAX];
+
+	snprintf(was, sizeof(was), "%s", e->msg);
+	err_clear(e);
+	err_set(e, class, "%s (PD merges only regions with all the "
+		"replicas it wants, max-replicas, and no pending or down peer: "
+		"region %llu has %zu peer%s, region %llu %zu)", was,
+		(unsigned long long)source->id, source->npeers,
+		source->npeers == 1 ? "" : "s",
+		(unsigned long long)target->id, target->npeers);
+}
+
 /* Merge region `b` (the source) into the region after it. */
 static int merge(struct fault_ctx *ctx, const struct region *b,
 		 int64_t timeout, struct buf *value, struct err *e)
@@ -683,8 +710,11 @@ static int merge(struct fault_ctx *ctx, const struct region *b,
 	snprintf(body, sizeof(body), "{\"name\":\"merge-region\","
 		 "\"source_region_id\":%llu,\"target_region_id\":%llu}",
 		 (unsigned long long)b->id, (unsigned long long)target.id);
-	if (add_operator(ctx, body, e))
+	if (add_operator(ctx, body, e)) {
+		if (strstr(e->msg, MERGE_REFUSAL))
+			merge_refused(b, &target, e);
 		return -1;
+	}
 	return await(ctx, &w, timeout, value, e);
 }
 

@@ -405,10 +405,17 @@ static void *ddl_main(void *arg)
 /* Members of an etcd cluster the leader watch follows, at most. */
 #define MAX_MEMBERS 16
 
-/* One change of etcd's leader: "etcd/leader" {"from", "to"} (null: none). */
+/*
+ * One change of etcd's leader: "etcd/leader" {"from", "to"} (null: none),
+ * and the component "to" is (null: none found): the member's name, or
+ * else its client URL `to_url`, names it (a PD member's name, pd0, is
+ * not its component's, pd-0).
+ */
 static void record_leader(struct nemesis *n, struct history_slot *slot,
-			  const char *from, const char *to)
+			  const char *from, const char *to, const char *to_url)
 {
+	const char *comp = to ? cluster_named_by(n->ctx.cluster, to) : NULL;
+
 	struct buf value = BUF_INIT;
 	struct history_event ev = { history_now(n->run->history),
 				    HISTORY_MONITOR, "info", "owner", NULL,
@@ -420,8 +427,9 @@ static void record_leader(struct nemesis *n, struct history_slot *slot,
 	buf_addstr(&value, ",\"to\":", NULL);
 	string_or_null(&value, to);
 	buf_addstr(&value, ",\"to_component\":", NULL);
-	string_or_null(&value, to && cluster_find(n->ctx.cluster, to) ? to
-								     : NULL);
+	if (to && !comp && to_url[0])
+		comp = cluster_named_by(n->ctx.cluster, to_url);
+	string_or_null(&value, comp);
 	buf_addch(&value, '}', NULL);
 	ev.value = buf_str(&value);
 	history_record(slot, &ev);
@@ -460,7 +468,8 @@ static void *leader_main(void *arg)
 		    (!seen || strcmp(now ? now->name : "", leader))) {
 			record_leader(n, slot, seen && leader[0] ? leader
 							       : NULL,
-				      now ? now->name : NULL);
+				      now ? now->name : NULL,
+				      now ? now->client_url : "");
 			snprintf(leader, sizeof(leader), "%s",
 				 now ? now->name : "");
 			seen = 1;

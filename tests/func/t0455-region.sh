@@ -187,7 +187,8 @@ test_expect_success 'merge: a partition'\''s region into the next one, the sourc
 	grep -q "^PD GET /pd/api/v1/region/id/14$" "$TRASH/pd.log"
 '
 
-MERGE_REFUSED="POST 'http://127.0.0.1:PORT/pd/api/v1/operators': HTTP 500: [PD:region:ErrRegionAbnormalPeer]region 16 has abnormal peer"
+WHY_MERGE="(PD merges only regions with all the replicas it wants, max-replicas, and no pending or down peer:"
+MERGE_REFUSED="POST 'http://127.0.0.1:PORT/pd/api/v1/operators': HTTP 500: [PD:region:ErrRegionAbnormalPeer]region 16 has abnormal peer $WHY_MERGE region 14 has 3 peers, region 16 3)"
 test_expect_success 'merge refused by PD (a pending peer): fail with PD'\''s message, exit 3' '
 	pd_up --pending 16 && run refused merge &&
 	sed -i "s/127\.0\.0\.1:$port_pd/127.0.0.1:PORT/" "$TRASH/refused.nemesis" "$TRASH/refused.tap" &&
@@ -195,6 +196,16 @@ test_expect_success 'merge refused by PD (a pending peer): fail with PD'\''s mes
 	records refused ",\"target\":\"p\"" "\"op\":\"merge\",\"table\":\"p\",\"partition\":\"p1\",\"region\":14,\"before\":$(R 14 $T102R $T103 5 7 1 1,2,3),\"source\":14,\"target\":16,\"target_before\":$(R 16 $T103 "" 5 8 2 1,2,3)" fail "$MERGE_REFUSED" &&
 	echo "PD POST /pd/api/v1/operators {\"name\":\"merge-region\",\"source_region_id\":14,\"target_region_id\":16}" >expect &&
 	test_cmp expect "$TRASH/refused.ops"
+'
+
+# A real PD v8.1.2 over one TiKV refused every merge: each region has one
+# peer, and PD wants max-replicas, 3.
+test_expect_success 'merge refused by PD (one replica, as over one TiKV): why, and the peers; exit 3' '
+	pd_up --replicas 1 --stores 1 && run onereplica merge &&
+	sed -i "s/127\.0\.0\.1:$port_pd/127.0.0.1:PORT/" "$TRASH/onereplica.nemesis" "$TRASH/onereplica.tap" &&
+	msg="POST '"'"'http://127.0.0.1:PORT/pd/api/v1/operators'"'"': HTTP 500: [PD:region:ErrRegionAbnormalPeer]region 14 has abnormal peer $WHY_MERGE region 14 has 1 peer, region 16 1)" &&
+	not_injected onereplica "$msg" &&
+	records onereplica ",\"target\":\"p\"" "\"op\":\"merge\",\"table\":\"p\",\"partition\":\"p1\",\"region\":14,\"before\":$(R 14 $T102R $T103 5 7 1 1),\"source\":14,\"target\":16,\"target_before\":$(R 16 $T103 "" 5 8 1 1)" fail "$msg"
 '
 
 suite scatter <<EOF

@@ -4,7 +4,8 @@
 #
 #   fake-pd.pl --pd-port P --tidb-port T --log LOG --db DB
 #              --table NAME=ID[/N] | --table NAME=PART:ID[/N],PART:ID[/N]...
-#              [--stores S] [--delay-ms MS] [--hold] [--pending REGION]
+#              [--stores S] [--replicas N] [--delay-ms MS] [--hold]
+#              [--pending REGION]
 #              [--hot REGION]
 #              [--empty REGION] [--unbootstrapped] [--canned DIR]
 #
@@ -79,6 +80,12 @@
 # table's (or partition's) records (split at handles 1000, 2000, ...), one
 # between tables, one to the end; ids 2, 4, 6, ... in key order, three
 # voters each on stores 1, 2, 3, the leader on store (index mod 3) + 1.
+# --replicas N: N voters each (stores 1 to N, the leader on (index mod
+# N) + 1), as a cluster of N TiKVs has them. PD wants max-replicas, 3 by
+# default, and merges only regions that have them, refusing a source,
+# then a target, with fewer (500 ErrRegionAbnormalPeer: handler.go
+# AddMergeRegionOperator, filter.IsRegionReplicated, read at v8.1.2), as
+# a real PD v8.1.2 over one TiKV refused every merge.
 # --canned DIR: a PD request it does not model (the health and leader
 # that the playground's readiness asks) is answered from DIR as
 # fake-http.pl answers (DIR/GET_pd_api_v1_health: status line, body), so
@@ -109,7 +116,7 @@ use Time::HiRes qw(time);
 my (%opt, @tables, @pending, %empty, %hot);
 while (@ARGV) {
 	my $a = shift @ARGV;
-	if ($a =~ /^--(pd-port|tidb-port|log|db|stores|delay-ms|canned)$/) { $opt{$1} = shift @ARGV }
+	if ($a =~ /^--(pd-port|tidb-port|log|db|stores|replicas|delay-ms|canned)$/) { $opt{$1} = shift @ARGV }
 	elsif ($a eq '--table') { push @tables, shift @ARGV }
 	elsif ($a eq '--pending') { push @pending, shift @ARGV }
 	elsif ($a eq '--empty') { $empty{shift @ARGV} = 1 }
@@ -120,6 +127,8 @@ while (@ARGV) {
 }
 defined $opt{$_} or die "fake-pd.pl: --$_ is required\n" for qw(pd-port tidb-port log db);
 my $nstores = $opt{stores} // 4;
+my $replicas = $opt{replicas} // 3;
+my $max_replicas = 3;	# PD's replication.max-replicas, its default
 my $delay = ($opt{'delay-ms'} // 300) / 1000;
 my $json = JSON::PP->new->canonical;
 
@@ -189,13 +198,13 @@ for my $i (0 .. $#bounds) {
 	my $r = { id => 2 * ($i + 1), start => $bounds[$i],
 		  end => $i < $#bounds ? $bounds[$i + 1] : '',
 		  conf_ver => 5, version => 1 + $i, peers => [] };
-	push @{$r->{peers}}, { id => $next_id++, store_id => $_ } for 1 .. 3;
-	$r->{leader} = $r->{peers}[$i % 3];
+	push @{$r->{peers}}, { id => $next_id++, store_id => $_ } for 1 .. $replicas;
+	$r->{leader} = $r->{peers}[$i % $replicas];
 	push @regions, $r;
 }
 for my $id (@pending) {
 	my ($r) = grep { $_->{id} == $id } @regions or die "fake-pd.pl: no region $id\n";
-	$r->{pending} = [$r->{peers}[2]];
+	$r->{pending} = [$r->{peers}[-1]];
 }
 my %ops;	# region id -> {desc, brief, status, due, apply}
 
@@ -329,8 +338,11 @@ sub merge_region {
 	return pd_string(400, 'invalid target region id to merge to') unless num($tid);
 	my $s = by_id($sid) or return not_found($sid);
 	my $t = by_id($tid) or return not_found($tid);
-	return pd_string(500, "[PD:region:ErrRegionAbnormalPeer]region $sid has abnormal peer") if $s->{pending};
-	return pd_string(500, "[PD:region:ErrRegionAbnormalPeer]region $tid has abnormal peer") if $t->{pending};
+	for ([$sid, $s], [$tid, $t]) {
+		my ($id, $r) = @$_;
+		return pd_string(500, "[PD:region:ErrRegionAbnormalPeer]region $id has abnormal peer")
+			if $r->{pending} || @{$r->{peers}} != $max_replicas;
+	}
 	return pd_string(500, '[PD:region:ErrRegionNotAdjacent]two regions are not adjacent')
 		if ($s->{start} ne $t->{end} || $s->{start} eq '') && ($s->{end} ne $t->{start} || $s->{end} eq '');
 	return pd_string(500, $add_failed) if busy($sid) || busy($tid);
