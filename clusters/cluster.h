@@ -306,8 +306,10 @@ struct cluster {
 	int port_base;
 	struct component *comps;
 	size_t ncomps;
-	/* How long start, stop and readiness may take. */
+	/* How long start, stop and readiness may take; the topology's
+	 * `timeout` when it gave one (timeout_given). */
 	int64_t timeout_ns;
+	int timeout_given;
 	/*
 	 * MAY: the token of whoever drives the cluster (lib/cancel.h).
 	 * Waits for readiness give up once it reaches `give_up_at`

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/optspec.h"
 #include "lib/parse.h"
 #include "lib/ynode.h"
@@ -73,6 +74,12 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 			"cluster: %s\n", c->type->name);
 	if (!rc && c->port_base)
 		rc = buf_printf(&out, e, "port_base: %d\n", c->port_base);
+	if (!rc && c->timeout_given) {
+		char d[32];
+
+		rc = buf_printf(&out, e, "timeout: %s\n",
+				format_duration(c->timeout_ns, d, sizeof(d)));
+	}
 	if (!rc && c->changefeed)
 		rc = buf_addstr(&out, "changefeed:\n  id: ", e) ||
 		     ynode_quote(&out, c->changefeed, e) ||
@@ -171,8 +178,8 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 }
 
 static const char *const top_keys[] = {
-	"cluster", "port_base", "changefeed", "ticdc", "hosts", "components",
-	NULL,
+	"cluster", "port_base", "timeout", "changefeed", "ticdc", "hosts",
+	"components", NULL,
 };
 
 static const char *const host_keys[] = { "name", "ssh", "timeout", NULL };
@@ -710,7 +717,7 @@ static int expand(struct reader *r, struct ynode *n)
 int topology_read(struct cluster *c, const char *path, struct err *e)
 {
 	struct ynode *root = NULL;
-	const struct ynode *list, *pb, *cf;
+	const struct ynode *list, *pb, *cf, *to;
 	struct reader r = { path, NULL, e, c };
 	const char *slash = strrchr(path, '/');
 	int rc = -1;
@@ -738,6 +745,19 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 			goto out;
 		}
 		c->port_base = (int)v;
+	}
+	to = ynode_get(root, "timeout");
+	if (to) {
+		struct err local = ERR_INIT;
+
+		if (to->kind != YNODE_SCALAR ||
+		    parse_duration(to->value, &c->timeout_ns, &local) ||
+		    c->timeout_ns < NS_PER_SEC) {
+			ynode_error(e, path, to, "timeout must be a duration of "
+				   "1s or more (60s, 5m)");
+			goto out;
+		}
+		c->timeout_given = 1;
 	}
 	cf = ynode_get(root, "changefeed");
 	if (cf && (ynode_check_map(path, cf, changefeed_keys, "changefeed",

@@ -129,6 +129,27 @@ test_expect_success 'a pidfile naming the same program run otherwise: start and 
 	"$TICHAOS" cluster kill sleeper --cluster "$T"
 '
 
+# A real TiDB bootstrapping on a fresh TiKV under load took longer than
+# the 60 s a start may take by default: `timeout` gives another.
+test_expect_success 'timeout: a start that never gets ready gives up after it, says it, stops it; a bad one: exit 2' '
+	cat >"$TRASH/s/slow.yaml" <<-EOF &&
+	timeout: 2s
+	components:
+	  - name: slow
+	    start: [sleep, "600"]
+	    http_url: "http://127.0.0.1:1/status"
+	    pidfile: slow.pid
+	    log: slow.log
+	EOF
+	{ "$TICHAOS" cluster up --cluster "$TRASH/s/slow.yaml" >out 2>err; test $? = 3; } &&
+	grep -q "^tichaos: slow not ready after 2s: cannot GET '\''http://127.0.0.1:1/status'\''" err &&
+	test ! -e "$TRASH/s/slow.pid" &&
+	printf "timeout: 0s\ncomponents:\n  - name: x\n" >"$TRASH/s/bad.yaml" &&
+	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: $TRASH/s/bad.yaml:1:10: timeout must be a duration of 1s or more (60s, 5m)" >expect &&
+	test_cmp expect err
+'
+
 test_expect_success 'a topology with a typo: file:line:col and a suggestion, exit 2' '
 	printf "components:\n  - name: x\n    rolse: [cdc]\n" >"$TRASH/s/bad.yaml" &&
 	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
