@@ -33,7 +33,7 @@ test_cluster_setup 'set-up: a cluster on hosts' '
 ' --port-base auto --hosts on
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, healed, no row lost' '
-	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1
+	suite cut 34s cutdb "target: cdc" "at: [1s]" "down: 30s" >cut.yaml || return 1
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! &&
 	test_track_pid $run &&

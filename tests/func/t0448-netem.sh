@@ -43,7 +43,7 @@ netem_rate_test 'rate on upstream: at most 1mbit measured by the fault and by a 
 
 if [ "$NETEM" = yes ]; then
 	test_expect_success 'delay on cdc: connects take 90 ms at least, less once healed' '
-		suite delay 9s delaydb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 4s" >delay.yaml || return 1
+		suite delay 25s delaydb "target: cdc" "delay: 100ms" "delay_jitter: 10ms" "at: [1s]" "down: 20s" >delay.yaml || return 1
 		"$TICHAOS" run delay.yaml --cluster "$C/topology.yaml" --out "$TRASH/r3" >tap 2>err &
 		run=$! &&
 		test_track_pid $run &&

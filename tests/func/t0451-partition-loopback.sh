@@ -51,7 +51,7 @@ test_cluster_setup 'set-up: a cluster on 127.0.0.1' '
 ' --port-base auto --hosts off
 
 test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded, the open replication cut, healed, no row lost' '
-	suite cut 12s cutdb "target: cdc" "at: [1s]" "down: 8s" >cut.yaml || return 1
+	suite cut 34s cutdb "target: cdc" "at: [1s]" "down: 30s" >cut.yaml || return 1
 	"$TICHAOS" run cut.yaml --cluster "$C/topology.yaml" --out "$TRASH/r1" >tap 2>err &
 	run=$! && test_track_pid $run &&
 	wait_for_condition 120 "nemesis_value $TRASH/r1/history.jsonl partition | grep -q probes" &&
@@ -82,7 +82,7 @@ test_expect_success 'cdc cut off from the rest: sides, cuts and probes recorded,
 '
 
 test_expect_success 'direction in: only the target drops, TCP stops both ways' '
-	suite in 10s indb "target: cdc" "direction: in" "at: [1s]" "down: 8s" >in.yaml || return 1
+	suite in 32s indb "target: cdc" "direction: in" "at: [1s]" "down: 30s" >in.yaml || return 1
 	"$TICHAOS" run in.yaml --cluster "$C/topology.yaml" --out "$TRASH/r2" >tap 2>err &
 	run=$! && test_track_pid $run &&
 	wait_for_condition 120 "nemesis_value $TRASH/r2/history.jsonl partition | grep -q probes" &&
@@ -100,7 +100,7 @@ test_expect_success 'direction in: only the target drops, TCP stops both ways' '
 
 test_expect_success 'a component restarted during a cut joins its class: the cut holds for it' '
 	{
-		suite rs 12s rsdb "target: etcd-0" "at: [1s]" "down: 8s" | sed "/^checks:/,\$d" &&
+		suite rs 34s rsdb "target: etcd-0" "at: [1s]" "down: 30s" | sed "/^checks:/,\$d" &&
 		printf "  - kind: kill\n    target: etcd-0\n    at: [3s]\n    down: 1s\n" &&
 		printf "checks:\n  - kind: consistency\n"
 	} >rs.yaml &&
@@ -155,8 +155,8 @@ test_expect_success 'two clusters cut at once: each cut keeps to its own cluster
 	E="$TRASH/e" &&
 	test_cluster_up "$E" --port-base auto --hosts off &&
 	BE=$(cat "$E/port-base") && Q=$(class_prefix "$E") &&
-	suite both 14s bothdb "target: cdc" "at: [1s]" "down: 10s" >both.yaml &&
-	suite other 14s otherdb "target: etcd-0" "at: [1s]" "down: 10s" >other.yaml ||
+	suite both 34s bothdb "target: cdc" "at: [1s]" "down: 30s" >both.yaml &&
+	suite other 34s otherdb "target: etcd-0" "at: [1s]" "down: 30s" >other.yaml ||
 	return 1
 	"$TICHAOS" run both.yaml --cluster "$C/topology.yaml" --out "$TRASH/r9" >tap 2>err &
 	run=$! && test_track_pid $run

@@ -374,8 +374,14 @@ wait_for_condition() {
 # (SIGSTOP), so that the fault it holds is still held however long the
 # test looks on a loaded machine, and its heal, due meanwhile, waits;
 # the run is let go (SIGCONT) whatever SCRIPT returns, which is returned.
+# The run must still be running when the test sees its fault's record:
+# a loaded machine (load 20 and more) took over 8 s to see one, so the
+# faults held so are held for 20 s or more.
 while_held() {
-	kill -STOP "$1" || return 1
+	kill -STOP "$1" 2>/dev/null || {
+		echo "while_held: run $1 had ended before the test could hold it (its fault's hold too short for this machine?)" >&2
+		return 1
+	}
 	test_run_ "$2"
 	test_held_rc_=$?
 	kill -CONT "$1"
