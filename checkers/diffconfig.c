@@ -289,8 +289,7 @@ int diffconfig_wants(const struct diffconfig *d, const char *db,
 		char pdb[256];
 
 		snprintf(pdb, sizeof(pdb), "%.*s", (int)(dot - p), p);
-		if (!fnmatch(pdb, db, FNM_CASEFOLD) &&
-		    !fnmatch(dot + 1, table, FNM_CASEFOLD))
+		if (!fnmatch(pdb, db, 0) && !fnmatch(dot + 1, table, 0))
 			in = d->tables[i][0] != '!';
 	}
 	return in;

@@ -48,8 +48,10 @@ int diffconfig_load(struct diffconfig *d, const char *path, struct err *e);
 
 /*
  * Whether table `db`.`table` is one target-check-tables picks: the last
- * pattern it matches (shell wildcards, any case) decides, `!` leaving it
- * out; none: out. The server's own schemas are never picked.
+ * pattern it matches (shell wildcards, case-sensitive: sync-diff-
+ * inspector's filter.Parse, which it does not make CaseInsensitive)
+ * decides, `!` leaving it out; none: out. The server's own schemas, in
+ * any case, are never picked.
  */
 int diffconfig_wants(const struct diffconfig *d, const char *db,
 		     const char *table);
