@@ -320,25 +320,27 @@ diff_config() {
 		"\"cf[ab].*\", \"!cfa.t2\", \"!CFB.x\""
 }
 
-test_expect_success 'diff_config: its tables of two databases, its nodes by address; the fix SQL under its output-dir' '
+test_expect_success 'diff_config: its tables of two databases (case-sensitive; one on the source only a difference), its nodes by address; the fix SQL under its output-dir' '
 	sql "$UP" "create database cfa; create database cfb; create database cfc;
 		create table cfa.t1 (id int primary key, v int); create table cfa.t2 (id int primary key, v int);
 		create table cfb.x (id int primary key, v int); create table cfc.y (id int primary key, v int);
+		create table cfb.z (id int primary key);
 		insert into cfa.t1 values (1, 1), (2, 2); insert into cfa.t2 values (1, 1);
-		insert into cfb.x values (1, 1), (2, 2), (3, 3); insert into cfc.y values (1, 1)" &&
+		insert into cfb.x values (1, 1), (2, 2), (3, 3); insert into cfc.y values (1, 1);
+		insert into cfb.z values (1)" &&
 	wait_for_condition 30 "test \"\$(sql $DOWN \"select count(*) from cfc.y\")\" = 1" &&
-	sql "$DOWN" "update cfb.x set v = 9 where id = 2; delete from cfa.t2; delete from cfc.y" &&
+	sql "$DOWN" "update cfb.x set v = 9 where id = 2; delete from cfa.t2; delete from cfc.y; drop table cfb.z" &&
 	mkdir -p "$TRASH/r8/conf" && diff_config >"$TRASH/r8/conf/diff_config.toml" &&
 	sed -e "s/^    chunk_rows: 500$/    diff_config: conf\/diff_config.toml/" "$TRASH/tamper.yaml" >"$TRASH/r8/suite.yaml" &&
 	grep -q "diff_config: conf/diff_config.toml" "$TRASH/r8/suite.yaml" &&
 	cp "$TRASH/r1/topology.yaml" "$TRASH/r8/" &&
 	{ "$TICHAOS" check "$TRASH/r8" >tapd 2>errd; test $? = 1; } &&
 	grep -qx "not ok 1 - consistency" tapd &&
-	grep -qx "  message: \"1 of 2 tables differ; first: cfb.x: 0 missing, 0 extra, 1 changed (fix-sql/cfb.x.sql)\"" tapd &&
+	grep -qx "  message: \"2 of 3 tables differ; first: cfb.x: 0 missing, 0 extra, 1 changed (fix-sql/cfb.x.sql)\"" tapd &&
 	perl -MJSON::PP -e "
 		print join(q( ), map { \$_->{table} } @{ decode_json(do { local \$/; <STDIN> })->{checks}[0]{details}{tables} }), qq(\n);
 	" <"$TRASH/r8/results.json" >got &&
-	echo "cfa.t1 cfb.x" >expect && test_cmp expect got &&
+	echo "cfa.t1 cfb.x cfb.z" >expect && test_cmp expect got &&
 	test_cmp "$TRASH/r8/fix-sql/cfb.x.sql" "$TRASH/sync_diff/output/fix-on-mysql1/cfb.x.sql" &&
 	grep -qx "REPLACE INTO \`cfb\`.\`x\` (\`id\`, \`v\`) VALUES (.2., .2.);" "$TRASH/r8/fix-sql/cfb.x.sql"
 '
