@@ -117,7 +117,8 @@ void tabledef_float_text(struct buf *x, const char *col)
 static void add_column(struct buf *x, const struct table *t, char **types,
 		       size_t i)
 {
-	if (!strcasecmp(types[i], "float") || !strcasecmp(types[i], "double"))
+	if (!t->float_as_is && (!strcasecmp(types[i], "float") ||
+				!strcasecmp(types[i], "double")))
 		tabledef_float_text(x, t->cols[i]);
 	else
 		sql_quote_ident(x, t->cols[i], NULL);
@@ -431,6 +432,8 @@ int tabledef_describe(struct side *sides, struct table *t, struct buf *schema,
 		rc = err_set(e, ERR_INFRA, "%s.%s changed while it was read",
 			     t->db, t->name);
 	rc = rc || json_columns(sides, t, e);
+	t->float_as_is = !strcmp(sql_server_version(&sides[UP].conn),
+				 sql_server_version(&sides[DOWN].conn));
 	if (!rc) {
 		tabledef_row_text(t, types, nulls);
 		tabledef_row_hash(t, types, nulls);

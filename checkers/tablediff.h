@@ -109,6 +109,11 @@ struct table {
 	int *col_json;
 	struct buf plain_expr;	/* with col_json: the text without them */
 	struct buf qname;	/* `db`.`name` */
+	/* Both sides run the same server release: a FLOAT's or DOUBLE's
+	 * text is one function of its value on both, read as it is, not
+	 * written out plain (tabledef_float_text, for TiDB against
+	 * MariaDB). */
+	int float_as_is;
 };
 
 /*

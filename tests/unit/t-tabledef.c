@@ -212,6 +212,15 @@ static void test_float_text(void)
 	tabledef_row_hash(&u, ftypes, nulls);
 	is_str(buf_str(&u.hash_expr), buf_str(&hash),
 	       "row hash: a FLOAT's too, whatever the type's case");
+	buf_release(&u.hash_expr);
+	u.float_as_is = 1;
+	tabledef_row_hash(&u, types, nulls);
+	is_str(buf_str(&u.hash_expr), "CRC32((CRC32(`f`) * 1013904226))",
+	       "row hash, both sides one release: a DOUBLE read as it is");
+	tabledef_row_text(&u, types, nulls);
+	is_str(buf_str(&u.text_expr), "CONCAT_WS(',', `f`)",
+	       "row text, both sides one release: a DOUBLE read as it is");
+	buf_release(&u.text_expr);
 	buf_release(&t.hash_expr);
 	buf_release(&u.hash_expr);
 	buf_release(&got);
