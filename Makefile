@@ -188,6 +188,7 @@ RUNNER_OBJS += runner/cmd_validate.o
 RUNNER_OBJS += runner/job.o
 RUNNER_OBJS += runner/kinds.o
 RUNNER_OBJS += runner/main.o
+RUNNER_OBJS += runner/monitor.o
 RUNNER_OBJS += runner/nemesis.o
 RUNNER_OBJS += runner/opts.o
 RUNNER_OBJS += runner/progress.o

@@ -5,18 +5,12 @@
  * The nemesis: the runner's thread that injects the plan's faults at
  * their times — a fault with `on:` at the first record of the history
  * that fires it after its time (faults/trigger.h), seen as it is
- * recorded (history_observe) — and heals each when its `down` is over;
- * and the owner
- * monitor, a thread that watches the elections the suite's faults move
- * (their kind's `election` hook: resign's) and records every owner
- * change as process "monitor" — whatever caused it.
- *
- * Each watcher the cluster's kind offers (struct cluster_watcher: the
- * MariaDB replica watch) runs in a thread of its own and records what it
- * sees as process "monitor" too.
+ * recorded (history_observe) — and heals each when its `down` is over.
+ * What the run watches meanwhile (owners, etcd's leader, DDL, the
+ * cluster's watchers) is runner/monitor.h's.
  *
  * When the run ends (duration over, error, SIGINT), nemesis_stop() joins
- * every thread and nemesis_heal_all() heals every fault still in effect:
+ * its thread and nemesis_heal_all() heals every fault still in effect:
  * a run never leaves a killed or paused server behind.
  */
 
@@ -25,7 +19,6 @@
 
 #include "faults/fault.h"
 #include "faults/trigger.h"
-#include "lib/etcd.h"
 
 struct run;
 struct plan;
@@ -56,34 +49,6 @@ struct nemesis_pending {
 	int64_t due;
 };
 
-/* One election the monitor follows with an etcd watch. */
-struct election_watch {
-	struct nemesis *nemesis;
-	char prefix[512];
-	const char *url;
-	/* "autoid", "ddl", "cdc" (what the owner's value is), or NULL. */
-	const char *service;
-	char owner[256];
-	/* The owner's term: its key and create revision ("", 0: none). */
-	char owner_key[512];
-	int64_t owner_rev;
-	int seen;
-	struct etcd_kvs candidates;
-	/* The revision to watch from: one past the last read or event. */
-	int64_t next_rev;
-	struct history_slot *slot;
-	pthread_t thread;
-	int started;
-};
-
-/* A watcher of the cluster's kind, in a thread of its own. */
-struct watcher_thread {
-	struct nemesis *nemesis;
-	const struct cluster_watcher *watcher;
-	pthread_t thread;
-	int started;
-};
-
 struct nemesis {
 	struct fault_ctx ctx;
 	struct run *run;
@@ -105,25 +70,12 @@ struct nemesis {
 	pthread_cond_t trig_cond;	/* a trigger fired */
 	/* Per fault item of the suite. */
 	struct nemesis_counts *counts;
-	struct election_watch *watches;
-	size_t nwatches;
-	struct watcher_thread *watchers;
-	size_t nwatchers;
-	/* The etcd leader's watch, on a cluster of 2 etcd members or more:
-	 * the URL it lists the members from. */
-	const char *leader_url;
-	pthread_t leader_thread;
-	int leader_started;
-	/* The DDL watch (cluster_ddl_watch), when an item is fired by
-	 * what it sees (on: ddl_applied). */
-	pthread_t ddl_thread;
-	int ddl_started;
 	pthread_t thread;
 	int thread_started;
 	pthread_mutex_t lock;	/* actions: heal_all vs the thread */
 };
 
-/* Start the nemesis and the monitor for `run` on cluster `c`. */
+/* Start the nemesis for `run` on cluster `c`. */
 int nemesis_start(struct nemesis *n, struct cluster *c, struct run *run,
 		  struct err *e);
 

@@ -441,11 +441,13 @@ static int run_checks(struct state *st, struct err *e)
 }
 
 /*
- * Stop the nemesis and heal everything still faulted (docs/internals.md,
- * The life of a run: 6).
+ * Stop the monitors and the nemesis, and heal everything still faulted
+ * (docs/internals.md, The life of a run: 6).
  */
 static void stop_faults(struct state *st)
 {
+	if (st->monitor_started)
+		monitor_stop(&st->monitor);
 	if (!st->nemesis_started)
 		return;
 	nemesis_stop(&st->nemesis);
@@ -506,6 +508,9 @@ static void release(struct state *st, int keep_cluster)
 	if (st->nemesis_started)
 		nemesis_release(&st->nemesis);
 	st->nemesis_started = 0;
+	if (st->monitor_started)
+		monitor_release(&st->monitor);
+	st->monitor_started = 0;
 	for (size_t i = 0; i < st->nthreads; i++)
 		pthread_join(st->threads[i], NULL);
 	/* The faults' set-up undone, last first, before any teardown. */
@@ -933,6 +938,10 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		st.run.cancel = &cancel;
 		if (history_open(&st.run.history, hpath, clock_mono_ns(), e) ||
 		    start_workers(&st, o, e))
+			goto out;
+		/* What watches first: a fault due at once is seen. */
+		st.monitor_started = 1;
+		if (monitor_start(&st.monitor, &st.cluster, &st.run, e))
 			goto out;
 		st.nemesis_started = 1;
 		if (nemesis_start(&st.nemesis, &st.cluster, &st.run, e))

@@ -19,6 +19,7 @@
 #include "lib/buf.h"
 #include "lib/clock.h"
 #include "lib/err.h"
+#include "runner/monitor.h"
 #include "runner/nemesis.h"
 #include "runner/run.h"
 #include "workloads/workload.h"
@@ -46,6 +47,8 @@ struct state {
 	int dialect;
 	struct nemesis nemesis;
 	int nemesis_started;
+	struct monitor monitor;
+	int monitor_started;
 	/* Where each component's log stood when the run began; its more
 	 * logs ("SIZE PATH" lines, run_list_logs) then. */
 	int64_t *log_start;
