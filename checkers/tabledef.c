@@ -355,6 +355,23 @@ static int json_columns(struct side *sides, struct table *t, struct err *e)
 	return rc;
 }
 
+/*
+ * Whether versions `a` and `b` name one server release: equal but for
+ * the "-log" MySQL and MariaDB add while the binary log is on (a
+ * MariaDB and its replica: "10.11.19-MariaDB-0+deb12u1-log" and
+ * "10.11.19-MariaDB-0+deb12u1").
+ */
+static int same_release(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+
+	if (na >= 4 && !strcmp(a + na - 4, "-log"))
+		na -= 4;
+	if (nb >= 4 && !strcmp(b + nb - 4, "-log"))
+		nb -= 4;
+	return na && na == nb && !strncmp(a, b, na);
+}
+
 /* Column names and definitions; the primary key; the row hash. */
 int tabledef_describe(struct side *sides, struct table *t, struct buf *schema,
 		      struct err *e)
@@ -432,8 +449,8 @@ int tabledef_describe(struct side *sides, struct table *t, struct buf *schema,
 		rc = err_set(e, ERR_INFRA, "%s.%s changed while it was read",
 			     t->db, t->name);
 	rc = rc || json_columns(sides, t, e);
-	t->float_as_is = !strcmp(sql_server_version(&sides[UP].conn),
-				 sql_server_version(&sides[DOWN].conn));
+	t->float_as_is = same_release(sql_server_version(&sides[UP].conn),
+				      sql_server_version(&sides[DOWN].conn));
 	if (!rc) {
 		tabledef_row_text(t, types, nulls);
 		tabledef_row_hash(t, types, nulls);
