@@ -482,6 +482,18 @@ static int remove_classes(struct cluster *c, int say, struct err *e)
 	return rc;
 }
 
+/*
+ * When `comp` starts in a cluster's start (cluster_up), as tiup starts a
+ * cluster: PD and etcd first (0), TiKV (1), then the SQL nodes and the
+ * rest (2). A TiDB started beside PD before PD answered exited at once
+ * (FATAL "get TSO failed", seen on PD v8.1.2 and TiDB cd9c676e9ba4).
+ */
+static int start_rank(const struct component *comp)
+{
+	return comp->roles & (ROLE_PD | ROLE_ETCD) ? 0
+	       : comp->roles & ROLE_KV ? 1 : 2;
+}
+
 int cluster_up(struct cluster *c, struct err *e)
 {
 	unsigned char *started;
@@ -492,24 +504,31 @@ int cluster_up(struct cluster *c, struct err *e)
 	/* What a killed run's faults left (c->sweep), then the classes. */
 	if ((c->sweep && c->sweep(c, e)) || remove_classes(c, 1, e))
 		goto out;
-	for (size_t i = 0; i < c->ncomps; i++) {
-		struct component *comp = &c->comps[i];
-		enum component_state state = component_state(c, comp);
-
-		if (state == STATE_PAUSED) {
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (component_state(c, &c->comps[i]) == STATE_PAUSED) {
 			err_set(e, ERR_INFRA, "%s is paused (SIGSTOP); continue "
-				"it or run 'cluster down'", comp->name);
+				"it or run 'cluster down'", c->comps[i].name);
 			goto out;
 		}
-		if (state == STATE_STOPPED) {
+	/* Rank by rank, each started together (a quorum comes up only
+	 * together) and answering before the next rank starts; PD and
+	 * etcd ready, healthy, first. */
+	for (int rank = 0; rank <= 2; rank++) {
+		for (size_t i = 0; i < c->ncomps; i++) {
+			struct component *comp = &c->comps[i];
+
+			if (start_rank(comp) != rank ||
+			    component_state(c, comp) != STATE_STOPPED)
+				continue;
 			if (spawn(c, comp, NULL, e))
 				goto out;
 			started[i] = 1;
 		}
+		for (size_t i = 0; i < c->ncomps; i++)
+			if (start_rank(&c->comps[i]) == rank &&
+			    await(c, &c->comps[i], rank > 0, 0, e))
+				goto out;
 	}
-	for (size_t i = 0; i < c->ncomps; i++)
-		if (await(c, &c->comps[i], 1, 0, e))
-			goto out;
 	if (c->type->setup && c->type->setup(c, e))
 		goto out;
 	for (size_t i = 0; i < c->ncomps; i++)

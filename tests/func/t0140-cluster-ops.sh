@@ -150,6 +150,54 @@ test_expect_success 'timeout: a start that never gets ready gives up after it, s
 	test_cmp expect err
 '
 
+# tiup starts PD, then TiKV, then TiDB; a real TiDB started beside its
+# PDs before they answered exited at once (FATAL "get TSO failed"). Here
+# the "PD" answers only a second after its start, the "TiKV" exits unless
+# the PD answers when it starts, and the last one unless the TiKV got
+# that far within 10 s: cluster up starts them rank by rank.
+test_expect_success 'cluster up: PD first and ready, then TiKV, then the rest' '
+	take_port pdport &&
+	mkdir -p "$TRASH/o/srv" && printf "200\nok\n" >"$TRASH/o/srv/GET_health" &&
+	cat >"$TRASH/o/pd.pl" <<-\EOF &&
+	sleep 1;
+	do shift;
+	die $@ if $@;
+	EOF
+	cat >"$TRASH/o/kv.pl" <<-\EOF &&
+	use IO::Socket::INET;
+	IO::Socket::INET->new("127.0.0.1:$ARGV[0]") or exit 1;
+	open my $f, ">", "$ARGV[1]/kv-started" or die;
+	sleep 600;
+	EOF
+	cat >"$TRASH/o/late.pl" <<-\EOF &&
+	for (1 .. 100) { last if -e "$ARGV[0]/kv-started"; select undef, undef, undef, 0.1 }
+	-e "$ARGV[0]/kv-started" or exit 1;
+	sleep 600;
+	EOF
+	cat >"$TRASH/o/topology.yaml" <<-EOF &&
+	components:
+	  - name: late
+	    start: [perl, "$TRASH/o/late.pl", "$TRASH/o"]
+	    pidfile: late.pid
+	  - name: kv-0
+	    roles: [kv]
+	    start: [perl, "$TRASH/o/kv.pl", "$pdport", "$TRASH/o"]
+	    pidfile: kv.pid
+	  - name: pd-0
+	    roles: [pd]
+	    http_url: "http://127.0.0.1:$pdport/health"
+	    start: [perl, "$TRASH/o/pd.pl", "$ROOT/tests/helpers/fake-http.pl", "$pdport", "$TRASH/o/srv", "$TRASH/o/pd.log"]
+	    pidfile: pd.pid
+	EOF
+	{ "$TICHAOS" cluster up --cluster "$TRASH/o/topology.yaml" >out 2>err || { cat err; false; }; } &&
+	for n in pd kv late; do
+		test -s "$TRASH/o/$n.pid" &&
+		test_track_pid "$(cat "$TRASH/o/$n.pid")" && alive "$(cat "$TRASH/o/$n.pid")" || return 1
+	done &&
+	"$TICHAOS" cluster down --cluster "$TRASH/o/topology.yaml" &&
+	test ! -e "$TRASH/o/pd.pid"
+'
+
 test_expect_success 'a topology with a typo: file:line:col and a suggestion, exit 2' '
 	printf "components:\n  - name: x\n    rolse: [cdc]\n" >"$TRASH/s/bad.yaml" &&
 	"$TICHAOS" cluster status --cluster "$TRASH/s/bad.yaml" 2>err; test $? = 2 &&
