@@ -54,13 +54,14 @@ my $NOT_BUILT = 'not built here';
 # Sizes: full run, quick run.
 my %CFG = $QUICK ? (
 	insert_threads => [1, 4, 16], insert_secs => 5,
-	tables => [[100_000, 0], [200_000, 1], [500_000, 0]],
+	tables => [[100_000, 0], [200_000, 1], [500_000, 0], [200_000, 0, 'ordinary']],
 	diff_rows => 200_000, diff_n => 100,
 	histories => [100_000, 1_000_000],
 	footprint => $ENV{BENCH_FOOTPRINT} || '60s',
 ) : (
 	insert_threads => [1, 4, 16], insert_secs => 20,
-	tables => [[100_000, 0], [1_000_000, 1], [5_000_000, 0]],
+	tables => [[100_000, 0], [1_000_000, 1], [5_000_000, 0],
+		   [1_000_000, 0, 'ordinary'], [5_000_000, 0, 'ordinary']],
 	diff_rows => 1_000_000, diff_n => 100,
 	histories => [1_000_000, 10_000_000],
 	footprint => $ENV{BENCH_FOOTPRINT} || '10m',
@@ -332,14 +333,52 @@ sub bench_insert {
 my $COLUMNS = 'id INT NOT NULL PRIMARY KEY, a INT NOT NULL, b BIGINT NOT NULL, '
 	    . 's VARCHAR(64) NOT NULL, t DATETIME NOT NULL, n INT NULL';
 
+# The shapes of the consistency tables: their columns, and the SELECT over
+# seq (MariaDB's Sequence engine) that fills them, ids `step` apart.
+# "ordinary" is issue 58's table of everyday columns: a BIGINT key,
+# DECIMAL, DATE, DOUBLE (fractions, huge and tiny magnitudes, negatives),
+# TINYINT, a VARCHAR(200) of 0 to 200 characters, NULLs and empty strings.
+my %SHAPES = (
+	plain => {
+		columns => $COLUMNS,
+		select => sub ($step) {
+			"SELECT seq * $step, seq * 7 % 1000003, "
+			. 'seq * 2654435761 % 4294967296, '
+			. "CONCAT('row-', seq, '-', LEFT(MD5(seq), 12)), "
+			. "'2020-01-01' + INTERVAL seq SECOND, "
+			. 'IF(seq % 10 = 0, NULL, seq % 97)';
+		},
+	},
+	ordinary => {
+		columns => 'id BIGINT PRIMARY KEY, d DECIMAL(12,2), dt DATE, '
+			 . 'x DOUBLE, tn TINYINT, s VARCHAR(200), n1 INT NULL, '
+			 . 'e VARCHAR(20)',
+		select => sub ($step) {
+			"SELECT k * $step, IF(k % 17 = 0, NULL, "
+			. 'IF(k % 3 = 0, -1, 1) * k * 1.37), '
+			. "'2000-01-01' + INTERVAL (k % 9000) DAY, "
+			. 'CASE WHEN k % 100 = 0 THEN k * 1.234567e200 '
+			. 'WHEN k % 100 = 1 THEN k * 9.87654321e-200 '
+			. 'WHEN k % 100 = 2 THEN -k * 3.3e15 '
+			. 'ELSE k / 7 + SIN(k) END, k % 256 - 128, '
+			. 'LEFT(REPEAT(MD5(k), 7), k % 201), '
+			. 'IF(k % 10 = 0, NULL, k * 7 % 1000003 - 500000), '
+			. "IF(k % 13 = 0, '', ELT(k % 5 + 1, 'alpha', 'beta', "
+			. "'gamma', 'delta', 'epsilon-long-value')) FROM (SELECT "
+			. 'CAST(seq AS SIGNED) AS k, seq';
+		},
+	},
+);
+
 sub label($rows) {
 	return $rows >= 1e6 && $rows % 1e6 == 0 ? ($rows / 1e6) . 'M'
 	     : ($rows / 1e3) . 'k';
 }
 
-# Create `name` upstream with `rows` rows (ids `step`, 2*step, ...) in
-# batches, and wait for the replica to have them.
-sub load_table($name, $rows, $partitioned, $step = 1) {
+# Create `name` upstream with `rows` rows (ids `step`, 2*step, ...) of
+# `shape` (%SHAPES) in batches, and wait for the replica to have them.
+sub load_table($name, $rows, $partitioned, $step = 1, $shape = 'plain') {
+	my $sh = $SHAPES{$shape};
 	my $t0 = time;
 	my $part = '';
 	if ($partitioned) {
@@ -351,25 +390,28 @@ sub load_table($name, $rows, $partitioned, $step = 1) {
 	}
 	$dbh_up->do('CREATE DATABASE IF NOT EXISTS bench');
 	$dbh_up->do("DROP TABLE IF EXISTS bench.$name");
-	$dbh_up->do("CREATE TABLE bench.$name ($COLUMNS)$part");
+	$dbh_up->do("CREATE TABLE bench.$name ($sh->{columns})$part");
 	$dbh_up->do('USE bench');
 	for (my $lo = 1; $lo <= $rows; $lo += 100_000) {
 		my $hi = $lo + 99_999 > $rows ? $rows : $lo + 99_999;
-		$dbh_up->do("INSERT INTO bench.$name SELECT seq * $step, "
-			. 'seq * 7 % 1000003, seq * 2654435761 % 4294967296, '
-			. "CONCAT('row-', seq, '-', LEFT(MD5(seq), 12)), "
-			. "'2020-01-01' + INTERVAL seq SECOND, "
-			. "IF(seq % 10 = 0, NULL, seq % 97) FROM seq_${lo}_to_$hi");
+		my $select = $sh->{select}->($step);
+		# The ordinary shape reads seq through a derived table.
+		$select .= $shape eq 'plain' ? " FROM seq_${lo}_to_$hi"
+					     : " FROM seq_${lo}_to_$hi) q";
+		$dbh_up->do("INSERT INTO bench.$name $select");
 	}
 	wait_sync();
 	my $secs = time - $t0;
-	say_progress sprintf('loaded bench.%s (%d rows%s) in %.1fs', $name,
-			     $rows, $partitioned ? ', partitioned' : '', $secs);
+	say_progress sprintf('loaded bench.%s (%d rows%s%s) in %.1fs', $name,
+			     $rows, $partitioned ? ', partitioned' : '',
+			     $shape eq 'plain' ? '' : ", $shape", $secs);
 	return $secs;
 }
 
-sub consistency_suite($table, $partitioned) {
+sub consistency_suite($table, $partitioned, $shape = 'plain') {
 	(my $s = slurp('bench/suites/consistency.yaml')) =~ s/\bTABLE\b/$table/g;
+	my $cols = $SHAPES{$shape}{columns};
+	$s =~ s/columns: "[^"]*"/columns: "$cols"/ or die "bench: no columns in the suite\n";
 	return $s;
 }
 
@@ -404,10 +446,12 @@ sub bench_consistency {
 		    'h=127.0.0.1,P=' . ($port + 1) . ',u=root');
 	my @rows;
 	for my $t (@{$CFG{tables}}) {
-		my ($n, $partitioned) = @$t;
-		my $name = 'c_' . lc label($n);
-		my $load = load_table($name, $n, $partitioned);
-		my $dir = check_dir($name, consistency_suite($name, $partitioned));
+		my ($n, $partitioned, $shape) = @$t;
+		$shape //= 'plain';
+		my $name = ($shape eq 'plain' ? 'c_' : 'o_') . lc label($n);
+		my $load = load_table($name, $n, $partitioned, 1, $shape);
+		my $dir = check_dir($name, consistency_suite($name, $partitioned,
+							     $shape));
 		my %s;
 		checksum_table($_, $name) for $dbh_up, $dbh_down;	# warm up
 		for my $rep (1 .. $REPS) {
@@ -436,7 +480,7 @@ sub bench_consistency {
 		my $slower = $m{checksum_up} > $m{checksum_down} ? $m{checksum_up}
 								: $m{checksum_down};
 		my $rss_mb = $m{tichaos_rss_kb} / 1024;
-		push @rows, { table => $name, rows => $n,
+		push @rows, { table => $name, rows => $n, shape => $shape,
 			      partitioned => $partitioned ? JSON::PP::true : JSON::PP::false,
 			      load_s => $load,
 			      tichaos_s => $m{tichaos}, pt_table_checksum_s => $m{pt},
@@ -931,8 +975,9 @@ sub markdown($r) {
 		     . "| tichaos / slower CHECKSUM (<= 1.5) | pt / tichaos (>= 2) "
 		     . "| tichaos RSS MB (<= 64) | sync-diff-inspector | sync-diff / tichaos "
 		     . "|\n|:--|---:|---:|---:|---:|---:|---:|---:|---:|\n";
-		$md .= sprintf("| %s rows%s | %.2f | %.2f | %.2f / %.2f | %.1f %s | %.2f %s | %.0f %s | %s | %s |\n",
+		$md .= sprintf("| %s rows%s%s | %.2f | %.2f | %.2f / %.2f | %.1f %s | %.2f %s | %.0f %s | %s | %s |\n",
 			label($_->{rows}), $_->{partitioned} ? ', partitioned' : '',
+			($_->{shape} // 'plain') eq 'plain' ? '' : ", $_->{shape}",
 			$_->{tichaos_s}, $_->{pt_table_checksum_s},
 			$_->{checksum_table_up_s}, $_->{checksum_table_down_s},
 			$_->{vs_checksum_table}, yes($_->{met}{checksum_table}),
