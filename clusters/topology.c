@@ -724,6 +724,18 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 
 	r.base = slash ? xstrndup(path, (size_t)(slash - path + (slash == path)))
 		       : xstrdup(".");
+	/* Relative paths are the file's directory's, whatever the working
+	 * directory of a process that reads them later (a data directory
+	 * given as "kv0" was mounted as "./kv0", which /proc/mounts never
+	 * names). */
+	{
+		char *abs = realpath(r.base, NULL);
+
+		if (abs) {
+			free(r.base);
+			r.base = abs;
+		}
+	}
 	if (ynode_load_file(path, &root, e))
 		goto out;
 	if (!root) {

@@ -121,4 +121,23 @@ test_expect_success 'refused at their line: a percentage out of range, no delay,
 	grep -qx "tichaos: badop.yaml:19:17: ops in fault .disk_slow.: unknown value .seek. (expected read, write, fsync)" err
 '
 
+# A static topology read by a relative path, its paths relative: each is
+# the file's directory's. Its data directory "up-0/data" was mounted as
+# "./up-0/data" when the file was named "topology.yaml" alone, which
+# /proc/mounts never names, and the run aborted (seen on a real TiKV's
+# data directory, "kv0").
+test_expect_success 'a topology by a relative path, a relative data_dir: placed, slowed, put back' '
+	test_cluster_up "$TRASH/c" --port-base auto --hosts off &&
+	sed -e "s/^cluster: local$/cluster: static/" -e "/^port_base:/d" \
+		-e "/^    \(data_dir\|pidfile\|log\|dir\): /s|\"$TRASH/c/|\"|" \
+		"$TRASH/c/topology.yaml" >"$TRASH/c/rel.yaml" &&
+	grep -q "^    data_dir: \"up-0/data\"$" "$TRASH/c/rel.yaml" &&
+	(cd "$TRASH/c" && "$TICHAOS" run "$TRASH/slow.yaml" --cluster rel.yaml \
+		--out "$TRASH/rel" >"$TRASH/tap" 2>"$TRASH/err") ||
+	{ cat err tap; false; }
+	grep -qx "ok 2 - fault 1 disk_slow: 1 of 1 injected, 1 healed" tap &&
+	grep -q "info  up-0: its data directory on tichaos-diskfs" err &&
+	! grep -q " $TRASH/c/up-0/data " /proc/mounts
+'
+
 test_done
