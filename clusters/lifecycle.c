@@ -484,14 +484,14 @@ static int remove_classes(struct cluster *c, int say, struct err *e)
 
 /*
  * When `comp` starts in a cluster's start (cluster_up), as tiup starts a
- * cluster: PD and etcd first (0), TiKV (1), then the SQL nodes and the
- * rest (2). A TiDB started beside PD before PD answered exited at once
- * (FATAL "get TSO failed", seen on PD v8.1.2 and TiDB cd9c676e9ba4).
+ * cluster: PD first (0), TiKV (1), then the SQL nodes and the rest (2),
+ * a plain etcd among them (nothing of a TiDB cluster waits for one). A
+ * TiDB started beside PD before PD answered exited at once (FATAL "get
+ * TSO failed", seen on PD v8.1.2 and TiDB cd9c676e9ba4).
  */
 static int start_rank(const struct component *comp)
 {
-	return comp->roles & (ROLE_PD | ROLE_ETCD) ? 0
-	       : comp->roles & ROLE_KV ? 1 : 2;
+	return comp->roles & ROLE_PD ? 0 : comp->roles & ROLE_KV ? 1 : 2;
 }
 
 int cluster_up(struct cluster *c, struct err *e)
@@ -511,8 +511,8 @@ int cluster_up(struct cluster *c, struct err *e)
 			goto out;
 		}
 	/* Rank by rank, each started together (a quorum comes up only
-	 * together) and answering before the next rank starts; PD and
-	 * etcd ready, healthy, first. */
+	 * together) and answering before the next rank starts; PD ready,
+	 * healthy, first. */
 	for (int rank = 0; rank <= 2; rank++) {
 		for (size_t i = 0; i < c->ncomps; i++) {
 			struct component *comp = &c->comps[i];
