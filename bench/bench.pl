@@ -334,26 +334,27 @@ my $COLUMNS = 'id INT NOT NULL PRIMARY KEY, a INT NOT NULL, b BIGINT NOT NULL, '
 	    . 's VARCHAR(64) NOT NULL, t DATETIME NOT NULL, n INT NULL';
 
 # The shapes of the consistency tables: their columns, and the SELECT over
-# seq (MariaDB's Sequence engine) that fills them, ids `step` apart.
+# `seq` (a table of MariaDB's Sequence engine) that fills them, ids
+# `step` apart.
 # "ordinary" is issue 58's table of everyday columns: a BIGINT key,
 # DECIMAL, DATE, DOUBLE (fractions, huge and tiny magnitudes, negatives),
 # TINYINT, a VARCHAR(200) of 0 to 200 characters, NULLs and empty strings.
 my %SHAPES = (
 	plain => {
 		columns => $COLUMNS,
-		select => sub ($step) {
+		select => sub ($step, $seq) {
 			"SELECT seq * $step, seq * 7 % 1000003, "
 			. 'seq * 2654435761 % 4294967296, '
 			. "CONCAT('row-', seq, '-', LEFT(MD5(seq), 12)), "
 			. "'2020-01-01' + INTERVAL seq SECOND, "
-			. 'IF(seq % 10 = 0, NULL, seq % 97)';
+			. "IF(seq % 10 = 0, NULL, seq % 97) FROM $seq";
 		},
 	},
 	ordinary => {
 		columns => 'id BIGINT PRIMARY KEY, d DECIMAL(12,2), dt DATE, '
 			 . 'x DOUBLE, tn TINYINT, s VARCHAR(200), n1 INT NULL, '
 			 . 'e VARCHAR(20)',
-		select => sub ($step) {
+		select => sub ($step, $seq) {
 			"SELECT k * $step, IF(k % 17 = 0, NULL, "
 			. 'IF(k % 3 = 0, -1, 1) * k * 1.37), '
 			. "'2000-01-01' + INTERVAL (k % 9000) DAY, "
@@ -365,7 +366,7 @@ my %SHAPES = (
 			. 'IF(k % 10 = 0, NULL, k * 7 % 1000003 - 500000), '
 			. "IF(k % 13 = 0, '', ELT(k % 5 + 1, 'alpha', 'beta', "
 			. "'gamma', 'delta', 'epsilon-long-value')) FROM (SELECT "
-			. 'CAST(seq AS SIGNED) AS k, seq';
+			. "CAST(seq AS SIGNED) AS k FROM $seq) q";
 		},
 	},
 );
@@ -394,11 +395,8 @@ sub load_table($name, $rows, $partitioned, $step = 1, $shape = 'plain') {
 	$dbh_up->do('USE bench');
 	for (my $lo = 1; $lo <= $rows; $lo += 100_000) {
 		my $hi = $lo + 99_999 > $rows ? $rows : $lo + 99_999;
-		my $select = $sh->{select}->($step);
-		# The ordinary shape reads seq through a derived table.
-		$select .= $shape eq 'plain' ? " FROM seq_${lo}_to_$hi"
-					     : " FROM seq_${lo}_to_$hi) q";
-		$dbh_up->do("INSERT INTO bench.$name $select");
+		$dbh_up->do("INSERT INTO bench.$name "
+			    . $sh->{select}->($step, "seq_${lo}_to_$hi"));
 	}
 	wait_sync();
 	my $secs = time - $t0;

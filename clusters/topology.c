@@ -720,6 +720,7 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 	const struct ynode *list, *pb, *cf, *to;
 	struct reader r = { path, NULL, e, c };
 	const char *slash = strrchr(path, '/');
+	char *abs;
 	int rc = -1;
 
 	r.base = slash ? xstrndup(path, (size_t)(slash - path + (slash == path)))
@@ -728,13 +729,9 @@ int topology_read(struct cluster *c, const char *path, struct err *e)
 	 * directory of a process that reads them later (a data directory
 	 * given as "kv0" was mounted as "./kv0", which /proc/mounts never
 	 * names). */
-	{
-		char *abs = realpath(r.base, NULL);
-
-		if (abs) {
-			free(r.base);
-			r.base = abs;
-		}
+	if ((abs = realpath(r.base, NULL))) {
+		free(r.base);
+		r.base = abs;
 	}
 	if (ynode_load_file(path, &root, e))
 		goto out;

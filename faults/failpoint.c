@@ -19,11 +19,12 @@
  * middleware.go, redirector): a PUT aimed at a follower would turn the
  * leader's failpoint on, and after a leader change the DELETE would reach
  * another PD. Each request to a pd component carries that header, so it
- * lands where it is aimed, leader or not (seen on three v8.1.2 PDs). PUT NAME with
- * the term as the body enables it (204), GET NAME answers the term and a
- * newline (200), DELETE NAME disables it (204); GET of a disabled one
- * answers 404 "failed to GET: error on NAME: failpoint: failpoint is
- * disabled", of one never enabled 404 "... does not exist". The term is
+ * lands where it is aimed, leader or not (seen on three v8.1.2 PDs).
+ * PUT NAME with the term as the body enables it (204), GET NAME answers
+ * the term and a newline (200), DELETE NAME disables it (204); GET of a
+ * disabled one answers 404 "failed to GET: error on NAME: failpoint:
+ * failpoint is disabled", of one never enabled 404 "... does not
+ * exist". The term is
  * read back after the PUT and the 404 of a disabled one after the
  * DELETE. A process that was started again meanwhile has none: its
  * DELETE answers 400 "failpoint does not exist", and the heal says

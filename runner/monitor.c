@@ -186,8 +186,8 @@ static void *ddl_main(void *arg)
 	struct monitor *n = arg;
 
 	cluster_ddl_watch(n->cluster, n->run->suite->database,
-			  wants_ddl_watch(n->run->suite), n->run->history, history_slot(n->run->history),
-			  n->run->cancel);
+			  wants_ddl_watch(n->run->suite), n->run->history,
+			  history_slot(n->run->history), n->run->cancel);
 	return NULL;
 }
 

@@ -5,15 +5,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "clusters/api.h"
 #include "clusters/cluster.h"
 #include "core/plan.h"
 #include "core/suite.h"
 #include "lib/cancel.h"
 #include "lib/clock.h"
-#include "lib/etcd.h"
 #include "lib/history.h"
-#include "lib/log.h"
 #include "runner/run.h"
 
 static int stopping(const struct nemesis *n)
