@@ -5,7 +5,10 @@
  * 1. Barrier (checkers/barrier.c): a finish mark written upstream must
  *    appear downstream within `sync_timeout` and, on TiCDC, the
  *    changefeed's checkpoint_ts pass the mark's commit_ts; otherwise the
- *    verdict is unknown, with the lag seen.
+ *    verdict is unknown, with the lag seen. `barrier: false` writes no
+ *    mark and compares the two sides as they stand: two databases that
+ *    no replication joins (a restore, an import, a pair loaded alike),
+ *    as sync-diff-inspector compares them.
  * 2. Every table of the suite's database on either side (the table diff,
  *    checkers/tablediff.h): presence, column definitions, then data, in
  *    chunks of about `chunk_rows` rows of the primary key: a single
@@ -45,6 +48,7 @@
 #include "lib/ynode.h"
 
 struct consistency_opts {
+	int barrier;
 	int64_t sync_timeout;
 	const char *changefeed;	/* NULL: the cluster's */
 	const char *diff_config;	/* NULL: none */
@@ -57,6 +61,10 @@ struct consistency_opts {
 #define AT(member) OPT_AT(struct consistency_opts, member)
 
 static const struct optspec opts[] = {
+	{ "barrier", OPT_BOOL, "true", 0, NULL, 0, 0,
+	  "write a finish mark upstream and wait for it downstream before "
+	  "comparing; false: compare the two sides as they stand (databases "
+	  "that no replication joins)", AT(barrier) },
 	{ "sync_timeout", OPT_DURATION, "300s", 0, NULL, 0, 0,
 	  "how long the finish mark may take to reach the downstream",
 	  AT(sync_timeout) },
@@ -95,6 +103,15 @@ static int check(const struct suite *s, const struct suite_item *it,
 	char path[PATH_MAX];
 	int rc;
 
+	if (!o->barrier && (suite_optval(it, &o->sync_timeout)->given ||
+			    suite_optval(it, &o->changefeed)->given))
+		return ynode_error(e, s->path, &(struct ynode){ YNODE_SCALAR,
+				   suite_optval(it, &o->barrier)->line,
+				   suite_optval(it, &o->barrier)->col,
+				   NULL, 0, NULL, 0 }, "check 'consistency': "
+				   "with 'barrier: false' no finish mark is "
+				   "waited for; 'sync_timeout' and "
+				   "'changefeed' are not given with it");
 	if (!o->diff_config)
 		return 0;
 	if (o->tables.n || suite_optval(it, &o->threads)->given)
@@ -254,10 +271,13 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		rc = -1;
 		goto out;
 	}
-	rc = barrier_sync(ctx, sides[UP].comp, &sides[UP].conn,
-			  sides[DOWN].comp, &sides[DOWN].conn, o->changefeed,
-			  o->sync_timeout, &barrier_ns, r, halted,
-			  sizeof(halted), e);
+	if (o->barrier)
+		rc = barrier_sync(ctx, sides[UP].comp, &sides[UP].conn,
+				  sides[DOWN].comp, &sides[DOWN].conn,
+				  o->changefeed, o->sync_timeout, &barrier_ns,
+				  r, halted, sizeof(halted), e);
+	else
+		buf_addstr(&r->details, "\"barrier\":false", NULL);
 	/* Waiting for the mark may have dropped the connection. */
 	if (!rc && halted[0] && !sides[DOWN].conn.my)
 		rc = tablediff_connect(&sides[DOWN], e);
@@ -277,6 +297,10 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 			      "first: %s", tl.differing, nall, halted[0] ?
 			      " (compared unsynced: " : "", halted,
 			      halted[0] ? ")" : "", tl.first);
+	else if (!o->barrier)
+		check_verdict(r, VERDICT_PASS, "%zu tables, %llu rows equal on "
+			      "both sides (no barrier: compared as they stood)",
+			      nall, (unsigned long long)tl.rows);
 	else if (halted[0])
 		check_verdict(r, VERDICT_UNKNOWN, "%zu tables, %llu rows equal "
 			      "on both sides, but unsynced: %s", nall,

@@ -417,6 +417,39 @@ test_expect_success 'replication stopped: the sync times out, verdict unknown, e
 	grep -q "^  message: \"sync timed out after 2s: the finish mark did not reach down-0 (down-0: replication is not running (io Yes, sql No))\"$" tap4
 '
 
+# Two databases no replication of the run joins (a restore, an import,
+# make bench's TiDB pair) are compared as they stand, as
+# sync-diff-inspector compares them: no mark written, nothing waited for.
+test_expect_success 'barrier: false writes no mark and compares as they stand: an unreplicated row found, exit 1' '
+	sql "$DOWN" "stop slave sql_thread" &&
+	marks=$(sql "$UP" "select count(*) from tichaos_meta.barrier") &&
+	sql "$UP" "insert into cons.t_2 (id, data) values (900001, \"not downstream\")" &&
+	sed -e "s/sync_timeout: 60s/barrier: false/" "$TRASH/tamper.yaml" >nb.yaml &&
+	mkdir "$TRASH/r6" && cp nb.yaml "$TRASH/r6/suite.yaml" &&
+	cp "$TRASH/r1/topology.yaml" "$TRASH/r6/" &&
+	"$TICHAOS" check "$TRASH/r6" >tap6 2>err6; code=$?
+	sql "$DOWN" "start slave sql_thread" &&
+	test "$code" = 1 &&
+	grep -qx "not ok 1 - consistency" tap6 &&
+	grep -qx "  message: \"1 of 4 tables differ; first: cons.t_2: 1 missing, 0 extra, 0 changed (fix-sql/cons.t_2.sql)\"" tap6 &&
+	test "$(sql "$UP" "select count(*) from tichaos_meta.barrier")" = "$marks" &&
+	expect_result "$TRASH/r6" "JSON::PP::is_bool(\$c->{details}{barrier}) && !\$c->{details}{barrier} ? q(false) : q(other)" false &&
+	expect_result "$TRASH/r6" "exists \$c->{details}{barrier_ms} ? 1 : 0" 0
+'
+
+test_expect_success 'barrier: false, the row replicated meanwhile: a pass that says no sync was waited for' '
+	wait_for_condition 60 "test \"\$(sql $DOWN \"select count(*) from cons.t_2 where id = 900001\")\" = 1" &&
+	"$TICHAOS" check "$TRASH/r6" >tap7 2>err7 &&
+	grep -Eqx "ok 1 - consistency: [0-9]+ tables, [0-9]+ rows equal on both sides \(no barrier: compared as they stood\)" tap7
+'
+
+test_expect_success 'barrier: false with sync_timeout or changefeed: refused at its line, exit 2' '
+	sed -e "s/sync_timeout: 60s/barrier: false\n    sync_timeout: 5s/" "$TRASH/tamper.yaml" >nb2.yaml &&
+	{ "$TICHAOS" validate nb2.yaml 2>err; test $? = 2; } &&
+	line=$(grep -n "barrier: false" nb2.yaml | cut -d: -f1) &&
+	grep -qx "tichaos: nb2.yaml:$line:14: check .consistency.: with .barrier: false. no finish mark is waited for; .sync_timeout. and .changefeed. are not given with it" err
+'
+
 # A finish mark that cannot be written upstream (here its table has
 # another shape) leaves nothing to wait for: unknown, with the error,
 # never a pass with no message.
