@@ -5,6 +5,8 @@
 #   insert       sysbench oltp_insert vs tichaos's insert workload
 #   consistency  tichaos's consistency check vs pt-table-checksum and
 #                CHECKSUM TABLE on each side
+#   tidb         on two TiDBs given (BENCH_TIDB): the consistency check vs
+#                sync-diff-inspector and ADMIN CHECKSUM TABLE
 #   diff         a table with known differences: tichaos's report and fix
 #                SQL vs pt-table-sync --print and sync-diff-inspector; all
 #                must name the same keys, and find each kind of difference
@@ -25,6 +27,7 @@
 #   BENCH_SYNC_DIFF=PATH   sync_diff_inspector to run as a peer (default: the
 #                          one on PATH); without one, its rows say "not
 #                          built here"
+#   BENCH_TIDB=UP,DOWN     HOST:PORT of two running TiDBs for `tidb`
 #
 # Writes bench/results/<date>.json and bench/results/latest.md (quick runs:
 # <date>-quick.json and quick.md; BENCH_ONLY runs: <date>-<names>.json and
@@ -50,12 +53,14 @@ my $TICHAOS = './tichaos';
 my $SYNC_DIFF = $ENV{BENCH_SYNC_DIFF}
 	// (grep { -x } map { "$_/sync_diff_inspector" } split /:/, $ENV{PATH} // '')[0];
 my $NOT_BUILT = 'not built here';
+my $UNISTORE = 'none on unistore';
 
 # Sizes: full run, quick run.
 my %CFG = $QUICK ? (
 	insert_threads => [1, 4, 16], insert_secs => 5,
 	tables => [[100_000, 0], [200_000, 1], [500_000, 0], [200_000, 0, 'ordinary']],
 	diff_rows => 200_000, diff_n => 100,
+	tidb_tables => [[100_000, 'plain'], [100_000, 'ordinary']],
 	histories => [100_000, 1_000_000],
 	footprint => $ENV{BENCH_FOOTPRINT} || '60s',
 ) : (
@@ -63,6 +68,8 @@ my %CFG = $QUICK ? (
 	tables => [[100_000, 0], [1_000_000, 1], [5_000_000, 0],
 		   [1_000_000, 0, 'ordinary'], [5_000_000, 0, 'ordinary']],
 	diff_rows => 1_000_000, diff_n => 100,
+	tidb_tables => [[1_000_000, 'plain'], [5_000_000, 'plain'],
+			[1_000_000, 'ordinary'], [5_000_000, 'ordinary']],
 	histories => [1_000_000, 10_000_000],
 	footprint => $ENV{BENCH_FOOTPRINT} || '10m',
 );
@@ -189,10 +196,10 @@ sub median(@v) {
 
 # ---- the cluster --------------------------------------------------------
 
-sub connect_port($p, $db = undef) {
+sub connect_port($p, $db = undef, $host = '127.0.0.1') {
 	my $driver = (grep { $_ eq 'mysql' } DBI->available_drivers) ? 'mysql'
 		   : 'MariaDB';
-	my $dsn = "DBI:$driver:host=127.0.0.1;port=$p" . ($db ? ";database=$db" : '');
+	my $dsn = "DBI:$driver:host=$host;port=$p" . ($db ? ";database=$db" : '');
 	return DBI->connect($dsn, 'root', '', { RaiseError => 1,
 		PrintError => 0, AutoCommit => 1 });
 }
@@ -248,12 +255,12 @@ sub settle($limit = 120) {
 
 # A run directory holding only a suite and the cluster's topology: what
 # `tichaos check` needs to run the live checks on the cluster.
-sub check_dir($name, $suite) {
+sub check_dir($name, $suite, $topology = slurp("$cluster_dir/topology.yaml")) {
 	my $dir = "$work/check-$name";
 	remove_tree($dir);
 	make_path($dir);
 	spew("$dir/suite.yaml", $suite);
-	spew("$dir/topology.yaml", slurp("$cluster_dir/topology.yaml"));
+	spew("$dir/topology.yaml", $topology);
 	return $dir;
 }
 
@@ -357,7 +364,7 @@ my %SHAPES = (
 		select => sub ($step, $seq) {
 			"SELECT k * $step, IF(k % 17 = 0, NULL, "
 			. 'IF(k % 3 = 0, -1, 1) * k * 1.37), '
-			. "'2000-01-01' + INTERVAL (k % 9000) DAY, "
+			. "DATE_ADD('2000-01-01', INTERVAL k % 9000 DAY), "
 			. 'CASE WHEN k % 100 = 0 THEN k * 1.234567e200 '
 			. 'WHEN k % 100 = 1 THEN k * 9.87654321e-200 '
 			. 'WHEN k % 100 = 2 THEN -k * 3.3e15 '
@@ -537,27 +544,30 @@ sub pt_sync_keys($table) {
 }
 
 # sync-diff-inspector on bench.TABLE, the upstream its source and the
-# replica its target, with its defaults but for the fix SQL and the
-# output directory. It exits 0 when the table is the same on both sides
-# and 1 when it differs; anything else is an error. Returns run_timed's
-# record and the fix SQL it wrote.
-sub sync_diff($table, $want_rc) {
+# replica its target (the local cluster's, or the HOST:PORT given), with
+# its defaults but for the fix SQL and the output directory. It exits 0
+# when the table is the same on both sides and 1 when it differs;
+# anything else is an error. Returns run_timed's record and the fix SQL
+# it wrote.
+sub sync_diff($table, $want_rc, $up = "127.0.0.1:$port",
+	      $down = '127.0.0.1:' . ($port + 1)) {
 	my $dir = "$work/sync-diff-$table";
 	remove_tree($dir);
 	make_path($dir);
-	my $down = $port + 1;
+	my ($uh, $up_port) = split /:/, $up;
+	my ($dh, $down_port) = split /:/, $down;
 	spew("$dir/config.toml", <<~"EOT");
 	export-fix-sql = true
 
 	[data-sources.up]
-	host = "127.0.0.1"
-	port = $port
+	host = "$uh"
+	port = $up_port
 	user = "root"
 	password = ""
 
 	[data-sources.down]
-	host = "127.0.0.1"
-	port = $down
+	host = "$dh"
+	port = $down_port
 	user = "root"
 	password = ""
 
@@ -718,6 +728,140 @@ sub diff_kinds {
 	$dbh_up->do("DROP TABLE bench.$name");
 	wait_sync();
 	return { table => $name, rows => 1000, kinds => \@rows, exact => \%exact };
+}
+
+# ---- 3b. TiDB to TiDB ---------------------------------------------------
+
+# The consistency check beside sync-diff-inspector on its home ground:
+# two TiDBs the caller runs (BENCH_TIDB=UP_HOST:PORT,DOWN_HOST:PORT; the
+# project never builds or starts one, docs/topology.md). Each table is
+# loaded into both with the same statements, as a replication that kept
+# up would leave it, and analyzed (sync-diff-inspector splits its chunks
+# by TiDB's statistics). ADMIN CHECKSUM TABLE, TiDB's own checksum on
+# its storage, is the floor; its checksums differ between two clusters
+# (the keys carry each cluster's table id), its count of keys must not.
+sub tidb_given {
+	my $v = $ENV{BENCH_TIDB} // return undef;
+	my @a = split /,/, $v;
+	@a == 2 && !grep { !/^[^\s:,]+:\d+$/ } @a
+		or die "bench: BENCH_TIDB=$v: expected UP_HOST:PORT,DOWN_HOST:PORT\n";
+	return \@a;
+}
+
+# A table of the numbers 1 to 100000 on a TiDB, which has no Sequence
+# engine: the source of each batch of a load, as seq_1_to_N is on
+# MariaDB.
+sub tidb_numbers($dbh) {
+	$dbh->do('CREATE DATABASE IF NOT EXISTS bench');
+	$dbh->do('DROP TABLE IF EXISTS bench.digits, bench.numbers');
+	$dbh->do('CREATE TABLE bench.digits (d INT PRIMARY KEY)');
+	$dbh->do('INSERT INTO bench.digits VALUES (0),(1),(2),(3),(4),(5),(6),(7),(8),(9)');
+	$dbh->do('CREATE TABLE bench.numbers (seq BIGINT PRIMARY KEY)');
+	$dbh->do('INSERT INTO bench.numbers SELECT 1 + a.d + 10 * b.d + 100 * c.d '
+		 . '+ 1000 * d.d + 10000 * e.d FROM bench.digits a, bench.digits b, '
+		 . 'bench.digits c, bench.digits d, bench.digits e');
+}
+
+sub tidb_load($dbhs, $name, $rows, $shape) {
+	my $sh = $SHAPES{$shape};
+	my $t0 = time;
+	for my $dbh (@$dbhs) {
+		$dbh->do("DROP TABLE IF EXISTS bench.$name");
+		$dbh->do("CREATE TABLE bench.$name ($sh->{columns})");
+		for (my $lo = 1; $lo <= $rows; $lo += 100_000) {
+			my $n = $lo + 99_999 > $rows ? $rows - $lo + 1 : 100_000;
+			$dbh->do("INSERT INTO bench.$name " . $sh->{select}->(1,
+				 '(SELECT seq + ' . ($lo - 1) . " AS seq FROM bench.numbers "
+				 . "WHERE seq <= $n) s"));
+		}
+		$dbh->do("ANALYZE TABLE bench.$name");
+	}
+	my $secs = time - $t0;
+	say_progress sprintf('loaded bench.%s (%d rows, %s) into both TiDBs in %.1fs',
+			     $name, $rows, $shape, $secs);
+	return $secs;
+}
+
+# ADMIN CHECKSUM TABLE's time and count of keys (a row each: the tables
+# have no secondary index). TiDB's unistore answers 1, 1, 1 whatever the
+# table holds (its coprocessor does not compute one): such a side has no
+# floor to measure.
+sub admin_checksum($dbh, $table, $rows) {
+	my $t0 = time;
+	# Db_name Table_name Checksum_crc64_xor Total_kvs Total_bytes
+	my $row = $dbh->selectrow_arrayref("ADMIN CHECKSUM TABLE bench.$table");
+	my $secs = time - $t0;
+	return undef if $row->[3] == 1 && $row->[4] == 1 && $rows > 1;
+	die "bench: ADMIN CHECKSUM TABLE counts $row->[3] keys in bench.$table "
+	  . "of $rows rows\n" if $row->[3] != $rows;
+	return $secs;
+}
+
+sub bench_tidb {
+	my $addr = tidb_given() // return { given => JSON::PP::false,
+		why => 'no TiDB given (BENCH_TIDB=UP_HOST:PORT,DOWN_HOST:PORT)' };
+	my @dbh = map { my ($h, $p) = split /:/; connect_port($p, undef, $h) } @$addr;
+	my @version = map { ($_->selectrow_array('SELECT VERSION()'))[0] } @dbh;
+	tidb_numbers($_) for @dbh;
+	my $topology = <<~"EOT";
+	cluster: static
+	components:
+	  - name: up-0
+	    roles: [upstream]
+	    sql: "$addr->[0]"
+	  - name: down-0
+	    roles: [downstream]
+	    sql: "$addr->[1]"
+	EOT
+	my @rows;
+	for my $t (@{$CFG{tidb_tables}}) {
+		my ($n, $shape) = @$t;
+		my $name = ($shape eq 'plain' ? 't_' : 'to_') . lc label($n);
+		my $load = tidb_load(\@dbh, $name, $n, $shape);
+		# No replication joins the two: compared as they stand.
+		(my $suite = consistency_suite($name, 0, $shape))
+			=~ s/^(\s*)- kind: consistency\n/$&$1  barrier: false\n/m
+			or die "bench: no consistency check in the suite\n";
+		my $dir = check_dir($name, $suite, $topology);
+		my %s;
+		admin_checksum($_, $name, $n) for @dbh;	# warm up
+		for my $rep (1 .. $REPS) {
+			my $tu = admin_checksum($dbh[0], $name, $n);
+			my $td = admin_checksum($dbh[1], $name, $n);
+			my $r = run_ok([$TICHAOS, 'check', $dir], out => "$work/check.tap");
+			my $c = results($dir)->{checks}[0];
+			die "bench: tichaos check of bench.$name: $c->{verdict}: $c->{message}\n"
+				if $c->{verdict} ne 'pass';
+			my $sd = $SYNC_DIFF && sync_diff($name, 0, @$addr);
+			push @{$s{sync_diff}}, $sd->{secs} if $sd;
+			push @{$s{checksum_up}}, $tu if defined $tu;
+			push @{$s{checksum_down}}, $td if defined $td;
+			push @{$s{tichaos}}, $r->{secs};
+			push @{$s{tichaos_rss_kb}}, $r->{rss_kb};
+			say_progress sprintf('tidb %s rep %d: tichaos %.2fs (%d MB), '
+				. 'sync-diff-inspector %s, ADMIN CHECKSUM TABLE %s / %s',
+				$name, $rep, $r->{secs}, $r->{rss_kb} / 1024,
+				$sd ? sprintf('%.2fs', $sd->{secs}) : $NOT_BUILT,
+				map { defined $_ ? sprintf('%.2fs', $_) : $UNISTORE } $tu, $td);
+		}
+		my %m = map { $_ => median(@{$s{$_}}) } keys %s;
+		my ($slower) = sort { $b <=> $a } grep { defined } @m{qw(checksum_up checksum_down)};
+		push @rows, { table => $name, rows => $n, shape => $shape, load_s => $load,
+			      tichaos_s => $m{tichaos}, tichaos_rss_mb => $m{tichaos_rss_kb} / 1024,
+			      admin_checksum_up_s => $m{checksum_up} // $UNISTORE,
+			      admin_checksum_down_s => $m{checksum_down} // $UNISTORE,
+			      vs_admin_checksum => $slower ? $m{tichaos} / $slower : $UNISTORE,
+			      sync_diff_s => $m{sync_diff} // $NOT_BUILT,
+			      sync_diff_speedup => $m{sync_diff} ? $m{sync_diff} / $m{tichaos}
+								 : $NOT_BUILT,
+			      samples => \%s };
+		$_->do("DROP TABLE bench.$name") for @dbh;
+	}
+	$_->do('DROP TABLE bench.digits, bench.numbers') for @dbh;
+	$_->disconnect for @dbh;
+	return { given => JSON::PP::true, upstream => $addr->[0], downstream => $addr->[1],
+		 upstream_version => $version[0], downstream_version => $version[1],
+		 tables => \@rows };
 }
 
 # ---- 4. ids checker -----------------------------------------------------
@@ -1006,6 +1150,24 @@ sub markdown($r) {
 		$md .= sprintf("| no other key named | | %s | %s | %s |\n",
 			map { $cell->($k->{exact}{$_} // $NOT_BUILT) } qw(tichaos pt sync_diff));
 	}
+	if (my $x = $r->{tidb}) {
+		$md .= "\n### Consistency check, TiDB to TiDB (seconds)\n\n";
+		if (!$x->{given}) {
+			$md .= "Not run: $x->{why}.\n";
+		} else {
+			$md .= "Upstream $x->{upstream_version}, downstream $x->{downstream_version}; "
+			     . "each table loaded into both and analyzed. ADMIN CHECKSUM TABLE "
+			     . "is TiDB's own checksum on its storage.\n\n"
+			     . "| table | tichaos | sync-diff-inspector | sync-diff / tichaos "
+			     . "| ADMIN CHECKSUM TABLE up / down | tichaos / slower ADMIN CHECKSUM "
+			     . "| tichaos RSS MB |\n|:--|---:|---:|---:|---:|---:|---:|\n";
+			$md .= sprintf("| %s rows, %s | %.2f | %s | %s | %s / %s | %s | %.0f |\n",
+				label($_->{rows}), $_->{shape}, $_->{tichaos_s},
+				secs($_->{sync_diff_s}), ratio($_->{sync_diff_speedup}),
+				secs($_->{admin_checksum_up_s}), secs($_->{admin_checksum_down_s}),
+				ratio($_->{vs_admin_checksum}), $_->{tichaos_rss_mb}) for @{$x->{tables}};
+		}
+	}
 	if (my $x = $r->{ids}) {
 		$md .= "\n### ids checker\n\n| operations | history MB | tichaos check s | ids check s | peak RSS MB |\n"
 		     . "|---:|---:|---:|---:|---:|\n";
@@ -1081,8 +1243,12 @@ my %r = (
 		commit => first_line('git', 'describe', '--always', '--dirty'),
 	},
 );
-my @all = qw(insert consistency diff ids batch footprint diskfs);
+my @all = qw(insert consistency diff tidb ids batch footprint diskfs);
 my @todo = %ONLY ? grep { $ONLY{$_} } @all : @all;
+# Asked for by name, the TiDB pair must be given; in a run of everything
+# its section says it was not.
+!$ONLY{tidb} || tidb_given()
+	or die "bench: BENCH_ONLY=tidb needs BENCH_TIDB=UP_HOST:PORT,DOWN_HOST:PORT\n";
 my %need_cluster = map { $_ => 1 } qw(insert consistency diff);
 if (grep { $need_cluster{$_} } @todo) {
 	cluster_up();
@@ -1092,7 +1258,7 @@ if (grep { $need_cluster{$_} } @todo) {
 	($r{versions}{mariadb}) = first_line('mariadbd', '--version') =~ /Ver (\S+)/;
 }
 my %fn = (insert => \&bench_insert, consistency => \&bench_consistency,
-	  diff => \&bench_diff, ids => \&bench_ids, batch => \&bench_batch,
+	  diff => \&bench_diff, tidb => \&bench_tidb, ids => \&bench_ids, batch => \&bench_batch,
 	  footprint => \&bench_footprint, diskfs => \&bench_diskfs);
 for my $b (@todo) {
 	my $t0 = time;
