@@ -36,7 +36,6 @@
  * until their directory is synced, and a file's mode, owner and times
  * until it is (`entries: ordered`: until anything is; diskfs/main.c).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -998,51 +997,39 @@ static int stop_users(const struct placement *p, int64_t grace_ns,
  * and that is said. Before the cluster's servers start, and at `cluster
  * down` once they stopped.
  */
+static int sweep_one(const char *path, void *arg)
+{
+	struct cluster *c = arg;
+	struct placement p;
+	struct component *comp;
+	struct err why = ERR_INIT;
+
+	if (record_read(path, &p) || !proc_runner_gone(p.runner,
+						       p.runner_start))
+		return 0;
+	/* Another cluster's (its data directory elsewhere) is left to a
+	 * run on that cluster: its component may run on it. */
+	comp = cluster_find(c, p.component);
+	if (!comp || !comp->data_dir || strcmp(comp->data_dir, p.data) ||
+	    strcmp(component_host(c, comp)->name, p.host_name))
+		return 0;
+	p.h = component_host(c, comp);
+	if ((component_state(c, comp) != STATE_STOPPED &&
+	     component_stop(c, comp, &why)) ||
+	    stop_users(&p, c->timeout_ns, &why) ||
+	    unmount_and_restore(&p, &why))
+		log_warn("%s: cannot undo what an earlier run left on "
+			 "tichaos-diskfs: %s", p.component, why.msg);
+	else
+		log_warn("%s: its data directory back from tichaos-diskfs, "
+			 "where an earlier run left it (its runner, pid %ld, "
+			 "is gone)", p.component, (long)p.runner);
+	return 0;
+}
+
 static int sweep(struct cluster *c, struct err *e)
 {
-	char at[PATH_MAX];
-	struct dirent *d;
-	DIR *dir;
-
-	if (proc_state_dir(DISK_DIR, 0, at, sizeof(at), e))
-		return -1;
-	dir = opendir(at);
-	if (!dir)
-		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", at);
-	while ((d = readdir(dir))) {
-		char path[PATH_MAX + 256];
-		struct placement p;
-		struct component *comp;
-		struct err why = ERR_INIT;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
-		if (record_read(path, &p) ||
-		    proc_start_time(p.runner) == p.runner_start)
-			continue;
-		/* Another cluster's (its data directory elsewhere) is left to
-		 * a run on that cluster: its component may run on it. */
-		comp = cluster_find(c, p.component);
-		if (!comp || !comp->data_dir || strcmp(comp->data_dir, p.data) ||
-		    strcmp(component_host(c, comp)->name, p.host_name))
-			continue;
-		p.h = component_host(c, comp);
-		if ((component_state(c, comp) != STATE_STOPPED &&
-		     component_stop(c, comp, &why)) ||
-		    stop_users(&p, c->timeout_ns, &why) ||
-		    unmount_and_restore(&p, &why))
-			log_warn("%s: cannot undo what an earlier run left on "
-				 "tichaos-diskfs: %s", p.component, why.msg);
-		else
-			log_warn("%s: its data directory back from "
-				 "tichaos-diskfs, where an earlier run left it "
-				 "(its runner, pid %ld, is gone)", p.component,
-				 (long)p.runner);
-	}
-	closedir(dir);
-	return 0;
+	return proc_state_each(DISK_DIR, sweep_one, c, e);
 }
 
 /* Its components, named in its value's "killed", are drawn powered off. */

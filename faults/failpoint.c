@@ -69,7 +69,6 @@
  * left on, and says so.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -985,68 +984,57 @@ static int swept(const char *method, long status, const struct buf *out)
  * still runs (http: DELETE; restart: the process stopped with TERM, by
  * its pid, and the cluster starts it again as it was), and said.
  */
+static int sweep_one(const char *path, void *arg)
+{
+	char method[16], name[128], url[1300];
+	struct buf text = BUF_INIT, out = BUF_INIT;
+	struct err why = ERR_INIT;
+	long long start, runner_start;
+	long pid, runner, status;
+
+	(void)arg;
+	if (buf_read_file(&text, path, NULL) ||
+	    sscanf(buf_str(&text), "%15s %ld %lld %ld %lld %127s %1299s",
+		   method, &pid, &start, &runner, &runner_start, name,
+		   url) != 7) {
+		log_warn("removing '%s': not a record of a failpoint", path);
+		buf_release(&text);
+		unlink(path);
+		return 0;
+	}
+	buf_release(&text);
+	if (!proc_runner_gone(runner, runner_start))
+		return 0;
+	if (pid > 0 && proc_start_time((pid_t)pid) != start) {
+		/* Its process is gone, and the failpoint with it. */
+	} else if (!strcmp(method, "restart")) {
+		log_warn("%s: stopping pid %ld, which an earlier run started "
+			 "with a failpoint (its runner, pid %ld, is gone)",
+			 name, pid, runner);
+		if (proc_signal((pid_t)pid, SIGTERM, &why) ||
+		    proc_wait_gone((pid_t)pid, 10 * NS_PER_SEC, &why))
+			proc_signal((pid_t)pid, SIGKILL, NULL);
+	} else if (http_request_opts("DELETE", url, strcmp(method, "pd") ? NULL
+				     : &pd_here, NULL, &out, &status,
+				     HTTP_TIMEOUT_NS, &why) ||
+		   !swept(method, status, &out)) {
+		log_warn("%s: cannot turn off the failpoint an earlier run "
+			 "left on (DELETE '%s': %s)", name, url,
+			 why.msg[0] ? why.msg : first_line(&out));
+	} else if (status == (strcmp(method, "json") ? 204 : 200)) {
+		log_warn("%s: turned off the failpoint an earlier run left on "
+			 "(DELETE '%s'; its runner, pid %ld, is gone)", name,
+			 url, runner);
+	}
+	buf_release(&out);
+	unlink(path);
+	return 0;
+}
+
 static int sweep(struct cluster *c, struct err *e)
 {
-	char at[PATH_MAX];
-	struct dirent *d;
-	DIR *dir;
-
 	(void)c;
-	if (proc_state_dir(FAILPOINT_DIR, 0, at, sizeof(at), e))
-		return -1;
-	dir = opendir(at);
-	if (!dir)
-		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", at);
-	while ((d = readdir(dir))) {
-		char path[PATH_MAX + 300], method[16], name[128], url[1300];
-		struct buf text = BUF_INIT, out = BUF_INIT;
-		struct err why = ERR_INIT;
-		long long start, runner_start;
-		long pid, runner, status;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
-		if (buf_read_file(&text, path, NULL) ||
-		    sscanf(buf_str(&text), "%15s %ld %lld %ld %lld %127s %1299s",
-			   method, &pid, &start, &runner, &runner_start, name,
-			   url) != 7) {
-			log_warn("removing '%s': not a record of a failpoint",
-				 path);
-			buf_release(&text);
-			unlink(path);
-			continue;
-		}
-		buf_release(&text);
-		if (proc_start_time((pid_t)runner) == runner_start)
-			continue;
-		if (pid > 0 && proc_start_time((pid_t)pid) != start) {
-			/* Its process is gone, and the failpoint with it. */
-		} else if (!strcmp(method, "restart")) {
-			log_warn("%s: stopping pid %ld, which an earlier run "
-				 "started with a failpoint (its runner, pid %ld, "
-				 "is gone)", name, pid, runner);
-			if (proc_signal((pid_t)pid, SIGTERM, &why) ||
-			    proc_wait_gone((pid_t)pid, 10 * NS_PER_SEC, &why))
-				proc_signal((pid_t)pid, SIGKILL, NULL);
-		} else if (http_request_opts("DELETE", url, strcmp(method, "pd")
-					     ? NULL : &pd_here, NULL, &out,
-					     &status, HTTP_TIMEOUT_NS, &why) ||
-			   !swept(method, status, &out)) {
-			log_warn("%s: cannot turn off the failpoint an earlier "
-				 "run left on (DELETE '%s': %s)", name, url,
-				 why.msg[0] ? why.msg : first_line(&out));
-		} else if (status == (strcmp(method, "json") ? 204 : 200)) {
-			log_warn("%s: turned off the failpoint an earlier run "
-				 "left on (DELETE '%s'; its runner, pid %ld, is "
-				 "gone)", name, url, runner);
-		}
-		buf_release(&out);
-		unlink(path);
-	}
-	closedir(dir);
-	return 0;
+	return proc_state_each(FAILPOINT_DIR, sweep_one, NULL, e);
 }
 
 static const struct fault_detail details[] = {

@@ -11,7 +11,6 @@
  * time. The next run's sweep kills every recorded hog whose runner is
  * gone, and says so; a live run's hogs are its own.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -277,47 +276,41 @@ static int heal(struct fault_ctx *ctx, struct fault_action *act,
  * since another time) is killed, if it still is the hog (its start
  * time), and said.
  */
+static int sweep_one(const char *path, void *arg)
+{
+	const char *base = strrchr(path, '/') + 1;
+	struct buf text = BUF_INIT;
+	long long start, runner_start;
+	char name[128];
+	long runner;
+	int64_t pid;
+
+	(void)arg;
+	if (parse_int64(base, 1, INT32_MAX, &pid, NULL))
+		return 0;
+	if (buf_read_file(&text, path, NULL) ||
+	    sscanf(buf_str(&text), "%lld %ld %lld %127s", &start, &runner,
+		   &runner_start, name) != 4) {
+		buf_release(&text);
+		return 0;
+	}
+	buf_release(&text);
+	if (!proc_runner_gone(runner, runner_start))
+		return 0;
+	if (proc_start_time((pid_t)pid) == start) {
+		log_warn("%s: killing a CPU hog an earlier run left (pid %ld; "
+			 "its runner, pid %ld, is gone)", name, (long)pid,
+			 runner);
+		kill((pid_t)pid, SIGKILL);
+	}
+	unlink(path);
+	return 0;
+}
+
 static int sweep(struct cluster *c, struct err *e)
 {
-	char at[PATH_MAX];
-	struct dirent *d;
-	DIR *dir;
-
-	if (proc_state_dir(HOG_DIR, 0, at, sizeof(at), e))
-		return -1;
-	dir = opendir(at);
-	if (!dir)
-		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", at);
-	while ((d = readdir(dir))) {
-		char path[PATH_MAX + 300], name[128];
-		struct buf text = BUF_INIT;
-		long long start, runner_start;
-		long runner;
-		int64_t pid;
-
-		if (parse_int64(d->d_name, 1, INT32_MAX, &pid, NULL))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
-		if (buf_read_file(&text, path, NULL) ||
-		    sscanf(buf_str(&text), "%lld %ld %lld %127s", &start,
-			   &runner, &runner_start, name) != 4) {
-			buf_release(&text);
-			continue;
-		}
-		buf_release(&text);
-		if (proc_start_time((pid_t)runner) == runner_start)
-			continue;
-		if (proc_start_time((pid_t)pid) == start) {
-			log_warn("%s: killing a CPU hog an earlier run left "
-				 "(pid %ld; its runner, pid %ld, is gone)",
-				 name, (long)pid, runner);
-			kill((pid_t)pid, SIGKILL);
-		}
-		unlink(path);
-	}
-	closedir(dir);
-	return 0;
+	(void)c;
+	return proc_state_each(HOG_DIR, sweep_one, NULL, e);
 }
 
 /* Its components, named in its value's "starved", are drawn starved. */

@@ -1,5 +1,6 @@
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -418,6 +419,38 @@ int proc_state_dir(const char *name, int make, char *out, size_t size,
 		return err_errno(e, errno, "cannot create '%s'",
 				 errno == ENOENT ? root : out);
 	return 0;
+}
+
+int proc_state_each(const char *name, int (*fn)(const char *path, void *arg),
+		    void *arg, struct err *e)
+{
+	char at[PATH_MAX];
+	struct dirent *d;
+	DIR *dir;
+	int rc = 0;
+
+	if (proc_state_dir(name, 0, at, sizeof(at), e))
+		return -1;
+	dir = opendir(at);
+	if (!dir)
+		return errno == ENOENT ? 0 :
+		       err_errno(e, errno, "cannot read '%s'", at);
+	while (!rc && (d = readdir(dir))) {
+		char path[PATH_MAX + 300];
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
+		rc = fn(path, arg);
+	}
+	closedir(dir);
+	return rc;
+}
+
+int proc_runner_gone(long pid, long long start)
+{
+	return pid <= 0 || pid > INT_MAX ||
+	       proc_start_time((pid_t)pid) != start;
 }
 
 int proc_wait_gone(pid_t pid, int64_t timeout_ns, struct err *e)

@@ -120,6 +120,20 @@ int proc_state_dir(const char *name, int make, char *out, size_t size,
 		   struct err *e);
 
 /*
+ * The sweep of such records: fn(path, arg) for each file of state
+ * directory `name` (names beginning with '.' skipped; a directory not
+ * there holds none), in readdir's order. fn reads the record, returns 0
+ * to go on (it removes what it is done with) or -1 to stop with its
+ * error. 0, or -1: the directory unreadable, or fn's -1.
+ */
+int proc_state_each(const char *name, int (*fn)(const char *path, void *arg),
+		    void *arg, struct err *e);
+
+/* A record's runner (pid, proc_start_time) is gone: its pid runs no
+ * more, or runs another process since. */
+int proc_runner_gone(long pid, long long start);
+
+/*
  * Wait until `pid` is gone: our child once reaped (a zombie is not gone
  * yet: a killed multithreaded child cannot be reaped until its threads
  * have exited), anyone else's once not alive. 0 when gone, -1 with

@@ -6,7 +6,6 @@
  * process's own is compared with it byte for byte before anything is
  * written, which also refuses a process whose clock is moved already.
  */
-#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
@@ -559,51 +558,38 @@ out:
 	return rc;
 }
 
+static int sweep_one(const char *path, void *arg)
+{
+	char name[128];
+	struct err why = ERR_INIT;
+	long long runner_start;
+	struct skew s;
+	long runner;
+
+	(void)arg;
+	if (load(path, &s, &runner, &runner_start, name, sizeof(name))) {
+		log_warn("removing '%s': not a record of a skew", path);
+		unlink(path);
+		return 0;
+	}
+	if (!proc_runner_gone(runner, runner_start))
+		return 0;
+	switch (skew_undo(&s, NULL, &why)) {
+	case 0:
+		log_warn("%s: its clock put back, which an earlier run left "
+			 "moved (pid %ld; its runner, pid %ld, is gone)", name,
+			 (long)s.pid, runner);
+		break;
+	case 1:
+		break;
+	default:
+		log_warn("%s: cannot put back the clock an earlier run left "
+			 "moved (pid %ld): %s", name, (long)s.pid, why.msg);
+	}
+	return 0;
+}
+
 int skew_sweep(struct err *e)
 {
-	char at[PATH_MAX];
-	struct dirent *d;
-	DIR *dir;
-
-	if (proc_state_dir(SKEW_DIR, 0, at, sizeof(at), e))
-		return -1;
-	dir = opendir(at);
-	if (!dir)
-		return errno == ENOENT ? 0 :
-		       err_errno(e, errno, "cannot read '%s'", at);
-	while ((d = readdir(dir))) {
-		char path[PATH_MAX + 300], name[128];
-		struct err why = ERR_INIT;
-		long long runner_start;
-		struct skew s;
-		long runner;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", at, d->d_name);
-		if (load(path, &s, &runner, &runner_start, name,
-			 sizeof(name))) {
-			log_warn("removing '%s': not a record of a skew",
-				 path);
-			unlink(path);
-			continue;
-		}
-		if (proc_start_time((pid_t)runner) == runner_start)
-			continue;
-		switch (skew_undo(&s, NULL, &why)) {
-		case 0:
-			log_warn("%s: its clock put back, which an earlier run "
-				 "left moved (pid %ld; its runner, pid %ld, is "
-				 "gone)", name, (long)s.pid, runner);
-			break;
-		case 1:
-			break;
-		default:
-			log_warn("%s: cannot put back the clock an earlier run "
-				 "left moved (pid %ld): %s", name, (long)s.pid,
-				 why.msg);
-		}
-	}
-	closedir(dir);
-	return 0;
+	return proc_state_each(SKEW_DIR, sweep_one, NULL, e);
 }

@@ -395,6 +395,72 @@ static void test_state_dir(struct tmpdir *t)
 	unsetenv(PROC_STATE_ENV);
 }
 
+/* proc_state_each: every record but dot files, none where the directory
+ * is not, fn's -1 the walk's; proc_runner_gone by pid and start time. */
+struct seen {
+	char names[8][64];
+	int n, stop_at;
+};
+
+static int note_record(const char *path, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8)
+		snprintf(s->names[s->n], sizeof(s->names[0]), "%s",
+			 strrchr(path, '/') + 1);
+	return ++s->n == s->stop_at ? -1 : 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+static void test_state_each(struct tmpdir *t)
+{
+	char root[512], path[700];
+	struct seen s = { .n = 0 };
+	struct err e = ERR_INIT;
+	const char *files[] = { "12", "34", ".tmp" };
+
+	snprintf(root, sizeof(root), "%s", tmpdir_path(t, "each"));
+	setenv(PROC_STATE_ENV, root, 1);
+	is_int(proc_state_each("recs", note_record, &s, &e), 0,
+	       "no directory: no records, no error");
+	is_int(s.n, 0, "fn not called");
+	proc_state_dir("recs", 1, path, sizeof(path), &e);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/recs/%s", root, files[i]);
+		close(open(path, O_CREAT | O_WRONLY, 0644));
+	}
+	is_int(proc_state_each("recs", note_record, &s, &e), 0, "a walk");
+	is_int(s.n, 2, "two records: the dot file skipped");
+	qsort(s.names, 2, sizeof(s.names[0]), by_name);
+	is_str(s.names[0], "12", "the first");
+	is_str(s.names[1], "34", "the second");
+	s = (struct seen){ .n = 0, .stop_at = 1 };
+	is_int(proc_state_each("recs", note_record, &s, &e), -1,
+	       "fn's -1 stops the walk");
+	is_int(s.n, 1, "after one record");
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/recs/%s", root, files[i]);
+		unlink(path);
+	}
+	snprintf(path, sizeof(path), "%s/recs", root);
+	rmdir(path);
+	rmdir(root);
+	unsetenv(PROC_STATE_ENV);
+
+	is_int(proc_runner_gone((long)getpid(), proc_start_time(getpid())), 0,
+	       "this process, at its start time: not gone");
+	is_int(proc_runner_gone((long)getpid(),
+				proc_start_time(getpid()) + 1), 1,
+	       "its pid since another time: gone");
+	is_int(proc_runner_gone(0, 0), 1, "pid 0: gone");
+	is_int(proc_runner_gone(1L << 40, 0), 1, "a pid out of range: gone");
+}
+
 static void test_new_session(void)
 {
 	struct proc p = PROC_INIT;
@@ -874,6 +940,7 @@ int main(int argc, char **argv)
 	test_env(&t);
 	test_dir(&t);
 	test_state_dir(&t);
+	test_state_each(&t);
 	test_new_session();
 	test_wait_timeout();
 	test_capture();
