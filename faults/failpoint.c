@@ -10,8 +10,9 @@
  * API URL: TiDB at /fail/ (pkg/server/http_status.go, once its failpoint
  * github.com/pingcap/tidb/pkg/server/enableTestAPI is on at its start, as
  * GO_FAILPOINTS turns it on; integrateFailpoint was TiDB 4's), TiCDC's old
- * architecture at /debug/fail/ (startStatusHTTP of pingcap/tiflow's cdc
- * package, a failpoint build), PD at /pd/api/v1/fail/
+ * architecture at /debug/fail/ (RegisterRoutes of pingcap/tiflow's
+ * cdc/http.go, under util.FailpointBuild: a failpoint build), PD at
+ * /pd/api/v1/fail/
  * (server/api/router.go; built with the tag with_fail, whose
  * server/api/failpoint.go sets enableFailPointAPI). PD forwards every
  * request under /pd from a follower to its leader unless it carries the
