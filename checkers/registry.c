@@ -22,10 +22,8 @@ const struct checker_type *const checker_types[] = {
 
 const struct kind *checker_kind(size_t i)
 {
-	for (size_t n = 0; checker_types[n]; n++)
-		if (n == i)
-			return &checker_types[n]->kind;
-	return NULL;
+	return i < REGISTRY_LEN(checker_types) ? &checker_types[i]->kind
+					       : NULL;
 }
 
 /* Filled once: every kind's drawer, and the end after them. */

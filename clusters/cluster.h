@@ -353,6 +353,8 @@ struct cluster {
 
 /* Every cluster kind, NULL-terminated (clusters/registry.c). */
 extern const struct cluster_type *const cluster_types[];
+/* The i-th of cluster_types, or NULL past the last. */
+const struct cluster_type *cluster_type_at(size_t i);
 
 /*
  * The kind of cluster a --cluster value names: "local" (or NULL),

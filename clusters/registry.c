@@ -1,4 +1,5 @@
 #include "clusters/cluster.h"
+#include "core/kind.h"
 
 extern const struct cluster_type cluster_local;
 extern const struct cluster_type cluster_static;
@@ -11,3 +12,8 @@ const struct cluster_type *const cluster_types[] = {
 	&cluster_playground,
 	NULL,
 };
+
+const struct cluster_type *cluster_type_at(size_t i)
+{
+	return REGISTRY_AT(cluster_types, i);
+}

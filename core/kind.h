@@ -38,6 +38,15 @@ enum kind_flag {
 	KIND_DDL = 1 << 1,
 };
 
+/*
+ * Every registry is a NULL-terminated array of its kinds' descriptors,
+ * defined in its directory's registry.c, the only place a kind is added:
+ * REGISTRY_AT(array, i) is its i-th entry, or NULL past the last, there
+ * where the array's length is known.
+ */
+#define REGISTRY_LEN(array) (sizeof(array) / sizeof((array)[0]) - 1)
+#define REGISTRY_AT(array, i) ((i) < REGISTRY_LEN(array) ? (array)[i] : NULL)
+
 struct kind {
 	/* The name suites use in `kind:`. */
 	const char *name;

@@ -40,10 +40,7 @@ const struct fault_type *const fault_types[] = {
 
 const struct kind *fault_kind(size_t i)
 {
-	for (size_t n = 0; fault_types[n]; n++)
-		if (n == i)
-			return &fault_types[n]->kind;
-	return NULL;
+	return i < REGISTRY_LEN(fault_types) ? &fault_types[i]->kind : NULL;
 }
 
 /* Filled once: every kind's holds, and the NULL after them. */

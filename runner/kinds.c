@@ -12,19 +12,17 @@
 /* The i-th cluster kind's name, from clusters/registry.c. */
 static const char *cluster_kind_name(size_t i)
 {
-	for (size_t n = 0; cluster_types[n]; n++)
-		if (n == i)
-			return cluster_types[n]->name;
-	return NULL;
+	const struct cluster_type *t = cluster_type_at(i);
+
+	return t ? t->name : NULL;
 }
 
 /* The i-th cluster kind's own section of a suite, or NULL. */
 static const struct suite_section_type *cluster_section(size_t i)
 {
-	for (size_t n = 0; cluster_types[n]; n++)
-		if (n == i)
-			return cluster_types[n]->suite;
-	return NULL;
+	const struct cluster_type *t = cluster_type_at(i);
+
+	return t ? t->suite : NULL;
 }
 
 const struct suite_kinds tichaos_kinds = {

@@ -20,8 +20,6 @@ const struct workload_type *const workload_types[] = {
 
 const struct kind *workload_kind(size_t i)
 {
-	for (size_t n = 0; workload_types[n]; n++)
-		if (n == i)
-			return &workload_types[n]->kind;
-	return NULL;
+	return i < REGISTRY_LEN(workload_types) ? &workload_types[i]->kind
+						: NULL;
 }
