@@ -110,6 +110,7 @@ KIND_OBJS += clusters/local_suite.o
 KIND_OBJS += clusters/pid.o
 KIND_OBJS += clusters/playground.o
 KIND_OBJS += clusters/ports.o
+KIND_OBJS += clusters/preflight.o
 KIND_OBJS += clusters/ready.o
 KIND_OBJS += clusters/replica.o
 KIND_OBJS += clusters/static.o

@@ -397,6 +397,19 @@ int cluster_up(struct cluster *c, struct err *e);
  */
 int cluster_down(struct cluster *c, struct err *e);
 
+/*
+ * What a start of `c` would meet, looked at before anything starts: a
+ * line per component appended to `out`, "ok NAME: ..." or "NAME: what
+ * is wrong". A component that runs must answer (component_answers); one
+ * that is stopped must have a start command whose program is on its host
+ * (a path, relative to its dir, an executable file; a bare name on PATH),
+ * and nothing may listen on its ports there (sql, http_url's, etcd_url's).
+ * A paused one is wrong, and so is a start command with no pid source
+ * (nothing tells it stopped: it is never started). Returns how many are
+ * wrong.
+ */
+int cluster_preflight(struct cluster *c, struct buf *out);
+
 /* The component called `name`, or NULL. */
 struct component *cluster_find(struct cluster *c, const char *name);
 

@@ -1,18 +1,73 @@
 #include <stdio.h>
+#include <string.h>
 
+#include "clusters/cluster.h"
 #include "core/suite.h"
+#include "lib/http.h"
+#include "lib/sql.h"
 #include "runner/kinds.h"
 #include "runner/runner.h"
 
+/*
+ * The cluster `name` as a start would meet it (cluster_preflight): a line
+ * per component, "ok NAME: ..." on stdout, what is wrong on stderr.
+ * EXIT_PASS, or the exit code of what is wrong: EXIT_USAGE for a topology
+ * that cannot be read or a component that cannot start as it is.
+ */
+static int validate_cluster(const char *name)
+{
+	struct cluster_options o = { .cluster = name };
+	struct buf lines = BUF_INIT;
+	struct err e = ERR_INIT;
+	struct cluster c;
+	const char *p;
+	int bad, rc = EXIT_PASS;
+
+	sql_library_init();
+	http_library_init();
+	if (cluster_open(&c, &o, &e)) {
+		fprintf(stderr, "tichaos: %s\n", e.msg);
+		rc = (int)e.class;
+		goto out;
+	}
+	bad = cluster_preflight(&c, &lines);
+	for (p = buf_str(&lines); *p;) {
+		const char *nl = strchr(p, '\n');
+		int len = (int)(nl - p);
+
+		if (!strncmp(p, "ok ", 3))
+			printf("%.*s\n", len, p);
+		else
+			fprintf(stderr, "tichaos: %s: %.*s\n", name, len, p);
+		p = nl + 1;
+	}
+	if (bad) {
+		fflush(stdout);
+		fprintf(stderr, "tichaos: %s: %d of %zu components cannot "
+			"start as they are\n", name, bad, c.ncomps);
+		rc = EXIT_USAGE;
+	}
+	cluster_close(&c);
+out:
+	buf_release(&lines);
+	http_library_end();
+	sql_library_end();
+	return rc;
+}
+
 int cmd_validate(int argc, char **argv)
 {
-	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
+	const char *cluster = NULL;
+	const struct opt opts[] = {
+		{ "cluster", 0, &cluster, NULL },
+		{ NULL, 0, NULL, NULL },
+	};
 	int n = opts_parse(command_find("validate"), opts, argc, argv);
 	int rc = EXIT_PASS;
 
-	if (n < 1)
-		die(EXIT_USAGE, "validate: expected SUITE.yaml... (see "
-		    "'tichaos help validate')");
+	if (n < 1 && !cluster)
+		die(EXIT_USAGE, "validate: expected SUITE.yaml... or --cluster "
+		    "TOPOLOGY.yaml (see 'tichaos help validate')");
 	for (int i = 1; i <= n; i++) {
 		struct err e = ERR_INIT;
 		struct suite s;
@@ -26,6 +81,12 @@ int cmd_validate(int argc, char **argv)
 			printf("ok %s\n", argv[i]);
 		}
 		suite_release(&s);
+	}
+	if (cluster) {
+		int crc = validate_cluster(cluster);
+
+		if (rc == EXIT_PASS || crc == EXIT_INFRA)
+			rc = crc == EXIT_PASS ? rc : crc;
 	}
 	return rc;
 }

@@ -71,8 +71,19 @@ static const struct command commands[] = {
 	  "                   ending in .log; with several runs, their JUnit\n"
 	  "                   file as DIR/tichaos-junit.xml.log\n",
 	  cmd_run },
-	{ "validate", "parse and validate suites without running them",
-	  "tichaos validate SUITE.yaml...\n", cmd_validate },
+	{ "validate", "parse and validate suites, and a cluster, without "
+	  "running them",
+	  "tichaos validate [SUITE.yaml...] [--cluster TOPOLOGY.yaml]\n"
+	  "\n"
+	  "  Each suite read and checked: 'ok FILE', or its first mistake at\n"
+	  "  FILE:LINE:COL. --cluster reads the cluster (a topology's\n"
+	  "  mistakes at their line) and looks at each component as a start\n"
+	  "  would meet it: 'ok NAME: ...', or what is wrong on a line of\n"
+	  "  its own: running but not answering, paused, no start command,\n"
+	  "  its program not there or not executable on its host, a port it\n"
+	  "  listens on taken while it is stopped. Nothing is started.\n"
+	  "  Exit 0, or 2 for any mistake (3 when a server could not be\n"
+	  "  asked).\n", cmd_validate },
 	{ "cluster", "start, stop or inspect a cluster",
 	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--dir DIR] [--port-base N|auto] [--hosts on|off|auto]\n"
