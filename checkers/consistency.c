@@ -105,23 +105,18 @@ static int check(const struct suite *s, const struct suite_item *it,
 
 	if (!o->barrier && (suite_optval(it, &o->sync_timeout)->given ||
 			    suite_optval(it, &o->changefeed)->given))
-		return ynode_error(e, s->path, &(struct ynode){ YNODE_SCALAR,
-				   suite_optval(it, &o->barrier)->line,
-				   suite_optval(it, &o->barrier)->col,
-				   NULL, 0, NULL, 0 }, "check 'consistency': "
-				   "with 'barrier: false' no finish mark is "
-				   "waited for; 'sync_timeout' and "
-				   "'changefeed' are not given with it");
+		return suite_opt_error(e, s, it, &o->barrier, "check "
+				       "'consistency': with 'barrier: false' "
+				       "no finish mark is waited for; "
+				       "'sync_timeout' and 'changefeed' are "
+				       "not given with it");
 	if (!o->diff_config)
 		return 0;
 	if (o->tables.n || suite_optval(it, &o->threads)->given)
-		return ynode_error(e, s->path, &(struct ynode){ YNODE_SCALAR,
-				   suite_optval(it, &o->diff_config)->line,
-				   suite_optval(it, &o->diff_config)->col,
-				   NULL, 0, NULL, 0 }, "check 'consistency': "
-				   "diff_config names the tables and threads; "
-				   "'tables' and 'threads' are not given with "
-				   "it");
+		return suite_opt_error(e, s, it, &o->diff_config, "check "
+				       "'consistency': diff_config names the "
+				       "tables and threads; 'tables' and "
+				       "'threads' are not given with it");
 	config_path(s, o->diff_config, path, sizeof(path));
 	rc = diffconfig_load(&d, path, e);
 	diffconfig_release(&d);

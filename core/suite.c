@@ -1,6 +1,7 @@
 #include "core/suite.h"
 
 #include <regex.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -724,6 +725,23 @@ const struct optval *suite_optval(const struct suite_item *it,
 {
 	return optspec_bound(it->specs, it->nspecs, it->vals, it->opts,
 			     member);
+}
+
+int suite_opt_error(struct err *e, const struct suite *s,
+		    const struct suite_item *it, const void *member,
+		    const char *fmt, ...)
+{
+	const struct optval *v = suite_optval(it, member);
+	int given = v && v->line;
+	struct ynode at = { YNODE_SCALAR, given ? v->line : it->line,
+			    given ? v->col : it->col, NULL, 0, NULL, 0 };
+	char msg[sizeof(e->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return ynode_error(e, s->path, &at, "%s", msg);
 }
 
 /* One option's value as YAML. */

@@ -245,4 +245,13 @@ const struct optval *suite_opt(const struct suite_item *it, const char *key);
 const struct optval *suite_optval(const struct suite_item *it,
 				  const void *member);
 
+/*
+ * An error of suite `s` where the option bound at `member` of it->opts
+ * was given (the item's place when it was not): "FILE:LINE:COL: MSG".
+ * Returns -1.
+ */
+int suite_opt_error(struct err *e, const struct suite *s,
+		    const struct suite_item *it, const void *member,
+		    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 #endif

@@ -164,10 +164,4 @@ test_expect_success 'suites and a cluster together: each said, the worse exit co
 	grep -qx "tichaos: progs.yaml: 6 of 7 components cannot start as they are" err
 '
 
-test_expect_success 'neither a suite nor a cluster: usage, exit 2' '
-	{ "$TICHAOS" validate >out 2>err; test $? = 2; } &&
-	echo "tichaos: validate: expected SUITE.yaml... or --cluster TOPOLOGY.yaml (see '\''tichaos help validate'\'')" >expect &&
-	test_cmp expect err
-'
-
 test_done
