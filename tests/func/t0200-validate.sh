@@ -83,7 +83,7 @@ test_expect_success 'a directory: one line, exit 2' '
 
 test_expect_success 'no file at all: a usage error' '
 	run_validate &&
-	echo "tichaos: validate: expected SUITE.yaml... (see '\''tichaos help validate'\'')" >expect &&
+	echo "tichaos: validate: expected SUITE.yaml... or --cluster TOPOLOGY.yaml (see '\''tichaos help validate'\'')" >expect &&
 	expect_refused expect
 '
 
