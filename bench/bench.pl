@@ -28,6 +28,8 @@
 #                          one on PATH); without one, its rows say "not
 #                          built here"
 #   BENCH_TIDB=UP,DOWN     HOST:PORT of two running TiDBs for `tidb`
+#   BENCH_TIDB_ROWS=N,...  its tables' sizes, each of both shapes (default
+#                          1000000,5000000; quick 100000)
 #
 # Writes bench/results/<date>.json and bench/results/latest.md (quick runs:
 # <date>-quick.json and quick.md; BENCH_ONLY runs: <date>-<names>.json and
@@ -73,6 +75,12 @@ my %CFG = $QUICK ? (
 	histories => [1_000_000, 10_000_000],
 	footprint => $ENV{BENCH_FOOTPRINT} || '10m',
 );
+if (my $rows = $ENV{BENCH_TIDB_ROWS}) {
+	$rows =~ /^[1-9]\d*(,[1-9]\d*)*$/
+		or die "bench: BENCH_TIDB_ROWS=$rows: expected row counts, comma-separated\n";
+	$CFG{tidb_tables} = [map { my $n = $_; map { [$n, $_] } qw(plain ordinary) }
+			     split /,/, $rows];
+}
 
 my $JSON = JSON::PP->new->canonical->pretty;
 my $work = tempdir('tichaos-bench.XXXXXX', TMPDIR => 1);
