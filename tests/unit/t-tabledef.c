@@ -74,10 +74,10 @@ static void test_row_hash(void)
 		"1908133256))",
 		"a BIGINT UNSIGNED, a nullable INT, a TINYINT");
 	hash_is(c3, t3, n3, ARRAY_SIZE(c3),
-		"CRC32(IFNULL(CRC32(`we``ird`) * 1013904226, CAST(1013904227 AS "
-		"UNSIGNED)))",
-		"a nullable DATETIME, its name quoted: its NULL's term unsigned "
-		"as the CRC32's product (a nullable INT's stays signed)");
+		"CRC32(IFNULL(CRC32(`we``ird`) * 1013904226, "
+		"CAST(1013904227 AS UNSIGNED)))",
+		"a nullable DATETIME, its name quoted: its NULL's term "
+		"unsigned as the CRC32's product (a nullable INT's signed)");
 }
 
 /*
