@@ -102,7 +102,8 @@ const char *cluster_kind(const char *cluster)
 	if (!cluster || !strcmp(cluster, "local"))
 		return "local";
 	if (!strcmp(cluster, "playground") ||
-	    !strncmp(cluster, "playground:", 11))
+	    !strncmp(cluster, "playground:", 11) ||
+	    !strncmp(cluster, "playground,", 11))
 		return "playground";
 	return "static";
 }

@@ -17,7 +17,11 @@
  *
  * An instance is a process below the playground's pid whose argv names
  * pd-server, tikv-server, tidb-server or `cdc server` (an interpreter in
- * front of it is allowed); its command line tells its ports and log file,
+ * front of it is allowed), or the user's binary of that server, given as
+ * `--cluster playground[:VERSION],db=PATH,kv=PATH,pd=PATH,ticdc=PATH`
+ * (any of them; tiup's --db.binpath and its like: both playgrounds run
+ * them, but for TiCDC, the downstream's none; a `cdc.test` named so is
+ * a capture); its command line tells its ports and log file,
  * /proc its working directory. That command line is also its start
  * command: the playground does not restart what a fault killed, tichaos
  * does, through the common component code. Each instance gets a pidfile
@@ -35,6 +39,7 @@
 #include "clusters/cluster.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,9 +95,14 @@ static const unsigned up_roles[NPROGS] = {
 };
 static const unsigned down_roles[NPROGS] = { 0, 0, ROLE_DOWNSTREAM, 0 };
 
+/* tiup playground's flag of each program's binary ("--db.binpath"). */
+static const char *const binpath_flags[NPROGS] = { "pd", "kv", "db", "ticdc" };
+
 struct playground {
 	char *tiup;		/* on PATH, or NULL */
 	char *version;		/* NULL: tiup's default */
+	/* MAY: the user's binary of each program, absolute. */
+	char *binpath[NPROGS];
 	char tag[32];
 	int counts[NPROGS];	/* of the upstream playground */
 };
@@ -113,16 +123,27 @@ static int cmp_instance(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+/* The file name of a path. */
+static const char *base_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 /* The program an argv runs, counting from the first element that names
- * one (an interpreter may come first); -1 for any other process. */
-static int argv_program(char **argv, char ***args)
+ * one, by its name or the user's binary of it (an interpreter may come
+ * first); -1 for any other process. */
+static int argv_program(const struct playground *pg, char **argv,
+			char ***args)
 {
 	for (char **a = argv; *a; a++) {
-		const char *slash = strrchr(*a, '/');
-		const char *base = slash ? slash + 1 : *a;
+		const char *base = base_of(*a);
 
 		for (int p = 0; p < NPROGS; p++) {
-			if (strcmp(base, programs[p]))
+			if (strcmp(base, programs[p]) &&
+			    (!pg->binpath[p] ||
+			     strcmp(base, base_of(pg->binpath[p]))))
 				continue;
 			if (p == CDC && (!a[1] || strcmp(a[1], "server")))
 				return -1;
@@ -207,7 +228,7 @@ static int describe(struct cluster *c, struct component *comp,
 	int64_t port;
 	int rc;
 
-	argv_program(in->argv, &args);
+	argv_program(c->priv, in->argv, &args);
 	comp->name = xstrdup(name);
 	comp->roles = roles;
 	comp->host = xstrdup("local");
@@ -289,7 +310,8 @@ static void instances_release(struct instance *v, size_t n)
 }
 
 /* The instances below `root`, sorted by program and pid. */
-static size_t instances_of(pid_t root, struct instance **out)
+static size_t instances_of(const struct playground *pg, pid_t root,
+			   struct instance **out)
 {
 	struct instance *v = NULL;
 	size_t n = 0;
@@ -310,7 +332,7 @@ static size_t instances_of(pid_t root, struct instance **out)
 		if (!below(pid, root, NULL, 0) ||
 		    proc_argv(pid, &argv, NULL))
 			continue;
-		if ((p = argv_program(argv, &args)) < 0) {
+		if ((p = argv_program(pg, argv, &args)) < 0) {
 			proc_argv_free(argv);
 			continue;
 		}
@@ -355,7 +377,7 @@ static void counts_of(const struct playground *p, int down, int n[NPROGS])
 static void fill_tiup(struct cluster *c, struct component *comp, int down)
 {
 	struct playground *p = c->priv;
-	char *argv[20];
+	char *argv[30];
 	int i = 0, n[NPROGS];
 
 	counts_of(p, down, n);
@@ -384,6 +406,11 @@ static void fill_tiup(struct cluster *c, struct component *comp, int down)
 		argv[i++] = xstrdup("--port-offset");
 		argv[i++] = xprintf("%d", DOWN_PORT_OFFSET);
 	}
+	for (int k = 0; k < NPROGS; k++)
+		if (p->binpath[k] && n[k]) {
+			argv[i++] = xprintf("--%s.binpath", binpath_flags[k]);
+			argv[i++] = xstrdup(p->binpath[k]);
+		}
 	argv[i++] = xstrdup("--without-monitor");
 	argv[i++] = xstrdup("--tag");
 	argv[i++] = xprintf("%s%s", p->tag, down ? "-down" : "");
@@ -416,7 +443,7 @@ static int discover(struct cluster *c, struct component *tiup, int down,
 		char d[32];
 
 		if (root > 0) {
-			n = instances_of(root, &v);
+			n = instances_of(c->priv, root, &v);
 			for (size_t i = 0; i < n; i++)
 				have[v[i].prog]++;
 			for (int i = 0; i < NPROGS; i++)
@@ -650,21 +677,71 @@ static void make_tag(const char *dir, char *tag, size_t size)
 	snprintf(tag, size, "tichaos-%08x", (unsigned)h);
 }
 
+/*
+ * The user's binaries after the first ',' of `cluster`: "db=PATH,..."
+ * (tiup's names: pd, kv, db, ticdc), each an executable file, made
+ * absolute (tiup runs in the cluster's directory) but not resolved: a
+ * symbolic link keeps its name, which the instance's argv shows.
+ */
+static int binpaths(struct playground *p, const char *cluster,
+		    const char *list, struct err *e)
+{
+	char *copy = xstrdup(list), *save = NULL;
+	int rc = 0;
+
+	for (char *item = strtok_r(copy, ",", &save); item && !rc;
+	     item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '='), *path, cwd[PATH_MAX];
+		struct stat st;
+		int k = NPROGS, there;
+
+		if (eq) {
+			*eq = '\0';
+			for (k = 0; k < NPROGS; k++)
+				if (!strcmp(item, binpath_flags[k]))
+					break;
+		}
+		if (k == NPROGS || !eq[1] || p->binpath[k]) {
+			rc = err_set(e, ERR_USAGE, "--cluster %s: '%s%s%s': "
+				     "expected each of db=PATH, kv=PATH, "
+				     "pd=PATH, ticdc=PATH once at most (the "
+				     "servers' binaries)", cluster, item,
+				     eq ? "=" : "", eq ? eq + 1 : "");
+			break;
+		}
+		path = eq[1] == '/' || !getcwd(cwd, sizeof(cwd))
+		       ? xstrdup(eq + 1) : xprintf("%s/%s", cwd, eq + 1);
+		there = !stat(path, &st);
+		if (!there || !S_ISREG(st.st_mode) || access(path, X_OK))
+			rc = err_set(e, ERR_USAGE, "--cluster %s: %s=%s: %s",
+				     cluster, item, eq + 1, !there
+				     ? "no such file" : "not an executable "
+				     "file");
+		p->binpath[k] = path;
+	}
+	free(copy);
+	return rc;
+}
+
 static int playground_open(struct cluster *c, const struct cluster_options *o,
 			   struct err *e)
 {
 	struct playground *p = xcalloc(1, sizeof(*p));
-	const char *version = strchr(o->cluster, ':');
+	const char *comma = strchr(o->cluster, ',');
+	size_t head = comma ? (size_t)(comma - o->cluster) : strlen(o->cluster);
+	const char *version = memchr(o->cluster, ':', head);
 	const int hints[NPROGS] = { o->pd, o->kv, o->tidb, o->captures };
+	size_t vlen = version ? head - (size_t)(version + 1 - o->cluster) : 0;
 
 	c->priv = p;
-	if (version && (!version[1] || strspn(version + 1, "abcdefghijklmnopq"
-		"rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+") !=
-			strlen(version + 1)))
+	if (version && (!vlen || strspn(version + 1, "abcdefghijklmnopq"
+		"rstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_+") < vlen))
 		return err_set(e, ERR_USAGE, "--cluster %s: a version is "
 			       "letters, digits and . - _ + (playground:v8.5.0)",
 			       o->cluster);
-	p->version = version ? xstrdup(version + 1) : NULL;
+	p->version = version ? xstrndup(version + 1, vlen) : NULL;
+	if (comma && binpaths(p, o->cluster, comma + 1, e))
+		return -1;
 	for (int i = 0; i < NPROGS; i++)
 		p->counts[i] = hints[i] > 0 ? hints[i] : 1;
 	p->tiup = find_program("tiup");
@@ -693,6 +770,8 @@ static void playground_close(struct cluster *c)
 		return;
 	free(p->tiup);
 	free(p->version);
+	for (int k = 0; k < NPROGS; k++)
+		free(p->binpath[k]);
 	free(p);
 	c->priv = NULL;
 }

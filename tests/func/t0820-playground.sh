@@ -137,6 +137,51 @@ test_expect_success 'down: every process gone by pid, tiup clean for both tags' 
 	test ! -e "$TIUP_HOME/data/$tag" && test ! -e "$TIUP_HOME/data/$tag-down"
 '
 
+# A developer's own servers: tiup playground's --db.binpath and its like
+# (pingcap/tiup components/playground/main.go), named as they were built
+# (TiCDC's integration tests build `cdc.test`).
+mkdir -p "$TRASH/mine" &&
+ln -s "$ROOT/tests/helpers/fake-instance.pl" "$TRASH/mine/tidb-server-dev" &&
+ln -s "$ROOT/tests/helpers/fake-instance.pl" "$TRASH/mine/cdc.test" &&
+printf '#!/bin/sh\n' >"$TRASH/mine/not-exec" && chmod 644 "$TRASH/mine/not-exec"
+
+test_expect_success 'own binaries: each playground runs them (no TiCDC downstream), found by their names, restarted as they ran' '
+	M=$TRASH/mc &&
+	(cd "$TRASH" && PATH=$WITH_TIUP "$TICHAOS" cluster up \
+		--cluster "playground:v8.5.0,db=mine/tidb-server-dev,ticdc=$TRASH/mine/cdc.test" \
+		--dir "$M" >out 2>err) || { cat "$TRASH/err"; false; }
+	test "$(grep -c " running" out)" = 9 &&
+	tag=$(sed -n "s/.*\"--tag\", \"\(tichaos-[0-9a-f]*\)\"\]$/\1/p" "$M/topology.yaml") &&
+	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --tiflash 0 --db.binpath $TRASH/mine/tidb-server-dev --ticdc.binpath $TRASH/mine/cdc.test --without-monitor --tag $tag" >expect &&
+	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
+	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --tiflash 0 --port-offset 10000 --db.binpath $TRASH/mine/tidb-server-dev --without-monitor --tag $tag-down" >expect &&
+	test_cmp expect "$TIUP_HOME/data/$tag-down/args" &&
+	for n in tidb-0 down-0; do
+		tr "\0" " " <"/proc/$(cat "$M/$n.pid")/cmdline" | grep -q "perl $TRASH/mine/tidb-server-dev -P " ||
+		{ echo "$n:"; tr "\0" " " <"/proc/$(cat "$M/$n.pid")/cmdline"; return 1; }
+	done &&
+	old=$(cat "$M/cdc-0.pid") && cmd=$(tr "\0" " " <"/proc/$old/cmdline") &&
+	echo "$cmd" | grep -q "perl $TRASH/mine/cdc.test server --addr=" &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster kill cdc-0 --cluster playground --dir "$M" &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster start cdc-0 --cluster playground --dir "$M" &&
+	new=$(cat "$M/cdc-0.pid") && test "$new" != "$old" &&
+	test "$(tr "\0" " " <"/proc/$new/cmdline")" = "$cmd" &&
+	PATH=$WITH_TIUP "$TICHAOS" cluster down --cluster playground --dir "$M" &&
+	test -z "$(left "$TIUP_HOME/data/$tag")"
+'
+
+test_expect_success 'own binaries: one not there, not executable, unknown or twice: one line, exit 2, nothing started' '
+	for c in "db=$TRASH/mine/nope:db=$TRASH/mine/nope: no such file" \
+		"kv=$TRASH/mine/not-exec:kv=$TRASH/mine/not-exec: not an executable file" \
+		"tidb=$TRASH/mine/cdc.test:'\''tidb=$TRASH/mine/cdc.test'\'': expected each of db=PATH, kv=PATH, pd=PATH, ticdc=PATH once at most (the servers'\'' binaries)" \
+		"db=$TRASH/mine/cdc.test,db=$TRASH/mine/cdc.test:'\''db=$TRASH/mine/cdc.test'\'': expected each of db=PATH, kv=PATH, pd=PATH, ticdc=PATH once at most (the servers'\'' binaries)"; do
+		arg=${c%%:*} msg=${c#*:} &&
+		{ PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster "playground,$arg" --dir "$TRASH/badbin" >out 2>err; test $? = 2; } &&
+		echo "tichaos: --cluster playground,$arg: $msg" >expect &&
+		test_cmp expect err && test ! -e "$TRASH/badbin" || { echo "$arg:"; cat err; return 1; }
+	done
+'
+
 {
 	insert_suite pgkill 8s 7 pgdb 50
 	cat <<EOF

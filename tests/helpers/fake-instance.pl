@@ -46,8 +46,17 @@ use POSIX ':sys_wait_h';
 use Cwd qw(getcwd);
 use File::Basename qw(basename dirname);
 
+# The server it stands for: its own name, or, under another (a binary of
+# the user's, `cdc.test`), its flags as fake-tiup.pl gives each server.
 my $prog = basename($0);
 my @args = @ARGV;
+if ($prog !~ /^(pd-server|tikv-server|tidb-server|cdc)$/) {
+	my $a = " @args";
+	$prog = $a =~ /^ server / ? 'cdc'
+	      : $a =~ / --client-urls=/ ? 'pd-server'
+	      : $a =~ / --status-addr=/ ? 'tikv-server'
+	      : $a =~ / -P / ? 'tidb-server' : $prog;
+}
 shift @args if $prog eq 'cdc' && @args && $args[0] eq 'server';
 
 # Go's flag syntax: -name=V, --name=V, -name V, --name V.

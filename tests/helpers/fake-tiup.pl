@@ -11,12 +11,17 @@
 #       --version and fails as cobra does: "Error: unknown flag:
 #       --version" on stdout (main prints the error), exit 1.
 #   tiup playground [VERSION] --db N --pd N --kv N --ticdc N --tiflash 0
-#        [--port-offset N] --without-monitor --tag TAG
+#        [--port-offset N] [--db.binpath P] [--kv.binpath P] [--pd.binpath P]
+#        [--ticdc.binpath P] --without-monitor --tag TAG
 #       Starts the instances the way tiup playground does: as its
 #       children, one directory each under $TIUP_HOME/data/TAG, with the
 #       real servers' flags (ports, --log-file, --data-dir), programs from
 #       $FAKE_TIUP_BIN (tests/helpers/fake-instance.pl under the servers'
-#       names). Ports are free ones from $FAKE_TIUP_PORT up. Its argv goes
+#       names), or the binpath given for it (pingcap/tiup
+#       components/playground main.go: each instance runs that binary,
+#       `cdc`'s with `server` first; fake-instance.pl under another name
+#       tells the server by its flags). Ports are free ones from
+#       $FAKE_TIUP_PORT up. Its argv goes
 #       to $TIUP_HOME/data/TAG/args. An instance that exits is not
 #       restarted: its exit is noted on stdout, "NAME quit: signal: killed"
 #       (or "exit status N"; "NAME quit" for status 0), once it is reaped,
@@ -72,11 +77,12 @@ sub refuse {
 }
 
 my %n = (db => 1, pd => 1, kv => 1, ticdc => 1, tiflash => 1);
-my ($tag, $version, $offset);
+my ($tag, $version, $offset, %binpath);
 my @args = @ARGV;
 while (@ARGV) {
 	my $a = shift @ARGV;
 	if ($a =~ /^--(db|pd|kv|ticdc|tiflash)$/) { $n{$1} = shift @ARGV }
+	elsif ($a =~ /^--(db|pd|kv|ticdc)\.binpath$/) { $binpath{$1} = shift @ARGV }
 	elsif ($a eq '--version') {
 		since(1, 4, 0) or refuse("unknown flag: --version");
 		(my $semver = $component) =~ s/^v//;
@@ -125,13 +131,16 @@ sub free_port {
 	return $p;
 }
 
-my $bin = $ENV{FAKE_TIUP_BIN} or die "fake-tiup.pl: FAKE_TIUP_BIN is not set\n";
+my $fake_bin = $ENV{FAKE_TIUP_BIN} or die "fake-tiup.pl: FAKE_TIUP_BIN is not set\n";
+my %prog_of = (pd => 'pd-server', kv => 'tikv-server', db => 'tidb-server', ticdc => 'cdc');
+# The binary of server KIND: the binpath given, else the fake's own.
+sub bin_of { my ($kind) = @_; $binpath{$kind} // "$fake_bin/$prog_of{$kind}" }
 my %kids;
 my ($pd_port, $tidb_status, @starts);
 for my $i (0 .. $n{pd} - 1) {
 	my ($c, $p) = (free_port(), free_port());
 	$pd_port //= $c;
-	push @starts, ["pd-$i", "$bin/pd-server", "--name=pd-$i",
+	push @starts, ["pd-$i", bin_of('pd'), "--name=pd-$i",
 		"--data-dir=$data/pd-$i/data",
 		"--peer-urls=http://127.0.0.1:$p",
 		"--advertise-peer-urls=http://127.0.0.1:$p",
@@ -141,7 +150,7 @@ for my $i (0 .. $n{pd} - 1) {
 }
 for my $i (0 .. $n{kv} - 1) {
 	my ($a, $s) = (free_port(), free_port());
-	push @starts, ["tikv-$i", "$bin/tikv-server",
+	push @starts, ["tikv-$i", bin_of('kv'),
 		"--addr=127.0.0.1:$a", "--advertise-addr=127.0.0.1:$a",
 		"--status-addr=127.0.0.1:$s", "--pd=http://127.0.0.1:$pd_port",
 		"--config=$data/tikv-$i/tikv.toml",
@@ -151,7 +160,7 @@ for my $i (0 .. $n{kv} - 1) {
 for my $i (0 .. $n{db} - 1) {
 	my ($p, $s) = (free_port(), free_port());
 	$tidb_status //= $s;
-	push @starts, ["tidb-$i", "$bin/tidb-server", "-P", $p,
+	push @starts, ["tidb-$i", bin_of('db'), "-P", $p,
 		"--host=127.0.0.1", "--store=tikv", "--status=$s",
 		"--path=127.0.0.1:$pd_port",
 		"--log-file=$data/tidb-$i/tidb.log"];
@@ -165,7 +174,7 @@ $ENV{FAKE_UPSTREAM_SQL} = $starts[-$n{db}][3] if $n{db};
 $ENV{FAKE_TIUP_TIDB_STATUS} = $tidb_status if $n{db};
 for my $i (0 .. $n{ticdc} - 1) {
 	my $a = free_port();
-	push @starts, ["ticdc-$i", "$bin/cdc", "server",
+	push @starts, ["ticdc-$i", bin_of('ticdc'), "server",
 		"--addr=127.0.0.1:$a", "--advertise-addr=127.0.0.1:$a",
 		"--pd=http://127.0.0.1:$pd_port",
 		"--log-file=$data/ticdc-$i/ticdc.log",
