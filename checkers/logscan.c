@@ -31,7 +31,8 @@ struct logscan_opts {
 
 static const struct optspec opts[] = {
 	{ "patterns", OPT_STRING_LIST,
-	  "['panic:', '\\[FATAL\\]', 'DATA RACE', 'Slave SQL: Error']", 0,
+	  "['panic:', '^fatal error: ', '\\[FATAL\\]', 'DATA RACE', "
+	  "'Slave SQL: Error']", 0,
 	  NULL, 0, 0, "extended regular expressions; a match fails the check",
 	  OPT_AT(struct logscan_opts, patterns) },
 	{ "ignore", OPT_STRING_LIST, NULL, 0, NULL, 0, 0,

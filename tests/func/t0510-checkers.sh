@@ -94,6 +94,25 @@ test_expect_success 'logscan finds a panic logged during the run, with file and 
 	! grep -q "before" "$TRASH/r2/logs/up-0.log"
 '
 
+# A Go server that throws prints "fatal error: ..." and is gone, no
+# "panic:" before it (runtime/panic.go; a real TiDB cd9c676e9ba4 built
+# with Go 1.26 died so): the default patterns find it. The run above,
+# kept with a logscan of the defaults and the crash in its copy of the
+# log, checked again.
+test_expect_success 'logscan by default finds a Go runtime crash (fatal error:), not a line that only mentions one' '
+	cp -r "$TRASH/r2" "$TRASH/r2f" && rm -f "$TRASH/r2f/results.json" &&
+	sed -i "/^    patterns: /d" "$TRASH/r2f/suite.yaml" &&
+	sed -e "/^panic: /d" "$TRASH/r2/logs/up-0.log" >"$TRASH/r2f/logs/up-0.log" &&
+	printf "%s\n" "[INFO] a message about a fatal error: not one" \
+		"fatal error: unexpected signal during runtime execution" \
+		"[signal SIGSEGV: segmentation violation code=0x80 addr=0x0 pc=0x1db47fd]" \
+		>>"$TRASH/r2f/logs/up-0.log" &&
+	line=$(grep -n "^fatal error: unexpected" "$TRASH/r2f/logs/up-0.log" | cut -d: -f1) &&
+	{ "$TICHAOS" check "$TRASH/r2f" >tapf 2>errf; test $? = 1; } &&
+	grep -qx "not ok 1 - logscan" tapf &&
+	grep -qx "  message: \"1 match in 1 logs; first logs/up-0.log:$line: fatal error: unexpected signal during runtime execution\"" tapf
+'
+
 # A capture's stdout, where a Go server's panics and race reports go,
 # beside its log; a file named anew at each start: a component's `logs`.
 # TiCDC's check_logs ignores the DATA RACE reports of its kv client
