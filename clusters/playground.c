@@ -686,15 +686,19 @@ static void make_tag(const char *dir, char *tag, size_t size)
 static int binpaths(struct playground *p, const char *cluster,
 		    const char *list, struct err *e)
 {
-	char *copy = xstrdup(list), *save = NULL;
+	char *copy = xstrdup(list), *next = copy;
 	int rc = 0;
 
-	for (char *item = strtok_r(copy, ",", &save); item && !rc;
-	     item = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(item, '='), *path, cwd[PATH_MAX];
+	while (next && !rc) {
+		char *item = next, *comma = strchr(item, ',');
+		char *eq, *path, cwd[PATH_MAX];
 		struct stat st;
 		int k = NPROGS, there;
 
+		if (comma)
+			*comma = '\0';
+		next = comma ? comma + 1 : NULL;
+		eq = strchr(item, '=');
 		if (eq) {
 			*eq = '\0';
 			for (k = 0; k < NPROGS; k++)
