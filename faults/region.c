@@ -458,6 +458,14 @@ static int seen(struct fault_ctx *ctx, struct watch *w, struct err *e)
 		if (rc != 1)
 			return rc < 0 ? -1 : 0;
 	}
+	rc = region_by_id(ctx, id, &now, e);
+	if (rc)
+		return rc < 0 ? -1 : (snprintf(w->shows, sizeof(w->shows),
+					       "PD has no region %llu",
+					       (unsigned long long)id), 0);
+	/* The operator after the region: peers seen moved, its status is
+	 * at least as new (read before, it said RUNNING of an operator
+	 * that finished between the two reads: t0456 on a loaded machine). */
 	if (w->op == OP_SCATTER) {
 		char text[1024];
 
@@ -465,11 +473,6 @@ static int seen(struct fault_ctx *ctx, struct watch *w, struct err *e)
 			return -1;
 		scatter_status(text, w->prior, w->status, sizeof(w->status));
 	}
-	rc = region_by_id(ctx, id, &now, e);
-	if (rc)
-		return rc < 0 ? -1 : (snprintf(w->shows, sizeof(w->shows),
-					       "PD has no region %llu",
-					       (unsigned long long)id), 0);
 	w->now = now;
 	w->read = 1;
 	switch (w->op) {
