@@ -410,6 +410,14 @@ int cluster_down(struct cluster *c, struct err *e);
  */
 int cluster_preflight(struct cluster *c, struct buf *out);
 
+/*
+ * What cluster_up is about to start, looked at first (as
+ * cluster_preflight looks at a stopped component): 0, or -1 with every
+ * component that cannot start as it is, each with why, on one line
+ * (ERR_USAGE), before anything starts.
+ */
+int cluster_preflight_start(struct cluster *c, struct err *e);
+
 /* The component called `name`, or NULL. */
 struct component *cluster_find(struct cluster *c, const char *name);
 

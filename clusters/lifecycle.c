@@ -145,70 +145,105 @@ static void exited(struct cluster *c, struct component *comp,
 }
 
 /*
- * Wait until the component is ready (ping_only: answers at all). Fails
- * early when its process is gone, or when it lacks what tichaos needs
- * (ERR_USAGE from ready()). A replica stopped on an SQL error fails at
- * once too — unless `restart`: then the server is up, which is what a
- * restart does, and its replication is a failure of its own, for the
- * progress check to report (said here as a warning).
+ * One look at a component being waited for: 0 when it is ready
+ * (ping_only: answers at all), 1 when it may still become so before
+ * `deadline`, -1 when it will not (said in `e`): its process is gone, or
+ * it lacks what tichaos needs (ERR_USAGE from ready()). A replica stopped
+ * on an SQL error fails at once too — unless `restart`: then the server
+ * is up, which is what a restart does, and its replication is a failure
+ * of its own, for the progress check to report (said here as a warning).
  */
-static int await(struct cluster *c, struct component *comp, int ping_only,
-		 int restart, struct err *e)
+static int look(struct cluster *c, struct component *comp, int ping_only,
+		int restart, int64_t deadline, struct err *e)
 {
+	enum component_state state = component_state(c, comp);
 	struct replica_stop stop;
-	int64_t deadline = clock_mono_ns() + c->timeout_ns;
 	struct err last = ERR_INIT;
 	struct buf line = BUF_INIT;
 	char d[32];
 
-	for (;;) {
-		enum component_state state = component_state(c, comp);
-
-		if (cluster_interrupted(c))
-			return err_set(e, ERR_INTERRUPTED, "interrupted while "
-				       "waiting for %s", comp->name);
-		err_clear(&last);
-		if ((state == STATE_RUNNING || state == STATE_UNKNOWN) &&
-		    !(ping_only ? component_answers(c, comp, &last)
-				: component_ready(c, comp, &last)))
-			return 0;
-		/* What waiting cannot mend: a server without the API that
-		 * tichaos needs (capture_listed). */
-		if (last.class == ERR_USAGE)
-			return err_set(e, ERR_USAGE, "%s", last.msg);
-		if (!ping_only && state == STATE_RUNNING &&
-		    halted(c, comp, &stop)) {
-			if (!restart)
-				return err_set(e, ERR_INFRA, "%s: replication "
-					       "stopped on SQL error %ld after "
-					       "GTID %s: %s", comp->name,
-					       stop.sql_errno, stop.gtid,
-					       stop.error);
-			log_warn("%s is up; its replication stopped on SQL "
-				 "error %ld after GTID %s: %s", comp->name,
-				 stop.sql_errno, stop.gtid, stop.error);
-			return 0;
-		}
-		if (state == STATE_STOPPED || state == STATE_PAUSED ||
-		    clock_mono_ns() >= deadline) {
-			component_last_log_line(c, comp, &line);
-			if (state == STATE_STOPPED)
-				exited(c, comp, &line, e);
-			else if (state == STATE_PAUSED)
-				err_set(e, ERR_INFRA, "%s is paused (SIGSTOP)",
-					comp->name);
-			else
-				err_set(e, ERR_INFRA, "%s not ready after %s: "
-					"%s; last log line: %s", comp->name,
-					format_duration(c->timeout_ns, d,
-							sizeof(d)),
-					last.msg, line.len ? buf_str(&line)
-					: "(none)");
-			buf_release(&line);
-			return -1;
-		}
-		clock_sleep_ns(100 * NS_PER_MS);
+	if ((state == STATE_RUNNING || state == STATE_UNKNOWN) &&
+	    !(ping_only ? component_answers(c, comp, &last)
+			: component_ready(c, comp, &last)))
+		return 0;
+	/* What waiting cannot mend: a server without the API that tichaos
+	 * needs (capture_listed). */
+	if (last.class == ERR_USAGE)
+		return err_set(e, ERR_USAGE, "%s", last.msg);
+	if (!ping_only && state == STATE_RUNNING && halted(c, comp, &stop)) {
+		if (!restart)
+			return err_set(e, ERR_INFRA, "%s: replication stopped "
+				       "on SQL error %ld after GTID %s: %s",
+				       comp->name, stop.sql_errno, stop.gtid,
+				       stop.error);
+		log_warn("%s is up; its replication stopped on SQL error %ld "
+			 "after GTID %s: %s", comp->name, stop.sql_errno,
+			 stop.gtid, stop.error);
+		return 0;
 	}
+	if (state != STATE_STOPPED && state != STATE_PAUSED &&
+	    clock_mono_ns() < deadline)
+		return 1;
+	component_last_log_line(c, comp, &line);
+	if (state == STATE_STOPPED)
+		exited(c, comp, &line, e);
+	else if (state == STATE_PAUSED)
+		err_set(e, ERR_INFRA, "%s is paused (SIGSTOP)", comp->name);
+	else
+		err_set(e, ERR_INFRA, "%s not ready after %s: %s; last log "
+			"line: %s", comp->name, format_duration(c->timeout_ns,
+			d, sizeof(d)), last.msg, line.len ? buf_str(&line)
+			: "(none)");
+	buf_release(&line);
+	return -1;
+}
+
+/*
+ * Wait until each of the `n` components is ready (look), all at once:
+ * the first that will not be is said as soon as it is seen (a server that
+ * died at once, while another is still waited for), each given the
+ * cluster's timeout from now.
+ */
+static int await_all(struct cluster *c, struct component *const *comps,
+		     size_t n, int ping_only, int restart, struct err *e)
+{
+	int64_t deadline = clock_mono_ns() + c->timeout_ns;
+	unsigned char *ready = xcalloc(n + 1, 1);
+	size_t left = n;
+	int rc = 0;
+
+	while (left && !rc) {
+		if (cluster_interrupted(c)) {
+			size_t first = 0;
+
+			while (ready[first])
+				first++;
+			rc = err_set(e, ERR_INTERRUPTED, "interrupted while "
+				     "waiting for %s", comps[first]->name);
+			break;
+		}
+		for (size_t i = 0; i < n && !rc; i++) {
+			int r = ready[i] ? 0 : look(c, comps[i], ping_only,
+						    restart, deadline, e);
+
+			if (r < 0)
+				rc = -1;
+			else if (!r && !ready[i]) {
+				ready[i] = 1;
+				left--;
+			}
+		}
+		if (left && !rc)
+			clock_sleep_ns(100 * NS_PER_MS);
+	}
+	free(ready);
+	return rc;
+}
+
+static int await(struct cluster *c, struct component *comp, int ping_only,
+		 int restart, struct err *e)
+{
+	return await_all(c, &comp, 1, ping_only, restart, e);
 }
 
 int component_start(struct cluster *c, struct component *comp, struct err *e)
@@ -494,6 +529,25 @@ static int start_rank(const struct component *comp)
 	return comp->roles & ROLE_PD ? 0 : comp->roles & ROLE_KV ? 1 : 2;
 }
 
+/*
+ * The components of `rank` (-1: every one) waited for together: ready,
+ * or with `ping_only` answering at all.
+ */
+static int await_rank(struct cluster *c, int rank, int ping_only,
+		      struct err *e)
+{
+	struct component **comps = xcalloc(c->ncomps + 1, sizeof(*comps));
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < c->ncomps; i++)
+		if (rank < 0 || start_rank(&c->comps[i]) == rank)
+			comps[n++] = &c->comps[i];
+	rc = await_all(c, comps, n, ping_only, 0, e);
+	free(comps);
+	return rc;
+}
+
 int cluster_up(struct cluster *c, struct err *e)
 {
 	unsigned char *started;
@@ -502,7 +556,8 @@ int cluster_up(struct cluster *c, struct err *e)
 	if (prepare(c, &started, e))
 		return -1;
 	/* What a killed run's faults left (c->sweep), then the classes. */
-	if ((c->sweep && c->sweep(c, e)) || remove_classes(c, 1, e))
+	if ((c->sweep && c->sweep(c, e)) || remove_classes(c, 1, e) ||
+	    cluster_preflight_start(c, e))
 		goto out;
 	for (size_t i = 0; i < c->ncomps; i++)
 		if (component_state(c, &c->comps[i]) == STATE_PAUSED) {
@@ -524,16 +579,13 @@ int cluster_up(struct cluster *c, struct err *e)
 				goto out;
 			started[i] = 1;
 		}
-		for (size_t i = 0; i < c->ncomps; i++)
-			if (start_rank(&c->comps[i]) == rank &&
-			    await(c, &c->comps[i], rank > 0, 0, e))
-				goto out;
+		if (await_rank(c, rank, rank > 0, e))
+			goto out;
 	}
 	if (c->type->setup && c->type->setup(c, e))
 		goto out;
-	for (size_t i = 0; i < c->ncomps; i++)
-		if (await(c, &c->comps[i], 0, 0, e))
-			goto out;
+	if (await_rank(c, -1, 0, e))
+		goto out;
 	if (c->topology_path && topology_write(c, c->topology_path, e))
 		goto out;
 	rc = 0;

@@ -97,6 +97,9 @@ static int ports_free(const struct cluster *c, const struct component *comp,
 	};
 	size_t start = why->len;
 
+	/* In a namespace of its own, its ports are not this machine's. */
+	if (comp->netns)
+		return 0;
 	for (size_t i = 0; i < sizeof(ports) / sizeof(ports[0]); i++) {
 		struct buf cmd = BUF_INIT, got = BUF_INIT;
 		int seen = 0;
@@ -173,4 +176,30 @@ int cluster_preflight(struct cluster *c, struct buf *out)
 	for (size_t i = 0; i < c->ncomps; i++)
 		bad += one(c, &c->comps[i], out);
 	return bad;
+}
+
+int cluster_preflight_start(struct cluster *c, struct err *e)
+{
+	struct buf all = BUF_INIT;
+	int bad = 0;
+
+	for (size_t i = 0; i < c->ncomps; i++) {
+		struct component *comp = &c->comps[i];
+		struct buf why = BUF_INIT;
+
+		if (comp->start &&
+		    component_state(c, comp) == STATE_STOPPED &&
+		    (program_there(c, comp, &why) < 0 ||
+		     ports_free(c, comp, &why) < 0)) {
+			buf_printf(&all, NULL, "%s%s: %s", bad ? "; " : "",
+				   comp->name, buf_str(&why));
+			bad++;
+		}
+		buf_release(&why);
+	}
+	if (bad)
+		err_set(e, ERR_USAGE, "%d of %zu components cannot start as "
+			"they are: %s", bad, c->ncomps, buf_str(&all));
+	buf_release(&all);
+	return bad ? -1 : 0;
 }

@@ -8,13 +8,7 @@
 #include "runner/kinds.h"
 #include "runner/runner.h"
 
-/*
- * The cluster `name` as a start would meet it (cluster_preflight): a line
- * per component, "ok NAME: ..." on stdout, what is wrong on stderr.
- * EXIT_PASS, or the exit code of what is wrong: EXIT_USAGE for a topology
- * that cannot be read or a component that cannot start as it is.
- */
-static int validate_cluster(const char *name)
+int validate_cluster(const char *name, int say_ok)
 {
 	struct cluster_options o = { .cluster = name };
 	struct buf lines = BUF_INIT;
@@ -35,8 +29,10 @@ static int validate_cluster(const char *name)
 		const char *nl = strchr(p, '\n');
 		int len = (int)(nl - p);
 
-		if (!strncmp(p, "ok ", 3))
-			printf("%.*s\n", len, p);
+		if (!strncmp(p, "ok ", 3)) {
+			if (say_ok)
+				printf("%.*s\n", len, p);
+		}
 		else
 			fprintf(stderr, "tichaos: %s: %.*s\n", name, len, p);
 		p = nl + 1;
@@ -83,7 +79,7 @@ int cmd_validate(int argc, char **argv)
 		suite_release(&s);
 	}
 	if (cluster) {
-		int crc = validate_cluster(cluster);
+		int crc = validate_cluster(cluster, 1);
 
 		if (rc == EXIT_PASS || crc == EXIT_INFRA)
 			rc = crc == EXIT_PASS ? rc : crc;

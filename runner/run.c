@@ -916,6 +916,13 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 		goto out;
 	}
 	if (o->dry_run) {
+		/* A topology to attach to, looked at as the run would meet
+		 * it: one line for each thing wrong, and no plan. */
+		if (o->cluster && !cluster_type_of(o->cluster)->made) {
+			rc = validate_cluster(o->cluster, 0);
+			if (rc != EXIT_PASS)
+				goto out;
+		}
 		rc = plan_json(&st.plan, &st.suite, &text, e) ? EXIT_INFRA
 							     : EXIT_PASS;
 		fputs(buf_str(&text), stdout);

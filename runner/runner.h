@@ -96,4 +96,13 @@ int cmd_run(int argc, char **argv);
 int cmd_shrink(int argc, char **argv);
 int cmd_validate(int argc, char **argv);
 
+/*
+ * The cluster `name` as a start would meet it (cluster_preflight): a line
+ * per component, "ok NAME: ..." on stdout when `say_ok`, what is wrong on
+ * stderr. EXIT_PASS, or the exit code of what is wrong: EXIT_USAGE for a
+ * topology that cannot be read or a component that cannot start as it
+ * is (`validate --cluster`, `run --dry-run --cluster`).
+ */
+int validate_cluster(const char *name, int say_ok);
+
 #endif

@@ -164,4 +164,66 @@ test_expect_success 'suites and a cluster together: each said, the worse exit co
 	grep -qx "tichaos: progs.yaml: 6 of 7 components cannot start as they are" err
 '
 
+test_expect_success 'run --dry-run --cluster: the topology looked at first, no plan when it is wrong, exit 2' '
+	{ "$TICHAOS" run good.yaml --cluster vars.yaml --dry-run >out 2>err; test $? = 2; } &&
+	test ! -s out &&
+	echo "tichaos: vars.yaml:5:13: the environment variable '\''NO_SUCH_BIN_T0205'\'' is not set (\${NO_SUCH_BIN_T0205:-DEFAULT} gives a default)" >expect &&
+	test_cmp expect err &&
+	{ "$TICHAOS" run good.yaml --cluster progs.yaml --dry-run >out 2>err; test $? = 2; } &&
+	test ! -s out &&
+	test "$(wc -l <err)" = 7 &&
+	grep -qx "tichaos: progs.yaml: gone: start: '\''$TRASH/bin/cdc.test'\'' is not there" err &&
+	"$TICHAOS" run good.yaml --cluster up.yaml --dry-run >out 2>err &&
+	test ! -s err &&
+	grep -q "^  \"suite\": \"g\",$" out
+'
+
+test_expect_success 'cluster up and run: what cannot start refused on one line before anything starts, exit 2' '
+	cat >twobad.yaml <<-EOF &&
+	cluster: static
+	components:
+	  - name: fine
+	    roles: [upstream]
+	    start: ["sh", "-c", "sleep 600"]
+	    pidfile: fine.pid
+	  - name: gone
+	    roles: [cdc]
+	    start: ["$TRASH/bin/cdc.test", "server"]
+	    pidfile: gone.pid
+	  - name: web
+	    roles: [cdc]
+	    http_url: "http://127.0.0.1:$WEB/status"
+	    start: ["perl", "$ROOT/tests/helpers/fake-http.pl", "$WEB", "$TRASH/web", "$TRASH/web.log"]
+	    pidfile: web2.pid
+	EOF
+	echo "tichaos: 2 of 3 components cannot start as they are: gone: start: '\''$TRASH/bin/cdc.test'\'' is not there; web: port $WEB (http_url) is taken: something listens there while it is stopped" >expect &&
+	{ "$TICHAOS" cluster up --cluster twobad.yaml >out 2>err; test $? = 2; } &&
+	test_cmp expect err &&
+	test ! -e fine.pid &&
+	{ "$TICHAOS" run good.yaml --cluster twobad.yaml >out 2>err; test $? = 2; } &&
+	grep -qx "tichaos: 2 of 3 components cannot start as they are: gone: .*; web: port $WEB (http_url) is taken: .*" err &&
+	test ! -e fine.pid
+'
+
+# A capture that dies at once is said at once, with its log, though a
+# component before it (here one that nothing starts and nothing answers
+# for) is still waited for: each rank of a start is waited for together.
+test_expect_success 'a start that dies at once is said while another is still waited for' '
+	cat >dies.yaml <<-EOF &&
+	cluster: static
+	components:
+	  - name: tidb-0
+	    roles: [upstream]
+	    sql: "127.0.0.1:$OTHER"
+	  - name: cdc-0
+	    roles: [cdc]
+	    start: ["sh", "-c", "echo starting; echo \"[FATAL] no such changefeed store\"; echo exiting; exit 1"]
+	    pidfile: cdc0.pid
+	    log: cdc-0.log
+	EOF
+	{ "$TICHAOS" cluster up --cluster dies.yaml >out 2>err; test $? = 3; } &&
+	echo "tichaos: cdc-0 exited while starting: [FATAL] no such changefeed store; last log line: exiting" >expect &&
+	test_cmp expect err
+'
+
 test_done

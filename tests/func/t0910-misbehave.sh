@@ -32,11 +32,11 @@ test_expect_success 'a port taken: up names it and up-0 before starting anything
 
 mkdir -p "$TRASH/s"
 
-test_expect_success 'a program that is not there: start names it, exit 3' '
+test_expect_success 'a program that is not there: up names it before it starts anything, exit 2' '
 	printf "components:\n  - name: ghost\n    roles: [cdc]\n    start: [/nonexistent/bin/ghostd, --x]\n    pidfile: ghost.pid\n    log: ghost.log\n" \
 		>"$TRASH/s/ghost.yaml" &&
-	within 60 "$TICHAOS" cluster up --cluster "$TRASH/s/ghost.yaml" 2>err; test $? = 3 &&
-	echo "tichaos: cannot run '\''/nonexistent/bin/ghostd'\'': No such file or directory" >expect &&
+	within 60 "$TICHAOS" cluster up --cluster "$TRASH/s/ghost.yaml" 2>err; test $? = 2 &&
+	echo "tichaos: 1 of 1 components cannot start as they are: ghost: start: '\''/nonexistent/bin/ghostd'\'' is not there" >expect &&
 	test_cmp expect err && test ! -e "$TRASH/s/ghost.pid"
 '
 
