@@ -136,6 +136,7 @@ KIND_OBJS += reports/timeline.o
 KIND_OBJS += faults/changefeed.o
 KIND_OBJS += faults/clock.o
 KIND_OBJS += faults/disk.o
+KIND_OBJS += faults/diskplace.o
 KIND_OBJS += faults/failpoint.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/hog.o
