@@ -138,6 +138,7 @@ KIND_OBJS += faults/clock.o
 KIND_OBJS += faults/disk.o
 KIND_OBJS += faults/diskplace.o
 KIND_OBJS += faults/failpoint.o
+KIND_OBJS += faults/failpoint_term.o
 KIND_OBJS += faults/fault.o
 KIND_OBJS += faults/hog.o
 KIND_OBJS += faults/kill.o
