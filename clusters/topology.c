@@ -637,80 +637,145 @@ static int read_hosts(struct reader *r, const struct ynode *list)
 	return 0;
 }
 
-/*
- * ${NAME} and ${NAME:-DEFAULT} in the scalar `n` replaced by the
- * environment's value (DEFAULT when NAME is unset or empty), as a shell
- * expands them; $${ writes ${. A variable unset without a default is an
- * error at its line.
- */
-static int expand_scalar(struct reader *r, struct ynode *n)
+static int syntax_error(struct reader *r, const struct ynode *n)
 {
-	struct buf out = BUF_INIT;
-	const char *p = n->value;
+	return ynode_error(r->e, r->file, n, "'%s': write ${NAME}, "
+			  "${NAME:-DEFAULT} or ${NAME:+WORD} for an environment "
+			  "variable, $${ for ${", n->value);
+}
 
-	if (!strstr(p, "${"))
-		return 0;
-	while (*p) {
-		const char *end, *dflt, *value;
-		char name[128];
-		size_t len;
+/*
+ * The text at *pp up to `stop` ('\0', or the '}' that closes a ${...})
+ * expanded into `out`, or only read through when `out` is NULL (a word
+ * not taken, whose variables need not be set); *pp left at `stop`.
+ */
+static int expand_text(struct reader *r, const struct ynode *n,
+		       const char **pp, char stop, struct buf *out)
+{
+	const char *p = *pp, *value;
+	char name[128];
+	size_t len, depth = 0;
+	int set;
 
+	/* A '{' of the text's own ({start}) is closed before the '}' that
+	 * closes the word. */
+	while (*p && (*p != stop || depth)) {
+		if (*p == '{' || (*p == '}' && depth)) {
+			depth += *p == '{' ? 1 : (size_t)-1;
+			if (out)
+				buf_addch(out, *p, NULL);
+			p++;
+			continue;
+		}
 		if (p[0] == '$' && p[1] == '$' && p[2] == '{') {
-			buf_addstr(&out, "${", NULL);
+			if (out)
+				buf_addstr(out, "${", NULL);
 			p += 3;
 			continue;
 		}
 		if (p[0] != '$' || p[1] != '{') {
-			buf_addch(&out, *p++, NULL);
+			if (out)
+				buf_addch(out, *p, NULL);
+			p++;
 			continue;
 		}
-		end = strchr(p, '}');
-		dflt = strstr(p, ":-");
-		if (dflt && end && dflt > end)
-			dflt = NULL;
-		len = (size_t)((dflt ? dflt : end ? end : p) - (p + 2));
-		if (!end || !len || len >= sizeof(name) ||
-		    strspn(p + 2, VAR_NAME_CHARS) != len) {
-			buf_release(&out);
-			return ynode_error(r->e, r->file, n, "'%s': write "
-					  "${NAME} or ${NAME:-DEFAULT} for an "
-					  "environment variable, $${ for ${",
-					  n->value);
-		}
-		snprintf(name, sizeof(name), "%.*s", (int)len, p + 2);
+		p += 2;
+		len = strspn(p, VAR_NAME_CHARS);
+		if (!len || len >= sizeof(name) ||
+		    (p[len] != '}' && strncmp(p + len, ":-", 2) &&
+		     strncmp(p + len, ":+", 2)))
+			return syntax_error(r, n);
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
 		value = getenv(name);
-		if (!value || !*value) {
-			if (!dflt) {
-				buf_release(&out);
+		set = value && *value;
+		p += len;
+		if (*p == '}') {
+			if (out && !set)
 				return ynode_error(r->e, r->file, n, "the "
 						  "environment variable '%s' "
 						  "is not set (${%s:-DEFAULT} "
 						  "gives a default)", name,
 						  name);
-			}
-			buf_add(&out, dflt + 2, (size_t)(end - dflt - 2),
-				NULL);
-		} else {
-			buf_addstr(&out, value, NULL);
+			if (out)
+				buf_addstr(out, value, NULL);
+			p++;
+			continue;
 		}
-		p = end + 1;
+		/* ":-": the value, else the word; ":+": the word when set. */
+		if (p[1] == '-' && set && out)
+			buf_addstr(out, value, NULL);
+		p += 2;
+		if (expand_text(r, n, &p, '}', (p[-1] == '-') != set ? out
+						: NULL))
+			return -1;
+		if (*p != '}')
+			return syntax_error(r, n);
+		p++;
 	}
+	*pp = p;
+	return 0;
+}
+
+/*
+ * ${NAME}, ${NAME:-DEFAULT} and ${NAME:+WORD} in the scalar `n` replaced
+ * as a shell expands them: the environment's value, DEFAULT when NAME is
+ * unset or empty, WORD when it is set and not empty (DEFAULT and WORD
+ * expanded in turn); $${ writes ${. A variable unset without a default
+ * is an error at its line. *emptied: it had a variable and is empty now.
+ */
+static int expand_scalar(struct reader *r, struct ynode *n, int *emptied)
+{
+	struct buf out = BUF_INIT;
+	const char *p = n->value;
+
+	*emptied = 0;
+	if (!strstr(p, "${"))
+		return 0;
+	if (expand_text(r, n, &p, '\0', &out)) {
+		buf_release(&out);
+		return -1;
+	}
+	/* "$${" alone writes "${": only a variable leaves nothing. */
+	*emptied = !out.len;
 	free(n->value);
 	n->value = out.len ? buf_detach(&out, NULL) : xstrdup("");
 	buf_release(&out);
 	return 0;
 }
 
-/* Every scalar value under `n` (not the keys of a map) expanded. */
+/*
+ * Every scalar value under `n` (not the keys of a map) expanded; in a
+ * list, an item that a variable left empty is left out, as a shell
+ * leaves out an unquoted expansion that is empty (an argument of a
+ * `start` given only where a variable says so).
+ */
 static int expand(struct reader *r, struct ynode *n)
 {
+	int emptied;
+
 	if (!n)
 		return 0;
 	if (n->kind == YNODE_SCALAR)
-		return expand_scalar(r, n);
-	for (size_t i = 0; i < n->n; i++)
-		if ((n->kind != YNODE_MAP || i % 2) && expand(r, n->items[i]))
+		return expand_scalar(r, n, &emptied);
+	for (size_t i = 0; i < n->n; i++) {
+		struct ynode *item = n->items[i];
+
+		if (n->kind == YNODE_MAP && !(i % 2))
+			continue;
+		if (item && item->kind == YNODE_SCALAR) {
+			if (expand_scalar(r, item, &emptied))
+				return -1;
+			if (emptied && n->kind == YNODE_SEQ) {
+				ynode_free(item);
+				memmove(n->items + i, n->items + i + 1,
+					(n->n - i - 1) * sizeof(*n->items));
+				n->n--;
+				i--;
+			}
+		} else if (expand(r, item)) {
 			return -1;
+		}
+	}
 	return 0;
 }
 

@@ -296,6 +296,30 @@ test_expect_success 'env, ${VAR:-default}, {start}: the environment, the number 
 	"$TICHAOS" cluster kill numbered --cluster "$T" && ! alive "$pid"
 '
 
+# run_cdc_server passes -test.coverprofile=$OUT_DIR/cov.$TEST_NAME.$pid.out
+# to a cdc.test only: an argument given where a variable says so.
+cat >"$TRASH/s/cover.yaml" <<'EOF'
+components:
+  - name: cover
+    roles: [cdc]
+    start: [perl, -e, "sleep 600", --, "${T0140_OUT:+-test.coverprofile=${T0140_OUT}/cov.${T0140_NAME:-tichaos}.{start}.out}", "${T0140_NOPE:-}", "${T0140_NOPE:-d-${T0140_OUT:-none}}", "$${x}"]
+    pidfile: cover.pid
+EOF
+
+test_expect_success '${VAR:+WORD}, nested: an argument there only where its variable is set; one left empty left out' '
+	T="$TRASH/s/cover.yaml" &&
+	T0140_OUT=/o T0140_NAME=n "$TICHAOS" cluster start cover --cluster "$T" &&
+	pid=$(cat "$TRASH/s/cover.pid") && test_track_pid "$pid" &&
+	test "$(tr "\0" " " </proc/$pid/cmdline)" = "perl -e sleep 600 -- -test.coverprofile=/o/cov.n.1.out d-/o \${x} " &&
+	T0140_OUT=/o T0140_NAME=n "$TICHAOS" cluster kill cover --cluster "$T" && ! alive "$pid" &&
+	T0140_OUT= "$TICHAOS" cluster start cover --cluster "$T" &&
+	pid=$(cat "$TRASH/s/cover.pid") && test_track_pid "$pid" &&
+	test "$(tr "\0" " " </proc/$pid/cmdline)" = "perl -e sleep 600 -- d-none \${x} " &&
+	T0140_OUT= "$TICHAOS" cluster kill cover --cluster "$T" && ! alive "$pid" &&
+	printf "components:\n  - name: x\n    start: [sleep, \"\${T0140_OUT:+1\"]\n" >"$TRASH/s/open.yaml" &&
+	bad_topology open "3:20: '\''\${T0140_OUT:+1'\'': write \${NAME}, \${NAME:-DEFAULT} or \${NAME:+WORD} for an environment variable, \$\${ for \${"
+'
+
 test_expect_success 'a run restarts it twice: starts 1 and 2, each log its own, all collected' '
 	{
 		sed -n "/^components:/,\$p" "$C/topology.yaml" | sed "1d" >comps &&

@@ -104,6 +104,7 @@ test_expect_success 'stopped, its port free: can start; started: running, answer
 test_expect_success 'paused: says so, exit 2' '
 	pid=$(cat web.pid) &&
 	kill -STOP "$pid" &&
+	wait_for_condition 30 "grep -q \"^State:.*(stopped)\" /proc/$pid/status" &&
 	{ "$TICHAOS" validate --cluster web.yaml >out 2>err; code=$?; } ;
 	kill -CONT "$pid" &&
 	test "$code" = 2 &&

@@ -81,7 +81,8 @@ sed -e "s|^    sync_timeout: 300s$|&\n    diff_config: $WORK_DIR/diff_config.tom
 
 test_expect_success 'fail_over_ddl_mix on their layout: two captures stopped and started again, the tables equal' '
 	grep -q "diff_config: $WORK_DIR/diff_config.toml" "$TRASH/fail_over_ddl_mix.yaml" &&
-	"$TICHAOS" run "$TRASH/fail_over_ddl_mix.yaml" --cluster "$TOPOLOGY" --duration 60s \
+	mkdir -p "$TRASH/cov" &&
+	OUT_DIR="$TRASH/cov" TEST_NAME=t0523 "$TICHAOS" run "$TRASH/fail_over_ddl_mix.yaml" --cluster "$TOPOLOGY" --duration 60s \
 		--out "$TRASH/run" --results-as-logs "$WORK_DIR" >tap 2>err ||
 	{ cat tap; tail -20 err; false; }
 	grep -Eqx "ok [0-9]+ - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
@@ -91,12 +92,21 @@ test_expect_success 'fail_over_ddl_mix on their layout: two captures stopped and
 	test "$(cat n)" = 2
 '
 
-test_expect_success 'the restarts as their script makes them: GO_FAILPOINTS, a log of its own each' '
+# run_cdc_server gives a cdc.test -test.coverprofile (with OUT_DIR, as
+# their framework exports it): a capture tichaos started again carries
+# it, named by its start, before the subcommand; their own start did not.
+test_expect_success 'the restarts as their script makes them: GO_FAILPOINTS, a log of its own each, a coverage profile' '
 	for port in "$CDC_PORT" "$CDC_PORT_1"; do
 		pid=$(curl -s "http://127.0.0.1:$port/api/v2/status" |
 			sed -n "s/.*\"pid\":\([0-9]*\).*/\1/p") &&
 		test -n "$pid" && test_track_pid "$pid" &&
-		tr "\0" "\n" </proc/$pid/environ | grep -qx "GO_FAILPOINTS=" || return 1
+		tr "\0" "\n" </proc/$pid/environ | grep -qx "GO_FAILPOINTS=" &&
+		tr "\0" "\n" </proc/$pid/cmdline >argv &&
+		if n=$(sed -n "s|^$WORK_DIR/cdc\([01]-[12]\)\.log\$|\1|p" argv) && test -n "$n"; then
+			test "$(grep -x -B 1 server argv | head -n 1)" = "-test.coverprofile=$TRASH/cov/cov.t0523.tichaos-cdc$n.out"
+		else
+			! grep -q "^-test\." argv
+		fi || return 1
 	done &&
 	ls "$WORK_DIR" | grep -E "^cdc[01]-[12]\.log$" >restarted &&
 	test "$(wc -l <restarted)" = 2 &&
@@ -119,10 +129,17 @@ test_expect_success 'a *.log collector of WORK_DIR finds the results, the captur
 	test -d "$WORK_DIR/sync_diff/output/fix-on-mysql1"
 '
 
-test_expect_success 'stop the captures (SIGTERM, by their pids)' '
+test_expect_success 'stop the captures (SIGTERM, by their pids): what tichaos started writes its coverage' '
 	for c in 0 1; do
-		"$TICHAOS" cluster kill cdc-$c --signal TERM --cluster "$TOPOLOGY" || return 1
-	done
+		OUT_DIR="$TRASH/cov" TEST_NAME=t0523 "$TICHAOS" cluster kill cdc-$c --signal TERM --cluster "$TOPOLOGY" || return 1
+	done &&
+	ls "$TRASH/cov" >profiles &&
+	test -s profiles &&
+	while read -r f; do
+		n=${f#cov.t0523.tichaos-cdc} && n=${n%.out} &&
+		grep -qx "cdc$n.log" restarted &&
+		test "$(cat "$TRASH/cov/$f")" = "mode: atomic" || { echo "not a restart: $f"; return 1; }
+	done <profiles
 '
 
 test_done

@@ -114,7 +114,17 @@ my %opt = ('cluster-id' => 'default', version => 'v8.5.0');
 my %flags = (newarch => 1);
 # As the cdc binary is started (`cdc server --log-file ...`): its
 # subcommand first; its other flags (--log-level, --data-dir, ...) are
-# taken and not modelled.
+# taken and not modelled. As cdc.test, the test binary TiCDC's
+# integration tests run (`go test -c` of cmd/cdc), is started by their
+# run_cdc_server: Go's testing flags first (`-test.coverprofile=FILE
+# server ...`), read by the testing package before the command's own; a
+# graceful stop writes the coverage profile, which begins with its mode
+# line (golang.org/x/tools/cover's format: "mode: atomic").
+my %testflag;
+while (@ARGV && $ARGV[0] =~ /^-test\.([a-z]+)=(.*)$/) {
+	$testflag{$1} = $2;
+	shift @ARGV;
+}
 shift @ARGV if @ARGV && $ARGV[0] eq 'server';
 # A sink from the environment, for a capture started by a command line
 # that is a real capture's (a topology made for TiCDC's own).
@@ -480,5 +490,11 @@ while (!$stop) {
 }
 drop_session();
 sink_sync();
+if (defined $testflag{coverprofile}) {
+	open my $cov, '>', $testflag{coverprofile}
+		or die "fake-cdc: cannot write $testflag{coverprofile}: $!\n";
+	print $cov "mode: atomic\n";
+	close $cov;
+}
 say_log('stopped');
 exit 0;
