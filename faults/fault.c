@@ -14,6 +14,7 @@
 #include "clusters/cluster.h"
 #include "core/plan.h"
 #include "core/suite.h"
+#include "faults/trigger.h"
 #include "lib/clock.h"
 #include "lib/history.h"
 #include "lib/http.h"
@@ -35,7 +36,7 @@ int fault_check(const struct suite *s, const struct suite_item *it,
 	if (!every->set && !at->set && !on->set)
 		return ynode_error(e, s->path, &where, "fault '%s' needs "
 				   "'every', 'at' or 'on'", it->kind);
-	if (o->on_ops.n && o->on != TRIGGER_DDL && o->on != TRIGGER_DDL_RUNNING)
+	if (o->on_ops.n && (o->on < 0 || !fault_triggers[o->on].takes_ops))
 		return fault_error_at(e, s, it, &o->on_ops, "on_ops in fault "
 				      "'%s' needs 'on: ddl' or 'on: "
 				      "ddl_running'", it->kind);

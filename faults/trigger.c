@@ -1,11 +1,13 @@
 /*
  * The records that fire faults (faults/trigger.h).
  */
+#include "faults/trigger.h"
+
 #include <stdio.h>
 #include <string.h>
 
+#include "clusters/cluster.h"
 #include "faults/fault.h"
-#include "faults/trigger.h"
 
 /* An op `on_ops` lists, or any when it lists none. */
 static int op_listed(const struct optlist *ops, const char *f)
@@ -41,36 +43,70 @@ static const char *running_op(const char *value, char *op, size_t size)
 	return op;
 }
 
+static int on_ddl(const struct fault_opts *o, int item_index,
+		  const struct history_event *ev)
+{
+	(void)item_index;
+	return ev->process >= 0 && ev->ddl && is(ev->type, "ok") &&
+	       op_listed(&o->on_ops, ev->f);
+}
+
+static int on_heal(const struct fault_opts *o, int item_index,
+		   const struct history_event *ev)
+{
+	(void)o;
+	return ev->process == HISTORY_NEMESIS && ev->heal &&
+	       is(ev->type, "info") && ev->has_fault && ev->fault != item_index;
+}
+
+/* The monitor's first sight of an election is no change (runner/
+ * monitor.c writes "from" first). */
+static int on_owner(const struct fault_opts *o, int item_index,
+		    const struct history_event *ev)
+{
+	(void)o;
+	(void)item_index;
+	return ev->process == HISTORY_MONITOR && is(ev->f, "owner") &&
+	       is(ev->type, "info") && ev->value &&
+	       strncmp(ev->value, "{\"from\":null", 12);
+}
+
+static int on_ddl_applied(const struct fault_opts *o, int item_index,
+			  const struct history_event *ev)
+{
+	(void)o;
+	(void)item_index;
+	return ev->process == HISTORY_MONITOR && is(ev->f, "ddl_applied") &&
+	       is(ev->type, "info");
+}
+
+static int on_ddl_running(const struct fault_opts *o, int item_index,
+			  const struct history_event *ev)
+{
+	char op[64];
+
+	(void)item_index;
+	return ev->process == HISTORY_MONITOR && is(ev->f, "ddl_running") &&
+	       is(ev->type, "info") &&
+	       op_listed(&o->on_ops, running_op(ev->value, op, sizeof(op)));
+}
+
+const struct fault_trigger_kind fault_triggers[] = {
+	[TRIGGER_DDL] = { 1, 0, on_ddl },
+	[TRIGGER_HEAL] = { 0, 0, on_heal },
+	[TRIGGER_OWNER] = { 0, 0, on_owner },
+	[TRIGGER_DDL_APPLIED] = { 0, DDL_WATCH_PARTITIONS, on_ddl_applied },
+	[TRIGGER_DDL_RUNNING] = { 1, DDL_WATCH_RUNNING, on_ddl_running },
+};
+_Static_assert(sizeof(fault_triggers) / sizeof(fault_triggers[0]) ==
+	       TRIGGER_DDL_RUNNING + 1, "a trigger of each enum fault_trigger");
+
 int fault_trigger_matches(const struct suite_item *it, int item_index,
 			  const struct history_event *ev)
 {
 	const struct fault_opts *o = fault_opts_of(it);
-	char op[64];
 
-	switch (o->on) {
-	case TRIGGER_DDL:
-		return ev->process >= 0 && ev->ddl && is(ev->type, "ok") &&
-		       op_listed(&o->on_ops, ev->f);
-	case TRIGGER_HEAL:
-		return ev->process == HISTORY_NEMESIS && ev->heal &&
-		       is(ev->type, "info") && ev->has_fault &&
-		       ev->fault != item_index;
-	case TRIGGER_OWNER:
-		/* The monitor's first sight of an election is no change
-		 * (runner/nemesis.c writes "from" first). */
-		return ev->process == HISTORY_MONITOR && is(ev->f, "owner") &&
-		       is(ev->type, "info") && ev->value &&
-		       strncmp(ev->value, "{\"from\":null", 12);
-	case TRIGGER_DDL_APPLIED:
-		return ev->process == HISTORY_MONITOR &&
-		       is(ev->f, "ddl_applied") && is(ev->type, "info");
-	case TRIGGER_DDL_RUNNING:
-		return ev->process == HISTORY_MONITOR &&
-		       is(ev->f, "ddl_running") && is(ev->type, "info") &&
-		       op_listed(&o->on_ops, running_op(ev->value, op,
-							sizeof(op)));
-	}
-	return 0;
+	return o->on >= 0 && fault_triggers[o->on].matches(o, item_index, ev);
 }
 
 void fault_fired_from(struct fault_fired *f, const struct history_event *ev)

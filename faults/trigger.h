@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "core/suite.h"
+#include "faults/fault.h"
 #include "lib/buf.h"
 #include "lib/history.h"
 
@@ -40,6 +41,22 @@ struct fault_fired {
 	char target[192];	/* "" when it has none */
 	int fault;		/* heal: the item healed; else -1 */
 };
+
+/*
+ * A trigger, by its enum fault_trigger (fault_triggers[on], its name in
+ * `on:` fault_trigger_names[on]): whether `on_ops` narrows it, what the DDL watch must ask for
+ * (DDL_WATCH_*, clusters/cluster.h; 0: no watch) so that its records
+ * come, and whether record `ev` fires item `item_index` with options `o`.
+ */
+struct fault_trigger_kind {
+	int takes_ops;
+	unsigned ddl_watch;
+	int (*matches)(const struct fault_opts *o, int item_index,
+		       const struct history_event *ev);
+};
+
+/* Indexed by enum fault_trigger. */
+extern const struct fault_trigger_kind fault_triggers[];
 
 /* Non-zero when record `ev` fires item `it` (index `item_index`). */
 int fault_trigger_matches(const struct suite_item *it, int item_index,

@@ -172,10 +172,8 @@ static unsigned wants_ddl_watch(const struct suite *s)
 	for (size_t i = 0; i < s->nfaults; i++) {
 		int on = fault_opts_of(&s->faults[i])->on;
 
-		if (on == TRIGGER_DDL_APPLIED)
-			what |= DDL_WATCH_PARTITIONS;
-		if (on == TRIGGER_DDL_RUNNING)
-			what |= DDL_WATCH_RUNNING;
+		if (on >= 0)
+			what |= fault_triggers[on].ddl_watch;
 	}
 	return what;
 }
