@@ -78,7 +78,7 @@
 #include "clusters/host.h"
 #include "core/plan.h"
 #include "core/suite.h"
-#include "faults/failpoint.h"
+#include "faults/failpoint_term.h"
 #include "faults/fault.h"
 #include "lib/buf.h"
 #include "lib/clock.h"

@@ -1,12 +1,12 @@
 /*
  * A failpoint's term checked as pingcap/failpoint's terms.go parses one
- * (faults/failpoint.h): ("->"-separated) terms of probabilities ("50%")
+ * (faults/failpoint_term.h): ("->"-separated) terms of probabilities ("50%")
  * and counts ("3*"), an action (off, return, sleep, panic, break, print,
  * pause) and its value ("(1)", "(true)", "(\"s\")"). A term the library
  * would refuse, or accept as something else ("return(5x)" is return(5)
  * there), is refused.
  */
-#include "faults/failpoint.h"
+#include "faults/failpoint_term.h"
 
 #include <stdio.h>
 #include <string.h>

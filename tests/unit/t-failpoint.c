@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "faults/failpoint.h"
+#include "faults/failpoint_term.h"
 #include "tests/unit/tap.h"
 
 static void good(const char *term)

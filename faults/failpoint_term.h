@@ -1,8 +1,8 @@
-#ifndef TICHAOS_FAILPOINT_H
-#define TICHAOS_FAILPOINT_H
+#ifndef TICHAOS_FAILPOINT_TERM_H
+#define TICHAOS_FAILPOINT_TERM_H
 
 /*
- * The failpoint fault's check of a term (faults/failpoint.c), as
+ * The failpoint fault's check of a term (faults/failpoint_term.c), as
  * pingcap/failpoint's terms.go parses one, for the suite's check and its
  * tests.
  */
