@@ -434,6 +434,34 @@ static int up(struct cluster *c, struct err *e)
 	return rc;
 }
 
+/*
+ * `up` and `down` of a cluster a run is attached to would take its
+ * faults from under it: an up removes the partitions' classes and cuts it
+ * finds, as left by an earlier run, and a down stops its servers. The
+ * topology file that the run locks (run.c, lock_cluster) is locked here
+ * too, for as long as this command runs: 0 (*fd, -1 when there is no
+ * such file yet, as before a local cluster's first up), or -1 naming
+ * the run that holds it (ERR_INFRA).
+ */
+static int lock_against_runs(const struct cluster *c, const char *cluster,
+			     int *fd, struct err *e)
+{
+	const char *path = c->topology_path ? c->topology_path : cluster;
+	pid_t holder;
+	int rc;
+
+	*fd = -1;
+	if (!path || access(path, F_OK))
+		return 0;
+	rc = proc_lock_file(path, fd, &holder, e);
+	if (rc == 1)
+		err_set(e, ERR_INFRA, "cluster %s is in use by a run%s%ld%s: "
+			"what its faults hold would be taken from under it; "
+			"stop the run first", path, holder ? " (pid " : "",
+			(long)holder, holder ? ")" : "");
+	return rc ? -1 : 0;
+}
+
 static const char *const actions[] = {
 	"up", "down", "status", "kill", "start", "pause", "continue", NULL,
 };
@@ -459,7 +487,7 @@ int cmd_cluster(int argc, char **argv)
 	struct cluster c;
 	struct err e = ERR_INIT;
 	const char *action;
-	int per_component, known = 0;
+	int per_component, known = 0, lock = -1;
 
 	n = opts_parse(command_find("cluster"), opts, argc, argv);
 	if (n < 1)
@@ -514,7 +542,10 @@ int cmd_cluster(int argc, char **argv)
 		rc = (int)e.class;
 		goto out;
 	}
-	if (!strcmp(action, "up")) {
+	if (!per_component && strcmp(action, "status") &&
+	    lock_against_runs(&c, cluster, &lock, &e)) {
+		rc = (int)e.class;
+	} else if (!strcmp(action, "up")) {
 		rc = up(&c, &e);
 	} else if (!strcmp(action, "down")) {
 		c.sweep = fault_sweep;
@@ -532,6 +563,8 @@ int cmd_cluster(int argc, char **argv)
 	} else if (component_action(&c, action, argv[2], sig, &e)) {
 		rc = (int)e.class;
 	}
+	if (lock >= 0)
+		close(lock);
 	cluster_close(&c);
 out:
 	http_library_end();

@@ -148,7 +148,7 @@ test_expect_success 'a topology that cannot be read: exit 2, one line, no run di
 	test ! -e "$TRASH/a2"
 '
 
-test_expect_success 'a cluster another run is using: exit 3 naming its pid, the first run undisturbed, then free' '
+test_expect_success 'a cluster another run is using: a run, cluster up and down refused, exit 3 naming its pid, the first run undisturbed, then free' '
 	test_cluster_up "$TRASH/c" &&
 	T="$TRASH/c/topology.yaml" &&
 	insert_suite first 10s 1 firstdb 20 >first.yaml &&
@@ -164,6 +164,14 @@ test_expect_success 'a cluster another run is using: exit 3 naming its pid, the 
 	echo "Bail out! cluster $T is in use by another run (pid $first): one run at a time on a cluster" >expect &&
 	test_cmp expect tap &&
 	test ! -e "$TRASH/a3" &&
+	for action in up down; do
+		{ "$TICHAOS" cluster $action --cluster "$T" >out 2>err; test $? = 3; } &&
+		echo "tichaos: cluster $T is in use by a run (pid $first): what its faults hold would be taken from under it; stop the run first" >expect &&
+		test_cmp expect err || return 1
+	done &&
+	{ "$TICHAOS" cluster up --dir "$TRASH/c" >out 2>err; test $? = 3; } &&
+	test_cmp expect err &&
+	"$TICHAOS" cluster status --cluster "$T" >/dev/null &&
 	{ wait $first; code=$?; } &&
 	test "$code" = 0 &&
 	grep -q "^ok 2 - consistency: 1 tables, [0-9]* rows equal on both sides" first.tap &&
