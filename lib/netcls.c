@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,21 +23,37 @@ void netcls_name(uint32_t tag, const char *component, char *out, size_t size)
 	snprintf(out, size, "tichaos-%08x-%s", (unsigned)tag, component);
 }
 
-/* The mount point of the net_cls hierarchy into `out`: 1, or 0 (none). */
+/*
+ * The mount point of the net_cls hierarchy into `out`: 1, or 0 (none).
+ * Once found it is kept: the hierarchy stays mounted (lib/netcls.h), and
+ * a heal's probes, threads of their own, must not lose their classes to
+ * a read of /proc/self/mounts that misses the line while other mounts
+ * come and go. Lines are read whole (an overlay's can be kilobytes).
+ */
 static int hierarchy(char *out, size_t size)
 {
-	FILE *f = fopen("/proc/self/mounts", "re");
-	char line[1024], dir[512], type[64], options[512];
-	int found = 0;
+	static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	static char found_dir[512];
+	FILE *f;
+	char *line = NULL, dir[512], type[64], options[512];
+	size_t cap = 0;
+	int found;
 
-	while (f && !found && fgets(line, sizeof(line), f))
+	pthread_mutex_lock(&lock);
+	found = found_dir[0] != '\0';
+	f = found ? NULL : fopen("/proc/self/mounts", "re");
+	while (f && !found && getline(&line, &cap, f) > 0)
 		found = sscanf(line, "%*s %511s %63s %511s", dir, type,
 			       options) == 3 && !strcmp(type, "cgroup") &&
 			list_has(options, ',', "net_cls");
+	if (f && found)
+		snprintf(found_dir, sizeof(found_dir), "%s", dir);
 	if (f)
 		fclose(f);
+	free(line);
 	if (found)
-		snprintf(out, size, "%s", dir);
+		snprintf(out, size, "%s", found_dir);
+	pthread_mutex_unlock(&lock);
 	return found;
 }
 
