@@ -17,7 +17,7 @@ insert_suite rec 2s 4 recdb 50 >"$TRASH/rec.yaml"
 	insert_suite rec 2s 4 recdb 50
 	printf "faults:\n  - kind: kill\n    target: down-9\n    at: [1s]\n"
 } >"$TRASH/typo.yaml"
-printf "components:\n  - name: ghost\n    roles: [upstream]\n    sql: \"127.0.0.1:1\"\n    start: [/nonexistent/bin/ghostd, --x]\n    pidfile: ghost.pid\n    log: ghost.log\n" \
+printf "components:\n  - name: ghost\n    roles: [upstream]\n    sql: \"127.0.0.1:1\"\n    start: [sh, -c, \"echo no store here; exit 1\"]\n    pidfile: ghost.pid\n    log: ghost.log\n" \
 	>"$TRASH/ghost.yaml"
 
 # latest: where runs/rec/latest points.
@@ -51,7 +51,7 @@ test_expect_success 'a refused run (exit 2): no directory, latest where it was' 
 
 test_expect_success 'a start that failed (exit 3): its directory says why in every report; latest where it was' '
 	"$TICHAOS" run rec.yaml --cluster ghost.yaml --quiet --results-as-logs ci >tap 2>err; test $? = 3 &&
-	why="cannot run '\''/nonexistent/bin/ghostd'\'': No such file or directory" &&
+	why="ghost exited while starting; last log line: no store here" &&
 	echo "tichaos: $why" >expect && test_cmp expect err &&
 	test "$(latest)" = "$second" &&
 	third=$(ls runs/rec | grep "^2" | grep -v -e "^$first\$" -e "^$second\$") &&

@@ -109,17 +109,22 @@ test_expect_success 'after: 300ms: the kill comes 300 ms or more after the trunc
 	grep -q "; fired by truncate trig.p at [0-9.]*s, +300ms</title>" after/report.html
 '
 
-test_expect_success 'on: ddl_applied: the kill comes when down-0 shows the partition dropped' '
-	OPS=drop_add suite applied "  - kind: kill" "    target: downstream" \
-		"    at: [2s]" "    down: 1s" "    on: ddl_applied" &&
+# A pause of the upstream, not a kill of down-0: the drop_add cycle adds
+# p1 back at once, and down-0 killed while it runs that ADD PARTITION runs
+# it again after its restart and stops on 1481 (MAXVALUE can only be used
+# in last partition definition: the partition is already there), which
+# stopped every test after this one once on a loaded machine.
+test_expect_success 'on: ddl_applied: the pause comes when down-0 shows the partition dropped' '
+	OPS=drop_add suite applied "  - kind: pause" "    target: upstream" \
+		"    at: [2s]" "    down: 500ms" "    on: ddl_applied" &&
 	"$TICHAOS" run applied.yaml --cluster "$T" --out "$TRASH/applied" >tap 2>err &&
 	grep "\"process\":\"monitor\",\"type\":\"info\",\"f\":\"ddl_applied\"" applied/history.jsonl >seen &&
 	grep -q "\"table\":\"trig.p\",\"node\":\"down-0\",\"value\":{\"partitions\":\"p0\"}" seen &&
 	first=$(sed -n "s/^{\"time\":\([0-9]*\),.*/\1/p" seen |
 		awk "\$1 >= 2000000000 { print; exit }") &&
-	rec=$(invoke applied kill) &&
+	rec=$(invoke applied pause) &&
 	printf "%s\n" "$rec" | grep -q "\"trigger\":{\"on\":\"ddl_applied\",\"event\":{\"time\":$first,\"process\":\"monitor\",\"f\":\"ddl_applied\",\"table\":\"trig.p\"}" &&
-	grep -q "^ok [0-9]* - fault 1 kill: 1 of 1 injected, 1 healed$" tap
+	grep -q "^ok [0-9]* - fault 1 pause: 1 of 1 injected, 1 healed$" tap
 '
 
 # The replica's SQL thread runs the DROP PARTITION for tens of ms: the
