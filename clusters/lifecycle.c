@@ -223,12 +223,11 @@ static int await_all(struct cluster *c, struct component *const *comps,
 			break;
 		}
 		for (size_t i = 0; i < n && !rc; i++) {
-			int r = ready[i] ? 0 : look(c, comps[i], ping_only,
+			int r = ready[i] ? 1 : look(c, comps[i], ping_only,
 						    restart, deadline, e);
 
-			if (r < 0)
-				rc = -1;
-			else if (!r && !ready[i]) {
+			rc = r < 0 ? -1 : 0;
+			if (!r) {
 				ready[i] = 1;
 				left--;
 			}

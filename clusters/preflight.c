@@ -123,6 +123,16 @@ static int ports_free(const struct cluster *c, const struct component *comp,
 	return why->len > start ? -1 : 0;
 }
 
+/* A stopped component's start: its program there, its ports free. 1
+ * (every reason in `why`) when it cannot start, else 0. */
+static int cannot_start(const struct cluster *c, const struct component *comp,
+			struct buf *why)
+{
+	int bad = program_there(c, comp, why) < 0;
+
+	return ports_free(c, comp, why) < 0 || bad;
+}
+
 /* One component's line: "ok NAME: ..." or "NAME: what is wrong". */
 static int one(struct cluster *c, struct component *comp, struct buf *out)
 {
@@ -156,9 +166,7 @@ static int one(struct cluster *c, struct component *comp, struct buf *out)
 			buf_addch(&why, ')', NULL);
 		bad = 1;
 	} else {
-		bad = program_there(c, comp, &why) < 0;
-		if (ports_free(c, comp, &why) < 0)
-			bad = 1;
+		bad = cannot_start(c, comp, &why);
 	}
 	if (bad)
 		buf_printf(out, NULL, "%s: %s\n", comp->name, buf_str(&why));
@@ -189,8 +197,7 @@ int cluster_preflight_start(struct cluster *c, struct err *e)
 
 		if (comp->start &&
 		    component_state(c, comp) == STATE_STOPPED &&
-		    (program_there(c, comp, &why) < 0 ||
-		     ports_free(c, comp, &why) < 0)) {
+		    cannot_start(c, comp, &why)) {
 			buf_printf(&all, NULL, "%s%s: %s", bad ? "; " : "",
 				   comp->name, buf_str(&why));
 			bad++;

@@ -757,23 +757,22 @@ static int expand(struct reader *r, struct ynode *n)
 		return 0;
 	if (n->kind == YNODE_SCALAR)
 		return expand_scalar(r, n, &emptied);
-	for (size_t i = 0; i < n->n; i++) {
+	for (size_t i = 0; i < n->n;) {
 		struct ynode *item = n->items[i];
 
-		if (n->kind == YNODE_MAP && !(i % 2))
-			continue;
-		if (item && item->kind == YNODE_SCALAR) {
-			if (expand_scalar(r, item, &emptied))
-				return -1;
-			if (emptied && n->kind == YNODE_SEQ) {
-				ynode_free(item);
-				memmove(n->items + i, n->items + i + 1,
-					(n->n - i - 1) * sizeof(*n->items));
-				n->n--;
-				i--;
-			}
-		} else if (expand(r, item)) {
+		emptied = 0;
+		/* A map's keys stay as written. */
+		if ((n->kind != YNODE_MAP || i % 2) &&
+		    (item && item->kind == YNODE_SCALAR
+		     ? expand_scalar(r, item, &emptied) : expand(r, item)))
 			return -1;
+		if (emptied && n->kind == YNODE_SEQ) {
+			ynode_free(item);
+			memmove(n->items + i, n->items + i + 1,
+				(n->n - i - 1) * sizeof(*n->items));
+			n->n--;
+		} else {
+			i++;
 		}
 	}
 	return 0;

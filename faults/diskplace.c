@@ -49,12 +49,6 @@ static int on_host(struct host *h, const struct buf *command,
 	return code;
 }
 
-/*
- * tichaos-diskfs on host `h`, into `out`: beside this program (the
- * build's diskfs/, or installed next to it) when that path is there
- * too, else on its PATH. -1 (`e`, one line) when `h` has no /dev/fuse
- * or no tichaos-diskfs.
- */
 int diskplace_program(struct host *h, struct buf *out, struct err *e)
 {
 	char self[PATH_MAX];
@@ -180,7 +174,6 @@ out:
 	return rc;
 }
 
-/* This run's placement of `comp`: 1 with `p`, 0 when it has none. */
 int diskplace_ours(struct cluster *c, const struct component *comp,
 		   struct placement *p)
 {
@@ -201,10 +194,6 @@ static int fs_alive(const struct placement *p)
 	       p->h->ops->start_time(p->h, p->fs_pid) == p->fs_start;
 }
 
-/*
- * The file system of `p` unmounted (SIGTERM: a clean unmount, what is
- * unsynced written) and the data directory moved back; its record gone.
- */
 int diskplace_undo(struct placement *p, struct err *e)
 {
 	struct host *h = p->h;
@@ -264,10 +253,6 @@ static int mounted(const struct placement *p, struct err *e)
 	return code < 0 ? -1 : code ? 1 : 0;
 }
 
-/*
- * Put the data directory of `comp` on tichaos-diskfs (see the top); the
- * control line `first` (MAY be NULL) set before the component starts.
- */
 int diskplace_place(struct cluster *c, struct component *comp,
 		    const char *first, int cache, struct err *e)
 {
@@ -362,8 +347,6 @@ fail:
 	return -1;
 }
 
-
-/* The line of the report `text` that begins with `prefix`, or NULL. */
 const char *diskplace_report_line(const char *text, const char *prefix)
 {
 	size_t n = strlen(prefix);
@@ -375,13 +358,7 @@ const char *diskplace_report_line(const char *text, const char *prefix)
 	return NULL;
 }
 
-/*
- * Signal `sig` to the file system of `p` and wait for its answer: a line
- * of what its report gained since, beginning with one of the
- * NULL-terminated `ends`. What it gained in `text`; the index of the end
- * seen, or -1 (`e`) when the file system is gone or did not answer
- * within REPORT_TIMEOUT_NS (`what` says what it did not do).
- */
+/* "In time": within REPORT_TIMEOUT_NS. */
 int diskplace_ask(const struct placement *p, int sig,
 		  const char *const *ends, const char *what, struct buf *text,
 		  struct err *e)
@@ -412,12 +389,6 @@ int diskplace_ask(const struct placement *p, int sig,
 	}
 }
 
-
-/*
- * Mode `line` (diskfs/mode.h) to the file system of `p`: written to its
- * control file, SIGUSR2, its answer waited for in its report, which is
- * then in `text`. 0, or -1 when it refused the line or did not answer.
- */
 int diskplace_control(const struct placement *p, const char *line,
 		      struct buf *text, struct err *e)
 {
@@ -449,7 +420,6 @@ out:
 	buf_release(&what);
 	return rc;
 }
-
 
 /*
  * Stop every process of p's host whose working directory or an open file

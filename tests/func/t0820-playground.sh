@@ -76,6 +76,17 @@ test_expect_success 'a changefeed that cannot be created: exit 3, every instance
 	test -z "$(ls "$TRASH/bad"/*.pid 2>/dev/null)" && test -z "$(ls "$TIUP_HOME/data")"
 '
 
+# tiup_args DIR UP DOWN: the two playgrounds of the cluster in DIR ran
+# `tiup playground` with UP and DOWN before "--without-monitor --tag";
+# their tag in $tag.
+tiup_args() {
+	tag=$(sed -n "s/.*\"--tag\", \"\(tichaos-[0-9a-f]*\)\"\]$/\1/p" "$1/topology.yaml") &&
+	echo "playground $2 --without-monitor --tag $tag" >expect &&
+	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
+	echo "playground $3 --without-monitor --tag $tag-down" >expect &&
+	test_cmp expect "$TIUP_HOME/data/$tag-down/args"
+}
+
 test_expect_success 'up on playground v1.16.1: both playgrounds, their instances found, the changefeed created' '
 	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground:v8.5.0 --dir "$C" >out 2>err ||
 	{ cat err; false; }
@@ -83,11 +94,8 @@ test_expect_success 'up on playground v1.16.1: both playgrounds, their instances
 		grep -Eq "^$n .* running" out || { echo "no $n"; cat out; return 1; }
 	done &&
 	test "$(grep -c " running" out)" = 9 &&
-	tag=$(sed -n "s/.*\"--tag\", \"\(tichaos-[0-9a-f]*\)\"\]$/\1/p" "$C/topology.yaml") &&
-	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --tiflash 0 --without-monitor --tag $tag" >expect &&
-	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
-	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --tiflash 0 --port-offset 10000 --without-monitor --tag $tag-down" >expect &&
-	test_cmp expect "$TIUP_HOME/data/$tag-down/args" &&
+	tiup_args "$C" "v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --tiflash 0" \
+		"v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --tiflash 0 --port-offset 10000" &&
 	grep -Eq "^tidb-0 +upstream .* 127\.0\.0\.1:[0-9]+ " out &&
 	grep -Eq "^down-0 +downstream " out &&
 	grep -Eq "^cdc-0 +cdc " out &&
@@ -151,11 +159,8 @@ test_expect_success 'own binaries: each playground runs them (no TiCDC downstrea
 		--cluster "playground:v8.5.0,db=mine/tidb-server-dev,ticdc=$TRASH/mine/cdc.test" \
 		--dir "$M" >out 2>err) || { cat "$TRASH/err"; false; }
 	test "$(grep -c " running" out)" = 9 &&
-	tag=$(sed -n "s/.*\"--tag\", \"\(tichaos-[0-9a-f]*\)\"\]$/\1/p" "$M/topology.yaml") &&
-	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --tiflash 0 --db.binpath $TRASH/mine/tidb-server-dev --ticdc.binpath $TRASH/mine/cdc.test --without-monitor --tag $tag" >expect &&
-	test_cmp expect "$TIUP_HOME/data/$tag/args" &&
-	echo "playground v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --tiflash 0 --port-offset 10000 --db.binpath $TRASH/mine/tidb-server-dev --without-monitor --tag $tag-down" >expect &&
-	test_cmp expect "$TIUP_HOME/data/$tag-down/args" &&
+	tiup_args "$M" "v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 1 --tiflash 0 --db.binpath $TRASH/mine/tidb-server-dev --ticdc.binpath $TRASH/mine/cdc.test" \
+		"v8.5.0 --db 1 --pd 1 --kv 1 --ticdc 0 --tiflash 0 --port-offset 10000 --db.binpath $TRASH/mine/tidb-server-dev" &&
 	for n in tidb-0 down-0; do
 		tr "\0" " " <"/proc/$(cat "$M/$n.pid")/cmdline" | grep -q "perl $TRASH/mine/tidb-server-dev -P " ||
 		{ echo "$n:"; tr "\0" " " <"/proc/$(cat "$M/$n.pid")/cmdline"; return 1; }
