@@ -102,6 +102,7 @@ CORE_OBJS += core/worker.o
 KIND_OBJS += clusters/api.o
 KIND_OBJS += clusters/cluster.o
 KIND_OBJS += clusters/ddlwatch.o
+KIND_OBJS += clusters/exitwatch.o
 KIND_OBJS += clusters/host.o
 KIND_OBJS += clusters/lifecycle.o
 KIND_OBJS += clusters/local.o

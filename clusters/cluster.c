@@ -186,6 +186,7 @@ void component_release(struct component *comp)
 	free(comp->logs);
 	free(comp->data_dir);
 	free(comp->netns);
+	free(comp->first_exit);
 	memset(comp, 0, sizeof(*comp));
 }
 

@@ -103,6 +103,19 @@ struct component {
 	 * in, a host of its own (lib/netns.h): started with `ip netns exec
 	 * NETNS`; what partitions cut. */
 	char *netns;
+	/* The pid tichaos last signalled to end (a kill, a stop), set
+	 * before the signal and read by the exit watch on its own thread
+	 * (__atomic): that process going is tichaos's doing. */
+	pid_t ending_pid;
+	/* 1 from a start's spawn until its wait for readiness ends: what
+	 * the process does meanwhile is the start's to say (__atomic). */
+	int starting;
+	/* What the exit watch saw during the run: how many times the
+	 * component's process ended on its own, and the first end's time
+	 * (ns since the run started) and record value (JSON). */
+	int exits;
+	int64_t first_exit_ns;
+	char *first_exit;
 };
 
 struct cluster;
@@ -139,6 +152,20 @@ struct cluster_watcher {
  * "replica_running" or "replica_skipped" (the total so far).
  */
 extern const struct cluster_watcher cluster_replica_watch;
+
+/*
+ * The exit watch (clusters/exitwatch.c), for every component with a pid
+ * source: four times a second here, once a second on an SSH host or by
+ * TiCDC's API, whether the process it last saw still runs. One that
+ * ended while tichaos had not signalled it to end (a crash, a server
+ * that gave up and exited, the kernel's OOM killer) is recorded as
+ * process "monitor", f "exited", its target the component,
+ * {"pid":4242,"last_line":"<its log's last line>"} ("now": the pid that
+ * runs in its place, when one does), said as a warning, and counted on
+ * the component (exits, first_exit): the run's "exits"
+ * (docs/results.md).
+ */
+extern const struct cluster_watcher cluster_exit_watch;
 
 /*
  * The DDL watch (clusters/ddlwatch.c), what a fault fired by a DDL's
@@ -618,6 +645,14 @@ int component_kill(struct cluster *c, struct component *comp, int sig,
 
 /* TERM, then KILL after the timeout; a stopped component is a no-op. */
 int component_stop(struct cluster *c, struct component *comp, struct err *e);
+
+/*
+ * Mark process `pid` of `comp` as one tichaos is ending, before it sends
+ * the signal that ends it: the exit watch then takes its end for
+ * tichaos's (component_kill, components_kill and component_stop mark
+ * theirs; a fault that signals on its own calls this first).
+ */
+void component_ending(struct component *comp, pid_t pid);
 
 /* SIGSTOP / SIGCONT, verified in the process state. */
 int component_pause(struct cluster *c, struct component *comp, struct err *e);

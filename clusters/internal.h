@@ -4,13 +4,25 @@
 /*
  * What the modules of the component model share and no kind needs
  * (clusters/cluster.h is their public contract): included by
- * clusters/ready.c and replica.c, and their unit tests, only.
+ * clusters/ready.c, replica.c, lifecycle.c, pid.c and exitwatch.c, and
+ * their unit tests, only.
  */
 
+#include <pthread.h>
 #include <stdint.h>
 
 #include "clusters/cluster.h"
 #include "lib/sql.h"
+
+/*
+ * Held while a start names a component's log anew (comp->log,
+ * comp->log_from) and while the exit watch reads it from its own thread.
+ */
+extern pthread_mutex_t component_log_lock;
+
+/* The last non-empty line of file `path` on host `h` into `out`
+ * (replacing it; empty when there is none). */
+void host_last_line(struct host *h, const char *path, struct buf *out);
 
 /* The component `comp` replicates from, or NULL when it replicates from
  * none (or from one the cluster does not have). */

@@ -3,7 +3,7 @@
  * whole cluster up and down (clusters/cluster.h): the same for every
  * kind, on the hosts' operations (clusters/host.h).
  */
-#include "clusters/cluster.h"
+#include "clusters/internal.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -18,6 +18,8 @@
 /* How long a server just started, or stopped by an interrupted run, may
  * take to go on TERM before it is killed. */
 #define STOP_GRACE_NS (5 * NS_PER_SEC)
+
+pthread_mutex_t component_log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int spawn(struct cluster *c, struct component *comp,
 		 const char *const *prefix, struct err *e)
@@ -80,6 +82,8 @@ static int spawn(struct cluster *c, struct component *comp,
 	snprintf(start, sizeof(start), "%d", ++comp->starts);
 	for (size_t i = 0; i < j; i++)
 		argv[n + k + v + i] = component_expand(comp->start[i], start);
+	__atomic_store_n(&comp->starting, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&component_log_lock);
 	if (comp->log_pattern) {
 		free(comp->log);
 		comp->log = component_expand(comp->log_pattern, start);
@@ -88,12 +92,15 @@ static int spawn(struct cluster *c, struct component *comp,
 	comp->log_from = comp->log ? h->ops->file_size(h, comp->log) : 0;
 	if (comp->log_from < 0)
 		comp->log_from = 0;
+	pthread_mutex_unlock(&component_log_lock);
 	rc = h->ops->spawn(h, argv, comp->dir, comp->log, &pid, e);
 	for (size_t i = 0; i < j; i++)
 		free(argv[n + k + v + i]);
 	free(argv);
-	if (rc)
+	if (rc) {
+		__atomic_store_n(&comp->starting, 0, __ATOMIC_SEQ_CST);
 		return -1;
+	}
 	log_debug("started %s on %s (pid %ld)", comp->name, h->name,
 		  (long)pid);
 	comp->started_pid = pid;
@@ -105,6 +112,7 @@ static int spawn(struct cluster *c, struct component *comp,
 	if (rc) {
 		h->ops->signal(h, pid, SIGKILL, NULL);
 		h->ops->wait_gone(h, pid, 5 * NS_PER_SEC, NULL);
+		__atomic_store_n(&comp->starting, 0, __ATOMIC_SEQ_CST);
 		return -1;
 	}
 	return 0;
@@ -235,6 +243,9 @@ static int await_all(struct cluster *c, struct component *const *comps,
 		if (left && !rc)
 			clock_sleep_ns(100 * NS_PER_MS);
 	}
+	/* Ready or not, each is watched for exits again. */
+	for (size_t i = 0; i < n; i++)
+		__atomic_store_n(&comps[i]->starting, 0, __ATOMIC_SEQ_CST);
 	free(ready);
 	return rc;
 }
@@ -300,6 +311,11 @@ int components_start(struct cluster *c, struct component *const *comps,
 	return -1;
 }
 
+void component_ending(struct component *comp, pid_t pid)
+{
+	__atomic_store_n(&comp->ending_pid, pid, __ATOMIC_SEQ_CST);
+}
+
 /*
  * Send `sig` to each of `n` components (in order), then wait at most
  * `timeout_ns` for each process to go: several go down together.
@@ -321,7 +337,9 @@ static int kill_within(struct cluster *c, struct component *const *comps,
 		if (pids[sent] <= 0)
 			rc = err_set(e, ERR_INFRA, "%s is not running",
 				     comps[sent]->name);
-		else if (h->ops->signal(h, pids[sent], sig, e))
+		else
+			component_ending(comps[sent], pids[sent]);
+		if (!rc && h->ops->signal(h, pids[sent], sig, e))
 			rc = -1;
 		if (rc)
 			break;

@@ -950,9 +950,9 @@ static int local_made_in(const char *dir)
 	return read_recorded_base(dir) > 0;
 }
 
-/* down-0 may stop, restart and skip. */
+/* down-0 may stop, restart and skip; either server may end on its own. */
 static const struct cluster_watcher *const watchers[] = {
-	&cluster_replica_watch, NULL,
+	&cluster_replica_watch, &cluster_exit_watch, NULL,
 };
 
 const struct cluster_type cluster_local = {

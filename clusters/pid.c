@@ -3,7 +3,7 @@
  * checked against the start command, a pid command or TiCDC's status;
  * its state; the last line of its log, and its first error line.
  */
-#include "clusters/cluster.h"
+#include "clusters/internal.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -201,15 +201,21 @@ enum component_state component_state(const struct cluster *c,
 void component_last_log_line(const struct cluster *c,
 			     const struct component *comp, struct buf *out)
 {
-	struct host *h = component_host(c, comp);
+	buf_reset(out);
+	if (comp->log)
+		host_last_line(component_host(c, comp), comp->log, out);
+}
+
+void host_last_line(struct host *h, const char *path, struct buf *out)
+{
 	struct buf text = BUF_INIT;
 	const char *end, *start;
 	int64_t size;
 
 	buf_reset(out);
-	if (!comp->log || (size = h->ops->file_size(h, comp->log)) < 0)
+	if ((size = h->ops->file_size(h, path)) < 0)
 		return;
-	if (h->ops->read_file(h, comp->log, size > 8192 ? size - 8192 : 0,
+	if (h->ops->read_file(h, path, size > 8192 ? size - 8192 : 0,
 			      8192, &text, NULL)) {
 		buf_release(&text);
 		return;

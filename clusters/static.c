@@ -29,9 +29,10 @@ static int static_open(struct cluster *c, const struct cluster_options *o,
 	return 0;
 }
 
-/* A topology's MariaDB replicas may stop, restart and skip. */
+/* A topology's MariaDB replicas may stop, restart and skip; any of its
+ * processes may end on its own. */
 static const struct cluster_watcher *const watchers[] = {
-	&cluster_replica_watch, NULL,
+	&cluster_replica_watch, &cluster_exit_watch, NULL,
 };
 
 const struct cluster_type cluster_static = {

@@ -55,6 +55,7 @@ static int term_one(struct fault_ctx *ctx, struct component *c,
 
 	if (pid <= 0)
 		return err_set(e, ERR_INFRA, "%s is not running", c->name);
+	component_ending(c, pid);
 	for (;;) {
 		int64_t left = deadline - clock_mono_ns();
 		if (left <= 0 || cancelled(ctx->cancel, CANCEL_STOP)) {

@@ -515,14 +515,12 @@ static void rechecks_html(struct buf *out, const json_t *it)
 
 static void verdicts(struct buf *out, const json_t *results)
 {
-	static const char *const sections[] = {
-		"workloads", "faults", "checks", NULL,
-	};
 
 	buf_addstr(out, "<table><tr><th>what</th><th>verdict</th>"
 		   "<th>summary</th></tr>\n", NULL);
-	for (int s = 0; sections[s]; s++) {
-		const json_t *items = json_object_get(results, sections[s]);
+	for (int s = 0; results_sections[s]; s++) {
+		const json_t *items = json_object_get(results,
+						      results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
@@ -588,16 +586,13 @@ static void figure_of(struct figure *fig, const struct page *p,
 static void failures(struct buf *out, const struct page *p,
 		     const struct report_run *run, const char *history)
 {
-	static const char *const sections[] = {
-		"workloads", "faults", "checks", NULL,
-	};
 	struct figure fig;
 	int any = 0;
 
 	figure_of(&fig, p, history);
-	for (int s = 0; sections[s]; s++) {
+	for (int s = 0; results_sections[s]; s++) {
 		const json_t *items = json_object_get(run->results,
-						      sections[s]);
+						      results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
@@ -619,7 +614,7 @@ static void failures(struct buf *out, const struct page *p,
 			buf_addstr(out, "</p>\n", NULL);
 			/* Only checks draw: a workload may share a kind's
 			 * name ("bank"). */
-			if (!strcmp(sections[s], "checks"))
+			if (!strcmp(results_sections[s], "checks"))
 				draw = drawer_of(run, str(it, "kind"));
 			rest = json_deep_copy(details);
 			if (draw && rest)

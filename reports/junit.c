@@ -97,9 +97,6 @@ static void testcase(struct buf *out, const char *suite, const json_t *it,
 static int build(const struct report_run *run, struct buf *out,
 		 struct err *e)
 {
-	static const char *const sections[] = {
-		"workloads", "faults", "checks", NULL,
-	};
 	const json_t *results = run->results;
 	const char *suite = str(results, "suite");
 	const char *skip = json_string_value(json_object_get(results, "skip"));
@@ -108,8 +105,9 @@ static int build(const struct report_run *run, struct buf *out,
 		results, "duration_ns")) / 1e9;
 	struct buf summary = BUF_INIT;
 
-	for (int s = 0; sections[s]; s++) {
-		const json_t *items = json_object_get(results, sections[s]);
+	for (int s = 0; results_sections[s]; s++) {
+		const json_t *items = json_object_get(results,
+						      results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
@@ -150,8 +148,9 @@ static int build(const struct report_run *run, struct buf *out,
 		buf_addstr(out, "\"/>\n", e);
 	}
 	buf_addstr(out, "    </properties>\n", e);
-	for (int s = 0; sections[s]; s++) {
-		const json_t *items = json_object_get(results, sections[s]);
+	for (int s = 0; results_sections[s]; s++) {
+		const json_t *items = json_object_get(results,
+						      results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++)
 			testcase(out, suite, json_array_get(items, i), skip, e);

@@ -9,8 +9,8 @@
 #include "lib/history.h"
 #include "lib/parse.h"
 
-static const char *const all_sections[] = {
-	"workloads", "faults", "checks", NULL,
+const char *const results_sections[] = {
+	"workloads", "faults", "checks", "exits", NULL,
 };
 
 static int item_is(const json_t *item, const char *verdict)
@@ -33,8 +33,8 @@ int results_exit_code(const json_t *results)
 		return 0;
 	if (json_object_get(results, "aborted"))
 		return 3;
-	for (int s = 0; all_sections[s]; s++) {
-		const json_t *items = json_object_get(results, all_sections[s]);
+	for (int s = 0; results_sections[s]; s++) {
+		const json_t *items = json_object_get(results, results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);
@@ -48,6 +48,38 @@ int results_exit_code(const json_t *results)
 		}
 	}
 	return fail ? 1 : error ? 3 : 0;
+}
+
+json_t *results_exit_item(const char *component, int exits,
+			  int64_t first_ns, const char *value)
+{
+	json_t *details = json_loads(value ? value : "{}", 0, NULL);
+	json_t *pid = json_object_get(details, "pid");
+	struct buf name = BUF_INIT, text = BUF_INIT;
+	json_t *o;
+
+	if (!json_is_object(details)) {
+		json_decref(details);
+		details = json_object();
+	}
+	buf_printf(&name, NULL, "exit %s", component);
+	buf_printf(&text, NULL, "%s ended on its own %d time%s, first %.1fs "
+		   "in", component, exits, exits == 1 ? "" : "s",
+		   (double)first_ns / 1e9);
+	if (json_is_integer(pid))
+		buf_printf(&text, NULL, " (pid %lld)",
+			   (long long)json_integer_value(pid));
+	buf_addstr(&text, ", not ended by tichaos", NULL);
+	o = json_pack("{s:s, s:s, s:i, s:I, s:s, s:s, s:s, s:O}",
+		      "name", buf_str(&name), "component", component,
+		      "exits", exits, "first_ns", (json_int_t)first_ns,
+		      "verdict", "fail", "summary", buf_str(&text),
+		      "message", report_str(details, "last_line"),
+		      "details", details);
+	json_decref(details);
+	buf_release(&name);
+	buf_release(&text);
+	return o;
 }
 
 const char *results_item_verdict(const json_t *item)
@@ -200,7 +232,7 @@ int report_tap_sections(const json_t *results, const char *const *sections,
 static int build_tap(const struct report_run *run, struct buf *out,
 		     struct err *e)
 {
-	return report_tap_sections(run->results, all_sections, out, e);
+	return report_tap_sections(run->results, results_sections, out, e);
 }
 
 const struct report_type report_tap = {
@@ -273,6 +305,37 @@ struct recount {
 	json_int_t last;
 };
 
+/* An exit watch's record (process "monitor", f "exited"): its
+ * component's item in "exits", made or counted once more. */
+static void count_exit(json_t *results, const struct history_line *l)
+{
+	json_t *items = json_object_get(results, "exits");
+	char *value = xstrndup(l->value ? l->value : "{}",
+			       l->value ? l->value_len : 2);
+	size_t i;
+
+	for (i = 0; i < json_array_size(items); i++)
+		if (!strcmp(str(json_array_get(items, i), "component"),
+			    l->target))
+			break;
+	if (i == json_array_size(items)) {
+		json_array_append_new(items, results_exit_item(l->target, 1,
+							       l->time, value));
+	} else {
+		json_t *it = json_array_get(items, i);
+		char *first = json_dumps(json_object_get(it, "details"),
+					 JSON_COMPACT);
+
+		json_array_set_new(items, i, results_exit_item(
+			l->target, (int)json_integer_value(json_object_get(
+				it, "exits")) + 1,
+			json_integer_value(json_object_get(it, "first_ns")),
+			first));
+		free(first);
+	}
+	free(value);
+}
+
 /* One history line: its worker's or its fault's counts. */
 static int count_line(const struct history_line *l, void *arg)
 {
@@ -309,6 +372,11 @@ static int count_line(const struct history_line *l, void *arg)
 			json_array_set_new(arr, at, json_integer(
 				json_integer_value(json_array_get(arr, at)) +
 				1));
+		return 0;
+	}
+	if (l->process == HISTORY_MONITOR && !strcmp(l->f, "exited") &&
+	    l->target) {
+		count_exit(rc->results, l);
 		return 0;
 	}
 	/* The nemesis: an injection that took effect (info) or not (fail),
@@ -363,6 +431,7 @@ int results_recount(json_t *results, const char *run_dir, struct err *e)
 		json_object_set_new(it, "injected", json_integer(0));
 		json_object_set_new(it, "failed", json_integer(0));
 	}
+	json_object_set_new(results, "exits", json_array());
 	snprintf(path, sizeof(path), "%s/history.jsonl", run_dir);
 	/* No history yet (the run ended before its workers): all zero. A
 	 * line that is no record is not counted. */

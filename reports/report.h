@@ -15,6 +15,7 @@
  */
 
 #include <jansson.h>
+#include <stdint.h>
 
 #include "lib/buf.h"
 #include "lib/err.h"
@@ -52,8 +53,25 @@ struct report_type {
 /* Every report, NULL-terminated (reports/registry.c). */
 extern const struct report_type *const report_types[];
 
+/*
+ * The sections of results.json that hold items, in the order reports
+ * show and number them: "workloads", "faults", "checks", "exits" (the
+ * processes that ended on their own; docs/results.md). NULL-terminated.
+ */
+extern const char *const results_sections[];
+
 /* The exit code the results call for (docs/internals.md, Rules). */
 int results_exit_code(const json_t *results);
+
+/*
+ * The "exits" item of a component whose process ended on its own
+ * `exits` times (clusters/cluster.h, the exit watch), the first at
+ * `first_ns` since the run started, with that record's `value` (its
+ * JSON: "pid", "last_line", "now"): verdict "fail", its message that
+ * last line.
+ */
+json_t *results_exit_item(const char *component, int exits,
+			  int64_t first_ns, const char *value);
 
 /*
  * An item's verdict as reports show it: "known" for a failure the suite
@@ -75,8 +93,8 @@ const char *results_verdict(const json_t *results);
 
 /*
  * The TAP stream (version 13 syntax, readable by TAP 14 parsers) of the
- * items of `sections` ("workloads", "faults",
- * "checks"; NULL-terminated), numbered in that order.
+ * items of `sections` (results_sections, or some of them;
+ * NULL-terminated), numbered in that order.
  */
 int report_tap_sections(const json_t *results, const char *const *sections,
 			struct buf *out, struct err *e);
@@ -114,7 +132,8 @@ void results_judge_workload(json_t *item, const char *skip_reason);
 /*
  * The results of a run that did not finish (verdict "incomplete", as the
  * runner writes them before its workers start): every workload's and
- * fault's counts taken from history.jsonl, up to its last complete line.
+ * fault's counts, and the exits the exit watch recorded, taken from
+ * history.jsonl, up to its last complete line.
  * Checks did not run. The verdict stays "incomplete" (exit 4).
  */
 int results_recount(json_t *results, const char *run_dir, struct err *e);

@@ -12,9 +12,6 @@
 int report_summary_text(const json_t *results, struct buf *out,
 			struct err *e)
 {
-	static const char *const sections[] = {
-		"workloads", "faults", "checks", NULL,
-	};
 	const char *skip = json_string_value(json_object_get(results, "skip"));
 
 	buf_printf(out, e, "suite %s, seed %lld, duration %s: %s\n",
@@ -33,8 +30,9 @@ int report_summary_text(const json_t *results, struct buf *out,
 	if (*str(results, "fixed"))
 		buf_printf(out, e, "fixed: %s\n", str(results, "fixed"));
 	buf_printf(out, e, "\n%-24s %-8s %s\n", "WHAT", "VERDICT", "SUMMARY");
-	for (int s = 0; sections[s]; s++) {
-		const json_t *items = json_object_get(results, sections[s]);
+	for (int s = 0; results_sections[s]; s++) {
+		const json_t *items = json_object_get(results,
+						      results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);

@@ -9,9 +9,6 @@
  * goes to stdout and the exit code is the run's. */
 int cmd_report(int argc, char **argv)
 {
-	static const char *const sections[] = {
-		"workloads", "faults", "checks", NULL,
-	};
 	const char *index = NULL;
 	const struct opt opts[] = {
 		{ "index", 0, &index, NULL },
@@ -43,7 +40,7 @@ int cmd_report(int argc, char **argv)
 	     results_save(results, argv[1], &e)))
 		die_err(&e);
 	if (kinds_reports_write(results, argv[1], &e) ||
-	    report_tap_sections(results, sections, &tap, &e))
+	    report_tap_sections(results, results_sections, &tap, &e))
 		die_err(&e);
 	fputs(buf_str(&tap), stdout);
 	rc = results_exit_code(results);

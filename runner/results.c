@@ -21,10 +21,6 @@
 #include "reports/report.h"
 #include "runner/checks.h"
 
-static const char *const tap_sections[] = {
-	"workloads", "faults", "checks", NULL,
-};
-
 /* "name", "verdict", "summary", "message", "skip" of an item. */
 static void set_item(json_t *it, const char *name, const char *verdict,
 		     const char *summary, const char *message,
@@ -195,6 +191,22 @@ static json_t *fault_items(struct state *st)
 	return items;
 }
 
+/* One item per component that ended on its own (the exit watch). */
+static json_t *exit_items(const struct state *st)
+{
+	json_t *items = json_array();
+
+	for (size_t i = 0; st->cluster_open && i < st->cluster.ncomps; i++) {
+		const struct component *comp = &st->cluster.comps[i];
+
+		if (comp->exits)
+			json_array_append_new(items, results_exit_item(
+				comp->name, comp->exits, comp->first_exit_ns,
+				comp->first_exit));
+	}
+	return items;
+}
+
 /* results.json's items and identity, without its verdict. */
 static json_t *results_json(struct state *st, const char *skip,
 			    const struct run_options *o)
@@ -229,6 +241,7 @@ static json_t *results_json(struct state *st, const char *skip,
 	json_object_set_new(r, "faults", fault_items(st));
 	json_object_set_new(r, "checks", checks_items(&st->suite, st->checks,
 				cluster_kind(o->cluster)));
+	json_object_set_new(r, "exits", exit_items(st));
 	return r;
 }
 
@@ -331,7 +344,7 @@ int run_finish(struct state *st, const char *skip,
 	 * the reports of what was done: they get an error of their own. */
 	rc = results_save(r, st->dir, &re) ||
 	     kinds_reports_write(r, st->dir, &re) ||
-	     report_tap_sections(r, tap_sections, &tap, &re);
+	     report_tap_sections(r, results_sections, &tap, &re);
 	if (rc)
 		err_set(e, re.class ? re.class : ERR_INFRA, "%s", re.msg);
 	if (!rc) {

@@ -62,22 +62,23 @@ test_cluster_setup 'set up: a cluster, and a topology with a process that ignore
 suite graceful down-0 10s
 
 test_expect_success 'a server that stops on TERM: stopped gracefully, not escalated, restarted' '
-	"$TICHAOS" run "$TRASH/graceful.yaml" --cluster "$T" --out "$TRASH/g" >tap 2>err ||
-	{ cat err; false; }
+	{ "$TICHAOS" run "$TRASH/graceful.yaml" --cluster "$T" --out "$TRASH/g" >tap 2>err ||
+	{ cat tap err; false; }; } &&
 	pid=$(sed -n "s/.*\"component\":\"down-0\",\"pid\":\([0-9]*\).*/\1/p" "$TRASH/g/history.jsonl" | head -n 1) &&
 	killed g >got &&
 	grep -Eqx "\[\{\"component\":\"down-0\",\"pid\":$pid,\"stop_ms\":N,\"terms\":[1-9][0-9]*,\"escalated\":false\}\]" got &&
 	grep -q "\"type\":\"info\",\"f\":\"restart\",\"target\":\"down-0\"" "$TRASH/g/history.jsonl" &&
 	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
-	grep -q "Shutdown complete" "$C/down-0/mariadbd.log"
+	grep -q "Shutdown complete" "$C/down-0/mariadbd.log" &&
+	! grep " - exit " tap
 '
 
 suite stubborn stubborn 1s
 
 test_expect_success 'a process that ignores TERM: two TERMs 500ms apart, KILL at term_wait, escalated' '
 	old=$(cat "$TRASH/stubborn.pid") &&
-	"$TICHAOS" run "$TRASH/stubborn.yaml" --cluster "$T" --out "$TRASH/s" >tap 2>err ||
-	{ cat err; false; }
+	{ "$TICHAOS" run "$TRASH/stubborn.yaml" --cluster "$T" --out "$TRASH/s" >tap 2>err ||
+	{ cat tap err; false; }; } &&
 	echo "[{\"component\":\"stubborn\",\"pid\":$old,\"stop_ms\":N,\"terms\":2,\"escalated\":true}]" >expect &&
 	killed s >got && test_cmp expect got &&
 	test "$(stop_ms s)" -ge 1000 &&

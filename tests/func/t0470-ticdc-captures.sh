@@ -112,7 +112,7 @@ suite etcd etcd
 test_expect_success 'resign via etcd: each owner deleted comes back as a new capture; until_back by address' '
 	old0=$(ids 0) && old1=$(ids 1) &&
 	"$TICHAOS" run "$TRASH/etcd.yaml" --cluster "$T" --out "$TRASH/etcd" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	new0=$(ids 0 | tail -n 1) && new1=$(ids 1 | tail -n 1) &&
 	test "$(ids 0 | wc -l)" = 2 && test "$new0" != "$old0" &&
 	test "$(ids 1 | wc -l)" = 2 && test "$new1" != "$old1" &&
@@ -134,7 +134,7 @@ suite http ""
 test_expect_success 'resign via http (the default): the owner hands over and keeps its id' '
 	before0=$(ids 0) && before1=$(ids 1) &&
 	"$TICHAOS" run "$TRASH/http.yaml" --cluster "$T" --out "$TRASH/http" >tap 2>err ||
-	{ cat err "$TRASH/cdc-0.log" "$TRASH/cdc-1.log"; false; }
+	{ cat err "$TRASH/cdc-0.log" "$TRASH/cdc-1.log"; false; } &&
 	test "$(ids 0)" = "$before0" && test "$(ids 1)" = "$before1" &&
 	id0=$(ids 0 | tail -n 1) && id1=$(ids 1 | tail -n 1) &&
 	grep -q "resign $id0" "$TRASH/cdc-0.log" && grep -q "resign $id1" "$TRASH/cdc-1.log" &&
@@ -248,7 +248,7 @@ test_expect_success 'resign cdc via etcd on the new architecture: refused before
 test_expect_success 'resign cdc via http on the new architecture: the coordinator hands over, same ids' '
 	nosuite nh http &&
 	"$TICHAOS" run nh.yaml --cluster "$T2" --out "$TRASH/nh" >tap 2>err ||
-	{ cat err "$TRASH/cdc-2.log" "$TRASH/cdc-3.log"; false; }
+	{ cat err "$TRASH/cdc-2.log" "$TRASH/cdc-3.log"; false; } &&
 	test "$(ids 2 | wc -l)" = 1 && test "$(ids 3 | wc -l)" = 1 &&
 	grep -q "resign $(ids 2)" "$TRASH/cdc-2.log" &&
 	grep -q "become owner $(ids 3)" "$TRASH/cdc-3.log" &&
@@ -289,10 +289,11 @@ test_expect_success 'a failpoint on a new-architecture capture: POST /debug/fail
 		insert_suite fpnew 4s 5 caps 20
 		printf "faults:\n  - kind: failpoint\n    target: cdc-3\n    name: github.com/pingcap/ticdc/x/fp\n    term: return(true)\n    at: [1s]\n    down: 1s\n"
 	} >fpnew.yaml &&
-	"$TICHAOS" run fpnew.yaml --cluster "$T2" --out "$TRASH/fpnew" >tap 2>err ||
-	{ cat err tap; false; }
+	"$TICHAOS" run fpnew.yaml --cluster "$T2" --out "$TRASH/fpnew" >tap 2>err
+	code=$?
 	# The run starts the captures the tests before left stopped.
 	for n in 2 3; do test_track_pid "$(cat "$TRASH/cdc-$n.pid")"; done &&
+	{ test $code = 0 || { cat err tap; false; }; } &&
 	grep -qx "ok 2 - fault 1 failpoint: 1 of 1 injected, 1 healed" tap &&
 	grep -q "\"enabled\":\[{\"component\":\"cdc-3\",\"api\":\"/debug/failpoints\",\"read_back\":\"return(true)\"}\]" fpnew/history.jsonl &&
 	grep -q "POST /debug/failpoints: 200" "$TRASH/cdc-3.log" &&
@@ -331,7 +332,8 @@ test_expect_success 'a capture restarted without TICDC_NEWARCH: both architectur
 	test $? = 3 &&
 	test_track_pid "$(cat "$TRASH/cdc-5.pid")" &&
 	grep -qx "not ok 2 - fault 1 kill: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
-	grep -qF "  message: \"TiCDC runs both architectures after the restart: cdc-5 the old one (tiflow), cdc-4 the new one: a capture started without the --newarch or TICDC_NEWARCH=true it had (cmd/cdc/server/server.go in pingcap/ticdc)\"" tap ||
+	grep -qF "  message: \"TiCDC runs both architectures after the restart: cdc-5 the old one (tiflow), cdc-4 the new one: a capture started without the --newarch or TICDC_NEWARCH=true it had (cmd/cdc/server/server.go in pingcap/ticdc)\"" tap &&
+	! grep " - exit " tap ||
 	{ cat tap err; false; }
 '
 
@@ -339,9 +341,10 @@ test_expect_success 'with TICDC_NEWARCH=true where tichaos runs, the restarted c
 	"$TICHAOS" cluster kill cdc-5 --signal TERM --cluster "$T4" &&
 	TICDC_NEWARCH=true "$TICHAOS" cluster start cdc-5 --cluster "$T4" &&
 	test_track_pid "$(cat "$TRASH/cdc-5.pid")" &&
-	TICDC_NEWARCH=true "$TICHAOS" run arch.yaml --cluster "$T4" --out "$TRASH/arch2" >tap 2>err ||
-	{ cat tap err; false; }
+	TICDC_NEWARCH=true "$TICHAOS" run arch.yaml --cluster "$T4" --out "$TRASH/arch2" >tap 2>err
+	code=$?
 	test_track_pid "$(cat "$TRASH/cdc-5.pid")" &&
+	{ test $code = 0 || { cat tap err; false; }; } &&
 	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
 	etcdctl --endpoints "$E" get --prefix /tidb/cdc/default/__cdc_meta__/capture --print-value-only |
 		grep -c "\"is-new-arch\":true" >got && echo 2 >expect && test_cmp expect got

@@ -68,7 +68,7 @@ test_cluster_setup 'set up: their layout on a block of ports, the captures start
 	# running is awaited (a loaded machine starts it late), not assumed.
 	wait_for_condition 120 "\"$TICHAOS\" cluster status --cluster \"$TOPOLOGY\" >status 2>err &&
 		grep -Eq \"^cdc-1 +cdc +[0-9]+ +http://127.0.0.1:$CDC_PORT_1 +running\" status" ||
-	{ cat status err; false; }
+	{ cat status err; false; } &&
 	grep -Eq "^cdc-0 +cdc +[0-9]+ +http://127.0.0.1:$CDC_PORT +running" status
 '
 
@@ -84,7 +84,7 @@ test_expect_success 'fail_over_ddl_mix on their layout: two captures stopped and
 	mkdir -p "$TRASH/cov" &&
 	OUT_DIR="$TRASH/cov" TEST_NAME=t0523 "$TICHAOS" run "$TRASH/fail_over_ddl_mix.yaml" --cluster "$TOPOLOGY" --duration 60s \
 		--out "$TRASH/run" --results-as-logs "$WORK_DIR" >tap 2>err ||
-	{ cat tap; tail -20 err; false; }
+	{ cat tap; tail -20 err; false; } &&
 	grep -Eqx "ok [0-9]+ - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
 	grep -Eqx "ok [0-9]+ - consistency: [0-9]+ tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap &&
 	grep -Eqx "ok [0-9]+ - logscan: .*" tap &&
@@ -140,6 +140,31 @@ test_expect_success 'stop the captures (SIGTERM, by their pids): what tichaos st
 		grep -qx "cdc$n.log" restarted &&
 		test "$(cat "$TRASH/cov/$f")" = "mode: atomic" || { echo "not a restart: $f"; return 1; }
 	done <profiles
+'
+
+# A capture that ends on its own (kill -9 from outside: a crash) is named
+# by the exit watch with its pid, read from TiCDC's API as their layout
+# has no pidfile, and the last line of its log: the newest of its
+# cdc1-{start}.log, which `cluster start` made, not this run.
+test_expect_success 'a capture that exits on its own in a run: named, the last line of its newest log' '
+	for c in 0 1; do "$TICHAOS" cluster start cdc-$c --cluster "$TOPOLOGY" >/dev/null || return 1; done &&
+	pid1=$(curl -s "http://127.0.0.1:$CDC_PORT_1/api/v2/status" | sed -n "s/.*\"pid\":\([0-9]*\).*/\1/p") &&
+	pid0=$(curl -s "http://127.0.0.1:$CDC_PORT/api/v2/status" | sed -n "s/.*\"pid\":\([0-9]*\).*/\1/p") &&
+	test -n "$pid0" && test -n "$pid1" && test_track_pid "$pid0" && test_track_pid "$pid1" &&
+	insert_suite crash 6s 4 test 20 >"$TRASH/crash.yaml" &&
+	{ "$TICHAOS" run "$TRASH/crash.yaml" --cluster "$TOPOLOGY" --out "$TRASH/crash" >tap 2>err & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/crash/history.jsonl\"" &&
+	kill -KILL "$pid1" &&
+	{ wait $run; test $? = 1; } &&
+	grep -Eqx "not ok 2 - exit cdc-1: cdc-1 ended on its own 1 time, first [0-9]+\.[0-9]s in \(pid $pid1\), not ended by tichaos" tap &&
+	test "$(grep -c "^not ok" tap)" = 1 &&
+	newest=$(ls -t "$WORK_DIR"/cdc1-*.log | head -n 1) &&
+	tail -n 1 "$newest" | sed "s/[[:space:]]*\$//" >expect &&
+	perl -MJSON::PP -e "local \$/; my \$r = decode_json(<STDIN>); print \$r->{exits}[0]{details}{last_line}, qq(\\n)" \
+		<"$TRASH/crash/results.json" >actual &&
+	test_cmp expect actual ||
+	{ cat tap err; false; }
 '
 
 test_done

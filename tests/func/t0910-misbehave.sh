@@ -96,7 +96,8 @@ test_expect_success 'a server killed that does not come back: the heal fails nam
 	within 120 "$TICHAOS" run "$TRASH/dies.yaml" --cluster "$TRASH/t.yaml" --out "$TRASH/r1" >tap 2>err
 	{ test $? = 3 &&
 	grep -qx "not ok 2 - fault 1 kill: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
-	grep -qx "  message: \"once exited while starting; last log line: once: no flag, giving up\"" tap; } ||
+	grep -qx "  message: \"once exited while starting; last log line: once: no flag, giving up\"" tap &&
+	! grep " - exit " tap; } ||
 	{ cat tap err; false; }
 '
 
@@ -120,6 +121,33 @@ test_expect_success 'the upstream stopped for good (SIGSTOP): no hang, no pass, 
 	grep -qx "not ok 2 - consistency" tap2 &&
 	grep -q "^  message: \"up-0: cannot connect to .127.0.0.1:$UP.: " tap2
 '
+
+suite crash 4s </dev/null
+
+# A server that dies of itself (a crash, the kernel's OOM killer) is no
+# fault's doing: the exit watch says so as it happens, with its last log
+# line, and the run fails on it (clusters/exitwatch.c).
+test_expect_success 'a server that exits on its own in a run: named as it happens, its exit item fails the run' '
+	: >tap4 && : >err4 &&
+	{ "$TICHAOS" run "$TRASH/crash.yaml" --cluster "$T" --out "$TRASH/r4" >tap4 2>err4 & } &&
+	run=$! && test_track_pid $run &&
+	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"ok\\\"\" \"$TRASH/r4/history.jsonl\"" &&
+	down=$(cat "$C/down-0/tichaos.pid") && kill -KILL $down &&
+	{ wait $run; test $? = 1; } &&
+	grep -Eqx "ok 1 - workload 1 insert: [0-9]+ ok, 0 fail, 0 info" tap4 &&
+	grep -Eqx "not ok 2 - exit down-0: down-0 ended on its own 1 time, first [0-9]+\.[0-9]s in \(pid $down\), not ended by tichaos" tap4 &&
+	grep -q "warn  down-0 (pid $down) exited on its own, not ended by tichaos; last log line: ." err4 &&
+	grep -q "\"f\":\"exited\",.*\"target\":\"down-0\",.*\"value\":{\"pid\":$down,\"last_line\":" "$TRASH/r4/history.jsonl" &&
+	test "$(grep -c "\"f\":\"exited\"" "$TRASH/r4/history.jsonl")" = 1 &&
+	grep "^not ok 2 - exit down-0: " tap4 >expect &&
+	sed "s/^ \"verdict\": \"fail\"/ \"verdict\": \"incomplete\"/" "$TRASH/r4/results.json" >r.json &&
+	mv r.json "$TRASH/r4/results.json" &&
+	{ "$TICHAOS" report "$TRASH/r4" >tap5 2>err5; test $? = 4; } &&
+	grep "^not ok 2 - exit down-0: " tap5 >actual && test_cmp expect actual &&
+	"$TICHAOS" cluster up --cluster "$T" >/dev/null ||
+	{ cat tap4 err4; false; }
+'
+
 
 suite broken 3s <<EOF
 checks:

@@ -22,6 +22,22 @@
 #   waits on rate.NewLimiter(0.05, 2) before every reset, the first one at
 #   the start included: the start and one restart at once, then one every
 #   20 s; its campaign loop has its own such limiter, per incarnation.
+# - Its session done on the client's side (concurrency.Session over
+#   clientv3's lessor, whose deadlineLoop closes the keep-alive once no
+#   answer came for the TTL): "session is disconnected" (capture.go,
+#   ErrEtcdSessionDone), the capture goes and Run() resets it, as above.
+#   An etcd without quorum answers no keep-alive.
+# - A reset that fails on its deadline (its etcd unreachable: pkg/etcd
+#   client.go Grant, etcdClientTimeoutDuration) is tried again, after
+#   the limiter ("capture recovered"); one that fails otherwise ends Run()
+#   and the server exits 1 (pkg/cmd/server/server.go: "cdc server exits
+#   with error"). A real one, tiflow v8.1.0 on three real PDs v8.1.2, two
+#   killed for 8 s (docs/found.md): the reset's PD client asked a PD that
+#   had no leader yet for a timestamp ("[PD:tso:ErrGenerateTimestamp]
+#   generate timestamp failed, requested pd is not leader of cluster"),
+#   and every capture exited. Here --pd is an etcd: the reset asks it for
+#   its status (maintenance/status) first; unreachable, the reset is
+#   tried again; answering without a leader, the server exits so.
 # - POST /api/v2/owner/resign (cdc/api/v2/owner.go, forwarded to the
 #   owner): the owner answers {} and then stops its owner role and resigns
 #   its key (campaignOwner: "if owner exits, resign the owner key"), and
@@ -96,7 +112,8 @@
 # in the log, after the milliseconds since the start: "started pid N",
 # "init capture ID", "campaign KEY", "become owner ID", "resign ID",
 # "suicide ID: WHY", "rate limited: wait N ms", "coordinator stop ID: OTHER
-# owns", "exit 1", "sink started pid N", "sink pid N exited STATUS", "sink
+# owns", "reset failed on its deadline: capture recovered", "cdc server
+# exits with error: ERROR", "exit 1", "sink started pid N", "sink pid N exited STATUS", "sink
 # pid N stopped", "stopped". Core Perl only.
 use strict;
 use warnings;
@@ -201,6 +218,8 @@ my ($lease, $id, $key, $campaign_limiter);
 my ($ready, $owner, $campaigning, $resigning, $resign_asked) = (0) x 5;
 my ($next_at, $next_step) = (0, '');	# the capture's next step
 my $last_keepalive = 0;
+# When the last keep-alive was answered: the session's deadline is TTL on.
+my $last_alive = 0;
 my $started = time;
 
 sub lease_hex { sprintf '%x', $lease }
@@ -235,6 +254,18 @@ sub step {
 	return if !$next_step || time < $next_at;
 	if ($next_step eq 'reset') {
 		return if defined $opt{hold} && !-e $opt{hold};
+		my $st = eval { etcd('maintenance/status', {}) };
+		if (!$st) {
+			say_log("reset failed on its deadline: capture recovered");
+			return schedule('reset', $reset_limiter);
+		}
+		if (!$st->{leader}) {
+			say_log('cdc server exits with error: [PD:tso:'
+				. 'ErrGenerateTimestamp]generate timestamp failed, '
+				. 'requested pd is not leader of cluster');
+			say_log('exit 1');
+			exit 1;
+		}
 		$lease = etcd('lease/grant', { TTL => $ttl })->{ID};
 		my @h = map { sprintf '%02x', int rand 256 } 1 .. 16;
 		$h[6] = sprintf '%02x', 0x40 | (hex($h[6]) & 0x0f);
@@ -252,7 +283,7 @@ sub step {
 					$newarch ? ('is-new-arch' => JSON::PP::true)
 						 : () })),
 				 lease => "$lease" });
-		$last_keepalive = time;
+		$last_keepalive = $last_alive = time;
 		$ready = 1;
 		say_log("init capture $id");
 		$campaign_limiter = $newarch ? limiter(1, 1) : limiter();
@@ -270,9 +301,11 @@ sub step {
 # Every 50 ms: the session kept alive and checked, the election read.
 sub watch {
 	return unless $lease;
+	return suicide('session done') if time - $last_alive >= $ttl;
 	if (time - $last_keepalive >= 3) {
-		etcd('lease/keepalive', { ID => "$lease" });
 		$last_keepalive = time;
+		my $ka = etcd('lease/keepalive', { ID => "$lease" });
+		$last_alive = time if ($ka->{result}{TTL} // 0) > 0;
 	}
 	my $left = etcd('lease/timetolive', { ID => "$lease" })->{TTL} // -1;
 	return suicide('lease gone') if $left <= 0;
