@@ -9,7 +9,7 @@ need dpkg-deb groff
 
 test_expect_success 'make install DESTDIR=... PREFIX=/opt/tc: binaries, suites, topologies, man pages' '
 	make -C "$ROOT" --no-print-directory install DESTDIR="$TRASH/root" PREFIX=/opt/tc >out 2>&1 ||
-	{ cat out; false; }
+	{ cat out; false; } &&
 	test -x "$TRASH/root/opt/tc/bin/tichaos" &&
 	cmp "$ROOT/diskfs/tichaos-diskfs" "$TRASH/root/opt/tc/bin/tichaos-diskfs" &&
 	test -x "$TRASH/root/opt/tc/bin/tichaos-diskfs" &&
@@ -62,7 +62,7 @@ test_expect_success 'tichaos-suite(5): every section of docs/suite-format.md' '
 
 test_expect_success 'make deb: the package, its libraries its dependencies' '
 	make -C "$ROOT" --no-print-directory deb DEB_DIR="$TRASH" >out 2>&1 ||
-	{ cat out; false; }
+	{ cat out; false; } &&
 	deb=$(ls "$TRASH"/tichaos_*_*.deb) &&
 	test "$(basename "$deb")" = "tichaos_$("$TICHAOS" --version | cut -d" " -f2)_$(dpkg --print-architecture).deb" &&
 	test ! -e "$TRASH/deb-build" &&
@@ -85,7 +85,7 @@ test_expect_success 'installed by dpkg into a scratch root: tichaos validates it
 	mkdir -p "$r/var/lib/dpkg/updates" "$r/var/lib/dpkg/info" "$r/var/lib/dpkg/triggers" &&
 	: >"$r/var/lib/dpkg/status" &&
 	dpkg --root="$r" --force-depends --force-not-root --log=/dev/null -i "$deb" >out 2>&1 ||
-	{ cat out; false; }
+	{ cat out; false; } &&
 	test "$(dpkg --root="$r" -s tichaos | sed -n "s/^Status: //p")" = "install ok installed" &&
 	"$r/usr/bin/tichaos" validate "$r"/usr/share/tichaos/suites/*.yaml >valid &&
 	test "$(grep -c "^ok " valid)" = "$(ls "$ROOT"/suites/*.yaml | wc -l)" &&

@@ -44,7 +44,7 @@ test_expect_success 'the run fails its consistency check: ten events' '
 
 test_expect_success 'shrink finds the tamper alone, over 6s' '
 	"$TICHAOS" shrink "$TRASH/r" --cluster "$T" --tries 2 >out 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	echo "4000000000 tamper" >expect &&
 	events "$TRASH/r/shrink/smallest" >got &&
 	test_cmp expect got &&

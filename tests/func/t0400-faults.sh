@@ -50,7 +50,7 @@ EOF
 
 test_expect_success 'kill cdc three times during inserts: 3 kills, 3 restarts' '
 	"$TICHAOS" run "$TRASH/kill.yaml" --cluster "$T" --out "$TRASH/r1" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	grep -qx "ok 2 - fault 1 kill: 3 of 3 injected, 3 healed" tap &&
 	test "$(nemesis "$TRASH/r1" kill info | wc -l)" = 3 &&
 	test "$(nemesis "$TRASH/r1" restart info | wc -l)" = 3 &&
@@ -86,7 +86,7 @@ EOF
 
 test_expect_success 'pause the upstream past the clients timeout: info, then recovery' '
 	"$TICHAOS" run "$TRASH/pause.yaml" --cluster "$T" --out "$TRASH/r2" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	grep -qx "ok 2 - fault 1 pause: 1 of 1 injected, 1 healed" tap &&
 	nemesis "$TRASH/r2" pause info | grep -q "\"paused\":\[{\"component\":\"up-0\"" &&
 	nemesis "$TRASH/r2" continue info | grep -q "\"continued\":\[{\"component\":\"up-0\"" &&
@@ -117,7 +117,7 @@ EOF
 
 test_expect_success 'resign until_back moves the leadership A -> B (-> B) -> A' '
 	"$TICHAOS" run "$TRASH/back.yaml" --cluster "$T" --out "$TRASH/r3" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	grep -qx "ok 2 - fault 1 resign: 1 of 1 injected" tap &&
 	nemesis "$TRASH/r3" resign info >info &&
 	grep -q "\"from\":\"A\",\"rounds\":\[{\"from\":\"A\",\"to\":\"B\",\"ms\":[0-9]*}" info &&
@@ -154,7 +154,7 @@ EOF
 
 test_expect_success 'resign with lease: revoke moves it once: A -> B' '
 	"$TICHAOS" run "$TRASH/revoke.yaml" --cluster "$T" --out "$TRASH/r4" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	nemesis "$TRASH/r4" resign info | grep -q "\"from\":\"A\",\"rounds\":\[{\"from\":\"A\",\"to\":\"B\",\"ms\":[0-9]*}\],\"to\":\"B\""
 '
 
@@ -184,7 +184,7 @@ EOF
 
 test_expect_success 'tamper changes exactly the recorded keys downstream' '
 	"$TICHAOS" run "$TRASH/tamper.yaml" --cluster "$T" --out "$TRASH/r6" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	nemesis "$TRASH/r6" tamper info >info &&
 	deleted=$(sed -e "s/.*\"deleted\":\[\([0-9,]*\)\].*/\1/" info) &&
 	updated=$(sed -e "s/.*\"updated\":\[\([0-9,]*\)\].*/\1/" info) &&

@@ -204,7 +204,7 @@ test_expect_success 'shrink keeps the triggered tamper and the DDL that fires it
 	{ "$TICHAOS" run shrinkme.yaml --cluster "$T" --out "$TRASH/s" --quiet >tap 2>err; test $? = 1; } &&
 	invoke s tamper | grep -q "\"trigger\":{\"on\":\"ddl\"" &&
 	"$TICHAOS" shrink "$TRASH/s" --cluster "$T" --tries 1 >out 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	grep -q "^$TRASH/s/shrink/smallest: 2 of 10 events over 4s fail consistency " out &&
 	events s/shrink/smallest >kept &&
 	test "$(wc -l <kept)" = 2 &&

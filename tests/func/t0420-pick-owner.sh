@@ -58,7 +58,7 @@ EOF
 test_expect_success 'pick: owner kills the capture TiCDC names, and restarts it' '
 	old=$(cat "$TRASH/cdc-1.pid") &&
 	"$TICHAOS" run "$TRASH/owner.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
 	grep "\"process\":\"nemesis\"" "$TRASH/r/history.jsonl" >nemesis &&
 	grep "\"type\":\"info\",\"f\":\"kill\"" nemesis |
@@ -110,7 +110,7 @@ test_expect_success 'progress on TiCDC: the changefeed is normal and its checkpo
 	changefeed cf1 "normal 449000000000000000" "normal 449000000000000000" \
 		"normal 449000000000000001" &&
 	"$TICHAOS" run "$TRASH/progress-cf1.yaml" --cluster "$TRASH/topo.yaml" --out "$TRASH/r3" >tap3 2>err3 ||
-	{ cat err3; false; }
+	{ cat err3; false; } &&
 	grep -qx "ok 2 - progress: changefeed cf1 normal, checkpoint advanced" tap3 &&
 	grep -Eq "info  progress 2s/2s  [0-9]+ ops/s  errors 0  faults 0 active  lag down-0 [0-9]+s  lag changefeed cf1 [0-9]+s$" "$TRASH/r3/logs/tichaos.log" &&
 	test "$(grep -c "^GET /api/v2/changefeeds/cf1$" "$TRASH/cdc-0.log")" = 3
@@ -151,7 +151,7 @@ test_expect_success 'barrier on TiCDC: waits for the checkpoint to pass the fini
 	# read once by the last progress line, then by the barrier until ahead
 	feed cfb 1 normal $BEHIND && feed cfb 2 normal $BEHIND && feed cfb 3 normal $AHEAD &&
 	"$TICHAOS" run "$TRASH/barrier.yaml" --cluster "$TRASH/topo-cf.yaml" --out "$TRASH/r5" >tap5 2>err5 ||
-	{ cat err5; false; }
+	{ cat err5; false; } &&
 	grep -Eqx "ok 2 - consistency: 1 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap5 &&
 	test "$(grep -c "^GET /api/v2/changefeeds/cfb$" "$TRASH/cdc-0.log")" = 3 &&
 	perl -MJSON::PP -e "
@@ -186,7 +186,7 @@ test_expect_success 'a missing changefeed is created, its sink password kept out
 	printf "200 application/json\n{\"id\": \"cfnew\", \"state\": \"normal\"}\n" \
 		>"$TRASH/cdc-0/POST_api_v2_changefeeds" &&
 	"$TICHAOS" run "$TRASH/barrier.yaml" --cluster "$TRASH/topo-new.yaml" --out "$TRASH/r7" >tap7 2>err7 ||
-	{ cat err7; false; }
+	{ cat err7; false; } &&
 	grep -Eqx "ok 2 - consistency: .*" tap7 &&
 	printf "{\"changefeed_id\":\"cfnew\",\"sink_uri\":\"mysql://root:pw9@127.0.0.1:3306/\"}" >expect &&
 	test_cmp expect "$TRASH/cdc-0/POST_api_v2_changefeeds.body" &&

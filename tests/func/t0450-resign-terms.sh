@@ -80,7 +80,7 @@ END
 
 test_expect_success 'the only candidate, campaigning again on its lease: a new term, solo -> solo' '
 	run solo && test $rc = 0 ||
-	{ cat "$TRASH/solo.err"; false; }
+	{ cat "$TRASH/solo.err"; false; } &&
 	echo "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"/tichaos-test/solo\",\"value\":{\"election\":\"/tichaos-test/solo\",\"from\":\"solo\",\"rounds\":[{\"from\":\"solo\",\"to\":\"solo\",\"ms\":N}],\"to\":\"solo\",\"took_ms\":N}}" >expect &&
 	resigned solo >got && test_cmp expect got &&
 	sed -n "s/^[0-9]* campaign //p" "$TRASH/camp-solo.log" >keys &&
@@ -116,7 +116,7 @@ END
 # machine's).
 test_expect_success 'hold: B leads 2 s and inserts succeed, then A again for 2 s: exit 0' '
 	run hold && test $rc = 0 ||
-	{ cat "$TRASH/hold.tap" "$TRASH/hold.err"; false; }
+	{ cat "$TRASH/hold.tap" "$TRASH/hold.err"; false; } &&
 	resigned hold >got &&
 	grep -Eqx "\"process\":\"nemesis\",\"type\":\"info\",\"f\":\"resign\",\"target\":\"/tichaos-test/hold\",\"value\":\{\"election\":\"/tichaos-test/hold\",\"from\":\"A\",\"rounds\":\[\{\"from\":\"A\",\"to\":\"B\",\"ms\":N,\"held_ms\":([2-9][0-9]{3}|[1-9][0-9]{4,}),\"inserts\":[1-9][0-9]*\},\{\"from\":\"B\",\"to\":\"A\",\"ms\":N,\"held_ms\":([2-9][0-9]{3}|[1-9][0-9]{4,}),\"inserts\":[1-9][0-9]*\}\],\"to\":\"A\",\"took_ms\":N\}\}" got &&
 	grep -q "^  - kind: resign\$" "$TRASH/hold/suite.yaml" &&

@@ -243,7 +243,7 @@ suite json 'return(true)' 3s "" "api: /debug/failpoints"
 
 test_expect_success 'the new TiCDC'\''s API: POST, listed, evaluated true; DELETE ?name=, gone from the list' '
 	"$TICHAOS" run json.yaml --cluster probe.yaml --out "$TRASH/json" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	grep -qx "ok 2 - fault 1 failpoint: 1 of 1 injected, 1 healed" tap &&
 	test "$(record failpoint json)" = "{\"method\":\"http\",\"failpoint\":\"$FP\",\"term\":\"return(true)\",\"enabled\":[{\"component\":\"probe-0\",\"api\":\"/debug/failpoints\",\"read_back\":\"return(true)\"}]}" &&
 	test "$(record disable json)" = "{\"disabled\":[{\"component\":\"probe-0\"}]}" &&
@@ -263,7 +263,7 @@ test_expect_success 'the new TiCDC'\''s API: SIGKILL while on; the next run DELE
 	kill -KILL $run && { wait $run; test $? = 137; } &&
 	insert_suite next 1s 1 fpnext 10 >next.yaml &&
 	"$TICHAOS" run next.yaml --cluster probe.yaml --out "$TRASH/jsonnext" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	grep -q "warn  probe-0: turned off the failpoint an earlier run left on (DELETE '\''http://127.0.0.1:$probe/debug/failpoints?name=$FP'\''; its runner, pid $run, is gone)$" err &&
 	test "$(curl -sf "http://127.0.0.1:$probe/debug/failpoints")" = "[]" &&
 	test "$(eval_fp)" = "error failpoint: failpoint is disabled after 0 ms"

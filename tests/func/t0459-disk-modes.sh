@@ -134,7 +134,7 @@ test_expect_success 'a topology by a relative path, a relative data_dir: placed,
 	grep -q "^    data_dir: \"up-0/data\"$" "$TRASH/c/rel.yaml" &&
 	(cd "$TRASH/c" && "$TICHAOS" run "$TRASH/slow.yaml" --cluster rel.yaml \
 		--out "$TRASH/rel" >"$TRASH/tap" 2>"$TRASH/err") ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	grep -qx "ok 2 - fault 1 disk_slow: 1 of 1 injected, 1 healed" tap &&
 	grep -q "info  up-0: its data directory on tichaos-diskfs" err &&
 	! grep -q " $TRASH/c/up-0/data " /proc/mounts

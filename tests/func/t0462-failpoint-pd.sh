@@ -126,7 +126,7 @@ test_expect_success 'SIGKILL while on in a follower: the next run turns it off i
 	grep -qx "pd .*" "$TICHAOS_STATE_DIR"/failpoints/* &&
 	insert_suite next 1s 1 fpnext 10 >next.yaml &&
 	"$TICHAOS" run next.yaml --cluster pd.yaml --out "$TRASH/next" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	grep -q "warn  pd-b: turned off the failpoint an earlier run left on (DELETE '\''http://127.0.0.1:$port_pd_b/pd/api/v1/fail/$FP'\''; its runner, pid $run, is gone)$" err &&
 	test "$(eval_in pd-b)" = "error failpoint: failpoint is disabled after 0 ms" &&
 	test -z "$(ls "$TICHAOS_STATE_DIR"/failpoints)"

@@ -40,7 +40,7 @@ echo "panic: planted before the run" >>"$C/up-0/mariadbd.log"
 
 test_expect_success 'a clean run on a composite key passes; a line logged before it is ignored' '
 	"$TICHAOS" run "$TRASH/composite.yaml" --cluster "$T" --out "$TRASH/r1" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	grep -Eqx "ok 2 - consistency: 1 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap &&
 	grep -Eqx "ok 3 - logscan: .*" tap &&
 	grep -Eqx "ok 4 - progress: 1 replica running, caught up in [0-9.]+s" tap
@@ -451,7 +451,7 @@ test_expect_success 'ids with its defaults beside a dml workload (same table and
 	  - kind: ids
 	EOF
 	"$TICHAOS" run dml.yaml --cluster "$T" --out "$TRASH/dml" >tap 2>err ||
-	{ cat tap err; false; }
+	{ cat tap err; false; } &&
 	grep -Eqx "ok 3 - ids: 2 tables, [0-9]+ inserts: ids unique and increasing" tap &&
 	grep -q "\"f\":\"delete\",\"table\":\"dmlids.t\",\"node\":\"up-0\",\"value\":{\"key\":[0-9]*}}" dml/history.jsonl &&
 	grep -q "\"type\":\"ok\",\"f\":\"update\".*\"value\":{\"key\":[0-9]*}}" dml/history.jsonl &&

@@ -44,7 +44,7 @@ R="$TRASH/r"
 
 test_expect_success 'a run with two kills writes report.html' '
 	"$TICHAOS" run "$TRASH/html.yaml" --cluster "$C/topology.yaml" --out "$R" >tap 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	test -s "$R/report.html"
 '
 

@@ -58,9 +58,10 @@ EOF
 
 test_expect_success 'a run with a kill fault through SSH: killed, restarted, equal, logs back' '
 	old=$(cat "$C/down-0/tichaos.pid") && before=$(accepted) &&
-	"$TICHAOS" run "$TRASH/kill.yaml" --cluster "$TRASH/ssh.yaml" --out "$TRASH/r" >tap 2>err ||
-	{ cat err tap; false; }
+	"$TICHAOS" run "$TRASH/kill.yaml" --cluster "$TRASH/ssh.yaml" --out "$TRASH/r" >tap 2>err
+	code=$?
 	new=$(cat "$C/down-0/tichaos.pid") && test_track_pid "$new" &&
+	{ test $code = 0 || { cat err tap; false; }; } &&
 	grep -qx "ok 2 - fault 1 kill: 1 of 1 injected, 1 healed" tap &&
 	grep -Eqx "ok 3 - consistency: 1 tables, [0-9]+ rows equal on both sides \(sync [0-9.]+s\)" tap &&
 	grep "\"f\":\"kill\"" "$TRASH/r/history.jsonl" |

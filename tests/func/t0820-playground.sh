@@ -89,7 +89,7 @@ tiup_args() {
 
 test_expect_success 'up on playground v1.16.1: both playgrounds, their instances found, the changefeed created' '
 	PATH=$WITH_TIUP "$TICHAOS" cluster up --cluster playground:v8.5.0 --dir "$C" >out 2>err ||
-	{ cat err; false; }
+	{ cat err; false; } &&
 	for n in playground pd-0 tikv-0 tidb-0 cdc-0 playground-down down-pd-0 down-tikv-0 down-0; do
 		grep -Eq "^$n .* running" out || { echo "no $n"; cat out; return 1; }
 	done &&
@@ -210,7 +210,7 @@ EOF
 test_expect_success 'a suite on the playground: hints, kills healed by tichaos, data replicated, all stopped' '
 	: >"$TIUP_HOME/clean.log" &&
 	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/pg.yaml" --cluster playground --out "$TRASH/r1" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	grep -qx "ok 2 - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
 	n=$(sed -n "s/^ok 1 - workload 1 insert: \([0-9]*\) ok, 0 fail, 0 info$/\1/p" tap) &&
 	test "$n" -gt 100 &&
@@ -240,7 +240,7 @@ clean TAG-down" && test -z "$(ls "$TIUP_HOME/data")"
 # playground runs them: each process moved where it stands and put back.
 test_expect_success 'live clock skews on the playground: PD, TiDB and TiCDC an hour ahead and back, same pids' '
 	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/clock.yaml" --cluster playground --out "$TRASH/rclock" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	for i in 1 2 3; do
 		grep -qx "ok $((i + 1)) - fault $i clock: 1 of 1 injected, 1 healed" tap || return 1
 	done &&
@@ -278,7 +278,7 @@ if why=$(netcls_missing); then
 else
 	test_expect_success 'a partition on the playground: instances told apart by class, cut, probed, healed, nothing left' '
 	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/part.yaml" --cluster playground --out "$TRASH/r3" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	grep -qx "ok 2 - fault 1 partition: 1 of 1 injected, 1 healed" tap &&
 	grep -q "^ok 3 - consistency: 1 tables, [0-9]* rows equal on both sides" tap &&
 	nemesis_value "$TRASH/r3/history.jsonl" partition >value &&
@@ -309,7 +309,7 @@ test_expect_success 'a runner killed with SIGKILL: the next run beside it stops 
 	for p in $pids; do alive $p || { echo "$p not running"; return 1; }; done &&
 	sed -e "s/^duration: 8s$/duration: 2s/" -e "/^faults:/,/^checks:/{/^checks:/!d}" "$TRASH/pg.yaml" >"$TRASH/short.yaml" &&
 	PATH=$WITH_TIUP "$TICHAOS" run "$TRASH/short.yaml" --cluster playground --out "$TRASH/r2/next" >tap 2>err ||
-	{ cat err tap; false; }
+	{ cat err tap; false; } &&
 	for p in $pids; do ! alive $p || { echo "$p alive"; return 1; }; done &&
 	grep -q "stopped the cluster of $TRASH/r2/killed: its runner (pid $run) is gone" "$TRASH/r2/next/logs/tichaos.log" &&
 	test -z "$(left "$TRASH/r2")" && test -z "$(left "$TIUP_HOME/data")"

@@ -206,7 +206,7 @@ test_expect_success 'SIGKILL: whole history lines; report counts them; the next 
 	tail -n 1 rtap | grep -Eqx "Bail out! incomplete: the run did not finish: counted from history.jsonl, up to [0-9]+\.[0-9]s of 1m; no check ran \($TRASH/killed\)" &&
 	"$TICHAOS" report "$TRASH/killed" >rtap2; test $? = 4 && test_cmp rtap rtap2 &&
 	"$TICHAOS" run "$TRASH/short.yaml" --out "$TRASH/next" --port-base auto >ntap 2>nerr ||
-	{ cat nerr; false; }
+	{ cat nerr; false; } &&
 	for p in $pids; do ! alive $p || return 1; done &&
 	grep -q "stopped the cluster of $TRASH/killed: its runner (pid $run) is gone" "$TRASH/next/logs/tichaos.log" &&
 	nothing_left killed && nothing_left next && test ! -e "$TRASH/killed/runner.pid"
