@@ -23,12 +23,17 @@ test_expect_success 'the run passes and writes TAP for every workload' '
 	test_cmp tap "$R/report.tap"
 '
 
+# The last status line, written once the workers stopped: later than the
+# duration when a DDL under way takes a while to return (a loaded
+# machine), and its lag "?" when the replica has none to tell at that
+# moment (Seconds_Behind_Master NULL while its IO thread reconnects). One
+# or the other failed it with a real cluster loading the machine beside.
 test_expect_success 'the run directory holds the contract files' '
 	for f in suite.yaml topology.yaml plan.json history.jsonl report.tap logs/tichaos.log; do
 		test -s "$R/$f" || { echo "missing $f"; return 1; }
 	done &&
 	grep -q "seed 12, duration 10s" "$R/logs/tichaos.log" &&
-	grep -Eq "info  ddl-mix 10s/10s  [0-9]+ ops/s  errors [0-9]+  faults 0 active  lag down-0 [0-9]+s$" "$R/logs/tichaos.log"
+	grep -Eq "info  ddl-mix 1[0-9]s/10s  [0-9]+ ops/s  errors [0-9]+  faults 0 active  lag down-0 ([0-9]+s|\?)$" "$R/logs/tichaos.log"
 '
 
 test_expect_success 'suite.yaml is the suite as run: it reproduces plan.json byte for byte' '
