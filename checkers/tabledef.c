@@ -113,15 +113,38 @@ void tabledef_float_text(struct buf *x, const char *col)
 	buf_release(&ip);
 }
 
+static int is_float(const char *type)
+{
+	return !strcasecmp(type, "float") || !strcasecmp(type, "double");
+}
+
 /* Column `i` of `t` as the row's text and hash read it. */
 static void add_column(struct buf *x, const struct table *t, char **types,
 		       size_t i)
 {
-	if (!t->float_as_is && (!strcasecmp(types[i], "float") ||
-				!strcasecmp(types[i], "double")))
+	if (!t->float_as_is && is_float(types[i]))
 		tabledef_float_text(x, t->cols[i]);
 	else
 		sql_quote_ident(x, t->cols[i], NULL);
+}
+
+/*
+ * A FLOAT's or DOUBLE's 8 bytes on MariaDB (t->float_bits): a dynamic
+ * column holding it as a DOUBLE, which a FLOAT widens to exactly; one of
+ * no column for a NULL, so NULL is kept NULL (`null`: the column may be).
+ */
+static void float_bytes(struct buf *x, const char *col, int null)
+{
+	if (null) {
+		buf_addstr(x, "IF(", NULL);
+		sql_quote_ident(x, col, NULL);
+		buf_addstr(x, " IS NULL, NULL, ", NULL);
+	}
+	buf_addstr(x, "COLUMN_CREATE(1, ", NULL);
+	sql_quote_ident(x, col, NULL);
+	buf_addstr(x, " AS DOUBLE)", NULL);
+	if (null)
+		buf_addch(x, ')', NULL);
 }
 
 /*
@@ -202,7 +225,8 @@ static uint64_t hash_factor(size_t j)
  * - a BIGINT, signed or not: its low and its high 32 bits, each times a
  *   K of its own ((c & 4294967295) * K ^ (c >> 32) * K');
  * - any other (strings, binary, times, decimals, floats, JSON, BIT, ...):
- *   the CRC32 of its text or bytes, times K.
+ *   the CRC32 of its text or bytes, times K; a float's bytes on one
+ *   MariaDB release on both sides (t->float_bits, float_bytes()).
  * Every product is exact: a factor below 2^32 times K below 2^31 never
  * leaves the range of a BIGINT, so no server raises an out-of-range
  * error, and the bitwise operators work on the 64 bits as unsigned on
@@ -254,7 +278,10 @@ void tabledef_row_hash(struct table *t, char **types, char **nulls)
 			j++;
 		} else {
 			buf_addstr(x, "CRC32(", NULL);
-			add_column(x, t, types, i);
+			if (t->float_bits && is_float(types[i]))
+				float_bytes(x, t->cols[i], null);
+			else
+				add_column(x, t, types, i);
 			buf_printf(x, NULL, ") * %" PRIu64, k);
 			j++;
 		}
@@ -462,6 +489,8 @@ int tabledef_describe(struct side *sides, struct table *t, struct buf *schema,
 	rc = rc || json_columns(sides, t, e);
 	t->float_as_is = same_release(sql_server_version(&sides[UP].conn),
 				      sql_server_version(&sides[DOWN].conn));
+	t->float_bits = t->float_as_is &&
+			strstr(sql_server_version(&sides[UP].conn), "MariaDB");
 	if (!rc) {
 		tabledef_row_text(t, types, nulls);
 		tabledef_row_hash(t, types, nulls);

@@ -114,6 +114,12 @@ struct table {
 	 * written out plain (tabledef_float_text, for TiDB against
 	 * MariaDB). */
 	int float_as_is;
+	/* Both sides run one MariaDB release: a FLOAT's or DOUBLE's hash
+	 * term is the CRC32 of its 8 bytes, as a dynamic column holds them
+	 * (COLUMN_CREATE(1, c AS DOUBLE)), not of its text, whose
+	 * conversion was most of the row hash's time on a table with one
+	 * DOUBLE (bench/README.md). */
+	int float_bits;
 };
 
 /*

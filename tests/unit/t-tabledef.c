@@ -185,9 +185,9 @@ static void test_float_text(void)
 {
 	struct buf got = BUF_INIT, want = BUF_INIT, hash = BUF_INIT;
 	char f[] = "f", i_double[] = "double", i_float[] = "FLOAT";
-	char no[] = "NO";
+	char no[] = "NO", yes[] = "YES";
 	char *cols[] = { f }, *types[] = { i_double }, *nulls[] = { no };
-	char *ftypes[] = { i_float };
+	char *ftypes[] = { i_float }, *ynulls[] = { yes };
 	struct table t = table_of(cols, 1), u = table_of(cols, 1);
 
 	tabledef_float_text(&got, "f");
@@ -223,6 +223,22 @@ static void test_float_text(void)
 	tabledef_row_text(&u, types, nulls);
 	is_str(buf_str(&u.text_expr), "CONCAT_WS(',', `f`)",
 	       "row text, both sides one release: a DOUBLE read as it is");
+	buf_release(&u.text_expr);
+	buf_release(&u.hash_expr);
+	u.float_bits = 1;
+	tabledef_row_hash(&u, ftypes, nulls);
+	is_str(buf_str(&u.hash_expr), "CRC32((CRC32(COLUMN_CREATE(1, `f` AS "
+	       "DOUBLE)) * 1013904226))", "row hash, one MariaDB release: a "
+	       "FLOAT's bytes, as a dynamic column holds them");
+	buf_release(&u.hash_expr);
+	tabledef_row_hash(&u, types, ynulls);
+	is_str(buf_str(&u.hash_expr), "CRC32(IFNULL(CRC32(IF(`f` IS NULL, "
+	       "NULL, COLUMN_CREATE(1, `f` AS DOUBLE))) * 1013904226, "
+	       "CAST(1013904227 AS UNSIGNED)))", "a NULL stays NULL: its "
+	       "dynamic column would hold no column, not NULL");
+	tabledef_row_text(&u, ftypes, nulls);
+	is_str(buf_str(&u.text_expr), "CONCAT_WS(',', `f`)",
+	       "row text: its text still");
 	buf_release(&u.text_expr);
 	buf_release(&t.hash_expr);
 	buf_release(&u.hash_expr);
