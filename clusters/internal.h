@@ -15,8 +15,9 @@
 #include "lib/sql.h"
 
 /*
- * Held while a start names a component's log anew (comp->log,
- * comp->log_from) and while the exit watch reads it from its own thread.
+ * Held while a start counts itself and names a component's log anew
+ * (comp->starts, comp->log, comp->log_from) and while the exit watch
+ * reads them from its own thread.
  */
 extern pthread_mutex_t component_log_lock;
 

@@ -78,12 +78,12 @@ static int spawn(struct cluster *c, struct component *comp,
 		memcpy(argv + n + k + 1, comp->env, v * sizeof(*argv));
 		v++;
 	}
+	__atomic_store_n(&comp->starting, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&component_log_lock);
 	/* "{start}": the number of this start, in its argv and log. */
 	snprintf(start, sizeof(start), "%d", ++comp->starts);
 	for (size_t i = 0; i < j; i++)
 		argv[n + k + v + i] = component_expand(comp->start[i], start);
-	__atomic_store_n(&comp->starting, 1, __ATOMIC_SEQ_CST);
-	pthread_mutex_lock(&component_log_lock);
 	if (comp->log_pattern) {
 		free(comp->log);
 		comp->log = component_expand(comp->log_pattern, start);
