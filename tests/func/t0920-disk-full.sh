@@ -97,7 +97,8 @@ test_expect_success 'the run directory'\''s disk fills: stopped at once, healed,
 	run=$! && test_track_pid $run &&
 	R="$TRASH/a/run" &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"kill\\\"\" \"$R/history.jsonl\"" &&
-	fill "$TRASH/a" && ended $run 30 && test $code = 3 &&
+	fill "$TRASH/a" && ended $run 120 &&
+	{ test $code = 3 || { echo "exit $code"; tail -n 20 a.err; false; }; } &&
 	why="cannot write '\''$R/history.jsonl'\'': No space left on device" &&
 	echo "tichaos: $why" >expect && tail -n 1 a.err | test_cmp expect - &&
 	grep -Eqx "ok 1 - workload 1 insert: [0-9]+ ok, 0 fail, 0 info" a.tap &&
@@ -105,7 +106,8 @@ test_expect_success 'the run directory'\''s disk fills: stopped at once, healed,
 	grep -qx "ok 3 - consistency # SKIP the run stopped before its checks" a.tap &&
 	echo "Bail out! aborted: $why; what was recorded is in $R" >expect &&
 	tail -n 1 a.tap | test_cmp expect - &&
-	test_cmp a.tap "$R/report.tap"
+	test_cmp a.tap "$R/report.tap" ||
+	{ tail -n 20 a.err; cat a.tap; false; }
 '
 
 test_expect_success 'its results are the run'\''s, not the start-up stub; no line of the history lost' '
@@ -144,7 +146,8 @@ test_expect_success 'the disk under the run and its cluster fills: stopped, torn
 	run=$! && test_track_pid $run &&
 	wait_for_condition 60 "grep -q \"\\\"type\\\":\\\"info\\\",\\\"f\\\":\\\"kill\\\"\" \"$R/history.jsonl\"" &&
 	base=$(cat "$R/cluster/port-base") &&
-	fill "$TRASH/b" && ended $run 45 && test $code = 3 &&
+	fill "$TRASH/b" && ended $run 120 &&
+	{ test $code = 3 || { echo "exit $code"; tail -n 20 b.err; false; }; } &&
 	why="cannot write '\''$R/(history\.jsonl|logs/tichaos\.log)'\'': No space left on device" &&
 	tail -n 1 b.err | grep -Eqx "tichaos: $why" &&
 	tail -n 1 b.tap | grep -Eqx "Bail out! aborted: $why; what was recorded is in $R" &&
