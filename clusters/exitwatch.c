@@ -151,9 +151,10 @@ static void look(struct cluster *c, struct history *h,
 /*
  * Every 250 ms, each watched component looked at (every 1 s one on an
  * SSH host, whose reads cross its one connection, or whose pid TiCDC's
- * API tells, a request its capture serves between its own steps). A
- * component being started is looked at anew once its start has waited
- * for it: what it did meanwhile is the start's to say.
+ * API tells, a request its capture serves between its own steps), and
+ * every one once more when the run stops. A component being started is
+ * looked at anew once its start has waited for it: what it did
+ * meanwhile is the start's to say.
  */
 static void exit_run(struct cluster *c, struct history *h,
 		     struct history_slot *slot, const struct cancel *cancel)
@@ -161,6 +162,8 @@ static void exit_run(struct cluster *c, struct history *h,
 	struct seen *seen = xcalloc(c->ncomps + 1, sizeof(*seen));
 
 	for (unsigned tick = 0;; tick++) {
+		int last = cancelled(cancel, CANCEL_STOP);
+
 		for (size_t i = 0; i < c->ncomps; i++) {
 			struct component *comp = &c->comps[i];
 
@@ -171,12 +174,12 @@ static void exit_run(struct cluster *c, struct history *h,
 				seen[i] = (struct seen){ 0, 0 };
 				continue;
 			}
-			if ((comp->status_pid || strcmp(component_host(c,
-				comp)->ops->kind, "local")) && tick % 4)
+			if (!last && (comp->status_pid || strcmp(component_host(
+				c, comp)->ops->kind, "local")) && tick % 4)
 				continue;
 			look(c, h, slot, comp, &seen[i]);
 		}
-		if (cancelled(cancel, CANCEL_STOP))
+		if (last)
 			break;
 		cancel_sleep(cancel, CANCEL_STOP, 250 * NS_PER_MS);
 	}

@@ -122,7 +122,7 @@ test_expect_success 'the upstream stopped for good (SIGSTOP): no hang, no pass, 
 	grep -q "^  message: \"up-0: cannot connect to .127.0.0.1:$UP.: " tap2
 '
 
-suite crash 4s </dev/null
+suite crash 10s </dev/null
 
 # A server that dies of itself (a crash, the kernel's OOM killer) is no
 # fault's doing: the exit watch says so as it happens, with its last log
