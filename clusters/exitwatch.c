@@ -55,12 +55,7 @@ static void last_line(struct cluster *c, struct component *comp,
 	}
 	glob = component_expand(comp->log_pattern, "*");
 	buf_addstr(&cmd, "ls -t -- ", NULL);
-	/* Quoted but for the pattern's star, which the shell expands. */
-	for (const char *ch = glob; *ch; ch++) {
-		if (*ch != '*')
-			buf_addch(&cmd, '\\', NULL);
-		buf_addch(&cmd, *ch, NULL);
-	}
+	sh_quote_pattern(&cmd, glob);
 	buf_addstr(&cmd, " 2>/dev/null | head -n 1", NULL);
 	if (!host->ops->shell(host, buf_str(&cmd), &newest, NULL)) {
 		buf_rtrim(&newest);

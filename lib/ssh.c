@@ -854,6 +854,15 @@ int sh_quote(struct buf *out, const char *arg, struct err *e)
 	return rc;
 }
 
+void sh_quote_pattern(struct buf *out, const char *pattern)
+{
+	for (const char *ch = pattern; *ch; ch++) {
+		if (!strchr("*?[]", *ch))
+			buf_addch(out, '\\', NULL);
+		buf_addch(out, *ch, NULL);
+	}
+}
+
 int sh_quote_argv(struct buf *out, const char *const *argv, struct err *e)
 {
 	size_t start = out->len;

@@ -90,4 +90,8 @@ int sh_quote(struct buf *out, const char *arg, struct err *e);
 /* Append every argument of a NULL-terminated argv, quoted, space-separated. */
 int sh_quote_argv(struct buf *out, const char *const *argv, struct err *e);
 
+/* Shell pattern `pattern` appended to `out`, every character quoted but
+ * the pattern's own (* ? [ ]), which the shell then expands. */
+void sh_quote_pattern(struct buf *out, const char *pattern);
+
 #endif

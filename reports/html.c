@@ -515,7 +515,6 @@ static void rechecks_html(struct buf *out, const json_t *it)
 
 static void verdicts(struct buf *out, const json_t *results)
 {
-
 	buf_addstr(out, "<table><tr><th>what</th><th>verdict</th>"
 		   "<th>summary</th></tr>\n", NULL);
 	for (int s = 0; results_sections[s]; s++) {

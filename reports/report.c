@@ -34,7 +34,8 @@ int results_exit_code(const json_t *results)
 	if (json_object_get(results, "aborted"))
 		return 3;
 	for (int s = 0; results_sections[s]; s++) {
-		const json_t *items = json_object_get(results, results_sections[s]);
+		const json_t *items = json_object_get(results,
+						      results_sections[s]);
 
 		for (size_t i = 0; i < json_array_size(items); i++) {
 			const json_t *it = json_array_get(items, i);

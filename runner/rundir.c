@@ -257,13 +257,8 @@ static int list_logs(const struct cluster *cl, const struct component *c,
 
 	for (char **p = c->logs; *p; p++) {
 		buf_addstr(&cmd, "for f in ", NULL);
-		/* Quoted but for the pattern's characters, which the shell
-		 * expands; a pattern that matches nothing stays as it is. */
-		for (const char *ch = *p; *ch; ch++) {
-			if (!strchr("*?[]", *ch))
-				buf_addch(&cmd, '\\', NULL);
-			buf_addch(&cmd, *ch, NULL);
-		}
+		/* A pattern that matches nothing stays as it is. */
+		sh_quote_pattern(&cmd, *p);
 		buf_addstr(&cmd, "; do [ -f \"$f\" ] && printf '%s %s\\n' "
 			   "\"$(wc -c < \"$f\")\" \"$f\"; done; ", NULL);
 	}

@@ -167,10 +167,27 @@ static void test_open_errors(void)
 	ok(1, "ssh_free(NULL) is a no-op");
 }
 
+/* A log's pattern for the shell: its own characters left to expand,
+ * every other quoted (a space, a quote, a $). */
+static void test_sh_quote_pattern(void)
+{
+	struct buf b = BUF_INIT;
+
+	sh_quote_pattern(&b, "/w d/cdc0-*.log");
+	is_str(buf_str(&b), "\\/\\w\\ \\d\\/\\c\\d\\c\\0\\-*\\.\\l\\o\\g",
+	       "every character quoted but the star");
+	buf_reset(&b);
+	sh_quote_pattern(&b, "a'$[?]");
+	is_str(buf_str(&b), "\\a\\'\\$[?]",
+	       "a quote and a $ quoted, ? [ ] not");
+	buf_release(&b);
+}
+
 int main(void)
 {
 	test_sh_quote();
 	test_sh_quote_argv();
+	test_sh_quote_pattern();
 	test_round_trip();
 	test_open_errors();
 	buf_release(&quote_buf);
