@@ -115,6 +115,7 @@ KIND_OBJS += clusters/preflight.o
 KIND_OBJS += clusters/ready.o
 KIND_OBJS += clusters/replica.o
 KIND_OBJS += clusters/static.o
+KIND_OBJS += clusters/supervise.o
 KIND_OBJS += clusters/topology.o
 
 KIND_OBJS += clusters/registry.o

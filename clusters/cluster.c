@@ -157,6 +157,14 @@ enum hosts_mode hosts_mode_parse(const char *text)
 	return HOSTS_DEFAULT;
 }
 
+/* A NULL-terminated list of strings and the list. */
+static void free_list(char **list)
+{
+	for (char **a = list; a && *a; a++)
+		free(*a);
+	free(list);
+}
+
 void component_release(struct component *comp)
 {
 	free(comp->name);
@@ -170,20 +178,19 @@ void component_release(struct component *comp)
 	free(comp->replicates);
 	free(comp->http_url);
 	free(comp->etcd_url);
-	for (char **a = comp->start; a && *a; a++)
-		free(*a);
-	free(comp->start);
+	free_list(comp->start);
 	free(comp->dir);
 	free(comp->pidfile);
 	free(comp->pid_command);
 	free(comp->log);
 	free(comp->log_pattern);
-	for (char **a = comp->env; a && *a; a++)
-		free(*a);
-	free(comp->env);
-	for (char **a = comp->logs; a && *a; a++)
-		free(*a);
-	free(comp->logs);
+	free_list(comp->env);
+	free_list(comp->logs);
+	if (comp->sup) {
+		free_list(comp->sup->stop);
+		free_list(comp->sup->start);
+		free(comp->sup);
+	}
 	free(comp->data_dir);
 	free(comp->netns);
 	free(comp->first_exit);

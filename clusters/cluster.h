@@ -46,6 +46,19 @@ unsigned role_parse(const char *name);
 /* NULL-terminated list of every role name, for suggestions. */
 extern const char *const role_names[];
 
+/* A component's supervisor (struct component.sup). */
+struct supervisor {
+	int64_t delay_ns;	/* how long after an end it restarts it */
+	char **stop;		/* argv on its host: hold it stopped */
+	char **start;		/* argv on its host: let it run again */
+};
+
+/*
+ * What tichaos left a supervised component in: nothing; killed, its
+ * supervisor to restart it; held stopped by the supervisor's `stop`.
+ */
+enum sup_state { SUP_NONE, SUP_AWAITED, SUP_HELD };
+
 struct component {
 	char *name;
 	unsigned roles;
@@ -110,6 +123,17 @@ struct component {
 	/* 1 from a start's spawn until its wait for readiness ends: what
 	 * the process does meanwhile is the start's to say (__atomic). */
 	int starting;
+	/*
+	 * MAY: a supervisor restarts it by itself when it ends (systemd's
+	 * Restart=always with RestartSec, a Kubernetes StatefulSet;
+	 * docs/topology.md). tichaos then never starts a copy of its own:
+	 * a start is the supervisor's `start`, a kill is waited for as a
+	 * new pid that answers, and a kill whose `down` outlasts the
+	 * supervisor's delay holds it stopped with `stop` for that time.
+	 */
+	struct supervisor *sup;
+	/* What tichaos left it in (enum sup_state; the faults' thread). */
+	int sup_state;
 	/* What the exit watch saw during the run: how many times the
 	 * component's process ended on its own, and the first end's time
 	 * (ns since the run started) and record value (JSON). */
@@ -653,6 +677,17 @@ int component_stop(struct cluster *c, struct component *comp, struct err *e);
  * theirs; a fault that signals on its own calls this first).
  */
 void component_ending(struct component *comp, pid_t pid);
+
+/*
+ * A supervised component killed by tichaos (comp->sup, SUP_AWAITED) held
+ * stopped: its supervisor's `stop` run on its host, so that it stays
+ * down for longer than the supervisor's delay (SUP_HELD), until
+ * component_start or components_start runs its `start`. The exit watch
+ * leaves it to that start meanwhile: a copy the supervisor started
+ * before the stop ends by tichaos's doing. 0, or -1 with `e` set (the
+ * command's exit code and output).
+ */
+int component_hold(struct cluster *c, struct component *comp, struct err *e);
 
 /* SIGSTOP / SIGCONT, verified in the process state. */
 int component_pause(struct cluster *c, struct component *comp, struct err *e);

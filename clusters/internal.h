@@ -4,7 +4,8 @@
 /*
  * What the modules of the component model share and no kind needs
  * (clusters/cluster.h is their public contract): included by
- * clusters/ready.c, replica.c, lifecycle.c, pid.c and exitwatch.c, and
+ * clusters/ready.c, replica.c, lifecycle.c, pid.c, exitwatch.c and
+ * supervise.c, and
  * their unit tests, only.
  */
 
@@ -20,6 +21,19 @@
  * reads them from its own thread.
  */
 extern pthread_mutex_t component_log_lock;
+
+/*
+ * A supervised component's start (clusters/supervise.c): its supervisor's
+ * `start` run, unless tichaos killed it and the supervisor restarts it
+ * by itself; either way then waited for as SUP_AWAITED. One under a
+ * `prefix` is refused (ERR_USAGE): the supervisor starts it as it does.
+ */
+int supervised_start(struct cluster *c, struct component *comp,
+		     const char *const *prefix, struct err *e);
+
+/* Its stop: the supervisor's `stop`, the process waited for as gone. */
+int supervised_stop(struct cluster *c, struct component *comp,
+		    struct err *e);
 
 /* The last non-empty line of file `path` on host `h` into `out`
  * (replacing it; empty when there is none). */

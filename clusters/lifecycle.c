@@ -38,6 +38,8 @@ static int spawn(struct cluster *c, struct component *comp,
 	pid_t pid;
 	int rc;
 
+	if (comp->sup)
+		return supervised_start(c, comp, prefix, e);
 	if (!comp->start)
 		return err_set(e, ERR_INFRA, "%s: no start command in the "
 			       "topology", comp->name);
@@ -168,7 +170,7 @@ static int look(struct cluster *c, struct component *comp, int ping_only,
 	struct replica_stop stop;
 	struct err last = ERR_INIT;
 	struct buf line = BUF_INIT;
-	char d[32];
+	char d[32], d2[32];
 
 	if ((state == STATE_RUNNING || state == STATE_UNKNOWN) &&
 	    !(ping_only ? component_answers(c, comp, &last)
@@ -189,11 +191,20 @@ static int look(struct cluster *c, struct component *comp, int ping_only,
 			 stop.gtid, stop.error);
 		return 0;
 	}
-	if (state != STATE_STOPPED && state != STATE_PAUSED &&
-	    clock_mono_ns() < deadline)
+	/* Gone, its supervisor to start it again: not yet. */
+	if ((state != STATE_STOPPED || comp->sup_state == SUP_AWAITED) &&
+	    state != STATE_PAUSED && clock_mono_ns() < deadline)
 		return 1;
 	component_last_log_line(c, comp, &line);
-	if (state == STATE_STOPPED)
+	if (state == STATE_STOPPED && comp->sup_state == SUP_AWAITED)
+		err_set(e, ERR_INFRA, "%s: its supervisor did not start it "
+			"again within %s (its delay %s, then the cluster's "
+			"timeout); last log line: %s", comp->name,
+			format_duration(c->timeout_ns + comp->sup->delay_ns,
+					d, sizeof(d)),
+			format_duration(comp->sup->delay_ns, d2, sizeof(d2)),
+			line.len ? buf_str(&line) : "(none)");
+	else if (state == STATE_STOPPED)
 		exited(c, comp, &line, e);
 	else if (state == STATE_PAUSED)
 		err_set(e, ERR_INFRA, "%s is paused (SIGSTOP)", comp->name);
@@ -220,6 +231,14 @@ static int await_all(struct cluster *c, struct component *const *comps,
 	size_t left = n;
 	int rc = 0;
 
+	/* A supervisor starts its component after its delay. */
+	for (size_t i = 0; i < n; i++)
+		if (comps[i]->sup_state == SUP_AWAITED &&
+		    deadline < clock_mono_ns() + c->timeout_ns +
+			       comps[i]->sup->delay_ns)
+			deadline = clock_mono_ns() + c->timeout_ns +
+				   comps[i]->sup->delay_ns;
+
 	while (left && !rc) {
 		if (cluster_interrupted(c)) {
 			size_t first = 0;
@@ -243,9 +262,12 @@ static int await_all(struct cluster *c, struct component *const *comps,
 		if (left && !rc)
 			clock_sleep_ns(100 * NS_PER_MS);
 	}
-	/* Ready or not, each is watched for exits again. */
-	for (size_t i = 0; i < n; i++)
+	/* Ready or not, each is watched for exits again; a supervised one
+	 * not started again by now is the next start's to ask for. */
+	for (size_t i = 0; i < n; i++) {
 		__atomic_store_n(&comps[i]->starting, 0, __ATOMIC_SEQ_CST);
+		comps[i]->sup_state = SUP_NONE;
+	}
 	free(ready);
 	return rc;
 }
@@ -265,7 +287,9 @@ int component_start(struct cluster *c, struct component *comp, struct err *e)
 static int spawn_stopped(struct cluster *c, struct component *comp,
 			 const char *const *prefix, struct err *e)
 {
-	if (component_state(c, comp) != STATE_STOPPED)
+	/* What tichaos killed, its supervisor may have started again. */
+	if (component_state(c, comp) != STATE_STOPPED &&
+	    comp->sup_state != SUP_AWAITED)
 		return err_set(e, ERR_INFRA, "%s is already running",
 			       comp->name);
 	return spawn(c, comp, prefix, e);
@@ -314,6 +338,9 @@ int components_start(struct cluster *c, struct component *const *comps,
 void component_ending(struct component *comp, pid_t pid)
 {
 	__atomic_store_n(&comp->ending_pid, pid, __ATOMIC_SEQ_CST);
+	/* Its supervisor restarts what tichaos ends. */
+	if (comp->sup)
+		comp->sup_state = SUP_AWAITED;
 }
 
 /*
@@ -395,6 +422,8 @@ static int stop_within(struct cluster *c, struct component *comp,
 	pid_t pid = component_pid(c, comp);
 	struct err ignored = ERR_INIT;
 
+	if (comp->sup)
+		return supervised_stop(c, comp, e);
 	if (pid > 0 && cancelled(c->cancel, CANCEL_KILL)) {
 		if (component_kill(c, comp, SIGKILL, e))
 			return -1;

@@ -28,6 +28,14 @@ static int url_port(const char *url)
 	       ? (int)port : 0;
 }
 
+/* What starts `comp`: its start, or its supervisor's (NULL: neither),
+ * and the topology's name of it in *what. */
+static char **starter(const struct component *comp, const char **what)
+{
+	*what = comp->sup ? "supervisor start" : "start";
+	return comp->sup ? comp->sup->start : comp->start;
+}
+
 /*
  * Whether the program `comp` starts is there to run on its host: a path
  * (relative to its `dir`) must be an executable file, a bare name found
@@ -37,7 +45,7 @@ static int program_there(const struct cluster *c,
 			 const struct component *comp, struct buf *why)
 {
 	struct host *h = component_host(c, comp);
-	const char *prog = comp->start[0];
+	const char *what, *prog = starter(comp, &what)[0];
 	struct buf cmd = BUF_INIT;
 	struct err e = ERR_INIT;
 	int rc;
@@ -67,15 +75,16 @@ static int program_there(const struct cluster *c,
 		buf_printf(why, NULL, "its dir '%s' is not there", comp->dir);
 		break;
 	case 4:
-		buf_printf(why, NULL, "start: '%s' is not there%s", prog,
+		buf_printf(why, NULL, "%s: '%s' is not there%s", what, prog,
 			   strchr(prog, '/') ? "" : " (not on PATH)");
 		break;
 	case 5:
-		buf_printf(why, NULL, "start: '%s' is not executable", prog);
+		buf_printf(why, NULL, "%s: '%s' is not executable", what,
+			   prog);
 		break;
 	default:
-		buf_printf(why, NULL, "start: '%s' could not be looked for "
-			   "on host %s: %s", prog, h->name, e.msg[0] ? e.msg
+		buf_printf(why, NULL, "%s: '%s' could not be looked for "
+			   "on host %s: %s", what, prog, h->name, e.msg[0] ? e.msg
 			   : "the shell failed");
 	}
 	return -1;
@@ -139,12 +148,14 @@ static int one(struct cluster *c, struct component *comp, struct buf *out)
 	enum component_state s = component_state(c, comp);
 	struct buf why = BUF_INIT;
 	struct err e = ERR_INIT;
+	const char *what;
+	char **start = starter(comp, &what);
 	int bad = 0;
 
 	if (s == STATE_PAUSED) {
 		buf_printf(&why, NULL, "is paused (SIGSTOP)");
 		bad = 1;
-	} else if (comp->start && s == STATE_UNKNOWN) {
+	} else if (start && s == STATE_UNKNOWN) {
 		/* cluster_up starts only what it sees stopped. */
 		buf_printf(&why, NULL, "a start command but no pid source "
 			   "(pidfile, pid_command or status_pid): tichaos "
@@ -158,7 +169,7 @@ static int one(struct cluster *c, struct component *comp, struct buf *out)
 		buf_printf(&why, NULL, "running, but does not answer: %s",
 			   e.msg);
 		bad = 1;
-	} else if (!comp->start) {
+	} else if (!start) {
 		buf_printf(&why, NULL, "not running, and no start command: "
 			   "tichaos cannot start it%s%s", e.msg[0] ? " (" : "",
 			   e.msg[0] ? e.msg : "");
@@ -194,8 +205,9 @@ int cluster_preflight_start(struct cluster *c, struct err *e)
 	for (size_t i = 0; i < c->ncomps; i++) {
 		struct component *comp = &c->comps[i];
 		struct buf why = BUF_INIT;
+		const char *what;
 
-		if (comp->start &&
+		if (starter(comp, &what) &&
 		    component_state(c, comp) == STATE_STOPPED &&
 		    cannot_start(c, comp, &why)) {
 			buf_printf(&all, NULL, "%s%s: %s", bad ? "; " : "",

@@ -31,19 +31,26 @@ static int put(struct buf *out, const char *key, const char *value,
 	return put_at(out, "    ", key, value, e);
 }
 
-/* "    KEY: [a, b]" for a NULL-terminated list; nothing for NULL. */
-static int put_list(struct buf *out, const char *key, char **list,
-		    struct err *e)
+/* "<indent>KEY: [a, b]" for a NULL-terminated list; nothing for NULL. */
+static int put_list_at(struct buf *out, const char *indent, const char *key,
+		       char **list, struct err *e)
 {
 	int rc = 0;
 
 	if (!list)
 		return 0;
-	rc = buf_printf(out, e, "    %s: [", key);
+	rc = buf_printf(out, e, "%s%s: [", indent, key);
 	for (char **a = list; !rc && *a; a++)
 		rc = buf_addstr(out, a == list ? "" : ", ", e) ||
 		     ynode_quote(out, *a, e);
 	return rc || buf_addstr(out, "]\n", e);
+}
+
+/* A list of a component. */
+static int put_list(struct buf *out, const char *key, char **list,
+		    struct err *e)
+{
+	return put_list_at(out, "    ", key, list, e);
 }
 
 /* "    env: {NAME: VALUE, ...}" for "NAME=VALUE" entries. */
@@ -62,6 +69,20 @@ static int put_env(struct buf *out, char **env, struct err *e)
 		     ynode_quote(out, eq + 1, e);
 	}
 	return rc || buf_addstr(out, "}\n", e);
+}
+
+static int put_supervisor(struct buf *out, const struct supervisor *sup,
+			  struct err *e)
+{
+	char d[32];
+
+	return sup && (buf_printf(out, e, "    supervisor:\n      "
+				  "restart_sec: %s\n",
+				  format_duration(sup->delay_ns, d,
+						  sizeof(d))) ||
+		       put_list_at(out, "      ", "stop", sup->stop, e) ||
+		       put_list_at(out, "      ", "start", sup->start, e))
+	       ? -1 : 0;
 }
 
 int topology_write(const struct cluster *c, const char *path, struct err *e)
@@ -170,7 +191,8 @@ int topology_write(const struct cluster *c, const char *path, struct err *e)
 		     put_list(&out, "logs", comp->logs, e) ||
 		     put_env(&out, comp->env, e) ||
 		     put(&out, "data_dir", comp->data_dir, e) ||
-		     put(&out, "netns", comp->netns, e);
+		     put(&out, "netns", comp->netns, e) ||
+		     put_supervisor(&out, comp->sup, e);
 	}
 	rc = rc || buf_write_file(&out, path, 0644, e);
 	buf_release(&out);
@@ -199,7 +221,11 @@ static const char *const comp_keys[] = {
 	"name", "roles", "host", "sql", "user", "password_env", "replicates",
 	"http_url",
 	"etcd_url", "start", "dir", "pidfile", "pid_command", "status_pid",
-	"log", "logs", "env", "data_dir", "netns", NULL,
+	"log", "logs", "env", "data_dir", "netns", "supervisor", NULL,
+};
+
+static const char *const supervisor_keys[] = {
+	"restart_sec", "stop", "start", NULL,
 };
 
 struct reader {
@@ -268,26 +294,72 @@ static int read_roles(struct reader *r, const struct ynode *n,
 	return 0;
 }
 
-static int read_start(struct reader *r, const struct ynode *n,
-		      char ***out)
+/* An argv (`start`, a supervisor's `stop` and `start`): `what` names it. */
+static int read_argv(struct reader *r, const struct ynode *n,
+		     const char *what, char ***out)
 {
 	char **argv;
 
 	if (!n)
 		return 0;
 	if (n->kind != YNODE_SEQ || !n->n)
-		return ynode_error(r->e, r->file, n, "start must be a non-empty "
-				  "list (an argv: program and arguments)");
+		return ynode_error(r->e, r->file, n, "%s must be a non-empty "
+				  "list (an argv: program and arguments)",
+				  what);
 	argv = xcalloc(n->n + 1, sizeof(*argv));
 	*out = argv;
 	for (size_t i = 0; i < n->n; i++) {
 		const struct ynode *item = n->items[i];
 
 		if (item->kind != YNODE_SCALAR)
-			return ynode_error(r->e, r->file, item, "start "
-					  "arguments must be strings");
+			return ynode_error(r->e, r->file, item, "%s "
+					  "arguments must be strings", what);
 		argv[i] = xstrdup(item->value);
 	}
+	return 0;
+}
+
+/*
+ * `supervisor`: what restarts the component by itself, and how it is
+ * held stopped and let run. Every key is needed: tichaos waits for its
+ * delay and runs its commands instead of starting a copy of its own,
+ * which needs a pid source to tell the copy the supervisor started.
+ */
+static int read_supervisor(struct reader *r, const struct ynode *n,
+			   struct component *comp)
+{
+	const struct ynode *d;
+	struct supervisor *sup;
+
+	if (!n)
+		return 0;
+	if (ynode_check_map(r->file, n, supervisor_keys, "supervisor", r->e))
+		return -1;
+	for (size_t i = 0; supervisor_keys[i]; i++)
+		if (!ynode_get(n, supervisor_keys[i]))
+			return ynode_error(r->e, r->file, n, "supervisor "
+					  "needs %s", supervisor_keys[i]);
+	sup = comp->sup = xcalloc(1, sizeof(*sup));
+	d = ynode_get(n, "restart_sec");
+	if (d->kind != YNODE_SCALAR ||
+	    parse_duration(d->value, &sup->delay_ns, NULL))
+		return ynode_error(r->e, r->file, d, "restart_sec must be a "
+				  "duration such as 15s");
+	if (read_argv(r, ynode_get(n, "stop"), "supervisor stop",
+		      &sup->stop) ||
+	    read_argv(r, ynode_get(n, "start"), "supervisor start",
+		      &sup->start))
+		return -1;
+	if (comp->start)
+		return ynode_error(r->e, r->file, n, "component '%s': its "
+				  "supervisor starts it; give its start "
+				  "there, not start", comp->name);
+	if (!comp->pidfile && !comp->pid_command && !comp->status_pid)
+		return ynode_error(r->e, r->file, n, "component '%s': a "
+				  "supervised component needs a pid source "
+				  "(pid_command, pidfile or status_pid): "
+				  "its restart is told by a new pid",
+				  comp->name);
 	return 0;
 }
 
@@ -533,7 +605,7 @@ static int read_component(struct reader *r, const struct ynode *n,
 	    string(r, n, "replicates", 0, &comp->replicates) ||
 	    string(r, n, "http_url", 0, &comp->http_url) ||
 	    string(r, n, "etcd_url", 0, &comp->etcd_url) ||
-	    read_start(r, ynode_get(n, "start"), &comp->start) ||
+	    read_argv(r, ynode_get(n, "start"), "start", &comp->start) ||
 	    read_logs(r, ynode_get(n, "logs"), remote, &comp->logs) ||
 	    read_env(r, ynode_get(n, "env"), &comp->env) ||
 	    string(r, n, "pid_command", 0, &comp->pid_command) ||
@@ -559,7 +631,7 @@ static int read_component(struct reader *r, const struct ynode *n,
 	if (comp->status_pid && !comp->http_url)
 		return ynode_error(r->e, r->file, ynode_get(n, "status_pid"),
 				  "status_pid needs the component's http_url");
-	return 0;
+	return read_supervisor(r, ynode_get(n, "supervisor"), comp);
 }
 
 static int read_host(struct reader *r, const struct ynode *n, struct host *h)

@@ -198,6 +198,14 @@ static int resolve(struct cluster *c, const struct suite *s,
 					      comps[i]->name, why.msg);
 	}
 	for (size_t i = 0; i < n && o->method == METHOD_RESTART; i++) {
+		if (comps[i]->sup)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'clock': %s is started by "
+					      "its supervisor, and method "
+					      "restart starts it under "
+					      "libfaketime itself (method live "
+					      "moves it where it runs)",
+					      comps[i]->name);
 		if (!comps[i]->sql_port)
 			return fault_error_at(e, s, it, &o->t.target,
 					      "fault 'clock': %s serves no SQL, "

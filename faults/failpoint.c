@@ -271,6 +271,14 @@ static int resolve(struct cluster *c, const struct suite *s,
 					      "http_url to reach its failpoint "
 					      "API (method restart needs none)",
 					      comps[i]->name);
+		if (o->method == METHOD_RESTART && comps[i]->sup)
+			return fault_error_at(e, s, it, &o->t.target,
+					      "fault 'failpoint': %s is started "
+					      "by its supervisor, and method "
+					      "restart starts it with its "
+					      "failpoints itself (method http "
+					      "reaches them where it runs)",
+					      comps[i]->name);
 		if (o->method == METHOD_RESTART && !comps[i]->start)
 			return fault_error_at(e, s, it, &o->t.target,
 					      "fault 'failpoint': %s has no "

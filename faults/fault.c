@@ -417,11 +417,18 @@ int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,
 			  struct buf *value, struct err *e)
 {
 	int64_t *ready = xcalloc(act->ntargets + 1, sizeof(*ready));
+	int *sup = xcalloc(act->ntargets + 1, sizeof(*sup));
 	size_t done = 0;
-	/* All at once: members ready only together (etcd's quorum). */
-	int rc = components_start(ctx->cluster, act->targets, act->ntargets,
-				  ready, e);
+	int rc;
 
+	/* Each supervised one: restarted by its supervisor by itself, or
+	 * (held stopped) started through its `start`. */
+	for (size_t i = 0; i < act->ntargets; i++)
+		sup[i] = act->targets[i]->sup ? act->targets[i]->sup_state
+					      : -1;
+	/* All at once: members ready only together (etcd's quorum). */
+	rc = components_start(ctx->cluster, act->targets, act->ntargets,
+			      ready, e);
 	buf_addstr(value, "\"restarted\":[", NULL);
 	for (size_t i = 0; i < act->ntargets; i++) {
 		struct component *c = act->targets[i];
@@ -429,11 +436,17 @@ int fault_restart_targets(struct fault_ctx *ctx, struct fault_action *act,
 		if (ready[i] < 0)
 			continue;
 		buf_printf(value, NULL, "%s{\"component\":\"%s\",\"pid\":%ld,"
-			   "\"ready_ms\":%lld}", done++ ? "," : "", c->name,
+			   "\"ready_ms\":%lld", done++ ? "," : "", c->name,
 			   (long)component_pid(ctx->cluster, c),
 			   (long long)(ready[i] / NS_PER_MS));
+		if (sup[i] >= 0)
+			buf_printf(value, NULL, ",\"supervisor\":\"%s\"",
+				   sup[i] == SUP_AWAITED ? "restarted"
+				   : "started");
+		buf_addch(value, '}', NULL);
 	}
 	buf_addch(value, ']', NULL);
+	free(sup);
 	free(ready);
 	return rc || same_arch(ctx, act, e) ? -1 : 0;
 }

@@ -107,6 +107,33 @@ static int term_targets(struct fault_ctx *ctx, const struct suite_item *it,
 	return err_isset(e) ? -1 : 0;
 }
 
+/*
+ * The supervised targets (comp->sup) that `down` keeps down for longer
+ * than their supervisor's delay, held stopped by its `stop` until the
+ * restart; the others it restarts by itself, which the restart awaits.
+ * Appends ",\"held\":[NAMES]" when any was held.
+ */
+static int hold_targets(struct fault_ctx *ctx, const struct kill_opts *o,
+			struct fault_action *act, struct buf *value,
+			struct err *e)
+{
+	size_t held = 0;
+
+	for (size_t i = 0; i < act->ntargets; i++) {
+		struct component *c = act->targets[i];
+
+		if (!c->sup || o->t.common.down <= c->sup->delay_ns)
+			continue;
+		if (component_hold(ctx->cluster, c, e))
+			break;
+		buf_printf(value, NULL, "%s\"%s\"", held++ ? "," : ",\"held\":[",
+			   c->name);
+	}
+	if (held)
+		buf_addch(value, ']', NULL);
+	return err_isset(e) ? -1 : 0;
+}
+
 static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		  const struct plan_event *ev, struct fault_action *act,
 		  struct buf *value, struct err *e)
@@ -118,9 +145,11 @@ static int inject(struct fault_ctx *ctx, const struct suite_item *it,
 		return -1;
 	buf_printf(value, NULL, "\"signal\":\"%s\",",
 		   sig == SIGKILL ? "KILL" : "TERM");
-	if (sig == SIGTERM)
-		return term_targets(ctx, it, act, value, e);
-	return fault_signal_targets(ctx, act, sig, "killed", value, e);
+	if (sig == SIGTERM ? term_targets(ctx, it, act, value, e)
+			   : fault_signal_targets(ctx, act, sig, "killed",
+						  value, e))
+		return -1;
+	return hold_targets(ctx, o, act, value, e);
 }
 
 

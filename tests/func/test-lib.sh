@@ -42,6 +42,7 @@ test_count=0
 test_failed=0
 test_clusters=
 test_pids=
+test_groups=
 test_mounts=
 
 test_cleanup() {
@@ -51,6 +52,10 @@ test_cleanup() {
 	for test_p_ in $test_pids; do
 		kill -9 "$test_p_" 2>/dev/null
 		wait "$test_p_" 2>/dev/null
+	done
+	for test_g_ in $test_groups; do
+		kill -9 "-$test_g_" 2>/dev/null
+		wait "$test_g_" 2>/dev/null
 	done
 	# A FUSE mount whose server was killed stays, refusing every access
 	# (mountpoint(1) too), the trash's removal as well: detached.
@@ -201,6 +206,13 @@ test_todo() {
 # test_track_pid PID: kill it (by pid) when the test file ends.
 test_track_pid() {
 	test_pids="$test_pids $1"
+}
+
+# test_track_group PGID: kill its process group (by its id) when the
+# test file ends: a supervisor and the process it runs, whose pid changes
+# with each restart.
+test_track_group() {
+	test_groups="$test_groups $1"
 }
 
 # test_track_mount DIR: DIR is a mount this file made (a FUSE one): if
