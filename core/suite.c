@@ -558,8 +558,108 @@ const void *suite_cluster_section(const struct suite *s, const char *kind)
 	return NULL;
 }
 
+/* `n` and all below it placed at line:col. */
+static void place(struct ynode *n, int line, int col)
+{
+	n->line = line;
+	n->col = col;
+	for (size_t i = 0; i < n->n; i++)
+		place(n->items[i], line, col);
+}
+
+/*
+ * Mapping `map`'s `key` set to `value` (taken), replacing what it held;
+ * both placed at line -1, where ynode_error names --set (lib/ynode.h).
+ */
+static void map_put(struct ynode *map, const char *key, struct ynode *value)
+{
+	struct ynode *k;
+
+	place(value, -1, -1);
+	for (size_t i = 0; i + 1 < map->n; i += 2)
+		if (!strcmp(map->items[i]->value, key)) {
+			ynode_free(map->items[i + 1]);
+			map->items[i + 1] = value;
+			return;
+		}
+	k = xcalloc(1, sizeof(*k));
+	k->kind = YNODE_SCALAR;
+	k->value = xstrdup(key);
+	k->plain = 1;
+	place(k, -1, -1);
+	map->items = xrealloc(map->items, (map->n + 2) * sizeof(*map->items));
+	map->items[map->n++] = k;
+	map->items[map->n++] = value;
+}
+
+/*
+ * One --set SECTION.KIND.OPTION=VALUE (docs/suite-format.md): OPTION of
+ * every item of kind KIND in SECTION set to VALUE, a YAML value, in the
+ * suite's tree before it is read, as if the file said it there.
+ */
+static int apply_set(const char *path, struct ynode *root, const char *set,
+		     struct err *e)
+{
+	static const char *const sections[] = { "workloads", "faults",
+						"checks", NULL };
+	static const char *const items[] = { "workload", "fault", "check" };
+	const char *eq = strchr(set, '=');
+	char key[256], *kind = NULL, *opt = NULL;
+	struct ynode *list;
+	size_t hits = 0;
+	int si = 0;
+
+	if (eq && eq > set && (size_t)(eq - set) < sizeof(key)) {
+		memcpy(key, set, (size_t)(eq - set));
+		key[eq - set] = '\0';
+		kind = strchr(key, '.');
+		opt = kind ? strchr(kind + 1, '.') : NULL;
+	}
+	if (!opt || opt == kind + 1 || !opt[1] || strchr(opt + 1, '.'))
+		return err_set(e, ERR_USAGE, "--set '%s': expected "
+			       "SECTION.KIND.OPTION=VALUE, as in "
+			       "checks.consistency.diff_config=FILE", set);
+	*kind++ = '\0';
+	*opt++ = '\0';
+	while (sections[si] && strcmp(sections[si], key))
+		si++;
+	if (!sections[si])
+		return err_set(e, ERR_USAGE, "--set '%s': no section '%s' "
+			       "(workloads, faults or checks)", set, key);
+	list = (struct ynode *)ynode_get(root, key);
+	for (size_t i = 0; list && list->kind == YNODE_SEQ && i < list->n;
+	     i++) {
+		struct ynode *it = list->items[i], *value;
+		const struct ynode *k = ynode_get(it, "kind");
+
+		if (it->kind != YNODE_MAP || !k || k->kind != YNODE_SCALAR ||
+		    strcmp(k->value, kind))
+			continue;
+		if (ynode_load_string("--set", eq + 1, strlen(eq + 1), &value,
+				      e))
+			return -1;
+		if (!value)
+			return err_set(e, ERR_USAGE, "--set '%s': no value",
+				       set);
+		map_put(it, opt, value);
+		hits++;
+	}
+	if (!hits)
+		return err_set(e, ERR_USAGE, "%s: --set '%s': the suite has "
+			       "no %s of kind '%s'", path, set, items[si],
+			       kind);
+	return 0;
+}
+
 int suite_load(struct suite *s, const char *path,
 	       const struct suite_kinds *kinds, struct err *e)
+{
+	return suite_load_set(s, path, kinds, NULL, 0, e);
+}
+
+int suite_load_set(struct suite *s, const char *path,
+		   const struct suite_kinds *kinds, const char *const *sets,
+		   size_t nsets, struct err *e)
 {
 	struct section sections[] = {
 		{ "workloads", "workload", NULL },
@@ -588,6 +688,9 @@ int suite_load(struct suite *s, const char *path,
 			    ynode_kind_name(root->kind));
 		goto out;
 	}
+	for (size_t i = 0; i < nsets; i++)
+		if (apply_set(path, root, sets[i], e))
+			goto out;
 	if (optspec_parse(path, root, top_specs, NTOP, top_keys, "suite",
 			  top, e))
 		goto out;

@@ -186,6 +186,17 @@ const void *suite_cluster_section(const struct suite *s, const char *kind);
 int suite_load(struct suite *s, const char *path,
 	       const struct suite_kinds *kinds, struct err *e);
 
+/*
+ * suite_load with `nsets` options set from the command line first
+ * (--set SECTION.KIND.OPTION=VALUE, docs/suite-format.md): the option of
+ * every item of that kind, as if the file said VALUE (a YAML value) at
+ * the option's place (at the item's when the file gives it none). A set
+ * that names no section, or no item of its kind, is an error (ERR_USAGE).
+ */
+int suite_load_set(struct suite *s, const char *path,
+		   const struct suite_kinds *kinds, const char *const *sets,
+		   size_t nsets, struct err *e);
+
 void suite_release(struct suite *s);
 
 /* The table called `name`, or NULL. */

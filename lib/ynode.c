@@ -391,6 +391,9 @@ int ynode_error(struct err *e, const char *file, const struct ynode *node,
 	va_end(ap);
 	if (!node)
 		return err_set(e, ERR_USAGE, "%s: %s", file, msg);
+	if (node->line < 0)
+		return err_set(e, ERR_USAGE, "%s: %s (set by --set)", file,
+			       msg);
 	return err_set(e, ERR_USAGE, "%s:%d:%d: %s", file, node->line,
 		       node->col, msg);
 }

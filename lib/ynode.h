@@ -62,7 +62,9 @@ const struct ynode *ynode_get(const struct ynode *map, const char *key);
 const char *ynode_kind_name(enum ynode_kind kind);
 
 /*
- * Fail with "FILE:L:C: <message>" at `node` (ERR_USAGE). Always -1.
+ * Fail with "FILE:L:C: <message>" at `node` (ERR_USAGE). Always -1. A
+ * node placed at line -1 is no text of the file but a value the command
+ * line set in its tree (--set): "FILE: <message> (set by --set)".
  */
 int ynode_error(struct err *e, const char *file, const struct ynode *node,
 	       const char *fmt, ...) __attribute__((format(printf, 4, 5)));

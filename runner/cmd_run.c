@@ -18,10 +18,15 @@ struct args {
 	const char *cluster, *duration, *seed, *out, *port_base, *hosts;
 	const char *jobs, *shard, *junit, *repeat, *budget, *as_logs;
 	int keep, keep_data, verbose, quiet, dry_run, until_fail;
+	struct opt_many sets;
 };
 
+/* Room for every option pass_options passes, and the caller's --seed. */
+#define PASS_MAX (24 + 2 * OPT_MANY_MAX)
+
 /*
- * The options every child run gets (into pass[], at most 14, NULL-ended):
+ * The options every child run gets (into pass[], at most 14 and the
+ * --sets, NULL-ended):
  * what `tichaos run` was given that one run takes, --port-base auto in
  * place of the given one with `auto_ports`. Returns how many.
  */
@@ -50,6 +55,8 @@ static int pass_options(const struct args *a, int auto_ports,
 		pass[np++] = "--quiet";
 	if (a->as_logs)
 		pass[np++] = "--results-as-logs", pass[np++] = a->as_logs;
+	for (int i = 0; i < a->sets.n; i++)
+		pass[np++] = "--set", pass[np++] = a->sets.v[i];
 	pass[np] = NULL;
 	return np;
 }
@@ -76,7 +83,7 @@ static int junit_as_log(const struct args *a, const char *junit, int rc)
 static int run_many(const struct args *a, char **suites, int n)
 {
 	struct batch_options b = { 1, "runs/junit.xml", NULL };
-	const char *pass[24];
+	const char *pass[PASS_MAX];
 	struct err e = ERR_INIT;
 	int si = 1, sn = 1, np = 0, rc;
 	int64_t v;
@@ -123,7 +130,7 @@ static int run_repeated(const struct args *a, const struct run_options *o,
 {
 	const char *opt = a->repeat ? "--repeat" : "--until-fail";
 	struct repeat_options r = { 0 };
-	const char *pass[24];
+	const char *pass[PASS_MAX];
 	struct err e = ERR_INIT;
 	int rc;
 
@@ -180,6 +187,7 @@ int cmd_run(int argc, char **argv)
 		{ "until-fail", 0, NULL, &a.until_fail },
 		{ "budget", 0, &a.budget, NULL },
 		{ "results-as-logs", 0, &a.as_logs, NULL },
+		{ "set", 0, NULL, NULL, &a.sets },
 		{ NULL, 0, NULL, NULL },
 	};
 	struct run_options o = { 0 };
@@ -227,6 +235,8 @@ int cmd_run(int argc, char **argv)
 	o.quiet = a.quiet;
 	o.dry_run = a.dry_run;
 	o.as_logs = a.as_logs;
+	o.sets = a.sets.v;
+	o.nsets = (size_t)a.sets.n;
 	if (a.verbose)
 		log_set_level(LOG_DEBUG);
 	if (a.quiet)

@@ -14,7 +14,7 @@ static const struct command commands[] = {
 	  "            [-v] [--quiet] [--dry-run]\n"
 	  "            [-j N] [--shard I/N] [--junit FILE]\n"
 	  "            [--repeat N] [--until-fail] [--budget D]\n"
-	  "            [--results-as-logs DIR]\n"
+	  "            [--results-as-logs DIR] [--set SECTION.KIND.OPTION=V]...\n"
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster),\n"
 	  "                   'playground[:VERSION]' (start tiup playground\n"
@@ -70,7 +70,13 @@ static const struct command commands[] = {
 	  "                   run ends, its files (and logs/, fix-sql/) are\n"
 	  "                   copied to DIR/tichaos-SUITE/RUN/, each name\n"
 	  "                   ending in .log; with several runs, their JUnit\n"
-	  "                   file as DIR/tichaos-junit.xml.log\n",
+	  "                   file as DIR/tichaos-junit.xml.log\n"
+	  "  --set SECTION.KIND.OPTION=V\n"
+	  "                   an option of every item of a kind, as if the\n"
+	  "                   suite said V (a YAML value) there, e.g.\n"
+	  "                   checks.consistency.diff_config=conf/d.toml;\n"
+	  "                   given up to 16 times; the run keeps the suite\n"
+	  "                   as run (suite.yaml)\n",
 	  cmd_run },
 	{ "validate", "parse and validate suites, and a cluster, without "
 	  "running them",

@@ -74,7 +74,13 @@ int opts_parse(const struct command *cmd, const struct opt *opts, int argc,
 				    "value", cmd->name, o->name);
 			value = argv[++i];
 		}
-		*o->str = value;
+		if (o->many && o->many->n == OPT_MANY_MAX)
+			die(EXIT_USAGE, "%s: option '--%s' at most %d times",
+			    cmd->name, o->name, OPT_MANY_MAX);
+		if (o->many)
+			o->many->v[o->many->n++] = value;
+		else
+			*o->str = value;
 	}
 	return npos;
 }

@@ -901,7 +901,8 @@ int run_suite(const char *path, const struct run_options *o, struct err *e)
 	st.cluster_lock = -1;
 	st.plan = (struct plan)PLAN_INIT;
 	st.started = time(NULL);
-	if (suite_load(&st.suite, path, &tichaos_kinds, e)) {
+	if (suite_load_set(&st.suite, path, &tichaos_kinds, o->sets, o->nsets,
+			   e)) {
 		suite_release(&st.suite);
 		if (!o->dry_run)
 			bail_out(e);

@@ -37,6 +37,9 @@ struct run_options {
 	/* MAY: --results-as-logs: the run directory's files copied there
 	 * once it ends (run_copy_as_logs). */
 	const char *as_logs;
+	/* --set SECTION.KIND.OPTION=VALUE, nsets of them (suite_load_set). */
+	const char *const *sets;
+	size_t nsets;
 };
 
 /* State shared by the runner and its workers. */

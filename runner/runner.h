@@ -41,16 +41,25 @@ void die_err(const struct err *e);
 /* The command named `name`, or NULL. */
 const struct command *command_find(const char *name);
 
+/* The values of an option given several times (--set), in order. */
+#define OPT_MANY_MAX 16
+struct opt_many {
+	const char *v[OPT_MANY_MAX + 1];	/* NULL-terminated */
+	int n;
+};
+
 /*
  * Command-line options of one command. Each entry names a long option
  * ("--seed"), an optional short one ('v'), and where its value goes: a
- * string (`str`), or a flag counter (`flag`) for options without a value.
+ * string (`str`), a flag counter (`flag`) for options without a value,
+ * or every value of one given several times (`many`).
  */
 struct opt {
 	const char *name;
 	char short_name;
 	const char **str;
 	int *flag;
+	struct opt_many *many;
 };
 
 /*
