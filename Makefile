@@ -116,6 +116,7 @@ KIND_OBJS += clusters/ready.o
 KIND_OBJS += clusters/replica.o
 KIND_OBJS += clusters/static.o
 KIND_OBJS += clusters/supervise.o
+KIND_OBJS += clusters/tiupcluster.o
 KIND_OBJS += clusters/topology.o
 
 KIND_OBJS += clusters/registry.o

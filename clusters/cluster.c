@@ -105,6 +105,8 @@ const char *cluster_kind(const char *cluster)
 	    !strncmp(cluster, "playground:", 11) ||
 	    !strncmp(cluster, "playground,", 11))
 		return "playground";
+	if (!strncmp(cluster, "tiup-cluster:", 13))
+		return "tiup-cluster";
 	return "static";
 }
 
@@ -125,6 +127,13 @@ const struct cluster_type *cluster_type_find(const char *name)
 const struct cluster_type *cluster_type_of(const char *cluster)
 {
 	return cluster_type_find(cluster_kind(cluster));
+}
+
+char *cluster_lock_path(const char *cluster)
+{
+	const struct cluster_type *t = cluster_type_of(cluster);
+
+	return t && t->lock_path ? t->lock_path(cluster) : xstrdup(cluster);
 }
 
 int cluster_open(struct cluster *c, const struct cluster_options *o,

@@ -310,6 +310,12 @@ struct cluster_type {
 	 * about, naming both.
 	 */
 	const struct suite_section_type *suite;
+	/*
+	 * MAY (a kind attached to): the file of `cluster` (the --cluster
+	 * argument) that a run locks while it runs on it (allocated);
+	 * NULL: the argument itself, a topology file.
+	 */
+	char *(*lock_path)(const char *cluster);
 	/* MAY: the watchers it offers, NULL-terminated (struct
 	 * cluster_watcher). */
 	const struct cluster_watcher *const *watchers;
@@ -415,6 +421,13 @@ const char *cluster_kind(const char *cluster);
 
 /* The kind itself (cluster_kind's) of a --cluster value. */
 const struct cluster_type *cluster_type_of(const char *cluster);
+
+/*
+ * The file whose lock (flock) holds an attached cluster for one run at a
+ * time: its topology file, or the kind's (lock_path: tiup-cluster's
+ * meta.yaml). The caller frees it.
+ */
+char *cluster_lock_path(const char *cluster);
 
 /* 1 once the cluster's token reached c->give_up_at. */
 int cluster_interrupted(const struct cluster *c);

@@ -446,19 +446,20 @@ static int up(struct cluster *c, struct err *e)
 static int lock_against_runs(const struct cluster *c, const char *cluster,
 			     int *fd, struct err *e)
 {
-	const char *path = c->topology_path ? c->topology_path : cluster;
+	char *path = c->topology_path ? xstrdup(c->topology_path)
+		     : cluster ? cluster_lock_path(cluster) : NULL;
 	pid_t holder;
-	int rc;
+	int rc = 0;
 
 	*fd = -1;
-	if (!path || access(path, F_OK))
-		return 0;
-	rc = proc_lock_file(path, fd, &holder, e);
+	if (path && !access(path, F_OK))
+		rc = proc_lock_file(path, fd, &holder, e);
 	if (rc == 1)
 		err_set(e, ERR_INFRA, "cluster %s is in use by a run%s%ld%s: "
 			"what its faults hold would be taken from under it; "
 			"stop the run first", path, holder ? " (pid " : "",
 			(long)holder, holder ? ")" : "");
+	free(path);
 	return rc ? -1 : 0;
 }
 

@@ -8,7 +8,8 @@
 
 static const struct command commands[] = {
 	{ "run", "run suites against a cluster and check the outcome",
-	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml]\n"
+	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml|\n"
+	  "                                    tiup-cluster:NAME]\n"
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
 	  "            [--keep-data] [--port-base N] [--hosts on|off|auto]\n"
 	  "            [-v] [--quiet] [--dry-run]\n"
@@ -18,8 +19,9 @@ static const struct command commands[] = {
 	  "\n"
 	  "  --cluster C      'local' (default: start the embedded cluster),\n"
 	  "                   'playground[:VERSION]' (start tiup playground\n"
-	  "                   with the suite's cluster hints) or a topology\n"
-	  "                   file to attach to\n"
+	  "                   with the suite's cluster hints), a topology\n"
+	  "                   file to attach to, or 'tiup-cluster:NAME', a\n"
+	  "                   cluster tiup cluster deployed, by its name\n"
 	  "  --duration D     override the suite's duration (500ms, 15s, 2m, 1h);\n"
 	  "                   more or fewer cycles fit, each as the suite\n"
 	  "                   times it (nothing inside a cycle is scaled)\n"
@@ -92,7 +94,8 @@ static const struct command commands[] = {
 	  "  Exit 0, or 2 for any mistake (3 when a server could not be\n"
 	  "  asked).\n", cmd_validate },
 	{ "cluster", "start, stop or inspect a cluster",
-	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml]\n"
+	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml|\n"
+	  "                                          tiup-cluster:NAME]\n"
 	  "            [--dir DIR] [--port-base N|auto] [--hosts on|off|auto]\n"
 	  "            [--sshd] [--purge]\n"
 	  "       tichaos cluster kill|start|pause|continue COMPONENT\n"
@@ -107,8 +110,8 @@ static const struct command commands[] = {
 	  "                   wait until it is gone\n"
 	  "  start C          start a stopped component and wait until ready\n"
 	  "  pause C          SIGSTOP component C; continue C sends SIGCONT\n"
-	  "  --cluster C      'local' (default), 'playground[:VERSION]' or a\n"
-	  "                   topology file\n"
+	  "  --cluster C      'local' (default), 'playground[:VERSION]', a\n"
+	  "                   topology file or 'tiup-cluster:NAME'\n"
 	  "  --dir DIR        where the local cluster or the playground's\n"
 	  "                   files live (default ./cluster)\n"
 	  "  --port-base N    first of the cluster's ports (default 24000);\n"

@@ -647,12 +647,14 @@ static int lock_cluster(struct state *st, const struct run_options *o,
 			struct err *e)
 {
 	pid_t holder;
+	char *path;
 	int rc;
 
 	/* An attached cluster; one a run makes is its own. */
 	if (cluster_type_of(o->cluster)->made)
 		return 0;
-	rc = proc_lock_file(o->cluster, &st->cluster_lock, &holder, e);
+	path = cluster_lock_path(o->cluster);
+	rc = proc_lock_file(path, &st->cluster_lock, &holder, e);
 	if (rc == 1 && holder)
 		err_set(e, ERR_INFRA, "cluster %s is in use by another run "
 			"(pid %ld): one run at a time on a cluster",
@@ -660,6 +662,7 @@ static int lock_cluster(struct state *st, const struct run_options *o,
 	else if (rc == 1)
 		err_set(e, ERR_INFRA, "cluster %s is in use by another run: "
 			"one run at a time on a cluster", o->cluster);
+	free(path);
 	return rc ? -1 : 0;
 }
 

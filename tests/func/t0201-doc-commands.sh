@@ -89,7 +89,7 @@ test_expect_success 'the commands that run nothing run as shown: help, list, val
 	while IFS= read -r line; do
 		cmd=${line#*: tichaos } &&
 		case $cmd in
-		validate|*SUITE*|*FILE*|*...*|*"<"*|*"*"*) continue ;;
+		validate|*SUITE*|*FILE*|*NAME*|*...*|*"<"*|*"*"*) continue ;;
 		esac &&
 		(cd "$ROOT" && set -f && "$TICHAOS" $cmd >/dev/null 2>"$TRASH/err") ||
 		{ echo "${line%%: tichaos *}: tichaos $cmd failed:"; cat "$TRASH/err"; return 1; }
