@@ -3,7 +3,8 @@
 # (need, skip_all) fails under CI (CI=true), where `make test` has
 # installed them all; a skip for what the kernel cannot do (skip_machine)
 # stays a skip; test_skip_missing fails its test point under CI; a
-# cluster test_cluster_setup cannot bring up fails the file, CI or not.
+# cluster test_cluster_setup cannot bring up fails the file, CI or not;
+# test_when_finished cleans up after its test, however it ended.
 . "$(dirname "$0")/test-lib.sh"
 
 # inner BODY: a test file of its own, $TRASH/inner.sh, sourcing the
@@ -52,10 +53,25 @@ test_expect_success 'test_skip_missing: a skip off CI, a failed point under CI=t
 	test_cmp expect out
 '
 
+test_expect_success 'test_when_finished: run after the test, passed or failed, the last first; its failure fails the test' '
+	inner "test_expect_success passes \"test_when_finished \\\"echo one >>log\\\" && test_when_finished \\\"echo two >>log\\\" && true\"
+test_expect_success fails \"test_when_finished \\\"echo three >>log\\\" && false\"
+test_expect_success cleanup-fails \"test_when_finished false && true\"
+test_expect_success after \"true\"
+cp log \"$TRASH/log\"
+test_done" &&
+	(unset CI; sh "$TRASH/t/func/inner.sh") >out 2>/dev/null; test $? = 1 &&
+	printf "%s\n" "ok 1 - passes" "not ok 2 - fails" "not ok 3 - cleanup-fails" "ok 4 - after" "1..4" >expect &&
+	test_cmp expect out &&
+	printf "%s\n" two one three >expect &&
+	test_cmp expect "$TRASH/log"
+'
+
 test_expect_success 'test_cluster_setup: a cluster that cannot come up bails out, CI or not' '
 	base=$(free_port_base) || return 1
 	perl -MIO::Socket::INET -e "\$s = IO::Socket::INET->new(LocalAddr => qq(127.0.0.1:\$ARGV[0]), Listen => 1, ReuseAddr => 1) or die; sleep 600" "$base" &
-	test_track_pid $! &&
+	listener=$! && test_track_pid $listener &&
+	test_when_finished "kill $listener && wait $listener; ! alive $listener" &&
 	wait_for_condition 10 "listening $base" &&
 	inner "test_cluster_setup \"set up a cluster to attach to\" \"\" --port-base $base
 test_expect_success \"never run\" true

@@ -141,12 +141,27 @@ test_run_() {
 	eval "$1"
 }
 
+# test_when_finished SCRIPT: in a test's script, SCRIPT run once that
+# script ends, whether it passed or not, the last registered first (git's
+# test_when_finished): what a test started, it stops itself, where a
+# later test or the file's end would otherwise meet it. A SCRIPT that
+# fails fails the test.
+test_when_finished() {
+	test_finally_="{ $1
+} && (exit \"\$test_rc_\"); test_rc_=\$?; $test_finally_"
+}
+
 # test_expect_success DESCRIPTION SCRIPT: run SCRIPT in this shell, in
 # $TRASH; chain its commands with && so that any failure fails the test.
 test_expect_success() {
 	test_count=$((test_count + 1))
 	test_out_="$TRASH/.test-output"
-	if test_run_ "$2" >"$test_out_" 2>&1; then
+	test_finally_=:
+	test_run_ "$2" >"$test_out_" 2>&1
+	test_rc_=$?
+	eval "$test_finally_" >>"$test_out_" 2>&1
+	test_finally_=:
+	if [ "$test_rc_" = 0 ]; then
 		echo "ok $test_count - $1"
 	else
 		test_failed=$((test_failed + 1))
