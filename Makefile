@@ -120,6 +120,7 @@ KIND_OBJS += clusters/tiupcluster.o
 KIND_OBJS += clusters/topology.o
 
 KIND_OBJS += clusters/registry.o
+KIND_OBJS += workloads/append.o
 KIND_OBJS += workloads/autoid.o
 KIND_OBJS += workloads/bank.o
 KIND_OBJS += workloads/common.o
@@ -153,6 +154,7 @@ KIND_OBJS += faults/region.o
 KIND_OBJS += faults/resign.o
 KIND_OBJS += faults/tamper.o
 KIND_OBJS += faults/trigger.o
+KIND_OBJS += checkers/append.o
 KIND_OBJS += checkers/bank.o
 KIND_OBJS += checkers/bankdiff.o
 KIND_OBJS += checkers/bankfit.o
@@ -161,6 +163,7 @@ KIND_OBJS += checkers/barrier.o
 KIND_OBJS += checkers/diffconfig.o
 KIND_OBJS += checkers/checker.o
 KIND_OBJS += checkers/consistency.o
+KIND_OBJS += checkers/elle.o
 KIND_OBJS += checkers/faultwindow.o
 KIND_OBJS += checkers/idevents.o
 KIND_OBJS += checkers/idjudge.o
@@ -278,7 +281,8 @@ CORE_UNIT_TESTS = tests/unit/t-bankdiff tests/unit/t-bankfit \
 	tests/unit/t-idwindow tests/unit/t-lifecycle tests/unit/t-local-suite \
 	tests/unit/t-pid tests/unit/t-plan tests/unit/t-ports tests/unit/t-ready \
 	tests/unit/t-replica tests/unit/t-tabledef tests/unit/t-tablerange \
-	tests/unit/t-tablerows tests/unit/t-trigger tests/unit/t-failpoint
+	tests/unit/t-tablerows tests/unit/t-trigger tests/unit/t-failpoint \
+	tests/unit/t-elle
 $(CORE_UNIT_TESTS) tests/helpers/float-text: %: %.o $(FUZZ_DEPS) $(LIB_OBJS)
 	$(QUIET_LINK)$(CC) $(CFLAGS) $(BASIC_CFLAGS) -o $@ $^ $(LIBS)
 

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+extern const struct checker_type checker_append;
 extern const struct checker_type checker_bank;
 extern const struct checker_type checker_consistency;
 extern const struct checker_type checker_ids;
@@ -11,6 +12,7 @@ extern const struct checker_type checker_syncpoint;
 
 /* The only place a checker kind is added. */
 const struct checker_type *const checker_types[] = {
+	&checker_append,
 	&checker_bank,
 	&checker_consistency,
 	&checker_ids,

@@ -198,26 +198,6 @@ static int move(struct worker *w, const struct bank_opts *o, int64_t id,
 	       sql_exec(&w->conn, buf_str(q), e) ? -1 : 0;
 }
 
-/*
- * An error before COMMIT: rolled back, recorded as fail; a connection
- * the error lost is closed after the record (the next operation
- * reconnects).
- */
-static void failed(struct worker *w, const char *f, const char *table,
-		   const char *value, const struct err *e)
-{
-	enum sql_class class = w->conn.last_class;
-	struct err ignored;
-
-	err_clear(&ignored);
-	if (class != SQL_AMBIGUOUS)
-		sql_exec(&w->conn, "ROLLBACK", &ignored);
-	w->conn.last_class = SQL_FATAL;
-	worker_complete_value(w, f, table, -1, value, e);
-	if (class == SQL_AMBIGUOUS)
-		sql_close(&w->conn);
-}
-
 /* A transfer: -1 after an error (not a refusal), else 0. */
 static int transfer(struct worker *w, const struct bank_opts *o)
 {
@@ -240,7 +220,7 @@ static int transfer(struct worker *w, const struct bank_opts *o)
 	if (sql_exec(&w->conn, "START TRANSACTION", &e) ||
 	    lock_account(w, o, from < to ? from : to, &bal[from > to], &e) ||
 	    lock_account(w, o, from < to ? to : from, &bal[from < to], &e)) {
-		failed(w, "transfer", table, value, &e);
+		wl_txn_failed(w, "transfer", table, value, &e);
 		return -1;
 	}
 	if (bal[0] < amount) {
@@ -254,7 +234,7 @@ static int transfer(struct worker *w, const struct bank_opts *o)
 		return 0;
 	}
 	if (move(w, o, from, -amount, &e) || move(w, o, to, amount, &e)) {
-		failed(w, "transfer", table, value, &e);
+		wl_txn_failed(w, "transfer", table, value, &e);
 		return -1;
 	}
 	if (sql_exec(&w->conn, "COMMIT", &e))
@@ -305,7 +285,7 @@ static int read_total(struct worker *w, const struct bank_opts *o)
 		rc = read_table(w, &w->conn, o, o->common.tables.v[t], &total,
 				&accounts, &e);
 	if (rc || sql_exec(&w->conn, "COMMIT", &e)) {
-		failed(w, "read", NULL, NULL, &e);
+		wl_txn_failed(w, "read", NULL, NULL, &e);
 		return -1;
 	}
 	snprintf(value, sizeof(value), "{\"total\":%lld,\"accounts\":%lld}",

@@ -155,3 +155,18 @@ void workload_drive(struct worker *w)
 		t->run_op(w, ev);
 	}
 }
+
+void wl_txn_failed(struct worker *w, const char *f, const char *table,
+		   const char *value, const struct err *e)
+{
+	enum sql_class class = w->conn.last_class;
+	struct err ignored;
+
+	err_clear(&ignored);
+	if (class != SQL_AMBIGUOUS)
+		sql_exec(&w->conn, "ROLLBACK", &ignored);
+	w->conn.last_class = SQL_FATAL;
+	worker_complete_value(w, f, table, -1, value, e);
+	if (class == SQL_AMBIGUOUS)
+		sql_close(&w->conn);
+}

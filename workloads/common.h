@@ -58,6 +58,14 @@ int wl_plan_every(const struct suite *s, const struct suite_item *it,
 		  int item_index, int64_t duration_ns, struct rand *r,
 		  struct plan *p, struct err *e);
 
+/*
+ * A transaction's error before its COMMIT: rolled back, its completion
+ * recorded as fail (`value` as its invoke's); a connection the error lost
+ * is closed after the record (the next operation reconnects).
+ */
+void wl_txn_failed(struct worker *w, const char *f, const char *table,
+		   const char *value, const struct err *e);
+
 /* A short pause after an error so a dropped table is not hammered. */
 void wl_error_pause(struct worker *w);
 

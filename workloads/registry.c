@@ -1,5 +1,6 @@
 #include "workloads/workload.h"
 
+extern const struct workload_type workload_append;
 extern const struct workload_type workload_autoid;
 extern const struct workload_type workload_bank;
 extern const struct workload_type workload_dml;
@@ -15,6 +16,7 @@ const struct workload_type *const workload_types[] = {
 	&workload_partition_ddl,
 	&workload_autoid,
 	&workload_bank,
+	&workload_append,
 	NULL,
 };
 
