@@ -157,7 +157,7 @@ static int update_results(const char *dir, const struct suite *s,
 
 int cmd_check(int argc, char **argv)
 {
-	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
+	static const struct opt opts[] = { { NULL, 0, NULL, NULL, NULL } };
 	int n = opts_parse(command_find("check"), opts, argc, argv);
 	struct check_ctx ctx = { NULL, NULL, NULL, -1, NULL };
 	struct check_result *res = NULL;

@@ -474,15 +474,15 @@ int cmd_cluster(int argc, char **argv)
 	int purge = 0, verbose = 0, sshd = 0, n, rc = EXIT_PASS;
 	int sig = SIGKILL;
 	const struct opt opts[] = {
-		{ "cluster", 0, &cluster, NULL },
-		{ "dir", 0, &dir, NULL },
-		{ "port-base", 0, &port_base, NULL },
-		{ "hosts", 0, &hosts, NULL },
-		{ "purge", 0, NULL, &purge },
-		{ "sshd", 0, NULL, &sshd },
-		{ "signal", 0, &signal_name, NULL },
-		{ "verbose", 'v', NULL, &verbose },
-		{ NULL, 0, NULL, NULL },
+		{ "cluster", 0, &cluster, NULL, NULL },
+		{ "dir", 0, &dir, NULL, NULL },
+		{ "port-base", 0, &port_base, NULL, NULL },
+		{ "hosts", 0, &hosts, NULL, NULL },
+		{ "purge", 0, NULL, &purge, NULL },
+		{ "sshd", 0, NULL, &sshd, NULL },
+		{ "signal", 0, &signal_name, NULL, NULL },
+		{ "verbose", 'v', NULL, &verbose, NULL },
+		{ NULL, 0, NULL, NULL, NULL },
 	};
 	struct cluster_options o = { .cluster = NULL };
 	struct cluster c;

@@ -32,8 +32,8 @@ int cmd_list(int argc, char **argv)
 {
 	int options = 0;
 	const struct opt opts[] = {
-		{ "options", 0, NULL, &options },
-		{ NULL, 0, NULL, NULL },
+		{ "options", 0, NULL, &options, NULL },
+		{ NULL, 0, NULL, NULL, NULL },
 	};
 
 	if (opts_parse(command_find("list"), opts, argc, argv))

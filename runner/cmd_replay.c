@@ -44,14 +44,14 @@ int cmd_replay(int argc, char **argv)
 	const char *hosts = NULL;
 	int keep = 0, keep_data = 0, quiet = 0, n, rc;
 	const struct opt opts[] = {
-		{ "cluster", 0, &cluster, NULL },
-		{ "out", 0, &out, NULL },
-		{ "keep-cluster", 0, NULL, &keep },
-		{ "keep-data", 0, NULL, &keep_data },
-		{ "port-base", 0, &port_base, NULL },
-		{ "hosts", 0, &hosts, NULL },
-		{ "quiet", 0, NULL, &quiet },
-		{ NULL, 0, NULL, NULL },
+		{ "cluster", 0, &cluster, NULL, NULL },
+		{ "out", 0, &out, NULL, NULL },
+		{ "keep-cluster", 0, NULL, &keep, NULL },
+		{ "keep-data", 0, NULL, &keep_data, NULL },
+		{ "port-base", 0, &port_base, NULL, NULL },
+		{ "hosts", 0, &hosts, NULL, NULL },
+		{ "quiet", 0, NULL, &quiet, NULL },
+		{ NULL, 0, NULL, NULL, NULL },
 	};
 	struct run_options o = { 0 };
 	struct err e = ERR_INIT;

@@ -11,8 +11,8 @@ int cmd_report(int argc, char **argv)
 {
 	const char *index = NULL;
 	const struct opt opts[] = {
-		{ "index", 0, &index, NULL },
-		{ NULL, 0, NULL, NULL },
+		{ "index", 0, &index, NULL, NULL },
+		{ NULL, 0, NULL, NULL, NULL },
 	};
 	int n = opts_parse(command_find("report"), opts, argc, argv);
 	struct buf tap = BUF_INIT;

@@ -303,12 +303,12 @@ int cmd_shrink(int argc, char **argv)
 	const char *tries = NULL, *budget = NULL, *out = NULL;
 	struct shrink s = { NULL };
 	const struct opt opts[] = {
-		{ "tries", 0, &tries, NULL },
-		{ "budget", 0, &budget, NULL },
-		{ "out", 0, &out, NULL },
-		{ "cluster", 0, &s.cluster, NULL },
-		{ "port-base", 0, &s.port_base, NULL },
-		{ NULL, 0, NULL, NULL },
+		{ "tries", 0, &tries, NULL, NULL },
+		{ "budget", 0, &budget, NULL, NULL },
+		{ "out", 0, &out, NULL, NULL },
+		{ "cluster", 0, &s.cluster, NULL, NULL },
+		{ "port-base", 0, &s.port_base, NULL, NULL },
+		{ NULL, 0, NULL, NULL, NULL },
 	};
 	int n = opts_parse(command_find("shrink"), opts, argc, argv);
 	struct err e = ERR_INIT;

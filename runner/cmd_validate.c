@@ -55,8 +55,8 @@ int cmd_validate(int argc, char **argv)
 {
 	const char *cluster = NULL;
 	const struct opt opts[] = {
-		{ "cluster", 0, &cluster, NULL },
-		{ NULL, 0, NULL, NULL },
+		{ "cluster", 0, &cluster, NULL, NULL },
+		{ NULL, 0, NULL, NULL, NULL },
 	};
 	int n = opts_parse(command_find("validate"), opts, argc, argv);
 	int rc = EXIT_PASS;

@@ -232,7 +232,7 @@ void command_usage(const struct command *cmd, int to_stderr)
 
 int cmd_help(int argc, char **argv)
 {
-	static const struct opt opts[] = { { NULL, 0, NULL, NULL } };
+	static const struct opt opts[] = { { NULL, 0, NULL, NULL, NULL } };
 	const struct command *cmd;
 	int n = opts_parse(command_find("help"), opts, argc, argv);
 
