@@ -510,6 +510,12 @@ const char *cluster_component_at(const struct cluster *c, const char *addr);
 int component_connect(const struct component *comp, struct sql *s,
 		      const char *database, int timeout_s, struct err *e);
 
+/* component_connect, each read allowed `read_timeout_s` seconds
+ * (sql_connect_read). */
+int component_connect_read(const struct component *comp, struct sql *s,
+			   const char *database, int timeout_s,
+			   int read_timeout_s, struct err *e);
+
 /*
  * Whether component `i` is the first of the cluster on its host: one of
  * its own (a namespace of this machine), or the first component of an

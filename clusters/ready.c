@@ -24,11 +24,20 @@ struct component *component_source(const struct cluster *c,
 int component_connect(const struct component *comp, struct sql *s,
 		      const char *database, int timeout_s, struct err *e)
 {
+	return component_connect_read(comp, s, database, timeout_s,
+				      timeout_s, e);
+}
+
+int component_connect_read(const struct component *comp, struct sql *s,
+			   const char *database, int timeout_s,
+			   int read_timeout_s, struct err *e)
+{
 	struct err why = ERR_INIT;
 
-	if (!sql_connect(s, comp->sql_host, comp->sql_port,
-			 comp->user ? comp->user : "root", comp->password,
-			 database, timeout_s, &why))
+	if (!sql_connect_read(s, comp->sql_host, comp->sql_port,
+			      comp->user ? comp->user : "root",
+			      comp->password, database, timeout_s,
+			      read_timeout_s, &why))
 		return 0;
 	return err_set(e, why.class, "%s: %s", comp->name, why.msg);
 }

@@ -70,7 +70,18 @@ int sql_connect(struct sql *s, const char *host, int port, const char *user,
 		const char *password, const char *database, int timeout_s,
 		struct err *e)
 {
+	return sql_connect_read(s, host, port, user, password, database,
+				timeout_s, timeout_s, e);
+}
+
+int sql_connect_read(struct sql *s, const char *host, int port,
+		     const char *user, const char *password,
+		     const char *database, int timeout_s, int read_timeout_s,
+		     struct err *e)
+{
 	unsigned timeout = timeout_s > 0 ? (unsigned)timeout_s : 10;
+	unsigned reads = read_timeout_s > 0 ? (unsigned)read_timeout_s
+					    : timeout;
 	my_bool off = 0;
 	MYSQL *my;
 
@@ -84,7 +95,7 @@ int sql_connect(struct sql *s, const char *host, int port, const char *user,
 	}
 	s->my = my;
 	mysql_options(my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
-	mysql_options(my, MYSQL_OPT_READ_TIMEOUT, &timeout);
+	mysql_options(my, MYSQL_OPT_READ_TIMEOUT, &reads);
 	mysql_options(my, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
 	mysql_options(my, MYSQL_OPT_RECONNECT, &off);
 	mysql_options(my, MYSQL_SET_CHARSET_NAME, "utf8mb4");

@@ -57,6 +57,13 @@ int sql_connect(struct sql *s, const char *host, int port, const char *user,
 		const char *password, const char *database, int timeout_s,
 		struct err *e);
 
+/* sql_connect, each read allowed `read_timeout_s` seconds instead (a
+ * scan of a large table answers once it has read it all). */
+int sql_connect_read(struct sql *s, const char *host, int port,
+		     const char *user, const char *password,
+		     const char *database, int timeout_s, int read_timeout_s,
+		     struct err *e);
+
 /* Close the connection (safe on a closed one). */
 void sql_close(struct sql *s);
 
