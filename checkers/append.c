@@ -16,9 +16,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkers/barrier.h"
 #include "checkers/checker.h"
 #include "checkers/elle.h"
+#include "clusters/cluster.h"
+#include "core/lists.h"
+#include "core/suite.h"
 #include "lib/history.h"
+#include "lib/sql.h"
+#include "lib/ynode.h"
 
 static const char *const models[] = { "read-committed",
 				      "snapshot-isolation", "serializable",
@@ -26,19 +32,55 @@ static const char *const models[] = { "read-committed",
 
 struct append_check_opts {
 	int model;		/* enum elle_model */
+	int64_t sync_timeout;
+	const char *changefeed;	/* NULL: the cluster's */
 };
+
+#define AT(member) OPT_AT(struct append_check_opts, member)
 
 static const struct optspec opts[] = {
 	{ "model", OPT_ENUM, "snapshot-isolation", 0, models, 0, 0,
 	  "the isolation the database promises: read-committed, "
 	  "snapshot-isolation (TiDB's default) or serializable; the "
 	  "anomalies it forbids fail the run, the others are shown",
-	  OPT_AT(struct append_check_opts, model) },
+	  AT(model) },
+	{ "sync_timeout", OPT_DURATION, "300s", 0, NULL, 0, 0,
+	  "how long the finish mark may take to reach the downstream",
+	  AT(sync_timeout) },
+	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
+	  "TiCDC: the changefeed whose checkpoint must pass the finish mark "
+	  "(default: the topology's, else tichaos)", AT(changefeed) },
 };
+
+/* The suite's workload that keeps lists, into `out`: 0, or -1. */
+static int lists_of(const struct suite *s, struct lists *out)
+{
+	for (size_t i = 0; i < s->nworkloads; i++)
+		if (s->workloads[i].type->lists)
+			return s->workloads[i].type->lists(&s->workloads[i],
+							   out);
+	return -1;
+}
+
+static int check(const struct suite *s, const struct suite_item *it,
+		 struct err *e)
+{
+	struct ynode at = { YNODE_SCALAR, it->line, it->col, NULL, 0, NULL, 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nworkloads; i++)
+		n += s->workloads[i].type->lists != NULL;
+	if (n != 1)
+		return ynode_error(e, s->path, &at, "check 'append' needs one "
+				   "workload of kind 'append' (the suite has "
+				   "%zu)", n);
+	return 0;
+}
 
 struct reading {
 	struct elle_txn *t;
 	size_t n, cap;
+	int64_t last;		/* the history's last time */
 	/* Each process's open transaction: an index into t, or -1. */
 	long *open;
 	size_t nopen;
@@ -93,6 +135,20 @@ static int parse_txn(const struct history_line *l, struct elle_txn *t)
 	return rc;
 }
 
+/* One more transaction, zeroed. */
+static struct elle_txn *new_txn(struct reading *rd)
+{
+	struct elle_txn *t;
+
+	if (rd->n == rd->cap) {
+		rd->cap = rd->cap ? rd->cap * 2 : 256;
+		rd->t = xrealloc(rd->t, rd->cap * sizeof(*rd->t));
+	}
+	t = &rd->t[rd->n++];
+	memset(t, 0, sizeof(*t));
+	return t;
+}
+
 static int bad_line(struct reading *rd, const struct history_line *l,
 		    const char *why)
 {
@@ -107,6 +163,8 @@ static int record(const struct history_line *l, void *arg)
 	size_t p = (size_t)l->process;
 	struct elle_txn *t;
 
+	if (l->time > rd->last)
+		rd->last = l->time;
 	if (l->process < 0 || strcmp(l->f, "txn"))
 		return 0;
 	if (p >= rd->nopen) {
@@ -116,12 +174,7 @@ static int record(const struct history_line *l, void *arg)
 		rd->nopen = p + 16;
 	}
 	if (!strcmp(l->type, "invoke")) {
-		if (rd->n == rd->cap) {
-			rd->cap = rd->cap ? rd->cap * 2 : 256;
-			rd->t = xrealloc(rd->t, rd->cap * sizeof(*rd->t));
-		}
-		t = &rd->t[rd->n];
-		memset(t, 0, sizeof(*t));
+		t = new_txn(rd);
 		t->line = l->line;
 		t->process = l->process;
 		t->status = ELLE_INFO;
@@ -131,7 +184,7 @@ static int record(const struct history_line *l, void *arg)
 			return bad_line(rd, l, "a txn whose value is no list "
 					"of [\"append\", KEY, VALUE] and "
 					"[\"r\", KEY, LIST] operations");
-		rd->open[p] = (long)rd->n++;
+		rd->open[p] = (long)(rd->n - 1);
 		return 0;
 	}
 	if (rd->open[p] < 0)
@@ -167,9 +220,10 @@ static void judge(const struct elle_result *er, enum elle_model model,
 	const char *first = NULL;
 	enum elle_kind fk = ELLE_G0;
 
-	buf_printf(&r->details, NULL, "\"model\":\"%s\",\"transactions\":"
+	buf_printf(&r->details, NULL, "%s\"model\":\"%s\",\"transactions\":"
 		   "{\"ok\":%zu,\"failed\":%zu,\"unknown\":%zu},\"keys\":%zu,"
-		   "\"anomalies\":[", models[model], er->ok, er->failed,
+		   "\"anomalies\":[", r->details.len ? "," : "", models[model],
+		   er->ok, er->failed,
 		   er->info, er->keys);
 	for (int k = 0, any = 0; k < ELLE_NKINDS; k++) {
 		int bad = elle_forbidden(model, (enum elle_kind)k);
@@ -209,23 +263,216 @@ static void judge(const struct elle_result *er, enum elle_model model,
 	buf_release(&allowed);
 }
 
+/* The comma-separated integers of `text` into *list (allocated). */
+static size_t parse_list(const char *text, int64_t **list)
+{
+	size_t n = 0, cap = 1;
+
+	for (const char *p = text; p && *p; p++)
+		cap += *p == ',';
+	*list = xcalloc(cap + 1, sizeof(**list));
+	for (const char *p = text; p && *p;) {
+		char *end;
+		long long x = strtoll(p, &end, 10);
+
+		if (end == p)
+			break;
+		(*list)[n++] = x;
+		p = *end == ',' ? end + 1 : end;
+	}
+	return n;
+}
+
+/* Every key's list on one side, read whole: lists[k - 1], n[k - 1] long
+ * (a key without a row: empty). */
+static int read_lists(struct sql *s, const struct lists *l, const char *db,
+		      int64_t **lists, size_t *n, struct err *e)
+{
+	struct buf q = BUF_INIT;
+	int rc = 0;
+
+	for (size_t t = 0; !rc && t < l->ntables; t++) {
+		struct sql_result res = SQL_RESULT_INIT;
+
+		buf_reset(&q);
+		rc = buf_addstr(&q, "SELECT ", e) ||
+		     sql_quote_ident(&q, l->key, e) || buf_addstr(&q, ", ", e) ||
+		     sql_quote_ident(&q, l->column, e) ||
+		     buf_addstr(&q, " FROM ", e) || sql_quote_ident(&q, db, e) ||
+		     buf_addch(&q, '.', e) ||
+		     sql_quote_ident(&q, l->tables[t], e) ||
+		     sql_query(s, buf_str(&q), &res, e) ? -1 : 0;
+		for (size_t i = 0; !rc && i < res.nrows; i++) {
+			const char *k = sql_cell(&res, i, l->key);
+			long long key = k ? strtoll(k, NULL, 10) : 0;
+
+			if (key < 1 || key > l->keys || lists[key - 1])
+				continue;
+			n[key - 1] = parse_list(sql_cell(&res, i, l->column),
+						&lists[key - 1]);
+		}
+		sql_result_release(&res);
+	}
+	buf_release(&q);
+	return rc;
+}
+
+/* The upstream's lists, read once the run ended: one more ok
+ * transaction, after every other, reading every key. Takes `lists`. */
+static void final_read(struct reading *rd, const struct lists *l,
+		       int64_t **lists, const size_t *n)
+{
+	struct elle_txn *t = new_txn(rd);
+
+	t->label = "the final read upstream";
+	t->status = ELLE_OK;
+	t->invoke = t->complete = rd->last + 1;
+	t->mops = xcalloc((size_t)l->keys + 1, sizeof(*t->mops));
+	for (int64_t k = 0; k < l->keys; k++) {
+		struct elle_mop *m = &t->mops[t->nmops++];
+
+		m->read = 1;
+		m->key = k + 1;
+		m->list = lists[k] ? lists[k] : xcalloc(1, sizeof(int64_t));
+		m->nlist = n[k];
+		lists[k] = NULL;
+	}
+}
+
+/* "[a b c ... z]" of a list. */
+static void list_text(struct buf *out, const int64_t *v, size_t n)
+{
+	buf_addch(out, '[', NULL);
+	for (size_t i = 0; i < n; i++) {
+		if (n > 6 && i == 3) {
+			buf_addstr(out, " ...", NULL);
+			i = n - 3;
+		}
+		buf_printf(out, NULL, "%s%lld", i ? " " : "",
+			   (long long)v[i]);
+	}
+	buf_addch(out, ']', NULL);
+}
+
+/* The keys whose lists differ between the sides: how many, the first
+ * said in `first`. */
+static size_t differ(const struct lists *l, int64_t **up, const size_t *nu,
+		     int64_t **down, const size_t *nd, struct buf *first)
+{
+	size_t count = 0;
+
+	for (int64_t k = 0; k < l->keys; k++) {
+		if (nu[k] == nd[k] && (!nu[k] || !memcmp(up[k], down[k],
+							  nu[k] * sizeof(int64_t))))
+			continue;
+		if (!count++) {
+			buf_printf(first, NULL, "key %lld: downstream ",
+				   (long long)k + 1);
+			list_text(first, down[k], nd[k]);
+			buf_addstr(first, ", upstream ", NULL);
+			list_text(first, up[k], nu[k]);
+		}
+	}
+	return count;
+}
+
+/* Both sides' lists: the downstream's after the barrier. */
+struct sides {
+	int64_t **up, **down;
+	size_t *nu, *nd;
+	size_t differ;
+	struct buf first;
+	char halted[300];
+};
+
+/*
+ * The live part: the upstream's lists read as a last transaction; after
+ * the barrier the downstream's, each key's to equal the upstream's. 0;
+ * 1 with r's verdict set (the barrier's); -1 with `e`.
+ */
+static int live(const struct check_ctx *ctx, const struct suite_item *it,
+		const struct lists *l, struct reading *rd, struct sides *sd,
+		struct check_result *r, struct err *e)
+{
+	const struct append_check_opts *o = it->opts;
+	const struct component *up, *down;
+	struct sql conn[2] = { SQL_INIT, SQL_INIT };
+	const char *db = ctx->suite->database;
+	int64_t took = 0;
+	int rc;
+
+	up = cluster_first_sql(ctx->cluster, ROLE_UPSTREAM);
+	down = cluster_first_sql(ctx->cluster, ROLE_DOWNSTREAM);
+	rc = !up ? err_set(e, ERR_INFRA, "the cluster has no upstream SQL "
+			   "node")
+		 : component_connect(up, &conn[0], NULL, 60, e) ||
+		   read_lists(&conn[0], l, db, sd->up, sd->nu, e);
+	if (!rc && down) {
+		rc = component_connect(down, &conn[1], NULL, 60, e) ? -1 : 0;
+		if (!rc)
+			rc = barrier_sync(ctx, up, &conn[0], down, &conn[1],
+					  o->changefeed, o->sync_timeout, &took,
+					  r, sd->halted, sizeof(sd->halted), e);
+		if (!rc && !conn[1].my)
+			rc = component_connect(down, &conn[1], NULL, 60, e);
+		if (!rc)
+			rc = read_lists(&conn[1], l, db, sd->down, sd->nd, e);
+		if (!rc)
+			sd->differ = differ(l, sd->up, sd->nu, sd->down, sd->nd,
+					    &sd->first);
+	}
+	if (!rc) {
+		buf_printf(&r->details, NULL, "%s\"downstream_differ\":%zu",
+			   r->details.len ? "," : "", sd->differ);
+		final_read(rd, l, sd->up, sd->nu);
+	}
+	sql_close(&conn[0]);
+	sql_close(&conn[1]);
+	return rc;
+}
+
+/* The downstream's difference added to the verdict: a failure. */
+static void downstream_verdict(const struct sides *sd, const struct lists *l,
+			       struct check_result *r)
+{
+	char was[sizeof(r->message)];
+
+	if (!sd->differ)
+		return;
+	snprintf(was, sizeof(was), "%s", r->message);
+	check_verdict(r, VERDICT_FAIL, "%zu of %lld keys differ downstream%s"
+		      "%s; first: %s; the history: %s", sd->differ,
+		      (long long)l->keys, sd->halted[0] ? " (compared "
+		      "unsynced: " : "", sd->halted[0] ? sd->halted : "",
+		      buf_str(&sd->first), was);
+}
+
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	       struct check_result *r, struct err *e)
 {
 	const struct append_check_opts *o = it->opts;
 	struct reading rd = { 0 };
+	struct sides sd = { 0 };
 	struct elle_result er;
+	struct lists l;
 	char path[4096];
-	int rc;
+	int rc, live_rc = 0;
 
 	snprintf(path, sizeof(path), "%s/history.jsonl", ctx->run_dir);
 	rd.path = "history.jsonl";
 	rc = history_read(path, 0, record, &rd, NULL, e);
-	if (rc < 0) {
-		release(&rd);
-		return -1;
+	if (rc >= 0 && !rd.bad[0] && ctx->cluster &&
+	    !lists_of(ctx->suite, &l)) {
+		sd.up = xcalloc((size_t)l.keys + 1, sizeof(*sd.up));
+		sd.down = xcalloc((size_t)l.keys + 1, sizeof(*sd.down));
+		sd.nu = xcalloc((size_t)l.keys + 1, sizeof(*sd.nu));
+		sd.nd = xcalloc((size_t)l.keys + 1, sizeof(*sd.nd));
+		live_rc = live(ctx, it, &l, &rd, &sd, r, e);
 	}
-	if (rd.bad[0]) {
+	if (rc < 0 || live_rc) {
+		/* -1: broke; 1: the barrier's verdict stands. */
+		rc = rc < 0 || live_rc < 0 ? -1 : 0;
+	} else if (rd.bad[0]) {
 		check_verdict(r, VERDICT_UNKNOWN, "%s", rd.bad);
 	} else if (!rd.n) {
 		check_verdict(r, VERDICT_UNKNOWN, "no transaction in the "
@@ -234,9 +481,20 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		elle_check(rd.t, rd.n, &er);
 		judge(&er, (enum elle_model)o->model, r);
 		elle_result_release(&er);
+		if (sd.up)
+			downstream_verdict(&sd, &l, r);
 	}
+	for (int64_t k = 0; sd.up && k < l.keys; k++) {
+		free(sd.up[k]);
+		free(sd.down[k]);
+	}
+	free(sd.up);
+	free(sd.down);
+	free(sd.nu);
+	free(sd.nd);
+	buf_release(&sd.first);
 	release(&rd);
-	return 0;
+	return rc < 0 ? -1 : 0;
 }
 
 const struct checker_type checker_append = {

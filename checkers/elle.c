@@ -65,7 +65,11 @@ struct elle {
 
 void elle_txn_name(struct buf *out, const struct elle_txn *t)
 {
-	buf_printf(out, NULL, "T(line %zu, process %d)", t->line, t->process);
+	if (t->label)
+		buf_addstr(out, t->label, NULL);
+	else
+		buf_printf(out, NULL, "T(line %zu, process %d)", t->line,
+			   t->process);
 }
 
 int elle_forbidden(enum elle_model model, enum elle_kind kind)
@@ -179,8 +183,11 @@ static void list_text(char *out, size_t size, const int64_t *v, size_t n)
 static const char *tname(const struct elle *el, size_t i, char *out,
 			 size_t size)
 {
-	snprintf(out, size, "T(line %zu, process %d)", el->t[i].line,
-		 el->t[i].process);
+	if (el->t[i].label)
+		snprintf(out, size, "%s", el->t[i].label);
+	else
+		snprintf(out, size, "T(line %zu, process %d)", el->t[i].line,
+			 el->t[i].process);
 	return out;
 }
 

@@ -41,6 +41,9 @@ struct elle_mop {
 };
 
 struct elle_txn {
+	/* MAY: what it is, when no transaction of the history ("the final
+	 * read upstream"); NULL: named by its line and process. */
+	const char *label;
 	size_t line;		/* its completion's line in the history */
 	int process;
 	enum elle_status status;

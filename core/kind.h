@@ -19,6 +19,7 @@
 #include "lib/optspec.h"
 
 struct ledger;
+struct lists;
 struct suite;
 struct suite_item;
 struct plan;
@@ -85,6 +86,11 @@ struct kind {
 	 * from item `it`'s options, for the check that judges it. 0.
 	 */
 	int (*ledger)(const struct suite_item *it, struct ledger *out);
+	/*
+	 * MAY (a workload that keeps lists, core/lists.h): fill `out` from
+	 * item `it`'s options, for the check that reads them. 0.
+	 */
+	int (*lists)(const struct suite_item *it, struct lists *out);
 };
 
 /*

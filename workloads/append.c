@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/lists.h"
 #include "core/suite.h"
 #include "lib/sql.h"
 #include "workloads/common.h"
@@ -254,11 +255,24 @@ static void run(struct worker *w)
 	}
 }
 
+/* Its keys and tables, for the append check (core/lists.h). */
+static int lists(const struct suite_item *it, struct lists *out)
+{
+	const struct append_opts *o = it->opts;
+
+	out->tables = o->common.tables.v;
+	out->ntables = o->common.tables.n;
+	out->key = o->key;
+	out->column = o->column;
+	out->keys = o->keys;
+	return 0;
+}
+
 const struct workload_type workload_append = {
 	.kind = { "append", "transactions of appends to keys' lists and reads "
 		  "of them, over several tables (Elle's list-append)", opts,
 		  sizeof(opts) / sizeof(opts[0]), sizeof(struct append_opts),
-		  .check = check },
+		  .check = check, .lists = lists },
 	.threads = threads,
 	.run = run,
 };

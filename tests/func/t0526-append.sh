@@ -73,6 +73,21 @@ test_expect_success 'every read locking: InnoDB serializes them, no anomaly as s
 	grep -Eqx "ok 2 - append: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over 6 keys: no anomaly serializable forbids" tap
 '
 
+test_expect_success 'the lists at the end: read upstream as a last transaction, equal downstream' '
+	grep -q "\"downstream_differ\": 0," "$TRASH/locked/results.json" &&
+	grep -Eq "\"barrier_ms\": [0-9]+," "$TRASH/locked/results.json"
+'
+
+test_expect_success 'a list the downstream lost an element of: the key, both lists, failed' '
+	sql "$DOWN" "SET SESSION sql_log_bin = 0; UPDATE locked.a_1 SET v = SUBSTRING_INDEX(v, \",\", 1) WHERE id = 1" &&
+	up=$(sql "$UP" "SELECT v FROM locked.a_1 WHERE id = 1") &&
+	first=${up%%,*} &&
+	{ "$TICHAOS" check "$TRASH/locked" >tap4 2>err4; test $? = 1; } &&
+	grep -qx "not ok 1 - append" tap4 &&
+	grep -Eqx "  message: \"1 of 6 keys differ downstream; first: key 1: downstream \[$first\], upstream \[$first [0-9 .]+\]; the history: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over 6 keys: no anomaly serializable forbids\"" tap4 &&
+	sql "$DOWN" "SET SESSION sql_log_bin = 0; UPDATE locked.a_1 SET v = \"$up\" WHERE id = 1"
+'
+
 test_expect_success 'a history whose transaction is unreadable: its line, verdict unknown, exit 3' '
 	cp -R "$TRASH/locked" "$TRASH/bad" &&
 	n=$(grep -n "\"type\":\"invoke\",\"f\":\"txn\"" "$TRASH/bad/history.jsonl" | sed -n "5s/:.*//p") &&
