@@ -502,7 +502,7 @@ const struct checker_type checker_append = {
 		  "transactions (Elle's list-append): G0, G1a, G1b, G1c, "
 		  "G-single, G2-item, internal, lost", opts,
 		  sizeof(opts) / sizeof(opts[0]),
-		  sizeof(struct append_check_opts) },
+		  sizeof(struct append_check_opts), .check = check },
 	.live = 0,
 	.run = run,
 };

@@ -447,7 +447,8 @@ static int cmp_edge(const void *a, const void *b)
 /* The graph's out-edges by transaction (e sorted by `from`). */
 static void index_edges(struct elle *el)
 {
-	qsort(el->e, el->ne, sizeof(*el->e), cmp_edge);
+	if (el->ne)
+		qsort(el->e, el->ne, sizeof(*el->e), cmp_edge);
 	el->first = xcalloc(el->n + 2, sizeof(*el->first));
 	for (size_t i = 0; i < el->ne; i++)
 		el->first[el->e[i].from + 1]++;

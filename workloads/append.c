@@ -218,7 +218,7 @@ static int txn(struct worker *w, const struct append_opts *o)
 	if (rc && aborted(w->conn.last_errno)) {
 		char why[300];
 
-		snprintf(why, sizeof(why), "aborted by the database: %s",
+		snprintf(why, sizeof(why), "aborted by the database: %.250s",
 			 e.msg);
 		err_clear(&e);
 		if (sql_exec(&w->conn, "ROLLBACK", &e))
