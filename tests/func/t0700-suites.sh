@@ -1,6 +1,7 @@
 #!/bin/sh
 # The shipped suites end to end on the local cluster (the CI gate):
-# smoke, fail_over_ddl_mix cut to 60 s (two cycles), bank, and the autoid
+# smoke, fail_over_ddl_mix cut to 60 s (two cycles), bank, append (its
+# known failure on MariaDB declared and shown), and the autoid
 # and region suites, which need TiDB and must be skipped here — never
 # passed.
 . "$(dirname "$0")/test-lib.sh"
@@ -61,6 +62,20 @@ test_expect_success 'bank passes: the total never changed through two kills of t
 	grep -q "\"type\":\"ok\",\"f\":\"replica_read\"" "$TRASH/bank/history.jsonl" &&
 	transfers=$(grep -c "\"type\":\"ok\",\"f\":\"transfer\"" "$TRASH/bank/history.jsonl") &&
 	grep -qx "ok 3 - bank: $reads reads saw the total 2000; $transfers ok transfers and 0 of 0 unknown ones applied fit the final balances, equal downstream (0 unresolved)" tap
+'
+
+test_expect_success 'append: its known failure on MariaDB shown as known, the lists equal downstream' '
+	test_clusters="$test_clusters $TRASH/append/cluster" &&
+	"$ROOT/tichaos" run "$ROOT/suites/append.yaml" --port-base auto \
+		--out "$TRASH/append" >tap 2>err || { tail -5 err; false; }
+	verdicts "$TRASH/append" >got &&
+	printf "%s\n" "workload 1 append pass" "fault 1 kill pass" "append fail" \
+		"progress pass" "logscan pass" >expect &&
+	test_cmp expect got &&
+	grep -qx "ok 2 - fault 1 kill: 2 of 2 injected, 2 healed" tap &&
+	grep -qx "not ok 3 - append # TODO known failure: MariaDB'\''s REPEATABLE READ is not snapshot isolation: a transaction reads a key from its snapshot, then appends to the key'\''s newer row (docs/checkers.md, append)" tap &&
+	grep -q "\"known\": \"MariaDB" "$TRASH/append/results.json" &&
+	grep -q "\"downstream_differ\": 0," "$TRASH/append/results.json"
 '
 
 test_expect_success 'autoid_leader_switch is skipped on the local cluster, not passed' '
