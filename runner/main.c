@@ -8,8 +8,7 @@
 
 static const struct command commands[] = {
 	{ "run", "run suites against a cluster and check the outcome",
-	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml|\n"
-	  "                                    tiup-cluster:NAME]\n"
+	  "tichaos run SUITE.yaml... [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--duration D] [--seed N] [--out DIR] [--keep-cluster]\n"
 	  "            [--keep-data] [--port-base N] [--hosts on|off|auto]\n"
 	  "            [-v] [--quiet] [--dry-run]\n"
@@ -94,8 +93,7 @@ static const struct command commands[] = {
 	  "  Exit 0, or 2 for any mistake (3 when a server could not be\n"
 	  "  asked).\n", cmd_validate },
 	{ "cluster", "start, stop or inspect a cluster",
-	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml|\n"
-	  "                                          tiup-cluster:NAME]\n"
+	  "tichaos cluster up|down|status [--cluster local|playground|TOPOLOGY.yaml]\n"
 	  "            [--dir DIR] [--port-base N|auto] [--hosts on|off|auto]\n"
 	  "            [--sshd] [--purge]\n"
 	  "       tichaos cluster kill|start|pause|continue COMPONENT\n"
