@@ -283,10 +283,29 @@ static size_t parse_list(const char *text, int64_t **list)
 	return n;
 }
 
-/* Every key's list on one side, read whole: lists[k - 1], n[k - 1] long
- * (a key without a row: empty). */
+/* One key's list as a side holds it. */
+struct keylist {
+	int64_t key;
+	int64_t *list;
+	size_t n;
+};
+
+/* A side's lists, sorted by key. */
+struct side_lists {
+	struct keylist *v;
+	size_t n, cap;
+};
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct keylist *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+/* Every key's list on one side, every row of the tables read whole. */
 static int read_lists(struct sql *s, const struct lists *l, const char *db,
-		      int64_t **lists, size_t *n, struct err *e)
+		      struct side_lists *out, struct err *e)
 {
 	struct buf q = BUF_INIT;
 	int rc = 0;
@@ -304,38 +323,51 @@ static int read_lists(struct sql *s, const struct lists *l, const char *db,
 		     sql_query(s, buf_str(&q), &res, e) ? -1 : 0;
 		for (size_t i = 0; !rc && i < res.nrows; i++) {
 			const char *k = sql_cell(&res, i, l->key);
-			long long key = k ? strtoll(k, NULL, 10) : 0;
+			struct keylist *kl;
 
-			if (key < 1 || key > l->keys || lists[key - 1])
-				continue;
-			n[key - 1] = parse_list(sql_cell(&res, i, l->column),
-						&lists[key - 1]);
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 64;
+				out->v = xrealloc(out->v, out->cap *
+							  sizeof(*out->v));
+			}
+			kl = &out->v[out->n++];
+			kl->key = k ? strtoll(k, NULL, 10) : 0;
+			kl->n = parse_list(sql_cell(&res, i, l->column),
+					   &kl->list);
 		}
 		sql_result_release(&res);
 	}
 	buf_release(&q);
+	if (out->n)
+		qsort(out->v, out->n, sizeof(*out->v), cmp_key);
 	return rc;
 }
 
+static void side_release(struct side_lists *sl)
+{
+	for (size_t i = 0; i < sl->n; i++)
+		free(sl->v[i].list);
+	free(sl->v);
+}
+
 /* The upstream's lists, read once the run ended: one more ok
- * transaction, after every other, reading every key. Takes `lists`. */
-static void final_read(struct reading *rd, const struct lists *l,
-		       int64_t **lists, const size_t *n)
+ * transaction, after every other, reading every key. Takes their lists. */
+static void final_read(struct reading *rd, struct side_lists *up)
 {
 	struct elle_txn *t = new_txn(rd);
 
 	t->label = "the final read upstream";
 	t->status = ELLE_OK;
 	t->invoke = t->complete = rd->last + 1;
-	t->mops = xcalloc((size_t)l->keys + 1, sizeof(*t->mops));
-	for (int64_t k = 0; k < l->keys; k++) {
+	t->mops = xcalloc(up->n + 1, sizeof(*t->mops));
+	for (size_t i = 0; i < up->n; i++) {
 		struct elle_mop *m = &t->mops[t->nmops++];
 
 		m->read = 1;
-		m->key = k + 1;
-		m->list = lists[k] ? lists[k] : xcalloc(1, sizeof(int64_t));
-		m->nlist = n[k];
-		lists[k] = NULL;
+		m->key = up->v[i].key;
+		m->list = up->v[i].list;
+		m->nlist = up->v[i].n;
+		up->v[i].list = NULL;
 	}
 }
 
@@ -354,23 +386,36 @@ static void list_text(struct buf *out, const int64_t *v, size_t n)
 	buf_addch(out, ']', NULL);
 }
 
-/* The keys whose lists differ between the sides: how many, the first
- * said in `first`. */
-static size_t differ(const struct lists *l, int64_t **up, const size_t *nu,
-		     int64_t **down, const size_t *nd, struct buf *first)
+/* The keys whose lists differ between the sides (a key one side lacks
+ * too): how many, the first said in `first`. */
+static size_t differ(const struct side_lists *up,
+		     const struct side_lists *down, size_t *keys,
+		     struct buf *first)
 {
-	size_t count = 0;
+	static const struct keylist none = { 0, NULL, 0 };
+	size_t count = 0, i = 0, j = 0;
 
-	for (int64_t k = 0; k < l->keys; k++) {
-		if (nu[k] == nd[k] && (!nu[k] || !memcmp(up[k], down[k],
-							  nu[k] * sizeof(int64_t))))
+	*keys = 0;
+	while (i < up->n || j < down->n) {
+		int64_t key = i == up->n ? down->v[j].key
+			      : j == down->n ? up->v[i].key
+			      : up->v[i].key < down->v[j].key ? up->v[i].key
+			      : down->v[j].key;
+		const struct keylist *u = i < up->n && up->v[i].key == key
+					  ? &up->v[i++] : &none;
+		const struct keylist *d = j < down->n && down->v[j].key == key
+					  ? &down->v[j++] : &none;
+
+		(*keys)++;
+		if (u->n == d->n && (!u->n || !memcmp(u->list, d->list,
+						      u->n * sizeof(int64_t))))
 			continue;
 		if (!count++) {
 			buf_printf(first, NULL, "key %lld: downstream ",
-				   (long long)k + 1);
-			list_text(first, down[k], nd[k]);
+				   (long long)key);
+			list_text(first, d->list, d->n);
 			buf_addstr(first, ", upstream ", NULL);
-			list_text(first, up[k], nu[k]);
+			list_text(first, u->list, u->n);
 		}
 	}
 	return count;
@@ -378,9 +423,9 @@ static size_t differ(const struct lists *l, int64_t **up, const size_t *nu,
 
 /* Both sides' lists: the downstream's after the barrier. */
 struct sides {
-	int64_t **up, **down;
-	size_t *nu, *nd;
-	size_t differ;
+	int live;		/* read */
+	struct side_lists up, down;
+	size_t differ, keys;
 	struct buf first;
 	char halted[300];
 };
@@ -406,7 +451,7 @@ static int live(const struct check_ctx *ctx, const struct suite_item *it,
 	rc = !up ? err_set(e, ERR_INFRA, "the cluster has no upstream SQL "
 			   "node")
 		 : component_connect(up, &conn[0], NULL, 60, e) ||
-		   read_lists(&conn[0], l, db, sd->up, sd->nu, e);
+		   read_lists(&conn[0], l, db, &sd->up, e);
 	if (!rc && down) {
 		rc = component_connect(down, &conn[1], NULL, 60, e) ? -1 : 0;
 		if (!rc)
@@ -416,15 +461,16 @@ static int live(const struct check_ctx *ctx, const struct suite_item *it,
 		if (!rc && !conn[1].my)
 			rc = component_connect(down, &conn[1], NULL, 60, e);
 		if (!rc)
-			rc = read_lists(&conn[1], l, db, sd->down, sd->nd, e);
+			rc = read_lists(&conn[1], l, db, &sd->down, e);
 		if (!rc)
-			sd->differ = differ(l, sd->up, sd->nu, sd->down, sd->nd,
+			sd->differ = differ(&sd->up, &sd->down, &sd->keys,
 					    &sd->first);
 	}
 	if (!rc) {
 		buf_printf(&r->details, NULL, "%s\"downstream_differ\":%zu",
 			   r->details.len ? "," : "", sd->differ);
-		final_read(rd, l, sd->up, sd->nu);
+		sd->live = 1;
+		final_read(rd, &sd->up);
 	}
 	sql_close(&conn[0]);
 	sql_close(&conn[1]);
@@ -432,17 +478,16 @@ static int live(const struct check_ctx *ctx, const struct suite_item *it,
 }
 
 /* The downstream's difference added to the verdict: a failure. */
-static void downstream_verdict(const struct sides *sd, const struct lists *l,
-			       struct check_result *r)
+static void downstream_verdict(const struct sides *sd, struct check_result *r)
 {
 	char was[sizeof(r->message)];
 
 	if (!sd->differ)
 		return;
 	snprintf(was, sizeof(was), "%s", r->message);
-	check_verdict(r, VERDICT_FAIL, "%zu of %lld keys differ downstream%s"
+	check_verdict(r, VERDICT_FAIL, "%zu of %zu keys differ downstream%s"
 		      "%s; first: %s; the history: %s", sd->differ,
-		      (long long)l->keys, sd->halted[0] ? " (compared "
+		      sd->keys, sd->halted[0] ? " (compared "
 		      "unsynced: " : "", sd->halted[0] ? sd->halted : "",
 		      buf_str(&sd->first), was);
 }
@@ -462,13 +507,8 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	rd.path = "history.jsonl";
 	rc = history_read(path, 0, record, &rd, NULL, e);
 	if (rc >= 0 && !rd.bad[0] && ctx->cluster &&
-	    !lists_of(ctx->suite, &l)) {
-		sd.up = xcalloc((size_t)l.keys + 1, sizeof(*sd.up));
-		sd.down = xcalloc((size_t)l.keys + 1, sizeof(*sd.down));
-		sd.nu = xcalloc((size_t)l.keys + 1, sizeof(*sd.nu));
-		sd.nd = xcalloc((size_t)l.keys + 1, sizeof(*sd.nd));
+	    !lists_of(ctx->suite, &l))
 		live_rc = live(ctx, it, &l, &rd, &sd, r, e);
-	}
 	if (rc < 0 || live_rc) {
 		/* -1: broke; 1: the barrier's verdict stands. */
 		rc = rc < 0 || live_rc < 0 ? -1 : 0;
@@ -481,17 +521,11 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		elle_check(rd.t, rd.n, &er);
 		judge(&er, (enum elle_model)o->model, r);
 		elle_result_release(&er);
-		if (sd.up)
-			downstream_verdict(&sd, &l, r);
+		if (sd.live)
+			downstream_verdict(&sd, r);
 	}
-	for (int64_t k = 0; sd.up && k < l.keys; k++) {
-		free(sd.up[k]);
-		free(sd.down[k]);
-	}
-	free(sd.up);
-	free(sd.down);
-	free(sd.nu);
-	free(sd.nd);
+	side_release(&sd.up);
+	side_release(&sd.down);
 	buf_release(&sd.first);
 	release(&rd);
 	return rc < 0 ? -1 : 0;

@@ -4,9 +4,12 @@
  * its whole list (Elle's list-append: docs/suite-format.md, append; the
  * append check, checkers/append.c, judges the isolation they show).
  *
- * Keys 1..keys live in the item's tables round robin: key k is the row
- * `key` = k of tables[(k - 1) % ntables], its list in `column` (a text
- * of comma-separated integers). A transaction is
+ * `keys` keys are in use at once, as Elle's list-append uses them: each
+ * micro-operation picks one of them, and a key that took
+ * `max_writes_per_key` appends is retired for a fresh one (so that no
+ * list, read whole, grows with the run). Key k lives in the item's tables
+ * round robin: the row `key` = k of tables[(k - 1) % ntables], its list
+ * in `column` (a text of comma-separated integers). A transaction is
  *   START TRANSACTION; then each micro-operation:
  *     append: INSERT ... (k, 'x') ON DUPLICATE KEY UPDATE
  *             column = CONCAT(column, ',x')
@@ -19,6 +22,7 @@
  * aborted it is a fail counted as refused, as the database's normal
  * answer (aborted); an error at COMMIT is info, its outcome unknown.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -32,6 +36,7 @@ struct append_opts {
 	const char *key;
 	const char *column;
 	int64_t keys;
+	int64_t max_writes;
 	int64_t max_ops;
 	int64_t append_weight;
 	int64_t read_weight;
@@ -47,7 +52,10 @@ static const struct optspec opts[] = {
 	{ "column", OPT_IDENT, "v", 0, NULL, 0, 0,
 	  "the text column holding the list", AT(column) },
 	{ "keys", OPT_INT, "8", 0, NULL, 1, 1000000,
-	  "keys 1..keys, over the tables round robin", AT(keys) },
+	  "keys in use at once, over the tables round robin", AT(keys) },
+	{ "max_writes_per_key", OPT_INT, "32", 0, NULL, 1, 1000000,
+	  "appends a key takes before a fresh key replaces it",
+	  AT(max_writes) },
 	{ "max_ops", OPT_INT, "4", 0, NULL, 1, 64,
 	  "micro-operations per transaction: 1..max_ops", AT(max_ops) },
 	{ "append_weight", OPT_INT, "1", 0, NULL, 0, 1000,
@@ -63,6 +71,39 @@ static const struct optspec opts[] = {
 
 /* The run's appended values: unique over every worker of every item. */
 static int64_t last_value;
+
+/*
+ * The keys in use (one append workload a suite: the append check's
+ * rule): slot s holds key slot_key[s], which has taken slot_writes[s]
+ * appends drawn so far; the next fresh key is next_key.
+ */
+static pthread_mutex_t key_lock = PTHREAD_MUTEX_INITIALIZER;
+static int64_t *slot_key, *slot_writes, next_key;
+
+/* A key for a micro-operation: a read's, or an append's, counted. */
+static int64_t draw_key(struct worker *w, const struct append_opts *o,
+			int append)
+{
+	size_t slot = (size_t)rand_below(&w->rng, (uint64_t)o->keys);
+	int64_t key;
+
+	pthread_mutex_lock(&key_lock);
+	if (!slot_key) {
+		slot_key = xcalloc((size_t)o->keys + 1, sizeof(*slot_key));
+		slot_writes = xcalloc((size_t)o->keys + 1,
+				      sizeof(*slot_writes));
+		for (int64_t k = 0; k < o->keys; k++)
+			slot_key[k] = k + 1;
+		next_key = o->keys + 1;
+	}
+	key = slot_key[slot];
+	if (append && ++slot_writes[slot] >= o->max_writes) {
+		slot_key[slot] = next_key++;
+		slot_writes[slot] = 0;
+	}
+	pthread_mutex_unlock(&key_lock);
+	return key;
+}
 
 static int check(const struct suite *s, const struct suite_item *it,
 		 struct err *e)
@@ -199,8 +240,7 @@ static int txn(struct worker *w, const struct append_opts *o)
 	for (size_t i = 0; i < n; i++) {
 		mops[i].read = rand_below(&w->rng, weights) >=
 			       (uint64_t)o->append_weight;
-		mops[i].key = 1 + (int64_t)rand_below(&w->rng,
-						      (uint64_t)o->keys);
+		mops[i].key = draw_key(w, o, !mops[i].read);
 		mops[i].value = mops[i].read ? 0
 			: __atomic_add_fetch(&last_value, 1, __ATOMIC_SEQ_CST);
 		mops[i].list = (struct buf)BUF_INIT;

@@ -47,10 +47,11 @@ suite rr false snapshot-isolation read-committed
 test_expect_success 'MariaDB REPEATABLE READ: G-single, forbidden under snapshot isolation, allowed under read committed' '
 	{ "$TICHAOS" run "$TRASH/rr.yaml" --cluster "$T" --out "$TRASH/rr" >tap 2>err; test $? = 1; } ||
 	{ cat tap err; false; } &&
-	grep -Eqx "ok 1 - workload 1 append: [0-9]+ ok, 0 fail, 0 info(, [0-9]+ refused)?" tap &&
+	ok=$(sed -n "s/^ok 1 - workload 1 append: \([0-9]*\) ok, 0 fail, 0 info\(, [0-9]* refused\)\{0,1\}\$/\1/p" tap) &&
+	test -n "$ok" &&
 	grep -qx "not ok 2 - append" tap &&
-	grep -Eqx "  message: \"G-single [0-9]+, which snapshot-isolation forbids; first G-single: T\(line [0-9]+, process [0-3]\) -\(rw key [1-6]: read without [0-9]+\)-> .*-> T\(line [0-9]+, process [0-3]\)\"" tap &&
-	grep -Eqx "ok 3 - append: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over 6 keys: no anomaly read-committed forbids \(allowed: G-single [0-9]+(, G2-item [0-9]+)?\)" tap &&
+	grep -Eqx "  message: \"G-single [0-9]+, which snapshot-isolation forbids; first G-single: T\(line [0-9]+, process [0-3]\) -\(rw key [0-9]+: read without [0-9]+\)-> .*-> T\(line [0-9]+, process [0-3]\)\"" tap &&
+	grep -Eqx "ok 3 - append: $ok ok, [0-9]+ failed, 0 unknown transactions over [0-9]+ keys: no anomaly read-committed forbids \(allowed: G-single [0-9]+(, G2-item [0-9]+)?\)" tap &&
 	grep -q "\"f\":\"txn\",.*\"value\":{\"txn\":\[\[\"append\",[1-6],[0-9]*\]" "$TRASH/rr/history.jsonl" &&
 	grep -q "\"type\":\"ok\",\"f\":\"txn\",.*\[\"r\",[1-6],\[[0-9,]*\]\]" "$TRASH/rr/history.jsonl"
 '
@@ -70,7 +71,7 @@ suite locked true serializable
 test_expect_success 'every read locking: InnoDB serializes them, no anomaly as serializable' '
 	"$TICHAOS" run "$TRASH/locked.yaml" --cluster "$T" --out "$TRASH/locked" >tap 2>err ||
 	{ cat tap err; false; } &&
-	grep -Eqx "ok 2 - append: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over 6 keys: no anomaly serializable forbids" tap
+	grep -Eqx "ok 2 - append: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over [0-9]+ keys: no anomaly serializable forbids" tap
 '
 
 test_expect_success 'the lists at the end: read upstream as a last transaction, equal downstream' '
@@ -84,7 +85,7 @@ test_expect_success 'a list the downstream lost an element of: the key, both lis
 	first=${up%%,*} &&
 	{ "$TICHAOS" check "$TRASH/locked" >tap4 2>err4; test $? = 1; } &&
 	grep -qx "not ok 1 - append" tap4 &&
-	grep -Eqx "  message: \"1 of 6 keys differ downstream; first: key 1: downstream \[$first\], upstream \[$first [0-9 .]+\]; the history: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over 6 keys: no anomaly serializable forbids\"" tap4 &&
+	grep -Eqx "  message: \"1 of [0-9]+ keys differ downstream; first: key 1: downstream \[$first\], upstream \[$first [0-9 .]+\]; the history: [0-9]+ ok, [0-9]+ failed, 0 unknown transactions over [0-9]+ keys: no anomaly serializable forbids\"" tap4 &&
 	sql "$DOWN" "SET SESSION sql_log_bin = 0; UPDATE locked.a_1 SET v = \"$up\" WHERE id = 1"
 '
 
