@@ -159,6 +159,21 @@ test_expect_success 'a fault that restarts its target itself refuses a supervise
 	! grep -q "\"f\":\"clock\"" "$TRASH/r6/history.jsonl"
 '
 
+# A supervisor that does not restart it (stopped here): the heal waits
+# its delay and the cluster's timeout, then names it.
+sed -e "s/^cluster: static$/&\ntimeout: 5s/" "$T2" >"$TRASH/short-timeout.yaml"
+
+test_expect_success 'a supervisor that does not bring it back: the heal fails naming it, exit 3' '
+	sup=$(cat "$S/supervisor.pid") && kill -STOP "$sup" &&
+	"$TICHAOS" run "$TRASH/short.yaml" --cluster "$TRASH/short-timeout.yaml" --out "$TRASH/r7" >tap 2>err
+	rc=$? && kill -CONT "$sup" &&
+	test "$rc" = 3 &&
+	grep -qx "not ok 2 - fault 1 kill: 1 of 1 injected, 0 healed, 1 heals failed" tap &&
+	grep -Eqx "  message: \"sup-0: its supervisor did not start it again within 8s \(its delay 3s, then the cluster.s timeout\); last log line: .*\"" tap &&
+	wait_for_condition 30 "\"\$TICHAOS\" validate --cluster \"$T2\" 2>&1 | grep -qx \"ok sup-0: running, answers\"" ||
+	{ kill -CONT "$sup"; cat tap err; false; }
+'
+
 # bad NAME SUPERVISOR...: a topology of one component under `supervisor:`
 # with the lines given, and a pid source unless SUPERVISOR says nopid.
 bad() {
