@@ -12,6 +12,7 @@
  * (verdict unknown), never a crash.
  */
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "core/suite.h"
 #include "lib/history.h"
 #include "lib/sql.h"
+#include "lib/svg.h"
 #include "lib/ynode.h"
 
 static const char *const models[] = { "read-committed",
@@ -212,6 +214,30 @@ static void release(struct reading *rd)
 	free(rd->open);
 }
 
+/* ",\"cycle\":[{\"txn\":..,\"edge\":..,\"key\":..,\"value\":..},...]"
+ * of the first cycle of `kind`, for its drawing; nothing without one. */
+static void cycle_json(struct buf *out, const struct elle_result *er,
+		       enum elle_kind kind)
+{
+	size_t n = er->ncycle[kind] < ELLE_CYCLE_MAX ? er->ncycle[kind]
+						     : ELLE_CYCLE_MAX;
+
+	if (!n)
+		return;
+	buf_printf(out, NULL, ",\"cycle_length\":%zu,\"cycle\":[",
+		   er->ncycle[kind]);
+	for (size_t i = 0; i < n; i++) {
+		const struct elle_step *st = &er->cycle[kind][i];
+
+		buf_addstr(out, i ? ",{\"txn\":" : "{\"txn\":", NULL);
+		json_quote(out, st->txn, NULL);
+		buf_printf(out, NULL, ",\"edge\":\"%s\",\"key\":%lld,"
+			   "\"value\":%lld}", st->edge, (long long)st->key,
+			   (long long)st->value);
+	}
+	buf_addch(out, ']', NULL);
+}
+
 /* The verdict and its words from what elle_check found. */
 static void judge(const struct elle_result *er, enum elle_model model,
 		  struct check_result *r)
@@ -236,6 +262,7 @@ static void judge(const struct elle_result *er, enum elle_model model,
 			   elle_kind_names[k], er->count[k],
 			   bad ? "true" : "false");
 		json_quote(&r->details, buf_str(&er->first[k]), NULL);
+		cycle_json(&r->details, er, (enum elle_kind)k);
 		buf_addch(&r->details, '}', NULL);
 		buf_printf(to, NULL, "%s%s %zu", to->len ? ", " : "",
 			   elle_kind_names[k], er->count[k]);
@@ -315,10 +342,11 @@ static int read_lists(struct sql *s, const struct lists *l, const char *db,
 
 		buf_reset(&q);
 		rc = buf_addstr(&q, "SELECT ", e) ||
-		     sql_quote_ident(&q, l->key, e) || buf_addstr(&q, ", ", e) ||
+		     sql_quote_ident(&q, l->key, e) ||
+		     buf_addstr(&q, ", ", e) ||
 		     sql_quote_ident(&q, l->column, e) ||
-		     buf_addstr(&q, " FROM ", e) || sql_quote_ident(&q, db, e) ||
-		     buf_addch(&q, '.', e) ||
+		     buf_addstr(&q, " FROM ", e) ||
+		     sql_quote_ident(&q, db, e) || buf_addch(&q, '.', e) ||
 		     sql_quote_ident(&q, l->tables[t], e) ||
 		     sql_query(s, buf_str(&q), &res, e) ? -1 : 0;
 		for (size_t i = 0; !rc && i < res.nrows; i++) {
@@ -531,6 +559,103 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 	return rc < 0 ? -1 : 0;
 }
 
+/* The colour of an edge of each kind. */
+static const char *edge_colour(const char *edge)
+{
+	return !strcmp(edge, "ww") ? "#1f77b4" : !strcmp(edge, "wr")
+	       ? "#2ca02c" : "#d62728";
+}
+
+/* One cycle of `a` (an anomaly of the details) drawn: its transactions
+ * round a circle, each edge an arrow named by its kind, key and value. */
+static void draw_cycle(const json_t *a, struct buf *out)
+{
+	const json_t *cyc = json_object_get(a, "cycle");
+	size_t n = json_array_size(cyc);
+	const double cx = SVG_W / 2.0, cy = 190, rad = 130, pi = 3.14159265;
+	struct buf body = BUF_INIT;
+
+	buf_printf(&body, NULL, "<defs><marker id=\"elle-arrow\" "
+		   "viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
+		   "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\">"
+		   "<path d=\"M0,0 L10,5 L0,10 z\"/></marker></defs>\n");
+	for (size_t i = 0; i < n; i++) {
+		const json_t *st = json_array_get(cyc, i);
+		double a0 = 2 * pi * (double)i / (double)n - pi / 2;
+		double a1 = 2 * pi * (double)(i + 1) / (double)n - pi / 2;
+		double x0 = cx + rad * cos(a0), y0 = cy + rad * sin(a0);
+		double x1 = cx + rad * cos(a1), y1 = cy + rad * sin(a1);
+		double dx = x1 - x0, dy = y1 - y0;
+		double len = sqrt(dx * dx + dy * dy);
+		const char *edge = figure_str(st, "edge");
+		char label[96];
+
+		double qx, qy;
+
+		if (len < 1)
+			len = 1;
+		/* Bowed to its left: an edge back between the same two
+		 * transactions bows the other way. */
+		qx = (x0 + x1) / 2 - dy / len * 45;
+		qy = (y0 + y1) / 2 + dx / len * 45;
+		buf_printf(&body, NULL, "<path d=\"M%.1f,%.1f Q%.1f,%.1f "
+			   "%.1f,%.1f\" fill=\"none\" stroke=\"%s\" "
+			   "stroke-width=\"2\" marker-end=\"url(#elle-arrow)"
+			   "\"/>\n", x0 + dx * 8 / len, y0 + dy * 8 / len, qx,
+			   qy, x1 - dx * 8 / len, y1 - dy * 8 / len,
+			   edge_colour(edge));
+		snprintf(label, sizeof(label), "%s key %lld: %lld", edge,
+			 (long long)json_integer_value(
+				 json_object_get(st, "key")),
+			 (long long)json_integer_value(
+				 json_object_get(st, "value")));
+		/* Its label beside its bow, away from the other edges. */
+		buf_printf(&body, NULL, "<text x=\"%.1f\" y=\"%.1f\" "
+			   "text-anchor=\"%s\" fill=\"%s\">",
+			   (x0 + x1) / 4 + qx / 2 - dy / len * 8,
+			   (y0 + y1) / 4 + qy / 2 + dx / len * 8 + 4,
+			   -dy / len < -0.3 ? "end" : -dy / len > 0.3 ? "start"
+			   : "middle", edge_colour(edge));
+		svg_text(&body, label);
+		buf_printf(&body, NULL, "</text>\n<circle cx=\"%.1f\" "
+			   "cy=\"%.1f\" r=\"6\"/>\n<text x=\"%.1f\" "
+			   "y=\"%.1f\" text-anchor=\"middle\">", x0, y0,
+			   cx + (rad + 28) * cos(a0),
+			   cy + (rad + 28) * sin(a0) + 4);
+		svg_text(&body, figure_str(st, "txn"));
+		buf_addstr(&body, "</text>\n", NULL);
+	}
+	buf_addstr(out, "<h4>", NULL);
+	svg_text(out, figure_str(a, "kind"));
+	buf_printf(out, NULL, ": the first cycle, %lld transactions (ww "
+		   "blue, wr green, rw red)</h4>\n<svg xmlns=\"http://www.w3."
+		   "org/2000/svg\" width=\"%d\" height=\"380\" role=\"img\" "
+		   "class=\"ellecycle\">\n%s</svg>\n",
+		   (long long)json_integer_value(json_object_get(a,
+							"cycle_length")),
+		   SVG_W, buf_str(&body));
+	buf_release(&body);
+}
+
+/* report.html: each forbidden cycle drawn, and left out of the text. */
+static void append_draw(const struct figure *f, const json_t *details,
+			json_t *rest, struct buf *out)
+{
+	const json_t *an = json_object_get(details, "anomalies");
+	json_t *rest_an = json_object_get(rest, "anomalies");
+
+	(void)f;
+	for (size_t i = 0; i < json_array_size(an); i++) {
+		const json_t *a = json_array_get(an, i);
+
+		if (!json_array_size(json_object_get(a, "cycle")) ||
+		    !json_is_true(json_object_get(a, "forbidden")))
+			continue;
+		draw_cycle(a, out);
+		json_object_del(json_array_get(rest_an, i), "cycle");
+	}
+}
+
 const struct checker_type checker_append = {
 	.kind = { "append", "isolation anomalies of the append workload's "
 		  "transactions (Elle's list-append): G0, G1a, G1b, G1c, "
@@ -539,4 +664,5 @@ const struct checker_type checker_append = {
 		  sizeof(struct append_check_opts), .check = check },
 	.live = 0,
 	.run = run,
+	.draw = append_draw,
 };

@@ -656,6 +656,7 @@ static void cycles(struct elle *el, size_t ncomp)
 			{ ELLE_G2_ITEM, 1u << RW, 7u },
 		};
 		size_t len = 0, t;
+		enum elle_kind k;
 		struct buf text = BUF_INIT;
 
 		if (b.start[c + 1] - b.start[c] < 2)
@@ -665,8 +666,21 @@ static void cycles(struct elle *el, size_t ncomp)
 					    tries[t].rest, cyc, tmp);
 		if (!len)
 			continue;
+		k = tries[t - 1].kind;
+		for (size_t i = 0; !el->r->count[k] && i < len &&
+		     i < ELLE_CYCLE_MAX; i++) {
+			struct elle_step *st = &el->r->cycle[k][i];
+			const struct edge *e = &el->e[cyc[i]];
+
+			tname(el, e->from, st->txn, sizeof(st->txn));
+			st->edge = edge_names[e->kind];
+			st->key = e->key;
+			st->value = e->value;
+		}
+		if (!el->r->count[k])
+			el->r->ncycle[k] = len;
 		cycle_text(el, cyc, len, &text);
-		note(el, tries[t - 1].kind, "%s", buf_str(&text));
+		note(el, k, "%s", buf_str(&text));
 		buf_release(&text);
 	}
 	free(b.via);

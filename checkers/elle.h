@@ -81,8 +81,21 @@ extern const char *const elle_kind_names[ELLE_NKINDS];
 /* Whether `model` forbids anomalies of `kind`. */
 int elle_forbidden(enum elle_model model, enum elle_kind kind);
 
+/* A step of a cycle: from transaction `txn` by an edge to the next. */
+struct elle_step {
+	char txn[64];		/* its name (elle_txn_name) */
+	const char *edge;	/* "ww", "wr", "rw" */
+	int64_t key, value;	/* the element that makes the edge */
+};
+
+#define ELLE_CYCLE_MAX 16	/* steps of a cycle kept for a drawing */
+
 struct elle_result {
 	size_t count[ELLE_NKINDS];
+	/* The first cycle of each cycle kind (G0, G1c, G-single, G2-item),
+	 * step by step: at most ELLE_CYCLE_MAX of its ncycle steps. */
+	struct elle_step cycle[ELLE_NKINDS][ELLE_CYCLE_MAX];
+	size_t ncycle[ELLE_NKINDS];
 	/* The first of each kind explained: the transactions, the edges
 	 * and why each holds, one line ("" when none). */
 	struct buf first[ELLE_NKINDS];

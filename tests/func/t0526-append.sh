@@ -56,6 +56,15 @@ test_expect_success 'MariaDB REPEATABLE READ: G-single, forbidden under snapshot
 	grep -q "\"type\":\"ok\",\"f\":\"txn\",.*\[\"r\",[1-6],\[[0-9,]*\]\]" "$TRASH/rr/history.jsonl"
 '
 
+test_expect_success 'report.html draws the first forbidden cycle, its steps in results.json' '
+	n=$(sed -n "s/.*\"cycle_length\": \([0-9]*\),.*/\1/p" "$TRASH/rr/results.json" | head -n 1) &&
+	test -n "$n" &&
+	grep -q "<h4>G-single: the first cycle, $n transactions (ww blue, wr green, rw red)</h4>" "$TRASH/rr/report.html" &&
+	test "$(grep -c "class=\"ellecycle\"" "$TRASH/rr/report.html")" = 1 &&
+	test "$(grep -c "marker-end=\"url(#elle-arrow)\"" "$TRASH/rr/report.html")" = "$n" &&
+	grep -q "\"edge\": \"rw\"" "$TRASH/rr/results.json"
+'
+
 test_expect_success 'tichaos check: the stored history judged the same' '
 	grep "^not ok 2 - \|^ok 3 - \|^  message: \"G-single" tap |
 		sed -e "s/^\(not \)\{0,1\}ok [0-9]* /\1ok N /" >expect &&

@@ -75,8 +75,8 @@ static void counts(struct elle_result *r, char *out, size_t size)
 	elle_check(txns, ntxns, r);
 	for (int k = 0; k < ELLE_NKINDS; k++)
 		if (r->count[k])
-			len += (size_t)snprintf(out + len, size - len, "%s%s=%zu",
-						len ? " " : "",
+			len += (size_t)snprintf(out + len, size - len,
+						"%s%s=%zu", len ? " " : "",
 						elle_kind_names[k],
 						r->count[k]);
 }
@@ -127,6 +127,28 @@ int main(void)
 	       "T(line 20, process 1) -(rw key 1: read without 1)-> T(line 10, "
 	       "process 0) -(wr key 2: read up to its 2)-> T(line 20, process "
 	       "1)");
+
+	txn(ELLE_OK, 0, 5, "a 1 1; a 2 2");
+	txn(ELLE_OK, 0, 5, "r 1 -; r 2 2");
+	txn(ELLE_OK, 6, 7, "r 1 1");
+	{
+		struct elle_result r;
+		char got[256];
+
+		counts(&r, got, sizeof(got));
+		is_uint(r.ncycle[ELLE_G_SINGLE], 2, "read skew: its cycle, "
+			"step by step: two steps");
+		is_str(r.cycle[ELLE_G_SINGLE][0].txn, "T(line 20, process 1)",
+		       "first from the reader");
+		is_str(r.cycle[ELLE_G_SINGLE][0].edge, "rw", "by its rw");
+		is_int(r.cycle[ELLE_G_SINGLE][0].key, 1, "on key 1");
+		is_int(r.cycle[ELLE_G_SINGLE][0].value, 1, "missing 1");
+		is_str(r.cycle[ELLE_G_SINGLE][1].edge, "wr", "back by a wr");
+		is_int(r.cycle[ELLE_G_SINGLE][1].key, 2, "on key 2");
+		is_uint(r.ncycle[ELLE_G0], 0, "and no cycle of another kind");
+		elle_result_release(&r);
+		reset();
+	}
 
 	txn(ELLE_OK, 0, 5, "r 1 -; a 2 2");
 	txn(ELLE_OK, 0, 5, "r 2 -; a 1 1");
