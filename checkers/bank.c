@@ -188,45 +188,6 @@ static int live(struct bank *b, const struct check_ctx *ctx,
 	return rc;
 }
 
-/* Both sides TiDB, and the points: 0; 1 with r's verdict unknown. */
-static int read_points(const struct check_ctx *ctx, const char *cf,
-		       int64_t want, const struct component *up,
-		       const struct component *down, struct sync_point **pts,
-		       size_t *n, struct check_result *r, struct err *e)
-{
-	struct sql s = SQL_INIT;
-	struct buf v = BUF_INIT;
-	char why[ERR_MSG_MAX + 200] = "";
-	int rc;
-
-	if (ctx->dialect != DIALECT_TIDB) {
-		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is %s, not "
-			      "TiDB: the sync points' balances are read at "
-			      "TiDB snapshots (tidb_snapshot) on both sides",
-			      up->name, ctx->dialect < 0 ? "unknown" :
-			      dialect_name(ctx->dialect));
-		return 1;
-	}
-	rc = syncpoint_store_not_tidb(down, &v, e);
-	if (!rc && v.len)
-		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is not TiDB "
-			      "(%s): TiCDC records sync points only in a TiDB "
-			      "downstream", down->name, buf_str(&v));
-	rc = rc ? -1 : v.len ? 1 : 0;
-	buf_release(&v);
-	if (!rc)
-		rc = component_connect(down, &s, NULL, 60, e) ||
-		     syncpoint_store_read(&s, down->name, cf,
-					  ctx->cluster->ticdc.keyspace, want,
-					  pts, n, why, sizeof(why), e) ? -1 : 0;
-	sql_close(&s);
-	if (!rc && !*n) {
-		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s", why);
-		rc = 1;
-	}
-	return rc;
-}
-
 /*
  * The balances at the last o->syncpoints sync points: violations into
  * `msg`, b->at_points the pass; 1 with r's verdict unknown (no point, a
@@ -251,7 +212,8 @@ static int at_syncpoints(struct bank *b, const struct check_ctx *ctx,
 	struct err pe = ERR_INIT;
 	int rc;
 
-	rc = read_points(ctx, cf, o->syncpoints, up, down, &pts, &n, r, e);
+	rc = syncpoint_store_points(ctx, cf, o->syncpoints, "balances", up,
+				    down, &pts, &n, r, e);
 	buf_addstr(&r->details, ",\"syncpoints\":[", NULL);
 	for (i = 0; !rc && i < n && !check_interrupted(ctx); i++) {
 		const char *db = ctx->suite->database;

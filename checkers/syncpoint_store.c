@@ -8,8 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "checkers/checker.h"
 #include "checkers/syncpoint_store.h"
 #include "clusters/cluster.h"
+#include "core/worker.h"
 #include "lib/buf.h"
 #include "lib/sql.h"
 
@@ -113,4 +115,44 @@ int syncpoint_store_not_tidb(const struct component *down, struct buf *v,
 	if (!rc && strstr(buf_str(v), "TiDB"))
 		buf_reset(v);
 	return rc ? -1 : 0;
+}
+
+int syncpoint_store_points(const struct check_ctx *ctx, const char *cf,
+			   int64_t want, const char *what,
+			   const struct component *up,
+			   const struct component *down,
+			   struct sync_point **pts, size_t *n,
+			   struct check_result *r, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct buf v = BUF_INIT;
+	char why[ERR_MSG_MAX + 200] = "";
+	int rc;
+
+	if (ctx->dialect != DIALECT_TIDB) {
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is %s, not "
+			      "TiDB: the sync points' %s are read at TiDB "
+			      "snapshots (tidb_snapshot) on both sides",
+			      up->name, ctx->dialect < 0 ? "unknown" :
+			      dialect_name(ctx->dialect), what);
+		return 1;
+	}
+	rc = syncpoint_store_not_tidb(down, &v, e);
+	if (!rc && v.len)
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s is not TiDB "
+			      "(%s): TiCDC records sync points only in a TiDB "
+			      "downstream", down->name, buf_str(&v));
+	rc = rc ? -1 : v.len ? 1 : 0;
+	buf_release(&v);
+	if (!rc)
+		rc = component_connect(down, &s, NULL, 60, e) ||
+		     syncpoint_store_read(&s, down->name, cf,
+					  ctx->cluster->ticdc.keyspace, want,
+					  pts, n, why, sizeof(why), e) ? -1 : 0;
+	sql_close(&s);
+	if (!rc && !*n) {
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %s", why);
+		rc = 1;
+	}
+	return rc;
 }

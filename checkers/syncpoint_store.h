@@ -5,7 +5,8 @@
  * The sync points TiCDC records in a TiDB downstream's
  * tidb_cdc.syncpoint_v1, read for the checks that compare the sides at
  * them: the syncpoint check (checkers/syncpoint.c, which says how TiCDC
- * writes the table) and the bank check. No state: every call reads anew.
+ * writes the table), the bank and append checks. No state: every call
+ * reads anew.
  */
 
 #include <stddef.h>
@@ -49,5 +50,22 @@ int syncpoint_store_read(struct sql *down, const char *down_name,
  */
 int syncpoint_store_not_tidb(const struct component *down, struct buf *v,
 			     struct err *e);
+
+struct check_ctx;
+struct check_result;
+
+/*
+ * For a check comparing `what` ("balances") at the last `want` sync
+ * points of changefeed `cf`: both sides TiDB (ctx->dialect for `up`,
+ * VERSION() of `down`), and the points read into *pts (*n of them;
+ * the caller frees). 0; 1 with r's verdict unknown, saying which side is
+ * not TiDB or why there is no point; -1 with `e`.
+ */
+int syncpoint_store_points(const struct check_ctx *ctx, const char *cf,
+			   int64_t want, const char *what,
+			   const struct component *up,
+			   const struct component *down,
+			   struct sync_point **pts, size_t *n,
+			   struct check_result *r, struct err *e);
 
 #endif
