@@ -20,6 +20,7 @@
 #include "checkers/barrier.h"
 #include "checkers/checker.h"
 #include "checkers/elle.h"
+#include "checkers/syncpoint_store.h"
 #include "clusters/cluster.h"
 #include "core/lists.h"
 #include "core/suite.h"
@@ -36,6 +37,7 @@ struct append_check_opts {
 	int model;		/* enum elle_model */
 	int64_t sync_timeout;
 	const char *changefeed;	/* NULL: the cluster's */
+	int64_t syncpoints;	/* 0: none read */
 };
 
 #define AT(member) OPT_AT(struct append_check_opts, member)
@@ -52,6 +54,10 @@ static const struct optspec opts[] = {
 	{ "changefeed", OPT_STRING, NULL, 0, NULL, 0, 0,
 	  "TiCDC: the changefeed whose checkpoint must pass the finish mark "
 	  "(default: the topology's, else tichaos)", AT(changefeed) },
+	{ "syncpoints", OPT_INT, "0", 0, NULL, 0, 1000,
+	  "TiDB both sides: the lists read at the last N sync points of the "
+	  "changefeed (tidb_snapshot), equal on both sides, no transaction "
+	  "straddling one; 0: none", AT(syncpoints) },
 };
 
 /* The suite's workload that keeps lists, into `out`: 0, or -1. */
@@ -505,6 +511,187 @@ static int live(const struct check_ctx *ctx, const struct suite_item *it,
 	return rc;
 }
 
+/* Every key's list of component `c` at TSO `ts` (SET @@tidb_snapshot),
+ * on a connection of its own. */
+static int read_lists_at(const struct component *c, const struct lists *l,
+			 const char *db, const char *ts,
+			 struct side_lists *out, struct err *e)
+{
+	struct sql s = SQL_INIT;
+	struct err se = ERR_INIT;
+	char set[64];
+	int rc;
+
+	snprintf(set, sizeof(set), "SET @@tidb_snapshot = '%s'", ts);
+	rc = component_connect(c, &s, NULL, 60, e);
+	if (!rc && sql_exec(&s, set, &se))
+		rc = err_set(e, se.class, "%s: %s: %s", c->name, set, se.msg);
+	rc = rc || read_lists(&s, l, db, out, e);
+	sql_close(&s);
+	return rc ? -1 : 0;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The history's transactions that snapshot `down` holds some of the
+ * appends of, not all (a transaction is applied whole or not at all):
+ * how many, the first said in `first`.
+ */
+static size_t straddled(const struct reading *rd,
+			const struct side_lists *down, struct buf *first)
+{
+	size_t nv = 0, count = 0;
+	int64_t *v;
+
+	for (size_t i = 0; i < down->n; i++)
+		nv += down->v[i].n;
+	v = xcalloc(nv + 1, sizeof(*v));
+	nv = 0;
+	for (size_t i = 0; i < down->n; i++)
+		for (size_t k = 0; k < down->v[i].n; k++)
+			v[nv++] = down->v[i].list[k];
+	qsort(v, nv, sizeof(*v), cmp_i64);
+	for (size_t i = 0; i < rd->n; i++) {
+		const struct elle_txn *t = &rd->t[i];
+		size_t appends = 0, there = 0;
+
+		if (t->label || t->status == ELLE_FAIL)
+			continue;
+		for (size_t m = 0; m < t->nmops; m++)
+			if (!t->mops[m].read) {
+				appends++;
+				there += bsearch(&t->mops[m].value, v, nv,
+						 sizeof(*v), cmp_i64) != NULL;
+			}
+		if (!there || there == appends || count++)
+			continue;
+		elle_txn_name(first, t);
+		buf_printf(first, NULL, " straddles it: %zu of its %zu appends "
+			   "downstream (", there, appends);
+		for (size_t m = 0, k = 0; m < t->nmops; m++)
+			if (!t->mops[m].read)
+				buf_printf(first, NULL, "%s%lld to key %lld %s",
+					   k++ ? ", " : "",
+					   (long long)t->mops[m].value,
+					   (long long)t->mops[m].key,
+					   bsearch(&t->mops[m].value, v, nv,
+						   sizeof(*v), cmp_i64)
+					   ? "there" : "not");
+		buf_addch(first, ')', NULL);
+	}
+	free(v);
+	return count;
+}
+
+/* One sync point judged: its details member; 1 when it fails, `why`
+ * saying so; -1 when a side could not be read there (said in `pe`). */
+static int at_point(const struct check_ctx *ctx, const struct lists *l,
+		    const struct reading *rd, const struct component *up,
+		    const struct component *down, const struct sync_point *p,
+		    struct check_result *r, struct buf *why, struct err *pe)
+{
+	struct side_lists u = { 0 }, d = { 0 };
+	struct buf diff = BUF_INIT, str = BUF_INIT;
+	size_t keys = 0, nd = 0, ns = 0;
+	int rc;
+
+	buf_printf(&r->details, NULL, "{\"primary_ts\":\"%s\","
+		   "\"secondary_ts\":\"%s\"", p->primary_ts, p->secondary_ts);
+	rc = read_lists_at(up, l, ctx->suite->database, p->primary_ts, &u,
+			   pe) ||
+	     read_lists_at(down, l, ctx->suite->database, p->secondary_ts,
+			   &d, pe) ? -1 : 0;
+	if (rc) {
+		buf_addstr(&r->details, ",\"unread\":", NULL);
+		json_quote(&r->details, pe->msg, NULL);
+	} else {
+		nd = differ(&u, &d, &keys, &diff);
+		ns = straddled(rd, &d, &str);
+		buf_printf(&r->details, NULL, ",\"keys\":%zu,\"differ\":%zu,"
+			   "\"straddled\":%zu,\"verdict\":\"%s\"", keys, nd,
+			   ns, nd || ns ? "fail" : "pass");
+		if (nd || ns)
+			buf_printf(why, NULL, "at sync point primary_ts %s, "
+				   "secondary_ts %s: %s%s%s", p->primary_ts,
+				   p->secondary_ts, buf_str(&str),
+				   ns && nd ? "; " : "", buf_str(&diff));
+		rc = nd || ns;
+	}
+	buf_addch(&r->details, '}', NULL);
+	side_release(&u);
+	side_release(&d);
+	buf_release(&diff);
+	buf_release(&str);
+	return rc;
+}
+
+/*
+ * The lists at the last o->syncpoints sync points: a violation into
+ * `msg`, the pass into `pass`; 1 with r's verdict unknown (no point, a
+ * side not TiDB, a point unread); -1 with `e`.
+ */
+static int at_syncpoints(const struct check_ctx *ctx,
+			 const struct append_check_opts *o,
+			 const struct lists *l, const struct reading *rd,
+			 struct check_result *r, struct buf *msg,
+			 struct buf *pass, struct err *e)
+{
+	const char *cf = cluster_changefeed_id(ctx->cluster, o->changefeed);
+	const struct component *up = cluster_first_sql(ctx->cluster,
+						       ROLE_UPSTREAM);
+	const struct component *down = cluster_first_sql(ctx->cluster,
+							 ROLE_DOWNSTREAM);
+	struct sync_point *pts = NULL;
+	struct buf first = BUF_INIT;
+	size_t n = 0, bad = 0, unread = 0;
+	int rc = !up || !down ? err_set(e, ERR_INFRA, "the cluster has no "
+					"%s SQL node", up ? "downstream"
+					: "upstream") : 0;
+
+	rc = rc ? -1 : syncpoint_store_points(ctx, cf, o->syncpoints, "lists",
+					      up, down, &pts, &n, r, e);
+	buf_addstr(&r->details, ",\"syncpoints\":[", NULL);
+	for (size_t i = 0; !rc && i < n; i++) {
+		struct err pe = ERR_INIT;
+		struct buf why = BUF_INIT;
+		int one;
+
+		buf_addstr(&r->details, i ? "," : "", NULL);
+		one = at_point(ctx, l, rd, up, down, &pts[i], r, &why, &pe);
+		if (one < 0 && !unread++)
+			buf_printf(&first, NULL, "first at primary_ts %s, "
+				   "secondary_ts %s: %s", pts[i].primary_ts,
+				   pts[i].secondary_ts, pe.msg);
+		if (one > 0 && !bad++)
+			buf_addstr(msg, buf_str(&why), NULL);
+		buf_release(&why);
+	}
+	buf_addch(&r->details, ']', NULL);
+	if (bad)
+		buf_printf(msg, NULL, " (%zu of %zu sync points of changefeed "
+			   "%s fail)", bad, n, cf);
+	else if (!rc && n)
+		buf_printf(pass, NULL, "; equal lists and no transaction "
+			   "straddling at %zu sync points of changefeed %s, "
+			   "the last at primary_ts %s, secondary_ts %s", n, cf,
+			   pts[n - 1].primary_ts, pts[n - 1].secondary_ts);
+	if (!rc && unread && !bad) {
+		check_verdict(r, VERDICT_UNKNOWN, "syncpoints: %zu of %zu sync "
+			      "points of changefeed %s could not be read; %s",
+			      unread, n, cf, buf_str(&first));
+		rc = 1;
+	}
+	free(pts);
+	buf_release(&first);
+	return rc;
+}
+
 /* The downstream's difference added to the verdict: a failure. */
 static void downstream_verdict(const struct sides *sd, struct check_result *r)
 {
@@ -518,6 +705,29 @@ static void downstream_verdict(const struct sides *sd, struct check_result *r)
 		      sd->keys, sd->halted[0] ? " (compared "
 		      "unsynced: " : "", sd->halted[0] ? sd->halted : "",
 		      buf_str(&sd->first), was);
+}
+
+/* The sync points' violation, or their pass, added to the verdict. -1
+ * with `e` when the check broke. */
+static int syncpoint_verdict(const struct check_ctx *ctx,
+			     const struct append_check_opts *o,
+			     const struct lists *l, const struct reading *rd,
+			     struct check_result *r, struct err *e)
+{
+	struct buf msg = BUF_INIT, pass = BUF_INIT;
+	char was[sizeof(r->message)];
+	enum verdict v = r->verdict;
+	int rc = at_syncpoints(ctx, o, l, rd, r, &msg, &pass, e);
+
+	snprintf(was, sizeof(was), "%s", r->message);
+	if (!rc && msg.len)
+		check_verdict(r, VERDICT_FAIL, "%s; the history: %s",
+			      buf_str(&msg), was);
+	else if (!rc && pass.len)
+		check_verdict(r, v, "%s%s", was, buf_str(&pass));
+	buf_release(&msg);
+	buf_release(&pass);
+	return rc < 0 ? -1 : 0;
 }
 
 static int run(const struct check_ctx *ctx, const struct suite_item *it,
@@ -551,6 +761,9 @@ static int run(const struct check_ctx *ctx, const struct suite_item *it,
 		elle_result_release(&er);
 		if (sd.live)
 			downstream_verdict(&sd, r);
+		if (sd.live && o->syncpoints &&
+		    syncpoint_verdict(ctx, o, &l, &rd, r, e))
+			rc = -1;
 	}
 	side_release(&sd.up);
 	side_release(&sd.down);
