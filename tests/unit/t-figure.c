@@ -41,9 +41,9 @@ static void drawers(void)
 
 	for (; d->kind; d++)
 		buf_printf(&names, NULL, "%s%s", names.len ? " " : "", d->kind);
-	is_str(buf_str(&names), "consistency ids syncpoint",
+	is_str(buf_str(&names), "append consistency ids syncpoint",
 	       "the kinds that draw, in the registry's order");
-	ok(checker_drawers()->draw == tablediff_draw,
+	ok(checker_drawers()[1].draw == tablediff_draw,
 	   "consistency draws the table diff");
 	ok(checker_drawers() == checker_drawers(), "the same list every time");
 	buf_release(&names);
@@ -140,10 +140,52 @@ static void ids_plot(void)
 	buf_release(&out);
 }
 
+/* The append check's first forbidden cycle: drawn, its steps left out
+ * of the text; an allowed one neither. */
+static void append_cycle(void)
+{
+	json_t *details = parse(
+		"{\"model\":\"snapshot-isolation\",\"anomalies\":["
+		"{\"kind\":\"G-single\",\"count\":1,\"forbidden\":true,"
+		"\"first\":\"...\",\"cycle_length\":2,\"cycle\":["
+		"{\"txn\":\"T(line 20, process 1)\",\"edge\":\"rw\","
+		"\"key\":1,\"value\":1},"
+		"{\"txn\":\"T(line 10, process 0)\",\"edge\":\"wr\","
+		"\"key\":2,\"value\":2}]},"
+		"{\"kind\":\"G2-item\",\"count\":1,\"forbidden\":false,"
+		"\"first\":\"...\",\"cycle_length\":2,\"cycle\":[]}]}");
+	json_t *rest = json_deep_copy(details);
+	struct figure f = { "/nonexistent/history.jsonl", 5, NULL, 0, NULL,
+			    0 };
+	struct buf out = BUF_INIT;
+	const char *o;
+	size_t arrows = 0;
+
+	checker_drawers()[0].draw(&f, details, rest, &out);
+	o = buf_str(&out);
+	ok(strstr(o, "<h4>G-single: the first cycle, 2 transactions (ww "
+		  "blue, wr green, rw red)</h4>") != NULL, "the G-single "
+	   "cycle's heading");
+	for (const char *p = o; (p = strstr(p, "url(#elle-arrow)")); p++)
+		arrows++;
+	is_uint(arrows, 2, "an arrow per step");
+	ok(strstr(o, "rw key 1: 1") && strstr(o, "wr key 2: 2") &&
+	   strstr(o, "T(line 20, process 1)"), "named by kind, key, value, "
+	   "and the transactions");
+	ok(!strstr(o, "G2-item"), "an allowed kind not drawn");
+	ok(!json_object_get(json_array_get(json_object_get(rest,
+		"anomalies"), 0), "cycle"), "the drawn steps left out of "
+	   "the text");
+	json_decref(details);
+	json_decref(rest);
+	buf_release(&out);
+}
+
 int main(void)
 {
 	drawers();
 	table_rows();
 	ids_plot();
+	append_cycle();
 	return done_testing();
 }
