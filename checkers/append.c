@@ -518,15 +518,10 @@ static int read_lists_at(const struct component *c, const struct lists *l,
 			 struct side_lists *out, struct err *e)
 {
 	struct sql s = SQL_INIT;
-	struct err se = ERR_INIT;
-	char set[64];
 	int rc;
 
-	snprintf(set, sizeof(set), "SET @@tidb_snapshot = '%s'", ts);
-	rc = component_connect(c, &s, NULL, 60, e);
-	if (!rc && sql_exec(&s, set, &se))
-		rc = err_set(e, se.class, "%s: %s: %s", c->name, set, se.msg);
-	rc = rc || read_lists(&s, l, db, out, e);
+	rc = syncpoint_store_connect_at(c, ts, &s, e) ||
+	     read_lists(&s, l, db, out, e);
 	sql_close(&s);
 	return rc ? -1 : 0;
 }

@@ -52,15 +52,10 @@ int bankdiff_read_at(const struct component *c, const struct ledger *w,
 		     unsigned char *present, struct err *e)
 {
 	struct sql s = SQL_INIT;
-	struct err se = ERR_INIT;
-	char set[64];
 	int rc;
 
-	snprintf(set, sizeof(set), "SET @@tidb_snapshot = '%s'", ts);
-	rc = component_connect(c, &s, NULL, 60, e);
-	if (!rc && sql_exec(&s, set, &se))
-		rc = err_set(e, se.class, "%s: %s: %s", c->name, set, se.msg);
-	rc = rc || bankdiff_read(&s, w, db, bal, present, e);
+	rc = syncpoint_store_connect_at(c, ts, &s, e) ||
+	     bankdiff_read(&s, w, db, bal, present, e);
 	sql_close(&s);
 	return rc ? -1 : 0;
 }

@@ -156,3 +156,18 @@ int syncpoint_store_points(const struct check_ctx *ctx, const char *cf,
 	}
 	return rc;
 }
+
+int syncpoint_store_connect_at(const struct component *c, const char *ts,
+			       struct sql *s, struct err *e)
+{
+	struct err se = ERR_INIT;
+	char set[64];
+
+	snprintf(set, sizeof(set), "SET @@tidb_snapshot = '%s'", ts);
+	if (component_connect(c, s, NULL, 60, e))
+		return -1;
+	if (!sql_exec(s, set, &se))
+		return 0;
+	sql_close(s);
+	return err_set(e, se.class, "%s: %s: %s", c->name, set, se.msg);
+}

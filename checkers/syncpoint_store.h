@@ -55,6 +55,14 @@ struct check_ctx;
 struct check_result;
 
 /*
+ * A connection of its own to component `c` reading at TSO `ts` (SET
+ * @@tidb_snapshot), as a check reads a side at a sync point; a snapshot
+ * refused is `e`, naming `c` and the statement. 0, or -1 (closed).
+ */
+int syncpoint_store_connect_at(const struct component *c, const char *ts,
+			       struct sql *s, struct err *e);
+
+/*
  * For a check comparing `what` ("balances") at the last `want` sync
  * points of changefeed `cf`: both sides TiDB (ctx->dialect for `up`,
  * VERSION() of `down`), and the points read into *pts (*n of them;
