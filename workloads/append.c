@@ -304,7 +304,6 @@ static int lists(const struct suite_item *it, struct lists *out)
 	out->ntables = o->common.tables.n;
 	out->key = o->key;
 	out->column = o->column;
-	out->keys = o->keys;
 	return 0;
 }
 
